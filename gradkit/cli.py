@@ -15,6 +15,7 @@ import argparse
 import importlib
 import inspect
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -113,11 +114,10 @@ def _load(target: str):
 
 
 def _parse_shape(text: str) -> tuple[int, ...]:
-    try:
-        shape = tuple(int(p) for p in text.replace("x", ",").split(",") if p.strip())
-    except ValueError:
-        raise _UsageError(f"--shape takes sizes like 3,4; got {text!r}") from None
-    if not shape or any(s <= 0 for s in shape):
+    if not re.fullmatch(r"\s*\d+(\s*[,x]\s*\d+)*\s*", text):
+        raise _UsageError(f"--shape takes sizes like 3,4; got {text!r}")
+    shape = tuple(int(p) for p in re.split(r"[,x]", text))
+    if any(s <= 0 for s in shape):
         raise _UsageError(f"--shape needs positive sizes like 3,4; got {text!r}")
     return shape
 
@@ -130,8 +130,11 @@ def _arity(fn, function_class) -> int:
         return 1
     if function_class is not None:
         params = params[1:]  # ctx
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                  and p.default is p.empty]
+    positional = [
+        p
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
     return max(1, len(positional))
 
 
@@ -185,14 +188,15 @@ def _run_check(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------- notebook
 
 
-def notebook_command(
-    root: Path, port: int, token: str, extra: Sequence[str] = ()
-) -> list[str]:
+def notebook_command(root: Path, port: int, token: str, extra: Sequence[str] = ()) -> list[str]:
     """The exact command line ``gradkit notebook`` (and so ``make notebook``) runs."""
     if not token:
         raise _UsageError("--token must not be empty: an empty token switches authentication off")
     command = [
-        sys.executable, "-m", "notebook", "--no-browser",
+        sys.executable,
+        "-m",
+        "notebook",
+        "--no-browser",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
@@ -227,13 +231,15 @@ def _parser() -> argparse.ArgumentParser:
 
     lessons = sub.add_parser("lessons", help="copy the lesson notebooks to DIR")
     lessons.add_argument("dir", metavar="DIR", help="folder to copy the lessons into")
-    lessons.add_argument("--force", action="store_true",
-                         help="overwrite existing files, saving each as .bak first")
+    lessons.add_argument(
+        "--force", action="store_true", help="overwrite existing files, saving each as .bak first"
+    )
 
     chk = sub.add_parser("check", help="gradcheck a Function or callable, explained")
     chk.add_argument("target", metavar="MODULE:ATTR", help="e.g. gradkit.zoo:WrongSquareFn")
-    chk.add_argument("--shape", action="append",
-                     help="input shape like 3,4; repeat once per input (default: 3)")
+    chk.add_argument(
+        "--shape", action="append", help="input shape like 3,4; repeat once per input (default: 3)"
+    )
     chk.add_argument("--dtype", default="float64", help="float64 (default), float32, float16 ...")
     chk.add_argument("--eps", type=float, default=1e-6, help="the nudge (default 1e-6)")
     chk.add_argument("--fast", action="store_true", help="use gradcheck's fast_mode")

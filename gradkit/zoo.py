@@ -293,7 +293,7 @@ class TransposedMatmulFn(torch.autograd.Function):
 
 
 class UnreducedBroadcastAddFn(torch.autograd.Function):
-    """x + b[:, None] whose backward returns b's gradient unreduced, with x's shape instead of b's."""
+    """x + b[:, None] whose backward returns b's gradient unreduced, with x's shape."""
 
     @staticmethod
     def forward(ctx, x, b):
@@ -349,7 +349,7 @@ class RandomForwardFn(torch.autograd.Function):
 
 
 class NoisyBackwardTanhFn(torch.autograd.Function):
-    """tanh whose backward adds 1e-10 random noise, like a non-deterministic atomicAdd kernel."""
+    """tanh whose backward is off by a random 1e-10 relative, like a non-deterministic atomicAdd."""
 
     @staticmethod
     def forward(ctx, x):
@@ -360,7 +360,7 @@ class NoisyBackwardTanhFn(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         (y,) = ctx.saved_tensors
-        return grad_output * (1 - y * y) + 1e-10 * torch.randn_like(y)
+        return grad_output * (1 - y * y) * (1 + 1e-10 * torch.randn_like(y))
 
 
 class OneEntryWrongSquareFn(torch.autograd.Function):
@@ -726,8 +726,8 @@ CATALOGUE: dict[str, ZooEntry] = {
             RandomForwardFn,
             False,
             "a dropout-like forward with a fresh random mask.",
-            "Random forward: every call draws a new mask, so nudged outputs differ by more than the "
-            "nudge.",
+            "Random forward: every call draws a new mask, so nudged outputs differ by more "
+            "than the nudge.",
             _SMOOTH,
             "nondeterministic",
             "nondeterministic",
@@ -737,7 +737,7 @@ CATALOGUE: dict[str, ZooEntry] = {
             "NoisyBackwardTanhFn",
             NoisyBackwardTanhFn,
             False,
-            "tanh whose backward adds 1e-10 random noise.",
+            "tanh whose backward carries 1e-10 relative random noise.",
             "Non-deterministic backward: two backward passes on the same input differ (pass "
             "nondet_tol to accept it).",
             _SMOOTH,
@@ -750,7 +750,8 @@ CATALOGUE: dict[str, ZooEntry] = {
             OneEntryWrongSquareFn,
             False,
             "x * x on 16 entries whose backward is off by 0.1 in one entry.",
-            "One wrong Jacobian entry: the first gradient is 2x + 0.1, the other fifteen are right.",
+            "One wrong Jacobian entry: the first gradient is 2x + 0.1, the other fifteen are "
+            "right.",
             _one_entry_input,
             "bug",
             "bug",

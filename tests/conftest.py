@@ -7,8 +7,8 @@ import warnings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import pytest
+import torch
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 

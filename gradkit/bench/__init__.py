@@ -48,8 +48,9 @@ def summarize(samples_ms: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p95
 
 
-def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 2,
-               sync: Callable[[], None] | None = None) -> list[float]:
+def time_calls(
+    fn: Callable[[], object], repeat: int, warmup: int = 2, sync: Callable[[], None] | None = None
+) -> list[float]:
     """Wall time of ``repeat`` calls of ``fn`` in milliseconds, after ``warmup`` calls."""
     for _ in range(warmup):
         fn()
@@ -68,8 +69,10 @@ def time_calls(fn: Callable[[], object], repeat: int, warmup: int = 2,
 
 def format_table(rows: list[Row]) -> str:
     """The one table ``make bench`` prints."""
-    header = (f"{'suite':8} {'figure':44} {'median':>9} {'p95':>9}  {'anchor':34} "
-              f"{'a.median':>9} {'a.p95':>9} {'ratio':>8}  goal")
+    header = (
+        f"{'suite':8} {'figure':44} {'median':>9} {'p95':>9}  {'anchor':34} "
+        f"{'a.median':>9} {'a.p95':>9} {'ratio':>8}  goal"
+    )
     lines = [header, "-" * len(header)]
     for r in rows:
         verdict = "" if r.met is None else ("  ok" if r.met else "  MISSED")

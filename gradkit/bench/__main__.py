@@ -12,9 +12,14 @@ from . import SUITES, format_table
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gradkit.bench", description=__doc__)
     parser.add_argument("--full", action="store_true", help="include the large sizes")
-    parser.add_argument("--only", default=",".join(SUITES),
-                        help=f"comma-separated suites (default: {','.join(SUITES)})")
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda, for the engine suite")
+    parser.add_argument(
+        "--only",
+        default=",".join(SUITES),
+        help=f"comma-separated suites (default: {','.join(SUITES)})",
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="cpu (default) or cuda, for the engine suite"
+    )
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(wanted) - set(SUITES))
