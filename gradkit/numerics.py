@@ -61,6 +61,11 @@ MAX_JACOBIAN_ENTRIES = 2**22
 #: Bound on the number of scalars held by one batched evaluation (memory, not speed).
 _CHUNK_SCALARS = 2**24
 _SWEEP_GRID = (1e-12, 1.0, 61)
+#: Inputs with at most this many (real) entries are nudged one entry per call, like gradcheck:
+#: batching saves well under a millisecond there, and single calls reproduce torch's numbers bit
+#: for bit (a batched elementwise kernel may take a vectorised path where a small single call
+#: takes a scalar one, and round differently in the last bit).
+_SMALL_INPUT = 8
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -83,7 +88,7 @@ def _as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
 
 
 def unit_roundoff(dtype: torch.dtype | str) -> float:
-    """Unit roundoff u of a dtype: half the distance from 1 to the next number (2**-53 for float64)."""
+    """Unit roundoff u: half the distance from 1 to the next number (2**-53 for float64)."""
     return torch.finfo(_as_dtype(dtype)).eps / 2
 
 
@@ -91,7 +96,8 @@ def _check_eps(eps: float, argument: str = "eps") -> float:
     if isinstance(eps, torch.Tensor):
         if eps.numel() != 1:
             raise TypeError(
-                f"{argument} must be a single positive number, got a tensor of shape {tuple(eps.shape)}"
+                f"{argument} must be a single positive number, got a tensor of shape "
+                f"{tuple(eps.shape)}"
             )
         eps = eps.item()
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
@@ -125,7 +131,7 @@ def _call_elementwise(f: Callable, points: torch.Tensor) -> torch.Tensor:
                 probe.reshape(()).to(out.dtype), out.reshape(-1)[0]
             ):
                 return out
-    except Exception:
+    except Exception:  # noqa: BLE001 - f does not broadcast: evaluate one point at a time
         pass
     flat = [_scalar_output(f(p), "f") for p in points.reshape(-1)]
     return torch.stack(flat).reshape(points.shape)
@@ -135,7 +141,8 @@ def _scalar_output(value: object, argument: str) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         if value.numel() != 1:
             raise ValueError(
-                f"{argument} must return one number for one input number, got shape {tuple(value.shape)}"
+                f"{argument} must return one number for one input number, got shape "
+                f"{tuple(value.shape)}"
             )
         return value.reshape(())
     if isinstance(value, (int, float)):
@@ -450,11 +457,12 @@ def sweep(
     _check_scheme(scheme)
     _check_tolerance(atol, "atol")
     _check_tolerance(rtol, "rtol")
+    device = x.device if isinstance(x, torch.Tensor) else None
     if eps is None:
         lo, hi, n = _SWEEP_GRID
-        grid = torch.logspace(math.log10(lo), math.log10(hi), n, dtype=torch.float64)
+        grid = torch.logspace(math.log10(lo), math.log10(hi), n, dtype=torch.float64, device=device)
     else:
-        grid = torch.as_tensor(eps, dtype=torch.float64).reshape(-1)
+        grid = torch.as_tensor(eps, dtype=torch.float64, device=device).reshape(-1)
         if grid.numel() == 0 or not bool(torch.isfinite(grid).all()) or bool((grid <= 0).any()):
             raise ValueError(
                 "eps must be a non-empty sequence of finite numbers > 0, e.g. [1e-8, 1e-6, 1e-4]"
@@ -518,7 +526,7 @@ def _sweep_one(
     collapsed = (points[0] == points[1]).all(dim=1) & ~underflow
     errors = (slopes - analytic[None, :]).abs()
     worst = torch.argmax(torch.nan_to_num(errors / allowed[None, :], nan=math.inf), dim=1)
-    rows = torch.arange(grid.numel())
+    rows = torch.arange(grid.numel(), device=grid.device)
     numeric = torch.where(underflow, math.nan, slopes[rows, worst])
     error = torch.where(underflow, math.nan, errors[rows, worst])
     passes = ~underflow & (errors <= allowed[None, :]).all(dim=1)
@@ -575,6 +583,11 @@ def _real_view(t: torch.Tensor) -> torch.Tensor:
     return torch.view_as_real(t).reshape(-1) if t.is_complex() else t.reshape(-1)
 
 
+def _batch_real_view(t: torch.Tensor) -> torch.Tensor:
+    """A batch (B, ...) as real numbers, one row per batch entry: (B, numel_real)."""
+    return (torch.view_as_real(t) if t.is_complex() else t).reshape(t.shape[0], -1)
+
+
 def _from_real_view(flat: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """Inverse of :func:`_real_view` for a batch: (B, numel_real) -> (B, *like.shape)."""
     batch = flat.shape[0]
@@ -594,60 +607,109 @@ def _as_output_tuple(out: object) -> tuple[torch.Tensor, ...]:
     )
 
 
+def _same_values(batched: torch.Tensor, single: torch.Tensor) -> bool:
+    """Whether a batched evaluation reproduces a single call, up to a few dozen roundings.
+
+    Batched kernels (a matrix-matrix product instead of a matrix-vector one) may sum in another
+    order, so bitwise equality is too strict; a function that mixes batch rows or draws random
+    numbers differs by far more.
+    """
+    if batched.shape != single.shape or batched.dtype != single.dtype:
+        return False
+    if torch.equal(batched, single):
+        return True
+    if not (single.is_floating_point() or single.is_complex()):
+        return False
+    if not bool((torch.isnan(batched) == torch.isnan(single)).all()):
+        return False
+    tol = 64 * torch.finfo(single.dtype).eps
+    finite = torch.nan_to_num(single.abs(), nan=0.0, posinf=0.0)
+    scale = float(finite.max()) if finite.numel() else 0.0
+    return torch.allclose(batched, single, rtol=tol, atol=tol * scale, equal_nan=True)
+
+
 class _BatchedCaller:
     """Calls ``fn`` with one input replaced by a batch of values; remembers how it managed.
 
-    Strategies, in order: ``torch.func.vmap`` (exact semantics), a leading batch dimension
-    verified against single calls (seed-style autograd.Functions cannot be vmapped), and a plain
-    loop. ``mode`` says which one served: ``"vmap"``, ``"broadcast"`` or ``"loop"``.
+    Strategies, in order: ``torch.func.vmap`` (exact semantics for plain tensor code) and a
+    leading batch dimension (seed-style ``autograd.Function`` classes cannot be vmapped). Each is
+    verified on its first batch, whose row 0 holds the unperturbed input: that row must reproduce
+    ``reference`` (an earlier single call), which catches Python side effects (a call counter)
+    and random forwards; the leading batch dimension must also reproduce single calls on three
+    perturbed rows, which catches a forward that mixes rows (``x - x.mean()`` over everything).
+    When neither holds, ``mode`` becomes ``"loop"`` and :meth:`batched` returns None: the caller
+    then nudges one entry per call, as torch's gradcheck does. ``reasons`` says why.
     """
 
-    def __init__(self, fn: Callable, inputs: tuple, index: int, n_outputs: int) -> None:
-        self.fn, self.inputs, self.index, self.n_outputs = fn, inputs, index, n_outputs
+    def __init__(
+        self, fn: Callable, inputs: tuple, index: int, reference: tuple[torch.Tensor, ...]
+    ) -> None:
+        self.fn, self.inputs, self.index, self.reference = fn, inputs, index, reference
         self.mode: str | None = None
+        self.reasons: list[str] = []
 
-    def _single(self, value: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def single(self, value: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``fn`` with the input at ``index`` replaced by ``value``."""
         args = list(self.inputs)
         args[self.index] = value
         return _as_output_tuple(self.fn(*args))
 
-    def __call__(self, batch: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        if self.mode in (None, "vmap"):
-            try:
-                out = torch.func.vmap(self._single)(batch)
-                self.mode = "vmap"
-                return out
-            except Exception:
-                if self.mode == "vmap":
-                    raise
-        if self.mode in (None, "broadcast"):
-            out = self._broadcast(batch)
-            if out is not None:
-                return out
-        self.mode = "loop"
-        rows = [self._single(b) for b in batch]
-        return tuple(torch.stack([r[k] for r in rows]) for k in range(len(rows[0])))
+    def _run(self, mode: str, batch: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if mode == "vmap":
+            return tuple(torch.func.vmap(self.single)(batch))
+        return self.single(batch)
 
-    def _broadcast(self, batch: torch.Tensor) -> tuple[torch.Tensor, ...] | None:
-        try:
-            out = self._single(batch)
-            if len(out) != self.n_outputs:
-                return None
-            picks = sorted({0, batch.shape[0] - 1, batch.shape[0] // 2})
-            for p in picks:
-                single = self._single(batch[p])
-                for o, s in zip(out, single, strict=True):
-                    if o.shape[1:] != s.shape or o.shape[0] != batch.shape[0]:
-                        return None
-                    if not torch.equal(o[p], s) and not torch.allclose(
-                        o[p], s, rtol=64 * _eps_of(s), atol=64 * _eps_of(s) * float(s.abs().max())
-                    ):
-                        return None
-        except Exception:
-            self.mode = "loop"
+    def batched(self, batch: torch.Tensor) -> tuple[torch.Tensor, ...] | None:
+        """Outputs for every row of ``batch`` (row 0 unperturbed on the first call), or None."""
+        if self.mode == "loop":
             return None
-        self.mode = "broadcast"
-        return out
+        if self.mode is not None:
+            return self._run(self.mode, batch)
+        for mode in ("vmap", "broadcast"):
+            try:
+                out = self._run(mode, batch)
+            except Exception as error:  # noqa: BLE001 - any failure means: try the next strategy
+                self.reasons.append(f"{mode}: {_short_reason(error)}")
+                continue
+            problem = self._verify(mode, batch, out)
+            if problem is None:
+                self.mode = mode
+                return out
+            self.reasons.append(f"{mode}: {problem}")
+        self.mode = "loop"
+        return None
+
+    def _verify(self, mode: str, batch: torch.Tensor, out: tuple[torch.Tensor, ...]) -> str | None:
+        size = batch.shape[0]
+        if len(out) != len(self.reference) or any(
+            o.shape != (size, *r.shape) for o, r in zip(out, self.reference, strict=False)
+        ):
+            return "the outputs changed shape"
+        if not all(_same_values(o[0], r) for o, r in zip(out, self.reference, strict=True)):
+            return (
+                "the unperturbed row differs from a single call (Python side effects, a random "
+                "forward, or a batched kernel of lower precision such as TF32)"
+            )
+        if mode == "vmap" or size < 2:
+            return None
+        for row in sorted({1, size // 2, size - 1}):
+            single = self.single(batch[row])
+            if len(single) != len(out) or not all(
+                _same_values(o[row], s) for o, s in zip(out, single, strict=True)
+            ):
+                return f"row {row} differs from a single call (the forward mixes batch rows)"
+        return None
+
+
+def _short_reason(error: Exception) -> str:
+    text = str(error)
+    if "autograd.Function" in text:
+        return "this autograd.Function has no vmap rule"
+    if "random" in text.lower():
+        return "vmap refuses random operations"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    first = first if len(first) <= 80 else first[:77] + "..."
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def _eps_of(t: torch.Tensor) -> float:
@@ -680,8 +742,13 @@ def numeric_jacobian(
 
     For every entry k of every input that requires grad:
     ``J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``, error O(eps^2), in the input's
-    dtype. Unlike gradcheck, the perturbed inputs are evaluated in batches (chunked to bound
-    memory) instead of one call per entry.
+    dtype and on the input's device. Unlike gradcheck, the perturbed inputs are evaluated in
+    batches (``torch.func.vmap``, or a leading batch dimension; chunked to bound memory) instead
+    of one call per entry; a function that cannot be batched (random forward, Python side
+    effects, rows mixed together) is detected and evaluated one entry per call instead, in
+    gradcheck's order. So are inputs of at most 8 entries, where that reproduces torch's numbers
+    bit for bit at no real cost; batched kernels may round a value differently in its last bit,
+    which moves a Jacobian entry by about ``ulp(f) / (2 eps)``.
 
     Parameters
     ----------
@@ -701,50 +768,99 @@ def numeric_jacobian(
     return _numeric_jacobian(fn, inputs, eps=eps, chunk_size=chunk_size)[0]
 
 
-def _numeric_jacobian(fn, inputs, *, eps, chunk_size=None):
-    """:func:`numeric_jacobian` plus how each input's batch was evaluated (vmap/broadcast/loop)."""
+def _numeric_jacobian(fn, inputs, *, eps, chunk_size=None, reference=None):
+    """:func:`numeric_jacobian`, plus how each input was evaluated.
+
+    ``reference`` may hold the outputs of ``fn(*inputs)`` already computed (saves a call).
+    Returns ``(jacobians, modes, reasons)``: ``modes[i]`` is ``"vmap"``, ``"broadcast"``,
+    ``"loop"`` (batching refused; ``reasons[i]`` says why) or ``"small"`` (at most
+    ``_SMALL_INPUT`` entries: one call per entry by choice).
+    """
     eps = _check_eps(eps)
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
+    ):
+        raise ValueError(f"chunk_size must be a positive int such as 64, got {chunk_size!r}")
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     modes: dict[int, str] = {}
+    reasons: dict[int, list[str]] = {}
+    diff = _differentiable(inputs)
     with torch.no_grad():
         detached = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs)
-        outputs = _as_output_tuple(fn(*detached))
-        _check_size(inputs, outputs)
-        jac = [[None] * len(inputs) for _ in outputs]
-        for i, x in enumerate(inputs):
-            if i not in _differentiable(inputs):
-                for o, out in enumerate(outputs):
-                    jac[o][i] = torch.zeros(_real_view(out).numel(), 0, dtype=_real_dtype(out))
+        if reference is None:
+            reference = _as_output_tuple(fn(*detached))
+        reference = tuple(o.detach() for o in reference)
+        _check_size(inputs, reference)
+        jac = [[None] * len(inputs) for _ in reference]
+        for i, x in enumerate(detached):
+            if i not in diff:
+                for o, out in enumerate(reference):
+                    jac[o][i] = out.new_zeros((_real_view(out).numel(), 0), dtype=_real_dtype(out))
                 continue
-            flat = _real_view(x.detach())
-            n = flat.numel()
-            caller = _BatchedCaller(fn, detached, i, len(outputs))
-            per_sample = n + sum(_real_view(out).numel() for out in outputs)
-            size = chunk_size or max(1, _CHUNK_SCALARS // max(1, 2 * per_sample))
-            columns = [[] for _ in outputs]
-            for start in range(0, n, size):
-                stop = min(n, start + size)
-                k = torch.arange(start, stop)
-                base = flat.expand(stop - start, n).clone()
-                minus, plus = base.clone(), base
-                rows = torch.arange(stop - start)
-                minus[rows, k] = flat[k] - eps
-                plus[rows, k] = flat[k] + eps
-                batch = _from_real_view(torch.cat([minus, plus]), x)
-                outs = caller(batch)
-                for o, b in enumerate(outs):
-                    b = (
-                        b.reshape(b.shape[0], -1)
-                        if not b.is_complex()
-                        else torch.view_as_real(b).reshape(b.shape[0], -1)
-                    )
-                    a, c = b[: stop - start], b[stop - start :]
-                    # (f(x + eps) - f(x - eps)) / (2 eps), error O(eps^2)
-                    columns[o].append(((c - a) / (2 * eps)).T)
-            for o in range(len(outputs)):
-                jac[o][i] = torch.cat(columns[o], dim=1)
+            caller = _BatchedCaller(fn, detached, i, reference)
+            for o, column_block in enumerate(_numeric_columns(caller, x, eps, chunk_size)):
+                jac[o][i] = column_block
             modes[i] = caller.mode or "loop"
-    return tuple(tuple(row) for row in jac), modes
+            reasons[i] = caller.reasons
+    return tuple(tuple(row) for row in jac), modes, reasons
+
+
+def _numeric_columns(caller, x, eps, chunk_size) -> list[torch.Tensor]:
+    """Every output's Jacobian with respect to input ``x`` (one per output), chunk by chunk."""
+    flat = _real_view(x)
+    n = flat.numel()
+    reference = caller.reference
+    per_sample = n + sum(_real_view(out).numel() for out in reference)
+    size = chunk_size or max(1, _CHUNK_SCALARS // max(1, 2 * per_sample))
+    if n <= _SMALL_INPUT:
+        caller.mode = "small"
+        return _looped_columns(caller, x, 0, eps)
+    jac = [
+        out.new_empty((_real_view(out).numel(), n), dtype=_difference_dtype(out))
+        for out in reference
+    ]
+    for start in range(0, n, size):
+        stop = min(n, start + size)
+        c = stop - start
+        skip = 1 if start == 0 else 0  # row 0 of the first batch: the unperturbed input
+        rows = flat.expand(skip + 2 * c, n).clone()
+        # the same arithmetic as gradcheck's entry.copy_(orig -+ eps), in the input's dtype
+        rows[skip : skip + c, start:stop].diagonal().sub_(eps)
+        rows[skip + c :, start:stop].diagonal().add_(eps)
+        outs = caller.batched(_from_real_view(rows, x))
+        del rows
+        if outs is None:
+            for j, block in zip(jac, _looped_columns(caller, x, start, eps), strict=True):
+                j[:, start:].copy_(block)
+            break
+        for j, b in zip(jac, outs, strict=True):
+            b = _batch_real_view(b)
+            # (f(x + eps) - f(x - eps)) / (2 eps), error O(eps^2), in place where possible
+            # (fresh large buffers cost page faults on CPU)
+            j[:, start:stop].copy_(torch.sub(b[skip + c :], b[skip : skip + c]).div_(2 * eps).T)
+    return jac
+
+
+def _difference_dtype(out: torch.Tensor) -> torch.dtype:
+    """dtype of ``(b - a) / (2 eps)`` for outputs like ``out`` (integers divide to floats)."""
+    if out.is_floating_point() or out.is_complex():
+        return _real_dtype(out)
+    return torch.get_default_dtype()
+
+
+def _looped_columns(caller, x, start, eps) -> list[torch.Tensor]:
+    """Columns ``start..n``, one entry per call in gradcheck's order (x - eps, then x + eps)."""
+    flat = _real_view(x)
+    cols: list[list[torch.Tensor]] = [[] for _ in caller.reference]
+    for k in range(start, flat.numel()):
+        sides = []
+        for value in (flat[k] - eps, flat[k] + eps):
+            nudged = flat.clone()
+            nudged[k] = value
+            sides.append(caller.single(_from_real_view(nudged[None], x)[0]))
+        for o, (a, b) in enumerate(zip(*sides, strict=True)):
+            cols[o].append((_real_view(b) - _real_view(a)) / (2 * eps))
+    return [torch.stack(c, dim=1) for c in cols]
 
 
 def _real_dtype(t: torch.Tensor) -> torch.dtype:
@@ -760,8 +876,10 @@ def analytic_jacobian(
     """Jacobians that the backward rules claim, one backward pass per output entry.
 
     With ``batched=True`` all rows are computed in one call of ``torch.autograd.grad`` with
-    ``is_grads_batched=True`` (falling back to a loop where the backward cannot be batched).
-    Complex tensors use the real view: rows for real and imaginary parts of each output entry.
+    ``is_grads_batched=True`` (chunked to bound memory; checked against one plain backward, and
+    falling back to a loop where the backward cannot be batched). Complex tensors use the real
+    view: rows for real and imaginary parts of each output entry. Results live on the outputs'
+    device.
 
     Returns
     -------
@@ -769,50 +887,103 @@ def analytic_jacobian(
         ``J[o][i]`` of shape (outputs[o] real numel, inputs[i] real numel).
     """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    diff = _differentiable(inputs)
     with torch.enable_grad():
         outputs = _as_output_tuple(fn(*inputs))
     _check_size(inputs, outputs)
-    diff_inputs = [inputs[i] for i in diff]
-    jac = []
-    for out in outputs:
+    runner = _AnalyticRows(inputs, batched)
+    return tuple(runner.jacobian(out) for out in outputs)
+
+
+class _AnalyticRows:
+    """Analytic Jacobian rows of one output at a time, by batched (or looped) backward passes.
+
+    The first batched backward is compared, on its first row, with a plain backward; a backward
+    that cannot be batched (it raises under vmap, or gives other numbers) is run one row per
+    call from then on, as torch's gradcheck does.
+    """
+
+    def __init__(self, inputs: tuple, batched: bool, chunk_rows: int | None = None) -> None:
+        self.inputs = inputs
+        self.diff = _differentiable(inputs)
+        self.diff_inputs = [inputs[i] for i in self.diff]
+        self.batched = batched
+        self.verified = False
+        self.chunk_rows = chunk_rows
+
+    def jacobian(self, out: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``J[i]`` for every input: (out real numel, input real numel), zeros where unused."""
+        return self.jacobians(out, 1)[0]
+
+    def jacobians(self, out: torch.Tensor, runs: int) -> list[tuple[torch.Tensor, ...]]:
+        """The Jacobian ``runs`` times from the same graph and seeds (torch's reentrancy test)."""
         m = _real_view(out).numel()
-        row = [
-            torch.zeros(m, _real_view(t).numel() if i in diff else 0, dtype=_real_dtype(out))
-            for i, t in enumerate(inputs)
-        ]
+        real = _real_dtype(out)
+        parts: list[list[list[torch.Tensor]]] = [[[] for _ in self.diff] for _ in range(runs)]
         if out.requires_grad and m:
-            eye = torch.eye(m, dtype=_real_dtype(out))
-            seeds = _from_real_view(eye, out)  # e_k, or i*e_k for imaginary parts
-            grads = _grad_rows(out, diff_inputs, seeds, batched)
-            for i, g in zip(diff, grads, strict=True):
-                if g is not None:
-                    row[i] = (
-                        g.reshape(m, -1)
-                        if not g.is_complex()
-                        else torch.view_as_real(g).reshape(m, -1)
-                    )
-                    row[i] = (
-                        row[i].to(_real_dtype(out)) if row[i].dtype != _real_dtype(out) else row[i]
-                    )
-        jac.append(tuple(row))
-    return tuple(jac)
+            per_row = m + sum(_real_view(t).numel() for t in self.diff_inputs)
+            size = self.chunk_rows or max(1, _CHUNK_SCALARS // max(1, per_row))
+            for start in range(0, m, size):
+                stop = min(m, start + size)
+                eye = out.new_zeros((stop - start, m), dtype=real)
+                eye[:, start:stop].diagonal().fill_(1)
+                seeds = _from_real_view(eye, out)  # e_k, or i*e_k for imaginary parts
+                for run in parts:
+                    for k, g in enumerate(self._rows(out, seeds)):
+                        if g is not None:
+                            run[k].append(_batch_real_view(g).to(real))
+        results = []
+        for run in parts:
+            row = []
+            for i, t in enumerate(self.inputs):
+                k = self.diff.index(i) if i in self.diff else None
+                if k is not None and run[k]:
+                    row.append(run[k][0] if len(run[k]) == 1 else torch.cat(run[k]))
+                else:
+                    width = _real_view(t).numel() if k is not None else 0
+                    row.append(out.new_zeros((m, width), dtype=real))
+            results.append(tuple(row))
+        return results
+
+    def _rows(self, out, seeds):
+        if self.batched:
+            try:
+                grads = torch.autograd.grad(
+                    out,
+                    self.diff_inputs,
+                    seeds,
+                    retain_graph=True,
+                    allow_unused=True,
+                    is_grads_batched=True,
+                )
+            except Exception:  # noqa: BLE001 - the row-by-row loop below is torch's own way:
+                self.batched = False  # it reproduces the backward's real error, if it has one
+            else:
+                if self.verified or self._agrees(out, seeds[0], grads):
+                    self.verified = True
+                    return grads
+                self.batched = False
+        rows = [
+            torch.autograd.grad(out, self.diff_inputs, s, retain_graph=True, allow_unused=True)
+            for s in seeds
+        ]
+        return tuple(
+            None if rows[0][k] is None else torch.stack([r[k] for r in rows])
+            for k in range(len(self.diff_inputs))
+        )
+
+    def _agrees(self, out, seed, grads) -> bool:
+        single = torch.autograd.grad(
+            out, self.diff_inputs, seed, retain_graph=True, allow_unused=True
+        )
+        for g, s in zip(grads, single, strict=True):
+            if (g is None) != (s is None):
+                return False
+            if g is not None and not _same_values(g[0], s):
+                return False
+        return True
 
 
 def _grad_rows(out, diff_inputs, seeds, batched):
-    if batched:
-        try:
-            return torch.autograd.grad(
-                out, diff_inputs, seeds, retain_graph=True, allow_unused=True, is_grads_batched=True
-            )
-        except RuntimeError as error:
-            if "vmap" not in str(error).lower() and "batch" not in str(error).lower():
-                raise
-    rows = [
-        torch.autograd.grad(out, diff_inputs, s, retain_graph=True, allow_unused=True)
-        for s in seeds
-    ]
-    return tuple(
-        None if rows[0][k] is None else torch.stack([r[k] for r in rows])
-        for k in range(len(diff_inputs))
-    )
+    """Rows ``seeds[k]^T J`` for every input in ``diff_inputs`` (None where unused)."""
+    runner = _AnalyticRows(tuple(diff_inputs), batched)
+    return runner._rows(out, seeds)

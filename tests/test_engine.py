@@ -1,0 +1,504 @@
+"""The batched engine: torch's slow-mode verdict and numbers, O(1) forward calls, safe fallbacks.
+
+Also: gradkit follows the inputs' device (audited on CPU for factory calls without a device;
+exercised on CUDA where a GPU exists), and the GPU benchmark script runs its code paths on CPU.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+from torch.autograd.gradcheck import (
+    GradcheckError,
+    _check_analytical_jacobian_attributes,
+    _get_numerical_jacobian,
+)
+from torch.overrides import TorchFunctionMode
+
+import gradkit
+from gradkit.engine import batched_verdict
+from gradkit.numerics import _numeric_jacobian
+from gradkit.zoo import (
+    CATALOGUE,
+    OneEntryWrongSquareFn,
+    ReluFn,
+    TransposedMatmulFn,
+    WrongSquareFn,
+)
+
+SETTINGS = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+def _torch_says(fn, inputs, **kwargs) -> bool:
+    """torch's slow-mode verdict; an exception other than a mismatch counts as a failure."""
+    try:
+        return torch.autograd.gradcheck(fn, inputs, raise_exception=False, **kwargs)
+    except Exception:  # noqa: BLE001 - torch raised before comparing Jacobians
+        return False
+
+
+def _dense(n: int, device="cpu", dtype=torch.float64, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, n, generator=gen, dtype=torch.float64).to(device=device, dtype=dtype)
+    x = torch.randn(n, generator=gen, dtype=torch.float64).to(device=device, dtype=dtype)
+    return (lambda v: v @ w), x.requires_grad_(True)
+
+
+# ------------------------------------------------------------------------- verdicts and numbers
+
+
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_batched_verdict_equals_torch_slow_mode(name, dtype):
+    entry = CATALOGUE[name]
+    torch.manual_seed(0)
+    expected = _torch_says(entry.apply, entry.inputs(dtype))
+    torch.manual_seed(0)
+    verdict = batched_verdict(entry.apply, entry.inputs(dtype), **SETTINGS)
+    torch.manual_seed(0)
+    report = gradkit.check(entry.apply, entry.inputs(dtype), engine="batched")
+    assert verdict.passed == expected
+    assert report.passed == expected
+    assert report.engine == "batched"
+    assert report.cause == entry.expected_cause["float64" if dtype == torch.float64 else "float32"]
+
+
+def _real_wrapper(fn, inputs):
+    """The same function on real views: complex entries become (..., 2) real tensors.
+
+    torch reports complex Jacobians through the Wirtinger split; through this wrapper both
+    torch and gradkit nudge and seed exactly the same real numbers.
+    """
+
+    def wrapped(*reals):
+        args = [
+            torch.view_as_complex(r) if t.is_complex() else r
+            for r, t in zip(reals, inputs, strict=True)
+        ]
+        out = fn(*args)
+        outs = out if isinstance(out, tuple) else (out,)
+        return tuple(torch.view_as_real(o) if o.is_complex() else o for o in outs)
+
+    reals = tuple(
+        (torch.view_as_real(t.detach()) if t.is_complex() else t.detach())
+        .clone()
+        .requires_grad_(t.requires_grad)
+        for t in inputs
+    )
+    return wrapped, reals
+
+
+def _torch_analytic(fn, inputs):
+    """torch's slow-mode analytic Jacobians (one backward per output entry), as J[o][i]."""
+    with torch.enable_grad():
+        out = fn(*inputs)
+    outs = out if isinstance(out, tuple) else (out,)
+    per_output = [_check_analytical_jacobian_attributes(inputs, o, math.inf, False) for o in outs]
+    return [[j.T for j in row] for row in per_output]
+
+
+def _max_gap(ours, theirs) -> float:
+    gap = 0.0
+    for o, row in enumerate(theirs):
+        for i, expected in enumerate(row):
+            assert ours[o][i].shape == expected.shape
+            gap = max(gap, float((ours[o][i] - expected).abs().max()))
+    return gap
+
+
+@pytest.mark.parametrize("name", sorted(set(CATALOGUE) - {"RandomForwardFn"}))
+def test_jacobians_agree_with_torch_to_1e12_in_float64(name):
+    entry = CATALOGUE[name]
+    inputs = entry.inputs(torch.float64)
+    fn = entry.apply
+    if any(t.is_complex() for t in inputs):
+        fn, inputs = _real_wrapper(fn, inputs)
+    per_input = _get_numerical_jacobian(fn, inputs, eps=SETTINGS["eps"])
+    theirs = [[per_input[i][o].T for i in range(len(per_input))] for o in range(len(per_input[0]))]
+    assert _max_gap(gradkit.numeric_jacobian(fn, inputs), theirs) <= 1e-12
+
+    try:
+        torch_analytic = _torch_analytic(fn, inputs)
+    except RuntimeError:
+        # the backward itself is broken (wrong shape, in-place change of a saved tensor)
+        with pytest.raises(RuntimeError):
+            gradkit.analytic_jacobian(fn, inputs)
+        return
+    ours = gradkit.analytic_jacobian(fn, inputs)
+    limit = 1e-8 if name == "NoisyBackwardTanhFn" else 1e-12  # its backward adds 1e-10 noise
+    assert _max_gap(ours, torch_analytic) <= limit
+
+
+def test_dense_jacobians_agree_with_torch_within_rounding_of_one_evaluation():
+    # x @ W is batched as one matrix product, which may sum in another order than torch's
+    # single vector-matrix products: each value can move by a few roundings, divided by 2 eps
+    f, x = _dense(96)
+    per_input = _get_numerical_jacobian(f, (x,), eps=1e-6)
+    numeric, modes, _ = _numeric_jacobian(f, (x,), eps=1e-6)
+    assert modes == {0: "vmap"}
+    w = f(torch.eye(96, dtype=torch.float64))
+    scale = float((x.detach().abs() @ w.abs()).max())  # matmul rounding scales with sum |x w|
+    bound = 64 * torch.finfo(torch.float64).eps * scale / 2e-6
+    assert float((numeric[0][0] - per_input[0][0].T).abs().max()) <= bound
+    torch_analytic = _torch_analytic(f, (x,))
+    assert _max_gap(gradkit.analytic_jacobian(f, (x,)), torch_analytic) <= 1e-12
+
+
+def test_report_reuses_the_engines_jacobians():
+    f, x = _dense(24)
+    report = gradkit.check(f, (x,), engine="batched")
+    verdict = batched_verdict(f, (x,), **SETTINGS)
+    assert report.passed and verdict.passed
+    assert torch.equal(report.numeric[0][0], verdict.jacobians[0][0][0])
+    assert torch.equal(report.analytic[0][0], verdict.jacobians[1][0][0])
+
+
+# ------------------------------------------------------------------- what cannot be batched
+
+
+class CenterFn(torch.autograd.Function):
+    """x - mean(x) with a correct backward; its forward mixes rows if given a batch."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x - x.mean()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output - grad_output.mean()
+
+
+def _counter_function():
+    calls = {"n": 0}
+
+    def counted(x):
+        calls["n"] += 1
+        return x * x + 1e-3 * calls["n"]  # the output drifts with the number of calls
+
+    return counted
+
+
+def _random_forward(x):
+    return x * (1 + 0.01 * torch.rand_like(x))
+
+
+def _x24():
+    return torch.linspace(-1.5, 2.0, 24, dtype=torch.float64).requires_grad_(True)
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [(_counter_function, False), (lambda: _random_forward, False), (lambda: CenterFn.apply, True)],
+    ids=["side-effect-counter", "random-forward", "mixes-batch-rows"],
+)
+def test_unbatchable_functions_loop_with_a_note_and_keep_torchs_verdict(make, expected):
+    torch.manual_seed(0)
+    assert _torch_says(make(), (_x24(),)) is expected
+    torch.manual_seed(0)
+    report = gradkit.check(make(), (_x24(),), engine="batched")
+    assert report.passed is expected
+    assert any("could not be batched" in note for note in report.notes)
+    _, modes, reasons = _numeric_jacobian(make(), (_x24(),), eps=1e-6)
+    assert modes == {0: "loop"}
+    assert reasons[0]
+
+
+@pytest.mark.parametrize("make", [_counter_function, lambda: CenterFn.apply])
+def test_looped_numbers_are_torchs_numbers(make):
+    # gradkit loops in torch's own order (x - eps, then x + eps, entry by entry), so even a
+    # function whose output drifts call by call gets torch's Jacobian
+    # (up to the rounding of x*x + 1e-3 * calls, which starts from another call count here)
+    theirs = _get_numerical_jacobian(make(), (_x24(),), eps=1e-6)[0][0].T
+    ours = gradkit.numeric_jacobian(make(), (_x24(),))[0][0]
+    assert float((ours - theirs).abs().max()) <= 1e-9
+
+
+def test_a_batched_row_mixing_forward_would_have_given_a_wrong_answer():
+    # what the verification prevents: with a leading batch dimension CenterFn's mean runs over
+    # every row, the numeric Jacobian loses its -1/n and disagrees with the (correct) backward
+    x = _x24()
+    n = x.numel()
+    rows = x.detach().expand(2 * n, n).clone()
+    rows[:n].diagonal().sub_(1e-6)
+    rows[n:].diagonal().add_(1e-6)
+    with torch.no_grad():
+        out = CenterFn.apply(rows)
+    naive = ((out[n:] - out[:n]) / 2e-6).T
+    analytic = gradkit.analytic_jacobian(CenterFn.apply, (x,))[0][0]
+    assert not torch.allclose(analytic, naive, atol=1e-5, rtol=1e-3)
+    assert gradkit.check(CenterFn.apply, (x,), engine="batched").passed
+
+
+def test_plain_row_mixing_code_is_batched_exactly_by_vmap():
+    def center(v):
+        return v - v.mean()
+
+    report = gradkit.check(center, (_x24(),), engine="batched")
+    assert report.passed and not report.notes
+    assert _numeric_jacobian(center, (_x24(),), eps=1e-6)[1] == {0: "vmap"}
+
+
+def test_small_inputs_are_nudged_one_entry_per_call_without_a_note():
+    x = torch.tensor([0.5, 1.5, -0.75], dtype=torch.float64, requires_grad=True)
+    _, modes, reasons = _numeric_jacobian(torch.nn.functional.softplus, (x,), eps=1e-6)
+    assert modes == {0: "small"} and reasons == {0: []}
+    assert not gradkit.check(torch.nn.functional.softplus, (x,), engine="batched").notes
+
+
+# --------------------------------------------------------------------------- forward calls
+
+
+def _counting(f):
+    calls = {"n": 0}
+
+    def wrapped(*args):
+        calls["n"] += 1
+        return f(*args)
+
+    return wrapped, calls
+
+
+def test_dense_batched_check_calls_the_forward_a_constant_number_of_times():
+    counts = {}
+    for n in (32, 128):
+        f, x = _dense(n)
+        counted, calls = _counting(f)
+        assert gradkit.check(counted, (x,), engine="batched").passed
+        counts[n] = calls["n"]
+        counted, calls = _counting(f)
+        assert torch.autograd.gradcheck(counted, (x,))
+        assert calls["n"] >= 2 * n + 2  # torch's slow mode: one call per nudge, and more
+    assert counts[32] == counts[128] <= 6
+
+
+# ---------------------------------------------------------------------------- torch's checks
+
+
+def test_batched_engine_runs_torchs_other_slow_mode_checks():
+    x = _x24()
+    report = gradkit.check(WrongSquareFn.apply, (x,), engine="batched")
+    assert not report.passed and "Jacobian mismatch" in report.torch_message
+
+    class IgnoresGradOutput(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            return v.clone()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return torch.ones_like(grad_output)
+
+    # one entry, so the Jacobian (1) matches; only the zero grad_output check can catch it
+    y = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+    verdict = batched_verdict(IgnoresGradOutput.apply, (y,), **SETTINGS)
+    assert not verdict.passed and not _torch_says(IgnoresGradOutput.apply, (y,))
+    assert verdict.message == "backward not multiplied by grad_output"
+
+    with pytest.raises(ValueError, match="fast_mode=False"):
+        batched_verdict(torch.sin, (x,), fast_mode=True, **SETTINGS)
+    none = batched_verdict(torch.sin, (x.detach(),), **SETTINGS)
+    assert not none.passed and none.error_type == "ValueError"
+    expanded = torch.ones(1, dtype=torch.float64).expand(4).requires_grad_(True)
+    assert not batched_verdict(torch.sin, (expanded,), **SETTINGS).passed
+    assert not _torch_says(torch.sin, (expanded,))
+
+
+def test_batched_engine_gives_torchs_float32_warning():
+    x = torch.linspace(0.1, 1.0, 12, dtype=torch.float32, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verdict = batched_verdict(torch.sin, (x,), **SETTINGS)
+    assert any("not a double precision" in w for w in verdict.warnings)
+
+
+# ------------------------------------------------------------------------------------ devices
+
+
+_FACTORIES = {
+    torch.zeros,
+    torch.ones,
+    torch.empty,
+    torch.full,
+    torch.eye,
+    torch.arange,
+    torch.linspace,
+    torch.logspace,
+    torch.rand,
+    torch.randn,
+    torch.randint,
+    torch.tensor,
+    torch.as_tensor,
+    torch.scalar_tensor,
+}
+_AUDITED = ("numerics.py", "engine.py", "check.py")
+
+
+class _ImplicitDeviceAudit(TorchFunctionMode):
+    """Records factory calls made from gradkit's own files without a ``device=``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _FACTORIES and "device" not in kwargs:
+            data_is_tensor = bool(args) and isinstance(args[0], torch.Tensor)
+            caller = sys._getframe(1).f_code.co_filename
+            package = str(Path(gradkit.__file__).parent)
+            if caller.startswith(package) and caller.endswith(_AUDITED) and not data_is_tensor:
+                self.found.append(f"torch.{func.__name__} at {caller}:{sys._getframe(1).f_lineno}")
+        return func(*args, **kwargs)
+
+
+def test_engine_and_check_create_no_tensor_on_an_implicit_device():
+    zoo_cases = [
+        (OneEntryWrongSquareFn.apply, CATALOGUE["OneEntryWrongSquareFn"].inputs()),
+        (TransposedMatmulFn.apply, CATALOGUE["TransposedMatmulFn"].inputs()),
+        (ReluFn.apply, (torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True),)),
+        (CATALOGUE["ComplexSquareFn"].apply, CATALOGUE["ComplexSquareFn"].inputs()),
+        (CenterFn.apply, (_x24(),)),
+        (WrongSquareFn.apply, (torch.linspace(0.5, 2, 12, dtype=torch.float64).requires_grad_(),)),
+    ]
+    f, x = _dense(40)
+    with _ImplicitDeviceAudit() as audit:
+        reports = [gradkit.check(fn, inputs, engine="batched") for fn, inputs in zoo_cases]
+        reports.append(gradkit.check(f, (x,), engine="batched"))
+        gradkit.numeric_jacobian(f, (x,), chunk_size=7)
+        gradkit.analytic_jacobian(f, (x,), batched=False)
+    assert [r.passed for r in reports] == [False, False, False, True, True, False, True]
+    assert audit.found == []
+
+
+@CUDA
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_cuda_verdicts_equal_torchs(name):
+    entry = CATALOGUE[name]
+
+    def on_cuda():
+        return tuple(
+            t.detach().cuda().requires_grad_(t.requires_grad) for t in entry.inputs(torch.float64)
+        )
+
+    torch.manual_seed(0)
+    expected = _torch_says(entry.apply, on_cuda())
+    torch.manual_seed(0)
+    report = gradkit.check(entry.apply, on_cuda(), engine="batched")
+    assert report.passed == expected
+    if report.numeric is not None:
+        assert all(j.device.type == "cuda" for row in report.numeric for j in row)
+
+
+@CUDA
+def test_cuda_dense_check_matches_cpu():
+    f_cpu, x_cpu = _dense(64)
+    f_gpu, x_gpu = _dense(64, device="cuda")
+    cpu = gradkit.check(f_cpu, (x_cpu,), engine="batched")
+    gpu = gradkit.check(f_gpu, (x_gpu,), engine="batched")
+    assert cpu.passed and gpu.passed
+    assert gpu.numeric[0][0].device.type == "cuda"
+    assert torch.allclose(gpu.analytic[0][0].cpu(), cpu.analytic[0][0], atol=1e-12)
+    assert torch.allclose(gpu.numeric[0][0].cpu(), cpu.numeric[0][0], atol=1e-7)
+    assert gradkit.check(f_gpu, (x_gpu,)).passed  # torch's engine on the same tensors
+
+
+# --------------------------------------------------------------------------- the GPU script
+
+
+def test_floor_check_is_the_bare_computation():
+    from gradkit.bench.engine import floor_check
+
+    f, x = _dense(20)
+    assert floor_check(f, x, **SETTINGS)
+    assert not floor_check(lambda v: WrongSquareFn.apply(v), x, **SETTINGS)
+
+
+def test_tf32_script_runs_on_cpu():
+    from gradkit.bench.engine import tf32_effect
+
+    off, on = tf32_effect(torch.device("cpu"))
+    assert (off["allow_tf32"], on["allow_tf32"]) == (False, True)
+    for r in (off, on):
+        assert r["rel_error"] < 1e-5  # float32 rounding only: the CPU has no TF32
+        assert r["sized"] == "pass"
+        assert r["default"] == "GradcheckError"  # float32 at eps=1e-6: rounding swamps slopes
+
+
+def test_tf32_rows_show_error_and_verdicts(monkeypatch, capsys):
+    from gradkit.bench import engine as bench_engine
+
+    canned = [
+        {
+            "allow_tf32": False,
+            "rel_error": 0.0,
+            "default": "GradcheckError",
+            "sized": "pass",
+            "sized_cause": "pass",
+            "seconds": 0.002,
+        },
+        {
+            "allow_tf32": True,
+            "rel_error": 3e-4,
+            "default": "GradcheckError",
+            "sized": "GradcheckError",
+            "sized_cause": "precision",
+            "seconds": 0.003,
+        },
+    ]
+    monkeypatch.setattr(bench_engine, "tf32_effect", lambda device: canned)
+    off, on = bench_engine._tf32_rows(torch.device("cpu"))
+    assert "TF32 off" in off.name and "TF32 on" in on.name
+    assert "rel err 0.0e+00; verdict pass" in off.goal
+    assert "rel err 3.0e-04; verdict GradcheckError (precision)" in on.goal
+    assert on.anchor_median_ms == pytest.approx(2.0)
+    assert "TF32 raised the float32 matmul error" in capsys.readouterr().err
+
+
+def test_engine_rows_run_on_cpu():
+    from gradkit.bench import Row
+    from gradkit.bench.engine import _engine_rows
+
+    rows = _engine_rows((16, 24), torch.device("cpu"), "[cpu]", repeat=3)
+    assert len(rows) == 6 and all(isinstance(r, Row) for r in rows)
+    assert all(r.median_ms > 0 and r.anchor_median_ms > 0 for r in rows)
+    assert "n=24" in rows[3].name and "torch gradcheck" in rows[3].anchor
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
+def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
+    from gradkit.bench.engine import resolve_device
+
+    with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+        resolve_device("cuda")
+    with pytest.raises(SystemExit, match="use cpu or cuda"):
+        resolve_device("tpu")
+    done = subprocess.run(
+        [sys.executable, "-m", "gradkit.bench", "--only", "engine", "--device", "cuda"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "needs a CUDA GPU" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_resolve_device_accepts_cpu():
+    from gradkit.bench.engine import resolve_device
+
+    assert resolve_device("cpu") == torch.device("cpu")
+
+
+def test_gradcheck_error_type_is_torchs():
+    verdict = batched_verdict(WrongSquareFn.apply, (_x24(),), **SETTINGS)
+    assert isinstance(verdict.exception, GradcheckError)
