@@ -5,8 +5,8 @@
 - ``gradkit check MODULE:ATTR [--shape 3,4] [--dtype float32] [--eps 1e-6] [--fast]``: run
   :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs.
   Exit status 0 pass, 1 fail, 2 usage error.
-- ``gradkit notebook [DIR] [--port 8888]``: Jupyter Notebook 7 on DIR, bound to 127.0.0.1 with a
-  random token (never an empty one).
+- ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
+  127.0.0.1 with a random token (never an empty one).
 """
 
 from __future__ import annotations
@@ -249,13 +249,24 @@ def _parser() -> argparse.ArgumentParser:
     nb.add_argument("dir", metavar="DIR", nargs="?", default=".", help="folder to serve")
     nb.add_argument("--port", type=int, default=8888)
     nb.add_argument("--token", default=None, help="access token (default: a random one)")
-    nb.add_argument("extra", nargs="*", help="further Jupyter options, after --")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``gradkit`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # everything after -- goes to Jupyter untouched
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
+    args.extra = extra
+    if extra and args.command != "notebook":
+        print(
+            f"gradkit {args.command}: error: options after -- are only for 'gradkit notebook'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         if args.command == "lessons":
             return _copy_lessons(Path(args.dir), args.force)

@@ -728,7 +728,7 @@ CATALOGUE: dict[str, ZooEntry] = {
             "a dropout-like forward with a fresh random mask.",
             "Random forward: every call draws a new mask, so nudged outputs differ by more "
             "than the nudge.",
-            _SMOOTH,
+            _vector(0.5, 1.5, -0.75, 2.0, -1.25, 0.25),
             "nondeterministic",
             "nondeterministic",
             "x · mask",

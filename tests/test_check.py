@@ -224,3 +224,22 @@ def test_bad_functions_are_named():
         check(lambda x: 3.0, (_x(0.5),))
     with pytest.raises(ValueError, match=r"NaN or inf.*log needs x > 0"):
         check(gradkit.zoo.LogFn.apply, (_x(-1.0),))
+
+
+def test_a_smooth_function_with_tight_tolerances_is_a_bug_not_a_kink():
+    # one-sided slopes of x^2 differ by 2 eps, which a tiny tolerance notices; the gap halves with
+    # the step, so it is curvature, not a kink
+    report = check(SquareFn.apply, (_x(0.5, 1.5),), atol=1e-12, rtol=1e-12)
+    assert not report.passed
+    assert report.cause == "bug"
+    entry = CATALOGUE["OneEntryWrongSquareFn"]
+    assert check(entry.apply, entry.inputs(), eps=1e-3).cause == "bug"
+
+
+def test_a_random_forward_is_blamed_whatever_the_seed():
+    entry = CATALOGUE["RandomForwardFn"]
+    for seed in range(20):
+        torch.manual_seed(seed)
+        report = check(entry.apply, entry.inputs())
+        assert report.cause == "nondeterministic"
+        assert "forward runs on the same input differ" in report.explanation

@@ -115,3 +115,31 @@ def test_notebook_refuses_a_missing_folder(tmp_path, capsys):
     status, _, err = _run(capsys, "notebook", str(tmp_path / "nope"))
     assert status == 2
     assert "is not a folder" in err
+
+
+def test_notebook_passes_options_after_double_dash(tmp_path, monkeypatch, capsys):
+    launched = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, command: launched.append(command))
+    status = cli.main(
+        [
+            "notebook",
+            str(tmp_path),
+            "--port",
+            "8124",
+            "--token",
+            "t0k",
+            "--",
+            "--ServerApp.log_level=WARN",
+        ]
+    )
+    assert status == 0
+    (command,) = launched
+    assert command[-1] == "--ServerApp.log_level=WARN"
+    assert "--IdentityProvider.token=t0k" in command
+    assert "http://127.0.0.1:8124/tree?token=t0k" in capsys.readouterr().out
+
+
+def test_double_dash_is_only_for_notebook(capsys):
+    status, _, err = _run(capsys, "check", "gradkit.zoo:SquareFn", "--", "--x")
+    assert status == 2
+    assert "only for 'gradkit notebook'" in err

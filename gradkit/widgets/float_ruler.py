@@ -1,0 +1,190 @@
+"""FloatRuler: the representable numbers around x, and where x - eps and x + eps land."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import plots
+from ..numerics import dtype_name
+from . import _floats
+from ._base import (
+    Panel,
+    Stage,
+    check_eps,
+    check_x,
+    dtype_buttons,
+    dtype_value,
+    fmt,
+    fmt_plain,
+    readout,
+    readout_html,
+)
+
+__all__ = ["FloatRuler"]
+
+
+class FloatRuler(Panel):
+    """A ruler of the numbers a dtype can hold near x, and where x ± eps really land.
+
+    Top: x ± 1.6·eps in units of eps; the requested points x − eps and x + eps sit at −1 and +1,
+    and the filled dots show where they land once rounded to the dtype (on x itself when eps is
+    below half the spacing: then f(x + eps) − f(x − eps) = 0 and the numeric slope is exactly 0).
+    Bottom: 8 spacings (ulps) either side of x.
+
+    Parameters
+    ----------
+    x : float
+        Default 0.5.
+    eps : float
+        Default 1e-6.
+    dtype : torch.dtype or str
+        Default float32.
+
+    Attributes
+    ----------
+    x_slider : ipywidgets.FloatSlider
+        With step buttons ``x_down`` and ``x_up``.
+    eps_slider : ipywidgets.FloatLogSlider
+        With ``eps_down`` (÷10), ``eps_up`` (×10) and ``eps_text`` (type ``1e-6``, Enter).
+    dtype_buttons : ipywidgets.ToggleButtons
+        Values are torch dtypes.
+    x_readout, ulp_readout, landing_readout, step_readout, collapse_readout : ipywidgets.HTML
+        Readouts (CSS class ``gradkit-readout``).
+    error_area : ipywidgets.HTML
+    figure : matplotlib.figure.Figure
+    artists : gradkit.plots.RulerArtists
+    ruler : the latest measurement (``.x``, ``.ulp``, ``.lower``, ``.upper``, ``.collapsed`` ...)
+    """
+
+    css = "gradkit-float-ruler"
+
+    def __init__(
+        self, x: float = 0.5, eps: float = 1e-6, dtype: torch.dtype | str = torch.float32
+    ) -> None:
+        dtype, x, eps = dtype_value(dtype), check_x(x), check_eps(eps)
+        super().__init__()
+        with self._building():
+            self.ruler: _floats.Ruler | None = None
+            x_row = self._make_x_controls(
+                x, self._update, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
+            )
+            eps_rows = self._make_eps_controls(eps, self._update)
+            self.dtype_buttons = dtype_buttons(dtype)
+            self.x_readout = readout("gradkit-x-readout")
+            self.ulp_readout = readout("gradkit-ulp")
+            self.landing_readout = readout("gradkit-landing")
+            self.step_readout = readout("gradkit-step")
+            self.collapse_readout = readout("gradkit-collapse")
+
+            self._stage = Stage((8.6, 3.2))
+            fig = self._stage.figure
+            top = fig.add_axes((0.04, 0.63, 0.92, 0.27))
+            bottom = fig.add_axes((0.04, 0.14, 0.92, 0.26))
+            self.artists = plots.draw_float_ruler(top, bottom)
+            self._stage.animate(*self.artists.slow)
+            self._stage.animate(*self.artists.fast, layer=1)
+            self._slow: tuple = ()
+
+            self._observe(self.dtype_buttons, self._update)
+            self._assemble(
+                "FloatRuler",
+                "the numbers a dtype can hold near x, and where x ± eps land",
+                [x_row, *eps_rows, self.dtype_buttons],
+                [
+                    self.x_readout,
+                    self.ulp_readout,
+                    self.landing_readout,
+                    self.step_readout,
+                    self.collapse_readout,
+                ],
+            )
+            self.guard(self._update)(full=True)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The dtype currently selected."""
+        return self.dtype_buttons.value
+
+    def _update(self, full: bool = False) -> None:
+        x, eps, dtype = float(self.x_slider.value), float(self.eps_slider.value), self.dtype
+        r = _floats.ruler(x, eps, dtype)
+        self.ruler = r
+        name = dtype_name(dtype)
+        ticks = r.view_ticks.numpy() if r.view_ticks is not None else None
+        in_eps = (
+            ((r.lower - r.x) / eps, (r.upper - r.x) / eps) if not r.underflow else (math.nan,) * 2
+        )
+        in_ulps = ((r.lower - r.x) / r.ulp, (r.upper - r.x) / r.ulp)
+        plots.update_float_ruler(
+            self.artists,
+            view_ticks=ticks,
+            lower=in_eps[0],
+            upper=in_eps[1],
+            zoom_ticks=r.zoom_ticks.numpy(),
+            zoom_lower=in_ulps[0] if not r.underflow else math.nan,
+            zoom_upper=in_ulps[1] if not r.underflow else math.nan,
+            eps_in_ulps=eps / r.ulp,
+        )
+        self._show_readouts(x, eps, name, r)
+        # the zoom's ticks and the 'too dense' band change with x and dtype, not with eps:
+        # an eps change redraws only what moves with eps, over a cached picture of the rest
+        slow = (x, dtype, r.view_ticks is None)
+        layer = 1 if slow == self._slow else 0
+        self._slow = slow
+        if full:
+            self._stage.redraw()
+        else:
+            self._stage.refresh(layer)
+
+    def _show_readouts(self, x: float, eps: float, name: str, r: _floats.Ruler) -> None:
+        stored = "stored exactly" if r.x == x else f"stored as {r.x!r}"
+        self.x_readout.value = readout_html("x", f"{x:g}", f"{stored} in {name}")
+        self.ulp_readout.value = readout_html(
+            "spacing (ulp) at x",
+            f"{r.ulp:.3g}",
+            (f"= {fmt_plain(r.ulp)}; " if r.ulp >= 1e-20 else "")
+            + f"eps is {fmt(eps / r.ulp, '.3g')} ulps",
+        )
+        if r.underflow:
+            self.landing_readout.value = readout_html(
+                "x ± eps", "no nudge", f"eps = {eps:.1e} rounds to 0 in {name}"
+            )
+        else:
+            self.landing_readout.value = readout_html(
+                "x − eps → ", repr(r.lower), f"x + eps → <b>{r.upper!r}</b>"
+            )
+        if r.underflow or r.collapsed:
+            step_text, detail = "0", "no nudge survives the rounding"
+        else:
+            real = r.step_up + r.step_down
+            detail = (
+                f"(x + eps) − (x − eps) = {real:.6g} instead of 2·eps = {2 * eps:.6g} "
+                f"({fmt(real / (2 * eps), '.4g')} × 2·eps)"
+            )
+            step_text = f"{real / 2:.4g}"
+        self.step_readout.value = readout_html("the nudge that really happened", step_text, detail)
+        if r.underflow:
+            text = (
+                f"<span style='color:#B3261E'>eps = {eps:.1e} is below the smallest {name} number: "
+                "it rounds to 0, so (f(x) − f(x)) / 0 is 0/0 = NaN.</span>"
+            )
+        elif r.collapsed:
+            text = (
+                f"<span style='color:#B3261E'>x − eps and x + eps both land on x: eps is less "
+                f"than half the spacing {r.ulp:.3g}, so f(x + eps) − f(x − eps) = 0 and the "
+                "numeric slope is exactly 0.</span>"
+            )
+        elif r.lower_collapsed or r.upper_collapsed:
+            side = "x − eps" if r.lower_collapsed else "x + eps"
+            text = (
+                f"<span style='color:#8a5a00'>{side} lands on x: only one side of the nudge "
+                "survives, so the central difference sees half a step.</span>"
+            )
+        else:
+            text = (
+                "<span style='color:#1b7f3b'>x − eps, x and x + eps are three different "
+                f"{name} numbers.</span>"
+            )
+        self.collapse_readout.value = text

@@ -1,0 +1,419 @@
+"""GradcheckLab: run gradcheck on a zoo Function and see its verdict, cause and Jacobians."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+import ipywidgets as widgets
+import torch
+
+from .. import plots
+from ..check import CAUSES, CheckReport, check
+from ..numerics import GRADCHECK_DEFAULTS, dtype_name
+from ..zoo import CATALOGUE, ZooEntry
+from ._base import (
+    InputError,
+    Panel,
+    Stage,
+    check_eps,
+    dtype_buttons,
+    dtype_value,
+    fmt,
+    parse_positive,
+    readout,
+)
+
+__all__ = ["GradcheckLab"]
+
+_PASS, _FAIL = "#1b7f3b", "#B3261E"
+_COMPLEX = {torch.float64: torch.complex128, torch.float32: torch.complex64}
+_CACHE = 32  # reports kept per widget, so switching a setting back costs nothing
+
+
+def _resolve(fn: object) -> tuple[str, ZooEntry | None, Callable | None]:
+    """(label, zoo entry or None, callable or None) for the ``fn`` argument."""
+    if fn is None:
+        return "SquareFn", CATALOGUE["SquareFn"], None
+    if isinstance(fn, ZooEntry):
+        return fn.name, fn, None
+    if isinstance(fn, str):
+        if fn not in CATALOGUE:
+            raise ValueError(f"fn={fn!r} is not a zoo entry; choose from {sorted(CATALOGUE)}")
+        return fn, CATALOGUE[fn], None
+    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
+        for e in CATALOGUE.values():
+            if e.function is fn:
+                return e.name, e, None
+        return f"{fn.__name__} (yours)", None, fn.apply
+    if callable(fn):
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
+            return _resolve(owner)
+        name = getattr(fn, "__name__", "") or "fn"
+        return f"{name if name != '<lambda>' else 'fn'} (yours)", None, fn
+    raise TypeError(
+        f"fn must be a zoo name, a torch.autograd.Function (or its .apply) or a function of "
+        f"tensors, got {type(fn).__name__}"
+    )
+
+
+def _cast(inputs: Sequence, dtype: torch.dtype) -> tuple:
+    out = []
+    for k, t in enumerate(inputs):
+        if not isinstance(t, torch.Tensor) or not (t.is_floating_point() or t.is_complex()):
+            out.append(t)
+            continue
+        if t.is_complex():
+            if dtype not in _COMPLEX:
+                raise InputError(
+                    f"input {k} is complex: complex tensors come as complex128 (choose float64) "
+                    f"or complex64 (choose float32), not {dtype_name(dtype)}"
+                )
+            target = _COMPLEX[dtype]
+        else:
+            target = dtype
+        out.append(t.detach().to(target).requires_grad_(t.requires_grad))
+    return tuple(out)
+
+
+def _combine(jacobian) -> tuple:
+    """One matrix from the blocks J[o][i], with the block boundaries."""
+    rows = [torch.cat([b.detach().double() for b in row], dim=1) for row in jacobian]
+    matrix = torch.cat(rows, dim=0)
+    row_sizes = [r.shape[0] for r in rows]
+    col_sizes = [b.shape[1] for b in jacobian[0]]
+    return matrix.numpy(), row_sizes, col_sizes
+
+
+def _splits(sizes: Sequence[int]) -> list[int]:
+    out, total = [], 0
+    for s in sizes[:-1]:
+        total += s
+        if total > 0 and (not out or out[-1] != total):
+            out.append(total)
+    return out
+
+
+class GradcheckLab(Panel):
+    """torch.autograd.gradcheck on a Function, with gradkit's explanation and the Jacobians.
+
+    The verdict is torch's own (through :func:`gradkit.check`); the cause (pass, precision, bug,
+    kink, nondeterministic, error), the explanation, the suggestion and the worst Jacobian entry
+    are gradkit's. Heatmaps show the numeric Jacobian (nudges), the analytic one (backward) and
+    their difference relative to gradcheck's allowance atol + rtol·|numeric|, worst entry boxed.
+
+    Parameters
+    ----------
+    fn : str, ZooEntry, torch.autograd.Function subclass or callable, optional
+        A zoo name such as ``"WrongSquareFn"`` (default ``"SquareFn"``), or your own Function.
+    inputs : tuple of tensors, optional
+        Needed for a Function outside the zoo (zoo entries bring their own). Floating inputs are
+        cast to the chosen dtype.
+    dtype : torch.dtype or str
+        Input precision: float64 (default), float32, float16 or bfloat16.
+    eps, atol, rtol : float
+        gradcheck's settings (defaults 1e-6, 1e-5, 1e-3).
+    fast_mode : bool
+
+    Attributes
+    ----------
+    function_dropdown : ipywidgets.Dropdown
+        Zoo names (and your Function, listed first).
+    dtype_buttons : ipywidgets.ToggleButtons
+        Values are torch dtypes.
+    eps_slider : ipywidgets.FloatLogSlider
+        With ``eps_down`` (÷10), ``eps_up`` (×10) and ``eps_text`` (type ``1e-6``, Enter).
+    atol_text, rtol_text : ipywidgets.Text
+        Type a tolerance and press Enter.
+    fast_mode_checkbox : ipywidgets.Checkbox
+    retry_button : ipywidgets.Button
+        "retry in float64": switches the dtype to float64.
+    verdict_html : ipywidgets.HTML
+        The verdict badge (CSS class ``gradkit-verdict``): "pass", or "GradcheckError" and cause.
+    description_html, explanation_html, suggestion_html, worst_readout, message_html :
+    ipywidgets.HTML
+        What the Function is, why, what to try, the worst entry, torch's message and warnings.
+    error_area : ipywidgets.HTML
+    figure : matplotlib.figure.Figure
+    artists : gradkit.plots.JacobianArtists
+    report : gradkit.CheckReport
+        The latest report.
+    """
+
+    css = "gradkit-gradcheck-lab"
+
+    def __init__(
+        self,
+        fn: object = None,
+        inputs: Sequence[torch.Tensor] | torch.Tensor | None = None,
+        *,
+        dtype: torch.dtype | str = torch.float64,
+        eps: float = GRADCHECK_DEFAULTS["eps"],
+        atol: float = GRADCHECK_DEFAULTS["atol"],
+        rtol: float = GRADCHECK_DEFAULTS["rtol"],
+        fast_mode: bool = False,
+    ) -> None:
+        label, entry, custom = _resolve(fn)
+        if isinstance(inputs, torch.Tensor):
+            inputs = (inputs,)
+        if inputs is not None and not isinstance(inputs, (tuple, list)):
+            raise TypeError(
+                f"inputs must be a tensor or a tuple of tensors, got {type(inputs).__name__}"
+            )
+        if custom is not None and inputs is None:
+            raise TypeError(
+                f"inputs= is needed for {label}: pass e.g. "
+                "inputs=(torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True),)"
+            )
+        dtype = dtype_value(dtype)
+        for name, value in (("atol", atol), ("rtol", rtol)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ValueError(f"{name} must be a number >= 0 such as 1e-5, got {value!r}")
+        eps = check_eps(eps)
+        super().__init__()
+        with self._building():
+            self._custom = (label, custom, tuple(inputs)) if custom is not None else None
+            self._entry_inputs = (
+                (label, tuple(inputs)) if (entry is not None and inputs is not None) else None
+            )
+            self.report: CheckReport | None = None
+            self._reports: dict[tuple, CheckReport] = {}
+
+            names = ([label] if custom is not None else []) + list(CATALOGUE)
+            self.function_dropdown = widgets.Dropdown(
+                options=names,
+                value=label,
+                description="Function",
+                tooltip="a Function from gradkit's zoo: correct rules and their buggy twins",
+                style={"description_width": "64px"},
+                layout=widgets.Layout(width="320px"),
+            )
+            self.function_dropdown.add_class("gradkit-function")
+            self.dtype_buttons = dtype_buttons(dtype, "inputs")
+            eps_rows = self._make_eps_controls(eps, self._run, continuous=False)
+            self.atol_text = widgets.Text(
+                value=f"{atol:g}",
+                description="atol",
+                continuous_update=False,
+                tooltip="absolute tolerance: allowed |analytic − numeric| = atol + rtol·|numeric|",
+                style={"description_width": "64px"},
+                layout=widgets.Layout(width="160px"),
+            )
+            self.atol_text.add_class("gradkit-atol")
+            self.rtol_text = widgets.Text(
+                value=f"{rtol:g}",
+                description="rtol",
+                continuous_update=False,
+                tooltip="relative tolerance: allowed |analytic − numeric| = atol + rtol·|numeric|",
+                style={"description_width": "40px"},
+                layout=widgets.Layout(width="140px"),
+            )
+            self.rtol_text.add_class("gradkit-rtol")
+            self.fast_mode_checkbox = widgets.Checkbox(
+                value=bool(fast_mode),
+                description="fast_mode",
+                indent=False,
+                tooltip="compare one random projection vᵀJu instead of every Jacobian entry",
+            )
+            self.fast_mode_checkbox.add_class("gradkit-fast-mode")
+            self.retry_button = widgets.Button(
+                description="retry in float64",
+                icon="redo",
+                tooltip="gradcheck's own advice: run the check with float64 inputs",
+            )
+            self.retry_button.add_class("gradkit-retry")
+
+            self.description_html = readout("gradkit-description")
+            self.verdict_html = widgets.HTML(value="")
+            self.verdict_html.add_class("gradkit-verdict")
+            self.explanation_html = readout("gradkit-explanation")
+            self.suggestion_html = readout("gradkit-suggestion")
+            self.worst_readout = readout("gradkit-worst")
+            self.message_html = readout("gradkit-torch-message")
+
+            self._stage = Stage((8.6, 3.5))
+            fig = self._stage.figure
+            axes = [fig.add_axes((0.055 + k * 0.275, 0.13, 0.2, 0.66)) for k in (0, 1)]
+            axes.append(fig.add_axes((0.685, 0.13, 0.2, 0.66)))
+            caxes = (
+                fig.add_axes((0.545, 0.13, 0.012, 0.66)),
+                fig.add_axes((0.9, 0.13, 0.012, 0.66)),
+            )
+            self.artists = plots.draw_jacobians(axes, caxes)
+            self._suptitle = fig.suptitle("", fontsize=10.5, y=0.985)
+
+            for control in (
+                self.function_dropdown,
+                self.dtype_buttons,
+                self.atol_text,
+                self.rtol_text,
+                self.fast_mode_checkbox,
+            ):
+                self._observe(control, self._run)
+            self._click(self.retry_button, self._retry)
+            self._assemble(
+                "GradcheckLab",
+                "run torch.autograd.gradcheck and see why it passes or fails",
+                [
+                    self.function_dropdown,
+                    self.dtype_buttons,
+                    *eps_rows,
+                    widgets.HBox([self.atol_text, self.rtol_text]),
+                    self.fast_mode_checkbox,
+                    self.retry_button,
+                ],
+                [
+                    self.verdict_html,
+                    self.description_html,
+                    self.explanation_html,
+                    self.suggestion_html,
+                    self.worst_readout,
+                    self.message_html,
+                ],
+            )
+            self.guard(self._run)()
+
+    # ------------------------------------------------------------------------------ state
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The input dtype currently selected."""
+        return self.dtype_buttons.value
+
+    def _target(self) -> tuple[str, Callable, tuple, ZooEntry | None]:
+        label = self.function_dropdown.value
+        if self._custom is not None and label == self._custom[0]:
+            return label, self._custom[1], _cast(self._custom[2], self.dtype), None
+        entry = CATALOGUE[label]
+        given = self._entry_inputs
+        raw = given[1] if given is not None and given[0] == label else entry.make_input()
+        return label, entry.apply, _cast(raw, self.dtype), entry
+
+    # ---------------------------------------------------------------------------- actions
+
+    def _retry(self) -> None:
+        self.dtype_buttons.value = torch.float64
+
+    def _run(self) -> None:
+        atol = parse_positive(self.atol_text.value, "atol", 0.0, 1e6)
+        rtol = parse_positive(self.rtol_text.value, "rtol", 0.0, 1e6)
+        label, fn, inputs, entry = self._target()
+        self.retry_button.disabled = self.dtype == torch.float64
+        self._show_description(label, entry)
+        settings = {
+            "eps": float(self.eps_slider.value),
+            "atol": atol,
+            "rtol": rtol,
+            "fast_mode": bool(self.fast_mode_checkbox.value),
+        }
+        key = (label, self.dtype, *settings.values())
+        report = self._reports.pop(key, None)
+        if report is None:
+            report = check(fn, inputs, **settings)
+        self._reports[key] = report  # most recent last; flipping back is instant
+        while len(self._reports) > _CACHE:
+            self._reports.pop(next(iter(self._reports)))
+        self.report = report
+        self._show_report(label, report)
+        self._show_jacobians(report)
+        self._stage.redraw()
+
+    # --------------------------------------------------------------------------- showing
+
+    def _show_description(self, label: str, entry: ZooEntry | None) -> None:
+        if entry is None:
+            self.description_html.value = (
+                f"<b>{html.escape(label)}</b>: your Function, checked on your inputs."
+            )
+            return
+        kind = "a correct rule" if entry.correct else "a buggy twin"
+        bug = (
+            f"<details><summary>reveal the bug</summary>{html.escape(entry.bug)}</details>"
+            if entry.bug
+            else ""
+        )
+        self.description_html.value = (
+            f"<b>{html.escape(entry.name)}</b> ({kind}): {html.escape(entry.description)}{bug}"
+        )
+
+    def _show_report(self, label: str, report: CheckReport) -> None:
+        dtypes = ", ".join(dict.fromkeys(report.dtypes))
+        if report.passed:
+            badge = (
+                f"<span style='color:{_PASS};font-weight:bold;font-size:1.15em'>✔ pass</span>"
+                f" — gradcheck returned True ({html.escape(dtypes)} inputs): "
+                f"{html.escape(CAUSES['pass'])}"
+            )
+            color = _PASS
+        else:
+            badge = (
+                f"<span style='color:{_FAIL};font-weight:bold;font-size:1.15em'>✘ "
+                f"{html.escape(report.verdict)}</span> — cause: <b>{html.escape(report.cause)}"
+                f"</b> ({html.escape(CAUSES[report.cause])}; {html.escape(dtypes)} inputs)"
+            )
+            color = _FAIL
+        self.verdict_html.value = (
+            f"<div style='border-left:5px solid {color};padding:2px 8px;margin:2px 0'>{badge}</div>"
+        )
+        self.explanation_html.value = f"<b>why:</b> {html.escape(report.explanation)}"
+        self.suggestion_html.value = (
+            f"<b>try:</b> {html.escape(report.suggestion)}" if report.suggestion else ""
+        )
+        w = report.worst
+        if w is None:
+            self.worst_readout.value = "<b>worst entry:</b> no Jacobians to compare"
+        else:
+            relation = "&gt;" if w.error > w.tolerance else "≤"
+            self.worst_readout.value = (
+                f"<b>worst entry</b> (boxed): output {w.output}, input {w.input}, row "
+                f"{w.index[0]}, column {w.index[1]}: "
+                f"numeric <code>{fmt(w.numeric, '.10g')}</code>, "
+                f"analytic <code>{fmt(w.analytic, '.10g')}</code>, |diff| "
+                f"<code>{fmt(w.error, '.3g')}</code> {relation} allowed "
+                f"<code>{fmt(w.tolerance, '.3g')}</code>"
+            )
+        parts = []
+        if report.torch_message:
+            parts.append(
+                "<details><summary>torch's message</summary><pre style='white-space:pre-wrap;"
+                f"font-size:11px'>{html.escape(report.torch_message)}</pre></details>"
+            )
+        for warning in report.warnings:
+            parts.append(f"<div style='color:#8a5a00'>torch warned: {html.escape(warning)}</div>")
+        self.message_html.value = "".join(parts)
+        verdict = "pass" if report.passed else f"{report.verdict} ({report.cause})"
+        self._suptitle.set_text(f"{label}, {dtypes} inputs: {verdict}")
+
+    def _show_jacobians(self, report: CheckReport) -> None:
+        numeric = analytic = None
+        rows: list[int] = []
+        cols: list[int] = []
+        if report.numeric is not None:
+            numeric, rows, cols = _combine(report.numeric)
+        if report.analytic is not None:
+            analytic, rows_a, cols_a = _combine(report.analytic)
+            if numeric is None:
+                rows, cols = rows_a, cols_a
+            elif analytic.shape != numeric.shape:
+                analytic = None
+        worst = None
+        w = report.worst
+        if w is not None and rows:
+            worst = (sum(rows[: w.output]) + w.index[0], sum(cols[: w.input]) + w.index[1])
+        missing = (
+            f"no analytic Jacobian:\ntorch raised {report.verdict}"
+            if analytic is None and not report.passed
+            else "no Jacobian"
+        )
+        plots.update_jacobians(
+            self.artists,
+            numeric=numeric,
+            analytic=analytic,
+            atol=report.atol,
+            rtol=report.rtol,
+            worst=worst,
+            row_splits=_splits(rows),
+            col_splits=_splits(cols),
+            missing=missing,
+        )

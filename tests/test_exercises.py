@@ -1,0 +1,176 @@
+"""gradkit.exercises: grading, hints, solutions, the panel and the zoo hunt."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gradkit import exercises
+from gradkit.exercises import EXERCISES, ExercisePanel, ZooHunt, grade, hint, solution
+from gradkit.zoo import CATALOGUE
+
+
+def _define(source: str, name: str):
+    namespace = {"torch": torch}
+    exec(source, namespace)
+    return namespace[name]
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_starter_fails_with_cause_bug_and_solution_passes(key):
+    ex = EXERCISES[key]
+    starter = grade(key, _define(ex.starter, ex.class_name))
+    assert not starter.passed
+    assert starter.report is not None and starter.report.cause == "bug"
+    assert starter.headline.startswith("Not yet")
+    assert any("your backward returns" in d for d in starter.details)
+    solved = grade(key, _define(ex.solution, ex.class_name))
+    assert solved.passed, str(solved)
+    assert solved.headline == "Correct: gradcheck passes in float64."
+
+
+def test_feedback_names_the_worst_entry_in_the_learners_terms():
+    ex = EXERCISES["cube"]
+    feedback = grade("cube", _define(ex.starter, ex.class_name))
+    where = next(d for d in feedback.details if d.startswith("At "))
+    # x = -1.25: the nudges measure 3x² = 4.6875, the starter's 3x returns -3.75
+    assert where == (
+        "At entry 1 (value -1.25) the nudges measure a slope of 4.6875, "
+        "but your backward returns -3.75."
+    )
+
+
+def test_a_wrong_forward_is_reported_before_gradcheck_runs():
+    class MyCube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**2
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 2 * x
+
+    feedback = grade("cube", MyCube)
+    assert not feedback.passed
+    assert feedback.report is None
+    assert "forward computes the wrong values" in feedback.details[0]
+
+
+def test_errors_in_learner_code_become_feedback():
+    class MyProduct(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return (grad_output,)  # one gradient for two inputs
+
+    feedback = grade("product", MyProduct)
+    assert not feedback.passed
+    assert feedback.report is not None and feedback.report.cause == "error"
+    assert feedback.headline == "Not yet: torch raised an error while checking your Function."
+
+    class Broken(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            raise RuntimeError("boom")
+
+    assert "forward raised RuntimeError: boom" in grade("cube", Broken).details[0]
+
+
+def test_missing_or_wrong_kind_of_class_is_explained():
+    assert "No class named MyCube yet" in grade("cube", None).details[0]
+    assert "not a torch.autograd.Function" in grade("cube", int).details[0]
+    assert "Expected the class MyCube" in grade("cube", 3).details[0]
+    with pytest.raises(KeyError, match="no exercise named 'square'"):
+        grade("square", None)
+
+
+def test_hints_and_solutions():
+    assert hint("cube", 1).startswith("Hint 1 of 3: ")
+    assert "3 * x**2" in hint("cube", 3)
+    with pytest.raises(ValueError, match="number must be a whole number from 1 to 3"):
+        hint("cube", 4)
+    assert "grad_output * b, grad_output * a" in solution("product")
+
+
+def test_panel_checks_hints_and_hides_the_solution_until_asked_twice():
+    ex = EXERCISES["sigmoid"]
+    namespace = {}
+    panel = ExercisePanel("sigmoid", namespace=namespace)
+    assert "No class named MySigmoid" in panel.feedback.value
+    namespace["MySigmoid"] = _define(ex.starter, ex.class_name)
+    panel.check_button.click()
+    assert "Not yet" in panel.feedback.value and panel.last is not None
+    assert not panel.last.passed
+
+    for k in range(1, len(ex.hints) + 2):
+        panel.hint_button.click()
+        assert panel.hints_html.value.count("Hint ") == min(k, len(ex.hints))
+    assert panel.hint_button.disabled
+
+    panel.solution_button.click()
+    assert panel.solution_html.value == ""
+    panel.solution_button.click()
+    assert "grad_output * y * (1 - y)" in panel.solution_html.value
+
+    namespace["MySigmoid"] = _define(ex.solution, ex.class_name)
+    panel.check_button.click()
+    assert panel.last.passed and "Correct" in panel.feedback.value
+    assert panel.error.value == ""
+
+
+def test_panel_shows_callback_errors_in_its_error_area(monkeypatch):
+    panel = ExercisePanel("cube", namespace={})
+
+    def explode(*_args, **_kwargs):
+        raise RuntimeError("grading exploded")
+
+    monkeypatch.setattr(exercises, "grade", explode)
+    panel.check_button.click()
+    assert "RuntimeError: grading exploded" in panel.error.value
+    monkeypatch.undo()
+    panel.check_button.click()
+    assert panel.error.value == ""
+
+
+def test_zoo_hunt_scores_predictions_against_check():
+    hunt = ZooHunt()
+    assert [value for _label, value in hunt.entry_dropdown.options] == hunt.names
+    assert {"CubeFn", "SigmoidFn"} <= set(hunt.names)
+    buggy = {n for n, e in CATALOGUE.items() if not e.correct}
+    assert buggy <= set(hunt.names)
+    for k, name in enumerate(hunt.names, start=1):
+        hunt.entry_dropdown.value = name
+        shown = hunt.code_html.value
+        assert f"class Specimen{k}Fn(torch.autograd.Function)" in shown
+        assert "def backward" in shown
+        assert name not in shown and '"""' not in shown  # neither name nor docstring gives it away
+        assert hunt.prediction.value is None
+        hunt.prediction.value = CATALOGUE[name].expected_cause["float64"]
+        hunt.run_button.click()
+        assert hunt.error.value == ""
+        assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
+        assert "Right: the cause is" in hunt.result.value
+        assert f"the zoo's <b>{name}</b>" in hunt.result.value
+    n = len(hunt.names)
+    assert f"Score: {n} right at the first try, out of {n} predicted" in hunt.score.value
+
+
+def test_zoo_hunt_wrong_and_missing_predictions():
+    hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
+    hunt.run_button.click()
+    assert "without a prediction" in hunt.result.value
+    hunt.prediction.value = "precision"
+    hunt.run_button.click()
+    assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
+    hunt.prediction.value = "bug"
+    hunt.run_button.click()  # a second try does not change the first-try score
+    assert "Score: 0 right at the first try, out of 1 predicted" in hunt.score.value
+    with pytest.raises(KeyError, match="no zoo entry named"):
+        ZooHunt(["NoSuchFn"])
+    with pytest.raises(ValueError, match="names must list at least one"):
+        ZooHunt([])

@@ -1,0 +1,631 @@
+"""The widgets, driven headless: set control values, read plotted data and readout text."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+
+from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, Quiz, SlopeExplorer, _base
+from gradkit.zoo import SquareFn
+
+
+@pytest.fixture
+def make():
+    """Build widgets and close them after the test."""
+    built = []
+
+    def build(cls, *args, **kwargs):
+        w = cls(*args, **kwargs)
+        built.append(w)
+        return w
+
+    yield build
+    for w in built:
+        w.close()
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ")
+
+
+def _slope(line) -> float:
+    x, y = line.get_data()
+    return (y[-1] - y[0]) / (x[-1] - x[0])
+
+
+def _connect_front_end(panel) -> None:
+    """What ipympl does when a browser shows the canvas; then the first full frame."""
+    panel._stage.canvas._handle_message(None, {"type": "initialized"}, [])
+    panel._stage.flush()
+
+
+def _pixels(panel) -> np.ndarray:
+    return np.asarray(panel._stage.canvas.get_renderer().buffer_rgba()).copy()
+
+
+# ------------------------------------------------------------------------- SlopeExplorer
+
+
+def test_slope_explorer_defaults_reproduce_the_seed(make):
+    w = make(SlopeExplorer)
+    assert "4.000" in _text(w.numeric_readout.value)
+    assert "4.000" in _text(w.analytic_readout.value)
+    assert "0.001" in _text(w.eps_readout.value)
+    assert w.error_area.value == ""
+    assert w.function_dropdown.value == "x²"
+    assert w.dtype_buttons.value is torch.float64
+    assert w.scheme_buttons.value == "central"
+    assert _slope(w.artists.secant) == pytest.approx(4.0, abs=1e-9)
+    assert _slope(w.artists.tangent) == pytest.approx(4.0)
+    px, py = w.artists.points.get_data()
+    assert list(px) == pytest.approx([2.001, 1.999])
+    assert list(py) == pytest.approx([2.001**2, 1.999**2])
+    assert w.artists.curve.get_data()[0][0] == pytest.approx(0.5)
+
+
+def test_slope_explorer_float32_parts_ways(make):
+    w = make(SlopeExplorer)
+    w.eps_slider.value = 1e-6
+    _, v = w.artists.zoom_curve.get_data()
+    assert len(np.unique(v)) > 200  # float64: a smooth line at this zoom
+    w.dtype_buttons.value = torch.float32
+    assert w.numeric == pytest.approx(3.814697265625)
+    assert _slope(w.artists.secant) == pytest.approx(w.numeric)
+    assert "3.815" in _text(w.numeric_readout.value)
+    assert "float32" in _text(w.numeric_readout.value)
+    assert "4.000" in _text(w.analytic_readout.value)
+    rel = float(re.search(r"relative error\s+([0-9.e+-]+)", _text(w.rel_error_readout.value))[1])
+    assert rel == pytest.approx(abs(w.numeric - 4) / 4, rel=1e-2)
+    # the zoom in units of eps holds a staircase: few distinct levels
+    _, v = w.artists.zoom_curve.get_data()
+    assert 3 <= len(np.unique(v)) < 60
+
+
+def test_slope_explorer_collapse_underflow_and_forward(make):
+    w = make(SlopeExplorer)
+    w.dtype_buttons.value = torch.float16
+    w.eps_slider.value = 1e-4
+    assert w.numeric == 0.0
+    assert "exactly 0" in _text(w.note_readout.value)
+    w.eps_slider.value = 1e-9  # below float16's smallest subnormal
+    assert math.isnan(w.numeric)
+    assert "rounds to 0" in _text(w.note_readout.value)
+    assert w.error_area.value == ""
+    w.dtype_buttons.value = torch.float64
+    w.eps_slider.value = 1e-2
+    w.scheme_buttons.value = "forward"
+    assert w.numeric == pytest.approx(4.01)  # (f(x+h) - f(x)) / h = 2x + h
+    assert list(w.artists.zoom_points.get_data()[0]) == [1.0, 0.0]
+    w.function_dropdown.value = "sin(x)"
+    assert w.analytic == pytest.approx(math.cos(2.0))
+    assert "sin" in w.artists.ax.get_title()
+
+
+def test_slope_explorer_steps_and_typed_eps(make):
+    w = make(SlopeExplorer)
+    w.eps_down.click()
+    assert w.eps_slider.value == pytest.approx(1e-4)
+    assert w.eps_text.value == "0.0001"
+    w.eps_up.click()
+    w.eps_up.click()
+    assert w.eps_slider.value == pytest.approx(1e-2)
+    w.x_up.click()
+    assert w.x_slider.value == pytest.approx(2.05)
+    w.x_down.click()
+    w.x_down.click()
+    assert w.x_slider.value == pytest.approx(1.95)
+    w.eps_text.value = "1e-6"
+    assert w.eps_slider.value == 1e-6
+    assert "1.0e-06" in _text(w.eps_readout.value)
+
+
+def test_bad_eps_text_shows_a_message_and_the_widget_keeps_working(make):
+    w = make(SlopeExplorer)
+    w.eps_text.value = "abc"
+    assert "eps must be a number" in w.error_area.value
+    assert w.eps_slider.value == 1e-3  # unchanged
+    w.eps_text.value = "1e-15"
+    assert "between 1e-12 and 1" in w.error_area.value
+    w.eps_slider.value = 1e-5  # works again, and the message goes
+    assert w.error_area.value == ""
+    assert w.eps_text.value == "1e-05"
+    assert "4.000" in _text(w.numeric_readout.value)
+
+
+def test_callback_errors_land_in_the_error_area(make):
+    def fragile(v):
+        if bool((torch.as_tensor(v) < -2.0).any()):
+            raise ValueError("fragile f is undefined below -2")
+        return v * v
+
+    w = make(SlopeExplorer, f=fragile, x=1.0)
+    assert w.function_dropdown.value == "your fragile"
+    assert w.error_area.value == ""
+    w.x_slider.value = -1.0  # the overview reaches -2.5: f raises inside the callback
+    assert "fragile f is undefined below -2" in w.error_area.value
+    assert isinstance(w.last_error, ValueError)
+    assert "gradkit-error" in w.error_area._dom_classes
+    w.x_slider.value = 1.5  # still alive
+    assert w.error_area.value == ""
+    assert w.analytic == pytest.approx(3.0)
+
+
+def test_slope_explorer_rejects_bad_arguments():
+    from ipywidgets.widgets.widget import _instances
+
+    before = len(_instances)
+    with pytest.raises(ValueError, match="scheme"):
+        SlopeExplorer(scheme="sideways")
+    with pytest.raises(ValueError, match="dtype"):
+        SlopeExplorer(dtype="float8")
+    with pytest.raises(ValueError, match="eps"):
+        SlopeExplorer(eps=1e-20)
+    with pytest.raises(ValueError, match="not one of"):
+        SlopeExplorer(f="tan(x)")
+    with pytest.raises(TypeError, match="f must be a function"):
+        SlopeExplorer(f=3)
+    with pytest.raises(TypeError, match="x must be a finite number"):
+        SlopeExplorer(x=math.nan)
+    assert len(_instances) == before  # a failed constructor closes what it opened
+
+
+# ---------------------------------------------------------------------------- EpsilonLab
+
+
+def test_epsilon_lab_shows_the_seed_point_at_gradchecks_eps(make):
+    w = make(EpsilonLab)
+    assert w.function_dropdown.value == "x³" and w.x_slider.value == 0.5
+    assert w.eps_slider.value == 1e-6
+    tolerance = w.artists.tolerance.get_data()[1][0]
+    eps, y32 = w.artists.curves["float32"].get_data()
+    _, y64 = w.artists.curves["float64"].get_data()
+    k = int(np.argmin(np.abs(np.log10(eps) + 6)))
+    assert y32[k] > tolerance > y64[k]
+    assert "fails" in _text(w.error_readout.value)
+    assert "13" in _text(w.error_readout.value)  # about 13 times the tolerance
+    table = _text(w.table_readout.value)
+    assert re.search(r"float64.*passes", table) and re.search(r"float32.*fails", table)
+    # the highlighted dtype is drawn thicker
+    assert w.artists.curves["float32"].get_linewidth() > w.artists.curves["float64"].get_linewidth()
+    # the marker sits on the float32 error measured at exactly this eps
+    assert w.artists.eps_marker.get_data()[1][0] == pytest.approx(
+        float(w.at_eps["float32"].error[0])
+    )
+    # float16 eps below its smallest number underflows: marked, not NaN on the curve
+    assert len(w.artists.underflow["float16"].get_data()[0]) > 0
+    stars = w.artists.optima["float32"].get_data()[0]
+    assert stars[0] == pytest.approx(1.55e-3, rel=0.05)
+    assert w.artists.ax.get_xscale() == "log"
+
+
+def test_epsilon_lab_controls(make):
+    w = make(EpsilonLab, f=torch.exp, x=1.0, dtype="float64")
+    assert w.function_dropdown.value == "your exp"
+    assert "float64 error" in _text(w.error_readout.value)
+    w.eps_text.value = "3e-3"
+    assert w.eps_slider.value == 3e-3
+    assert list(w.artists.eps_line.get_xdata()) == [3e-3, 3e-3]
+    w.dtype_buttons.value = torch.bfloat16
+    assert w.artists.curves["bfloat16"].get_alpha() == 1.0
+    assert w.artists.curves["float64"].get_alpha() < 1.0
+    w.theory_checkbox.value = False
+    assert not w.artists.rounding.get_visible()
+    w.function_dropdown.value = "x²"  # no truncation arm: no theoretical optimum
+    assert "no best eps" in _text(w.optimal_readout.value)
+    w.scheme_buttons.value = "forward"
+    assert w.sweep.scheme == "forward"
+    assert w.error_area.value == ""
+
+
+# -------------------------------------------------------------------------- GradcheckLab
+
+
+def test_gradcheck_lab_verdicts(make, quiet_gradcheck):
+    w = make(GradcheckLab)
+    assert w.function_dropdown.value == "SquareFn"
+    assert "pass" in _text(w.verdict_html.value)
+    assert "gradkit-verdict" in w.verdict_html._dom_classes
+    assert w.retry_button.disabled
+
+    w.dtype_buttons.value = torch.float32
+    verdict = _text(w.verdict_html.value)
+    assert "GradcheckError" in verdict and "precision" in verdict
+    assert not w.retry_button.disabled
+    assert "float64" in _text(w.suggestion_html.value)
+    assert "requires gradient" in _text(w.message_html.value)  # torch's warning, shown
+    w.retry_button.click()
+    assert w.dtype_buttons.value is torch.float64
+    assert "pass" in _text(w.verdict_html.value)
+
+    w.function_dropdown.value = "WrongSquareFn"
+    verdict = _text(w.verdict_html.value)
+    assert "GradcheckError" in verdict and "bug" in verdict
+    assert "Jacobian mismatch" in w.message_html.value
+    assert "worst entry" in _text(w.worst_readout.value)
+    # heatmaps: numeric diag(1, 3), analytic diag(1.5, 4.5), worst entry boxed
+    np.testing.assert_allclose(np.diag(w.artists.images[0].get_array()), [1.0, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(np.diag(w.artists.images[1].get_array()), [1.5, 4.5])
+    r, c = w.report.worst.index
+    assert w.artists.worst[2].get_visible() and w.artists.worst[2].get_xy() == (c - 0.5, r - 0.5)
+    assert w.error_area.value == ""
+
+
+def test_gradcheck_lab_settings_and_other_entries(make, quiet_gradcheck):
+    w = make(GradcheckLab, "MatmulFn")
+    assert w.report.passed
+    assert len(w.artists.separators) == 3  # two inputs: one line per heatmap
+    w.atol_text.value = "0"
+    w.rtol_text.value = "0"
+    assert not w.report.passed  # nothing survives a zero tolerance
+    w.atol_text.value = "lots"
+    assert "atol must be a number" in w.error_area.value
+    w.atol_text.value = "1e-5"
+    w.rtol_text.value = "1e-3"
+    assert w.error_area.value == "" and w.report.passed
+    w.fast_mode_checkbox.value = True
+    assert w.report.fast_mode
+    w.function_dropdown.value = "UnreducedBroadcastAddFn"
+    assert "RuntimeError" in _text(w.verdict_html.value)
+    assert "no analytic Jacobian" in w.artists.notes[1].get_text()
+    w.function_dropdown.value = "ComplexSquareFn"
+    w.dtype_buttons.value = torch.float16
+    assert "complex" in w.error_area.value
+    w.dtype_buttons.value = torch.float32
+    assert w.error_area.value == ""
+    assert "precision" in _text(w.verdict_html.value)
+
+
+def test_gradcheck_lab_takes_your_function(make, quiet_gradcheck):
+    x = torch.tensor([0.25, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    w = make(GradcheckLab, lambda v: SquareFn.apply(v) * 3, (x,))
+    assert w.function_dropdown.value == "fn (yours)"
+    assert w.report.passed and w.artists.images[0].get_array().shape == (3, 3)
+    w.dtype_buttons.value = torch.float32
+    assert "precision" in _text(w.verdict_html.value)
+    assert x.dtype is torch.float64  # the caller's tensor is untouched
+    w2 = make(GradcheckLab, SquareFn)
+    assert w2.function_dropdown.value == "SquareFn"
+    with pytest.raises(TypeError, match="inputs= is needed"):
+        GradcheckLab(lambda v: v * v)
+    with pytest.raises(ValueError, match="not a zoo entry"):
+        GradcheckLab("NoSuchFn")
+
+
+# ---------------------------------------------------------------------------- FloatRuler
+
+
+def test_float_ruler_shows_where_x_plus_minus_eps_land(make):
+    w = make(FloatRuler)
+    r = w.ruler
+    assert w.dtype_buttons.value is torch.float32
+    assert r.ulp == 2.0**-24
+    assert r.upper == pytest.approx(0.5 + 17 * 2.0**-24)
+    _, upper = w.artists.landed.get_data()[0]
+    assert upper == pytest.approx((r.upper - 0.5) / 1e-6)
+    assert "17 ulps" in w.artists.zoom_right.get_text()
+    assert "0.5000010132789612" in _text(w.landing_readout.value)
+    assert "1.013" in _text(w.step_readout.value)
+    assert "three different float32" in _text(w.collapse_readout.value)
+    # just above a power of two the spacing below is half: ticks at -0.5, -1, ...
+    assert -0.5 in list(w.artists.zoom_ticks.get_data()[0])
+
+    w.eps_slider.value = 1e-8
+    assert w.ruler.collapsed
+    assert "exactly 0" in _text(w.collapse_readout.value)
+    assert list(w.artists.landed.get_data()[0]) == [0.0, 0.0]
+
+    w.dtype_buttons.value = torch.float64
+    w.eps_slider.value = 1e-6
+    assert w.artists.dense.get_visible()
+    assert w.artists.dense_text.get_visible()
+    assert "eps is 9.01e+09 ulps" in _text(w.ulp_readout.value)
+
+    w.dtype_buttons.value = torch.float16
+    w.eps_text.value = "1e-8"
+    assert w.ruler.underflow
+    assert "rounds to 0" in _text(w.collapse_readout.value)
+    w.x_slider.value = 0.1
+    assert "stored as 0.0999755859375" in _text(w.x_readout.value)
+    assert w.error_area.value == ""
+
+
+# ---------------------------------------------------------------------------------- Quiz
+
+
+def test_quiz_gives_immediate_feedback(make):
+    q = make(
+        Quiz,
+        "What does gradcheck do when a backward rule is wrong?",
+        ["It returns False", "It raises GradcheckError", "It fixes the rule"],
+        answer=1,
+        explain={"It returns False": "Only with raise_exception=False."},
+    )
+    assert q.correct is None and q.feedback_html.value == ""
+    q.choice_buttons.value = "It returns False"
+    assert q.correct is False
+    assert "Not quite" in q.feedback_html.value
+    assert "raise_exception=False" in q.feedback_html.value
+    q.choice_buttons.value = "It raises GradcheckError"
+    assert q.correct is True and q.attempts == 2
+    assert "Right" in q.feedback_html.value
+    assert "gradkit-verdict" in q.feedback_html._dom_classes
+    assert q.figure is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"choices": ["a"], "answer": 0}, ValueError, "at least two"),
+        ({"choices": ["a", "a"], "answer": 0}, ValueError, "distinct"),
+        ({"choices": ["a", "b"], "answer": 2}, ValueError, "not an index"),
+        ({"choices": ["a", "b"], "answer": "c"}, ValueError, "not one of the choices"),
+        ({"choices": "ab", "answer": 0}, TypeError, "list of strings"),
+        ({"choices": ["a", "b"], "answer": 0, "explain": ["x"]}, ValueError, "one per choice"),
+    ],
+)
+def test_quiz_rejects_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Quiz("Q?", **kwargs)
+
+
+# -------------------------------------------------------------------- shared behaviour
+
+
+@pytest.mark.parametrize(
+    ("cls", "css"),
+    [
+        (SlopeExplorer, "gradkit-slope-explorer"),
+        (EpsilonLab, "gradkit-epsilon-lab"),
+        (FloatRuler, "gradkit-float-ruler"),
+        (GradcheckLab, "gradkit-gradcheck-lab"),
+    ],
+)
+def test_widgets_carry_the_css_classes_browser_tests_use(make, cls, css):
+    w = make(cls)
+    assert isinstance(w, widgets.VBox)
+    assert {"gradkit-widget", css} <= set(w._dom_classes)
+    assert "gradkit-eps" in w.eps_slider._dom_classes
+    assert "gradkit-eps-down" in w.eps_down._dom_classes
+    assert "gradkit-eps-up" in w.eps_up._dom_classes
+    assert "gradkit-eps-text" in w.eps_text._dom_classes
+    assert "gradkit-dtype" in w.dtype_buttons._dom_classes
+    assert "gradkit-error" in w.error_area._dom_classes
+    readouts = [c for c in _walk(w) if "gradkit-readout" in getattr(c, "_dom_classes", ())]
+    assert len(readouts) >= 4
+    assert w.figure.canvas in list(_walk(w))  # the live canvas is part of the widget tree
+    png = w._stage.png()
+    assert png[:4] == b"\x89PNG"
+    assert int.from_bytes(png[16:20], "big") == 860  # as wide as a notebook's output area
+    controls = [c for c in _walk(w) if "gradkit-controls" in getattr(c, "_dom_classes", ())]
+    assert controls[0].layout.min_width == "320px"
+    for c in _walk(w):
+        if isinstance(c, (widgets.FloatSlider, widgets.FloatLogSlider, widgets.Button)):
+            assert c.tooltip or c.description
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def test_figures_never_enter_pyplot_and_close_frees_them():
+    before = plt.get_fignums()
+    built = [cls() for cls in (SlopeExplorer, EpsilonLab, FloatRuler, GradcheckLab)]
+    assert plt.get_fignums() == before
+    for w in built:
+        canvas = w.figure.canvas
+        w.close()
+        assert w.closed and canvas.comm is None
+        assert w.eps_slider.comm is None
+        w.close()  # twice is fine
+    assert plt.get_fignums() == before
+
+
+def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
+    context = {"value": ("cell-a", "run-1", ())}
+    monkeypatch.setattr(_base, "_cell_context", lambda: context["value"])
+    first, second = SlopeExplorer(), FloatRuler()  # one run may build several widgets
+    assert not first.closed and not second.closed
+    context["value"] = ("cell-b", "run-2", ())
+    other = Quiz("Q?", ["a", "b"], 0)  # another cell: nothing closes
+    assert not first.closed
+    context["value"] = ("cell-a", "run-3", ())  # cell a re-run
+    again = SlopeExplorer()
+    assert first.closed and second.closed and not again.closed and not other.closed
+    context["value"] = ("cell-c", "run-4", ("cell-b",))  # cell b deleted
+    last = Quiz("Q?", ["a", "b"], 1)
+    assert other.closed and not last.closed
+    again.close()
+    last.close()
+    _base._BY_CELL.clear()
+
+
+@pytest.mark.parametrize(
+    ("cls", "control", "values"),
+    [
+        (SlopeExplorer, "eps_slider", [1e-5, 1e-8]),
+        (SlopeExplorer, "dtype_buttons", [torch.float32]),
+        (EpsilonLab, "eps_slider", [1e-4, 1e-9]),
+        (EpsilonLab, "dtype_buttons", [torch.float16]),
+        (FloatRuler, "eps_slider", [1e-7, 1e-3, 1e-2, 1e-9]),
+        (FloatRuler, "x_slider", [-2.5]),
+    ],
+)
+def test_blitted_frames_match_a_full_redraw(make, cls, control, values):
+    w = make(cls)
+    _connect_front_end(w)
+    stage = w._stage
+    for value in values:
+        getattr(w, control).value = value
+        assert not stage._full_pending  # blitted inside the callback: no draw request pending
+        blitted = _pixels(w)
+        stage.canvas.draw()
+        assert np.array_equal(blitted, _pixels(w))
+
+
+def test_png_fallback_without_ipympl(monkeypatch, make):
+    monkeypatch.setattr(_base, "_IpymplCanvas", None)
+    w = make(FloatRuler)
+    assert isinstance(w._stage.widget, widgets.Image)
+    assert w._stage.widget.value[:4] == b"\x89PNG"
+    w.eps_slider.value = 1e-8
+    assert "exactly 0" in _text(w.collapse_readout.value)
+
+
+# ------------------------------------------------------------------------ monkey tests
+
+
+def _monkey(w, actions, n: int, seed: int, allowed_error=lambda w: False) -> None:
+    """Random control changes: valid ones raise nothing, bad typing gives a message."""
+    rng = random.Random(seed)
+    before = plt.get_fignums()
+    bad = 0
+    for step in range(n):
+        name, act, valid = rng.choice(actions)
+        previous = w.last_error
+        act(rng)
+        if valid is None:  # the action checks itself
+            continue
+        if valid:
+            fresh = w.last_error is not previous
+            assert not fresh or allowed_error(w), (step, name, w.last_traceback)
+        elif w.last_error is not previous:
+            bad += 1
+            assert isinstance(w.last_error, _base.InputError)
+            assert "must be" in w.error_area.value
+        if step % 250 == 249:
+            w._stage.flush()  # render now and then: drawing must not fail either
+    assert bad > 0  # the bad inputs were exercised
+    assert plt.get_fignums() == before
+
+
+def _eps_actions(w):
+    return [
+        ("eps", lambda r: setattr(w.eps_slider, "value", 10 ** r.uniform(-12, 0)), True),
+        ("eps down", lambda r: w.eps_down.click(), True),
+        ("eps up", lambda r: w.eps_up.click(), True),
+        (
+            "eps text",
+            lambda r: setattr(w.eps_text, "value", f"{10 ** r.uniform(-12, 0):.2e}"),
+            True,
+        ),
+        (
+            "bad text",
+            lambda r: setattr(w.eps_text, "value", r.choice(["x", "1e-30", "", "5"])),
+            False,
+        ),
+        ("dtype", lambda r: setattr(w.dtype_buttons, "value", r.choice(_DTYPES)), True),
+    ]
+
+
+def _x_actions(w):
+    return [
+        (
+            "x",
+            lambda r: setattr(w.x_slider, "value", r.uniform(w.x_slider.min, w.x_slider.max)),
+            True,
+        ),
+        ("x down", lambda r: w.x_down.click(), True),
+        ("x up", lambda r: w.x_up.click(), True),
+    ]
+
+
+_DTYPES = [torch.float64, torch.float32, torch.float16, torch.bfloat16]
+
+
+def test_monkey_slope_explorer(make):
+    w = make(SlopeExplorer)
+    actions = (
+        _eps_actions(w)
+        + _x_actions(w)
+        + [
+            (
+                "f",
+                lambda r: setattr(
+                    w.function_dropdown, "value", r.choice(w.function_dropdown.options)
+                ),
+                True,
+            ),
+            (
+                "scheme",
+                lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
+                True,
+            ),
+        ]
+    )
+    _monkey(w, actions, 1000, seed=1)
+
+
+def test_monkey_epsilon_lab(make):
+    w = make(EpsilonLab)
+    actions = (
+        _eps_actions(w)
+        + _x_actions(w)
+        + [
+            (
+                "f",
+                lambda r: setattr(
+                    w.function_dropdown, "value", r.choice(w.function_dropdown.options)
+                ),
+                True,
+            ),
+            (
+                "scheme",
+                lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
+                True,
+            ),
+            ("theory", lambda r: setattr(w.theory_checkbox, "value", r.random() < 0.5), True),
+        ]
+    )
+    _monkey(w, actions, 1000, seed=2)
+
+
+def test_monkey_float_ruler(make):
+    w = make(FloatRuler)
+    _monkey(w, _eps_actions(w) + _x_actions(w), 1000, seed=3)
+
+
+def test_monkey_gradcheck_lab(make, quiet_gradcheck):
+    w = make(GradcheckLab)
+    names = list(w.function_dropdown.options)
+
+    def bad_tolerance(r) -> None:
+        w.rtol_text.value = "-1"
+        assert "rtol must be between" in w.error_area.value
+        w.rtol_text.value = "1e-3"
+        assert "rtol" not in w.error_area.value
+
+    actions = [a for a in _eps_actions(w) if a[0] not in ("eps", "eps text")] + [
+        ("eps", lambda r: setattr(w.eps_slider, "value", r.choice([1e-8, 1e-6, 1e-4, 1e-2])), True),
+        ("f", lambda r: setattr(w.function_dropdown, "value", r.choice(names)), True),
+        ("atol", lambda r: setattr(w.atol_text, "value", r.choice(["1e-5", "1e-3", "0"])), True),
+        ("rtol", lambda r: setattr(w.rtol_text, "value", r.choice(["1e-3", "0.1", "0"])), True),
+        ("bad tol", bad_tolerance, None),
+        ("fast", lambda r: setattr(w.fast_mode_checkbox, "value", r.random() < 0.5), True),
+        ("retry", lambda r: w.retry_button.click(), True),
+    ]
+
+    def complex_in_half(w) -> bool:
+        return "complex" in w.error_area.value and w.dtype in (torch.float16, torch.bfloat16)
+
+    _monkey(w, actions, 1000, seed=4, allowed_error=complex_in_half)
+
+
+def test_monkey_quiz(make):
+    q = make(Quiz, "Q?", ["a", "b", "c"], "b", explain=["no", "yes", "no"])
+    before = plt.get_fignums()
+    rng = random.Random(5)
+    for _ in range(1000):
+        choice = rng.choice(["a", "b", "c", None])
+        q.choice_buttons.value = choice
+        assert q.correct == (None if choice is None else choice == "b")
+        assert q.error_area.value == ""
+    assert plt.get_fignums() == before
