@@ -146,7 +146,7 @@ def _scalar_output(value: object, argument: str) -> torch.Tensor:
             )
         return value.reshape(())
     if isinstance(value, (int, float)):
-        return torch.tensor(float(value))
+        return torch.tensor(float(value), dtype=torch.float64)
     raise TypeError(f"{argument} must return a number or a tensor, got {type(value).__name__}")
 
 
@@ -254,7 +254,10 @@ def analytic_slope(f: Callable, x: float) -> float:
     x_t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
     y = _scalar_output(f(x_t), "f")
     if not y.requires_grad:
-        return 0.0
+        raise ValueError(
+            "f's result does not depend on its input through torch operations, so autograd "
+            "cannot differentiate it; build f from torch functions (torch.sin(v), not math.sin(v))"
+        )
     (g,) = torch.autograd.grad(y, x_t, allow_unused=True)
     return 0.0 if g is None else float(g)
 

@@ -724,8 +724,26 @@ class RulerArtists:
 
     @property
     def slow(self) -> tuple:
-        """Artists that change with x and dtype (and when the view turns too dense), not eps."""
-        return (self.dense, self.dense_text, self.zoom_ticks, self.zoom_centre)
+        """Artists that change with x and dtype, and show or hide at thresholds, not with eps.
+
+        What they show depends on x, the dtype and :meth:`slow_state`.
+        """
+        return (
+            self.dense,
+            self.dense_text,
+            self.zoom_ticks,
+            self.zoom_centre,
+            self.zoom_left,
+            self.zoom_right,
+        )
+
+    def slow_state(self) -> tuple[bool, bool, bool]:
+        """Which threshold labels show: too dense to draw, lands beyond the zoom left / right."""
+        return (
+            self.dense.get_visible(),
+            self.zoom_left.get_visible(),
+            self.zoom_right.get_visible(),
+        )
 
     @property
     def fast(self) -> tuple:
@@ -738,8 +756,6 @@ class RulerArtists:
             self.centre,
             self.zoom_requested,
             self.zoom_landed,
-            self.zoom_left,
-            self.zoom_right,
         )
 
 
@@ -794,11 +810,26 @@ def draw_float_ruler(
     (zoom_requested,) = zoom_ax.plot([], [], "o", ms=9, mfc="white", mec=_VERMILLION, mew=1.8)
     (zoom_landed,) = zoom_ax.plot([], [], "o", ms=7, color=_VERMILLION)
     (zoom_centre,) = zoom_ax.plot([], [], "|", ms=22, mew=2.5, color=_BLUE)
+    # fixed labels, shown or hidden: the number of ulps is a readout's job
     zoom_left = zoom_ax.text(
-        -zoom_ulps - 0.5, 0.55, "", ha="left", va="center", fontsize=8.5, color=_VERMILLION
+        -zoom_ulps - 0.5,
+        0.55,
+        "← x − eps lands further out",
+        ha="left",
+        va="center",
+        fontsize=8.5,
+        color=_VERMILLION,
+        visible=False,
     )
     zoom_right = zoom_ax.text(
-        zoom_ulps + 0.5, 0.55, "", ha="right", va="center", fontsize=8.5, color=_VERMILLION
+        zoom_ulps + 0.5,
+        0.55,
+        "x + eps lands further out →",
+        ha="right",
+        va="center",
+        fontsize=8.5,
+        color=_VERMILLION,
+        visible=False,
     )
     return RulerArtists(
         ax,
@@ -819,12 +850,6 @@ def draw_float_ruler(
         view,
         zoom_ulps,
     )
-
-
-def _away(offset_ulps: float, label: str, side: str) -> str:
-    arrow = "←" if side == "left" else "→"
-    text = f"{label}: {abs(offset_ulps):.3g} ulps"
-    return f"{arrow} {text}" if side == "left" else f"{text} {arrow}"
 
 
 def update_float_ruler(
@@ -879,7 +904,5 @@ def update_float_ruler(
     artists.zoom_landed.set_data(inside, [0.0] * len(inside))
     req = [v for v in (-eps_in_ulps, eps_in_ulps) if math.isfinite(v) and abs(v) <= zu + 0.5]
     artists.zoom_requested.set_data(req, [0.6] * len(req))
-    left = zoom_lower if math.isfinite(zoom_lower) and zoom_lower < -zu - 0.5 else None
-    right = zoom_upper if math.isfinite(zoom_upper) and zoom_upper > zu + 0.5 else None
-    artists.zoom_left.set_text(_away(left, "x − eps", "left") if left is not None else "")
-    artists.zoom_right.set_text(_away(right, "x + eps", "right") if right is not None else "")
+    artists.zoom_left.set_visible(math.isfinite(zoom_lower) and zoom_lower < -zu - 0.5)
+    artists.zoom_right.set_visible(math.isfinite(zoom_upper) and zoom_upper > zu + 0.5)

@@ -115,6 +115,13 @@ def test_a_function_that_does_not_broadcast_is_evaluated_point_by_point():
 def test_analytic_slope_is_autograd_in_float64():
     assert gradkit.analytic_slope(torch.sin, 0.3) == pytest.approx(math.cos(0.3), abs=1e-15)
     assert gradkit.analytic_slope(lambda v: v * 0 + 1, 0.3) == 0.0
+    with pytest.raises(ValueError, match=r"torch.sin\(v\), not math.sin\(v\)"):
+        gradkit.analytic_slope(lambda v: math.sin(v.detach().item()), 0.3)
+
+
+def test_a_function_returning_python_floats_keeps_float64():
+    slope = gradkit.numeric_slope(lambda v: float(v) ** 2, 2.0, 1e-3)
+    assert slope == pytest.approx(4.0, abs=1e-9)
 
 
 # ------------------------------------------------------------------------- theory and sweeps

@@ -270,8 +270,8 @@ def test_ruler_draws_ticks_or_says_they_are_too_dense():
     assert np.count_nonzero(~np.isnan(xs)) == 14  # two ends per tick
     assert list(art.landed.get_data()[0]) == [-1.02, 1.02]
     assert not art.dense.get_visible()
-    assert art.zoom_left.get_text() == "← x − eps: 17 ulps"
-    assert art.zoom_right.get_text() == "x + eps: 17 ulps →"
+    assert art.zoom_left.get_visible() and art.zoom_right.get_visible()
+    assert art.slow_state() == (False, True, True)
     assert len(art.zoom_landed.get_data()[0]) == 0  # both land outside the zoom
     _render(fig)
 
@@ -301,5 +301,5 @@ def test_ruler_draws_ticks_or_says_they_are_too_dense():
     )
     assert list(art.landed.get_data()[0]) == [0.0, 0.0]
     assert list(art.zoom_requested.get_data()[0]) == [-0.17, 0.17]
-    assert art.zoom_left.get_text() == "" and art.zoom_right.get_text() == ""
+    assert not art.zoom_left.get_visible() and not art.zoom_right.get_visible()
     _render(fig)

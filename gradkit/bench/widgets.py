@@ -245,6 +245,6 @@ def run(full: bool, device: str) -> list[Row]:
     finally:
         lab.close()
     lab_anchor = _anchor(_gradcheck_render, (8.6, 3.5), _entry_dropdown, entries, repeat)
-    rows.append(_row("GradcheckLab: Function change (runs gradcheck)", lab_samples, lab_anchor,
+    rows.append(_row("GradcheckLab: Function change (+gradcheck)", lab_samples, lab_anchor,
                      False))  # fmt: skip
     return rows

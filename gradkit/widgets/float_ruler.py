@@ -130,7 +130,7 @@ class FloatRuler(Panel):
         self._show_readouts(x, eps, name, r)
         # the zoom's ticks and the 'too dense' band change with x and dtype, not with eps:
         # an eps change redraws only what moves with eps, over a cached picture of the rest
-        slow = (x, dtype, r.view_ticks is None)
+        slow = (x, dtype, self.artists.slow_state())
         layer = 1 if slow == self._slow else 0
         self._slow = slow
         if full:
@@ -152,8 +152,11 @@ class FloatRuler(Panel):
                 "x ± eps", "no nudge", f"eps = {eps:.1e} rounds to 0 in {name}"
             )
         else:
+            away = fmt((r.upper - r.x) / r.ulp, ".3g")
             self.landing_readout.value = readout_html(
-                "x − eps → ", repr(r.lower), f"x + eps → <b>{r.upper!r}</b>"
+                "x − eps → ",
+                repr(r.lower),
+                f"x + eps → <b>{r.upper!r}</b> ({away} ulps above x)",
             )
         if r.underflow or r.collapsed:
             step_text, detail = "0", "no nudge survives the rounding"
