@@ -540,10 +540,22 @@ class ExercisePanel(widgets.VBox):
 _HUNT_DECOYS = ((2, "CubeFn"), (7, "SigmoidFn"))
 
 
+def _whole_class_source(function: type) -> str:
+    """A Function's source as one class: a zoo twin's inherited forward is spliced back in."""
+    source = inspect.getsource(function)
+    base = function.__mro__[1]
+    if base is torch.autograd.Function or "forward" in vars(function):
+        return source
+    forward = inspect.getsource(base.forward)  # indented, with its @staticmethod line
+    backward_at = source.index("    @staticmethod\n    def backward")
+    source = source[:backward_at] + forward + "\n" + source[backward_at:]
+    return source.replace(f"({base.__name__}):", "(torch.autograd.Function):", 1)
+
+
 def _specimen_source(e: zoo.ZooEntry, label: str) -> str:
     """The Function's source with its docstring removed and its telling name replaced."""
     try:
-        source = inspect.getsource(e.function)
+        source = _whole_class_source(e.function)
     except (OSError, TypeError):
         return f"# the source of this Function is not available; it computes {e.formula}"
     lines = source.splitlines()

@@ -1,7 +1,8 @@
 """A catalogue of custom ``torch.autograd.Function`` classes: correct rules and their buggy twins.
 
-Each buggy twin is named after its bug and differs from a correct Function only in ``backward``
-(or, for the random forward, in ``forward``). Tests, widgets and lessons all draw from
+Each buggy twin is named after its bug and subclasses its correct Function, overriding only
+``backward``: the forward is inherited, so the twins differ from the right rule in exactly one
+place (the random forward is the one standalone exception). Tests, widgets and lessons all draw from
 :data:`CATALOGUE`, so a learner meets the same examples everywhere.
 
 Depends on torch only.
@@ -220,13 +221,8 @@ class ComplexSquareFn(torch.autograd.Function):
 # ----------------------------------------------------------------------------- buggy twins
 
 
-class WrongSquareFn(torch.autograd.Function):
+class WrongSquareFn(SquareFn):
     """x * x with the wrong constant in backward: 3 x instead of 2 x (the seed's example)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -234,13 +230,8 @@ class WrongSquareFn(torch.autograd.Function):
         return grad_output * 3 * x
 
 
-class WrongConstantCubeFn(torch.autograd.Function):
+class WrongConstantCubeFn(CubeFn):
     """x ** 3 with backward 2 x^2: the power rule's constant forgotten."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x**3
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -248,14 +239,8 @@ class WrongConstantCubeFn(torch.autograd.Function):
         return grad_output * 2 * x**2
 
 
-class ForgotGradOutputSigmoidFn(torch.autograd.Function):
+class ForgotGradOutputSigmoidFn(SigmoidFn):
     """sigmoid whose backward returns y (1 - y) without multiplying by grad_output."""
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.sigmoid(x)
-        ctx.save_for_backward(y)
-        return y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -263,14 +248,8 @@ class ForgotGradOutputSigmoidFn(torch.autograd.Function):
         return y * (1 - y)
 
 
-class SignErrorTanhFn(torch.autograd.Function):
+class SignErrorTanhFn(TanhFn):
     """tanh whose backward has a sign error: -(1 - y^2)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.tanh(x)
-        ctx.save_for_backward(y)
-        return y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -278,13 +257,8 @@ class SignErrorTanhFn(torch.autograd.Function):
         return -grad_output * (1 - y * y)
 
 
-class TransposedMatmulFn(torch.autograd.Function):
+class TransposedMatmulFn(MatmulFn):
     """A @ B whose backward for A uses grad @ B instead of grad @ B^T (square B hides the shape)."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a @ b
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -292,25 +266,16 @@ class TransposedMatmulFn(torch.autograd.Function):
         return grad_output @ b, a.transpose(-2, -1) @ grad_output
 
 
-class UnreducedBroadcastAddFn(torch.autograd.Function):
+class UnreducedBroadcastAddFn(BroadcastAddFn):
     """x + b[:, None] whose backward returns b's gradient unreduced, with x's shape."""
-
-    @staticmethod
-    def forward(ctx, x, b):
-        return x + b[:, None]
 
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output, grad_output
 
 
-class MissingConjComplexSquareFn(torch.autograd.Function):
+class MissingConjComplexSquareFn(ComplexSquareFn):
     """Complex z * z whose backward forgets the conj: grad_output * 2 z."""
-
-    @staticmethod
-    def forward(ctx, z):
-        ctx.save_for_backward(z)
-        return z * z
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -318,14 +283,8 @@ class MissingConjComplexSquareFn(torch.autograd.Function):
         return grad_output * 2 * z
 
 
-class InplaceSavedExpFn(torch.autograd.Function):
+class InplaceSavedExpFn(ExpFn):
     """exp whose backward multiplies the saved output in place (``y.mul_``), corrupting it."""
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.exp(x)
-        ctx.save_for_backward(y)
-        return y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -348,14 +307,8 @@ class RandomForwardFn(torch.autograd.Function):
         return grad_output * mask
 
 
-class NoisyBackwardTanhFn(torch.autograd.Function):
+class NoisyBackwardTanhFn(TanhFn):
     """tanh whose backward is off by a random 1e-10 relative, like a non-deterministic atomicAdd."""
-
-    @staticmethod
-    def forward(ctx, x):
-        y = torch.tanh(x)
-        ctx.save_for_backward(y)
-        return y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -363,13 +316,8 @@ class NoisyBackwardTanhFn(torch.autograd.Function):
         return grad_output * (1 - y * y) * (1 + 1e-10 * torch.randn_like(y))
 
 
-class OneEntryWrongSquareFn(torch.autograd.Function):
+class OneEntryWrongSquareFn(SquareFn):
     """x * x whose backward is off by 0.1 in a single Jacobian entry (the first one)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
 
     @staticmethod
     def backward(ctx, grad_output):
