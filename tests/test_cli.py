@@ -102,7 +102,8 @@ def test_notebook_command_binds_localhost_with_a_token(tmp_path):
     assert "--ServerApp.ip=127.0.0.1" in command
     assert "--IdentityProvider.token=abc123" in command
     assert "--ServerApp.port=8123" in command
-    assert not any(arg.endswith("token=") or "token=''" in arg for arg in command)
+    tokens = [arg.split("=", 1)[1] for arg in command if arg.startswith("--IdentityProvider.token")]
+    assert tokens == ["abc123"]
 
 
 def test_notebook_refuses_an_empty_token(tmp_path, capsys):

@@ -53,7 +53,7 @@ __all__ = [
     "wait_settled",
 ]
 
-#: Debian's chromium; ``make test`` installs it with apt-get. Never ``playwright install``.
+#: Debian's chromium; ``make test`` installs it with apt-get (Playwright never downloads one).
 CHROMIUM = "/usr/bin/chromium"
 
 #: Launch arguments for a headless chromium on a build machine without GPU or network.
@@ -452,7 +452,7 @@ def chromium_missing_message() -> str:
     """Why the browser suite cannot run, when Debian's chromium is not installed."""
     return (
         f"{CHROMIUM} not found: install Debian's chromium with `apt-get install -y chromium` "
-        "(make test does this); never `playwright install`."
+        "(make test does this); Playwright must not download a browser of its own."
     )
 
 

@@ -4,7 +4,7 @@ The server is started the way ``make notebook`` starts it (``gradkit notebook``)
 lessons in a temporary folder (running cells saves outputs, which must never land in
 ``notebooks/``), on 127.0.0.1, a free port and a random token; it is stopped by PID at the end of
 the session together with its kernels. Chromium is Debian's (``/usr/bin/chromium``), never one
-from ``playwright install``.
+that Playwright downloads.
 """
 
 from __future__ import annotations
