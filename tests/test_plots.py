@@ -133,10 +133,12 @@ def _error_data():
     return eps, errors, underflow, optimal, rounding
 
 
-def test_error_curves_mark_underflow_and_exact_zeros():
+def _drawn_error_curves(**extra):
+    """Error curves drawn from :func:`_error_data` on a fresh Axes."""
     fig, (ax,) = _figure(1, 1)
     art = plots.draw_error_curves(ax)
-    eps, errors, underflow, optimal, rounding = _error_data()
+    data = _error_data()
+    eps, errors, underflow, optimal, rounding = data
     plots.update_error_curves(
         art,
         eps=eps,
@@ -146,8 +148,13 @@ def test_error_curves_mark_underflow_and_exact_zeros():
         truncation=eps**2,
         rounding=rounding,
         tolerance=7.6e-4,
-        title="x³ at 0.5",
+        **extra,
     )
+    return fig, ax, art, data
+
+
+def test_error_curves_mark_underflow_and_exact_zeros():
+    fig, ax, art, (_, errors, underflow, _, _) = _drawn_error_curves(title="x³ at 0.5")
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_xlabel() and ax.get_ylabel()
     _, y64 = art.curves["float64"].get_data()
@@ -169,19 +176,7 @@ def test_error_curves_mark_underflow_and_exact_zeros():
 
 
 def test_error_highlight_and_marker():
-    fig, (ax,) = _figure(1, 1)
-    art = plots.draw_error_curves(ax)
-    eps, errors, underflow, optimal, rounding = _error_data()
-    plots.update_error_curves(
-        art,
-        eps=eps,
-        errors=errors,
-        underflow=underflow,
-        optimal=optimal,
-        truncation=eps**2,
-        rounding=rounding,
-        tolerance=7.6e-4,
-    )
+    fig, ax, art, _ = _drawn_error_curves()
     plots.update_error_highlight(art, "float32")
     assert art.curves["float32"].get_linewidth() > art.curves["float64"].get_linewidth()
     assert art.curves["float32"].get_alpha() == 1.0

@@ -542,26 +542,25 @@ def _x_actions(w):
 _DTYPES = [torch.float64, torch.float32, torch.float16, torch.bfloat16]
 
 
+def _function_and_scheme_actions(w):
+    """Random picks of the function dropdown and the scheme buttons."""
+    return [
+        (
+            "f",
+            lambda r: setattr(w.function_dropdown, "value", r.choice(w.function_dropdown.options)),
+            True,
+        ),
+        (
+            "scheme",
+            lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
+            True,
+        ),
+    ]
+
+
 def test_monkey_slope_explorer(make):
     w = make(SlopeExplorer)
-    actions = (
-        _eps_actions(w)
-        + _x_actions(w)
-        + [
-            (
-                "f",
-                lambda r: setattr(
-                    w.function_dropdown, "value", r.choice(w.function_dropdown.options)
-                ),
-                True,
-            ),
-            (
-                "scheme",
-                lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
-                True,
-            ),
-        ]
-    )
+    actions = _eps_actions(w) + _x_actions(w) + _function_and_scheme_actions(w)
     _monkey(w, actions, 1000, seed=1)
 
 
@@ -570,21 +569,8 @@ def test_monkey_epsilon_lab(make):
     actions = (
         _eps_actions(w)
         + _x_actions(w)
-        + [
-            (
-                "f",
-                lambda r: setattr(
-                    w.function_dropdown, "value", r.choice(w.function_dropdown.options)
-                ),
-                True,
-            ),
-            (
-                "scheme",
-                lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
-                True,
-            ),
-            ("theory", lambda r: setattr(w.theory_checkbox, "value", r.random() < 0.5), True),
-        ]
+        + _function_and_scheme_actions(w)
+        + [("theory", lambda r: setattr(w.theory_checkbox, "value", r.random() < 0.5), True)]
     )
     _monkey(w, actions, 1000, seed=2)
 
