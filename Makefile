@@ -9,13 +9,26 @@ PY     := $(VENV)/bin/python
 #   make notebook TORCH_PIP_ARGS="torch --index-url https://download.pytorch.org/whl/cpu"
 TORCH_PIP_ARGS ?= torch==2.13.0
 PORT ?= 8888
+# The learner's private, git-ignored copy of the lessons that `make notebook` opens: made by
+# `gradkit lessons` on the first run, never overwritten later (delete it for a fresh copy).
+MY_LESSONS ?= my-lessons
 
-.PHONY: notebook test bench lint format clean help
+.PHONY: help notebook test unit lessons bench lint format clean
 
 help:
-	@echo "make notebook  - set up .venv and open the lessons in Jupyter Notebook 7 (127.0.0.1, token auth)"
-	@echo "make test      - set up .venv with test extras and run the whole test suite"
-	@echo "make bench     - run the benchmarks (add ARGS=--full for the large sizes)"
+	@echo "make notebook  - set up .venv, copy the lessons to $(MY_LESSONS)/ (your private, git-ignored"
+	@echo "                 copy: only missing lessons are copied, yours are never overwritten) and"
+	@echo "                 open it in Jupyter Notebook 7 (127.0.0.1, token auth). For a fresh copy,"
+	@echo "                 delete or rename $(MY_LESSONS)/ first"
+	@echo "make test      - set up .venv with test extras; ruff, then the whole test suite (CI runs it)"
+	@echo "make unit      - the fast inner loop: unit tests only (no notebooks, browser or slow tests)"
+	@echo "make lessons   - sync the lessons' jupytext pairs (notebooks/*.py <-> notebooks/*.ipynb)"
+	@echo "make bench     - run the benchmarks in benchmarks/ (ARGS=--full for the large sizes,"
+	@echo "                 ARGS='--only engine --device cuda' for the engine on a GPU)"
+	@echo "make lint      - ruff check and ruff format --check"
+	@echo "make format    - ruff check --fix, then ruff format"
+	@echo "make clean     - remove .venv, build outputs and artifacts (keeps $(MY_LESSONS)/)"
+	@echo "make help      - this list"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,16 +48,26 @@ $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-install
 /usr/bin/chromium:
 	apt-get update && apt-get install -y chromium
 
+# Copies only lessons missing from $(MY_LESSONS)/ (all of them on the first run, a new lesson after
+# a git pull); a file already there is never overwritten.
 notebook: $(VENV)/.stamp-install
-	$(VENV)/bin/gradkit notebook notebooks --port $(PORT)
+	$(VENV)/bin/gradkit lessons $(MY_LESSONS) > /dev/null
+	@echo "gradkit: your lessons are in $(MY_LESSONS)/ (private and git-ignored; never overwritten)"
+	$(VENV)/bin/gradkit notebook $(MY_LESSONS) --port $(PORT)
 
 test: $(VENV)/.stamp-test /usr/bin/chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
+unit: $(VENV)/.stamp-test
+	$(PY) -m pytest -q -m "not notebooks and not browser and not slow" --ignore=tests/browser
+
+lessons: $(VENV)/.stamp-test
+	$(VENV)/bin/jupytext --sync notebooks/*.ipynb
+
 bench: $(VENV)/.stamp-test /usr/bin/chromium
-	$(PY) -m gradkit.bench $(ARGS)
+	$(PY) -m benchmarks $(ARGS)
 
 lint: $(VENV)/.stamp-test
 	$(VENV)/bin/ruff check .

@@ -10,14 +10,13 @@ The public API is small:
 >>> gradkit.check(WrongSquareFn.apply, (x,)).cause
 'bug'
 
-Widgets live in :mod:`gradkit.widgets` (imported on demand: they need ipywidgets and ipympl).
+Widgets live in :mod:`gradkit.widgets` (imported on demand: they need ipywidgets and anywidget).
 """
 
 from . import zoo
-from .check import CAUSES, CheckReport, WorstEntry, check
+from ._args import DTYPES, GRADCHECK_DEFAULTS
+from .diagnosis import check
 from .numerics import (
-    DTYPES,
-    GRADCHECK_DEFAULTS,
     SweepResult,
     analytic_jacobian,
     analytic_slope,
@@ -26,6 +25,7 @@ from .numerics import (
     sweep,
     unit_roundoff,
 )
+from .report import CAUSES, CheckReport, WorstEntry
 
 __version__ = "0.1.0"
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .numerics import GRADCHECK_DEFAULTS
+from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count
 from .zoo import OneEntryWrongSquareFn
 
 __all__ = [
@@ -95,13 +95,8 @@ class FastModeMiss:
         return self.fast_passed and not self.slow_passed
 
 
-def _check_size_argument(n: object, argument: str = "n") -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"{argument} must be a whole number >= 1, got {n!r}")
-    return n
-
-
-def _as_tuple(value: object) -> tuple:
+def _as_output_tuple(value: object) -> tuple:
+    """What ``fn`` returned, as a tuple (torch's own ``_as_tuple``, for the call counter)."""
     return value if isinstance(value, tuple) else (value,)
 
 
@@ -133,7 +128,7 @@ def count_calls(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable (e.g. torch.sin or SquareFn.apply), got {fn!r}")
-    inputs = _as_tuple(inputs) if isinstance(inputs, torch.Tensor) else tuple(inputs)
+    inputs = as_input_tuple(inputs)
     counts = {"forward": 0, "backward": 0}
 
     def bump(_grad: torch.Tensor) -> None:
@@ -142,7 +137,7 @@ def count_calls(
     def counted(*args):
         counts["forward"] += 1
         out = fn(*args)
-        for o in _as_tuple(out):
+        for o in _as_output_tuple(out):
             if isinstance(o, torch.Tensor) and o.requires_grad:
                 o.register_hook(bump)
         return out
@@ -164,7 +159,7 @@ def call_table(
     """(slow, fast) call counts of gradcheck on ``fn`` for each input size in ``sizes``."""
     rows = []
     for n in sizes:
-        n = _check_size_argument(n, "sizes")
+        n = check_count(n, "sizes")
         slow = count_calls(fn, (_sample(n),))
         fast = count_calls(fn, (_sample(n),), fast_mode=True)
         rows.append((slow, fast))
@@ -187,8 +182,8 @@ def time_gradcheck(
 
     One untimed warm-up call runs first, so the first size does not pay for torch's start-up.
     """
-    repeats = _check_size_argument(repeats, "repeats")
-    sizes = [_check_size_argument(n, "sizes") for n in sizes]
+    repeats = check_count(repeats, "repeats")
+    sizes = [check_count(n, "sizes") for n in sizes]
     torch.autograd.gradcheck(fn, (_sample(2),))
     torch.autograd.gradcheck(fn, (_sample(2),), fast_mode=True)
     return [
@@ -230,7 +225,7 @@ def fast_mode_miss(
     FastModeMiss
         Both verdicts (torch's own) and fast mode's arithmetic for the one wrong entry.
     """
-    n = _check_size_argument(n)
+    n = check_count(n, "n")
     settings = {"atol": atol, "rtol": rtol, "raise_exception": False}
     fast = torch.autograd.gradcheck(
         OneEntryWrongSquareFn.apply, (_sample(n),), fast_mode=True, **settings
@@ -246,4 +241,4 @@ def fast_mode_miss(
 
 def fast_mode_misses(sizes: Iterable[int] = range(1, 41)) -> list[int]:
     """The sizes at which fast mode passes OneEntryWrongSquareFn while slow mode fails it."""
-    return [n for n in sizes if fast_mode_miss(_check_size_argument(n, "sizes")).missed]
+    return [n for n in sizes if fast_mode_miss(check_count(n, "sizes")).missed]

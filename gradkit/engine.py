@@ -16,7 +16,11 @@ from dataclasses import dataclass
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
-from .numerics import _AnalyticRows, _as_output_tuple, _numeric_jacobian
+from ._args import as_input_tuple
+from .analytic import AnalyticRows
+from .jacobian import numeric_jacobian_details
+from .plan import plan_check, preserved, torch_input_checks
+from .realview import as_output_tuple
 
 __all__ = ["Verdict", "batched_verdict", "torch_verdict"]
 
@@ -36,6 +40,7 @@ class Verdict:
 
 
 def _failure(error: Exception) -> Verdict:
+    """A failing verdict carrying torch's message, or the exception's name and traceback."""
     if isinstance(error, GradcheckError):
         return Verdict(False, str(error), "GradcheckError", exception=error)
     return Verdict(
@@ -48,8 +53,13 @@ def _failure(error: Exception) -> Verdict:
 
 
 def torch_verdict(fn: Callable, inputs: tuple, **settings) -> Verdict:
-    """``torch.autograd.gradcheck`` itself, with its warnings and any exception captured."""
-    with warnings.catch_warnings(record=True) as caught:
+    """``torch.autograd.gradcheck`` itself, with its warnings and any exception captured.
+
+    ``inputs`` go to torch as they are (the caller's own tensors, with their layout); torch
+    nudges them in place, and :func:`gradkit.plan.preserved` puts their values back whatever
+    ``fn`` does to them.
+    """
+    with preserved(inputs), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             torch.autograd.gradcheck(fn, inputs, raise_exception=True, **settings)
@@ -60,7 +70,7 @@ def torch_verdict(fn: Callable, inputs: tuple, **settings) -> Verdict:
     return verdict
 
 
-def batched_verdict(
+def batched_verdict(  # long for its numpy docstring; the body is 15 lines
     fn: Callable,
     inputs: tuple,
     *,
@@ -72,11 +82,12 @@ def batched_verdict(
 ) -> Verdict:
     """Slow-mode gradcheck's verdict, computed with batched forward and backward calls.
 
-    The checks mirror torch's slow mode, in torch's order: one forward with autograd, the
-    central-difference Jacobian (all nudged inputs in a few stacked calls), then for each
-    differentiable output the analytic Jacobian twice from the same graph (reentrancy, within
-    ``nondet_tol``) and ``|a - n| <= atol + rtol |n|`` entry by entry; then a zero grad_output
-    (the backward must return zeros) and undefined grad_outputs (torch's
+    The checks mirror torch's slow mode, in torch's order: torch's input checks, one forward
+    with autograd, the central-difference Jacobian of every floating output (all nudged inputs
+    in a few stacked calls), then for each output that requires grad the analytic Jacobian twice
+    from the same graph (reentrancy, within ``nondet_tol``) and ``|a - n| <= atol + rtol |n|``
+    entry by entry, paired as :func:`gradkit.plan.plan_check` says torch pairs them; then a zero
+    grad_output (the backward must return zeros) and undefined grad_outputs (torch's
     ``check_undefined_grad``). A function that cannot be batched is nudged one entry per call,
     with a note in ``Verdict.notes``.
 
@@ -86,6 +97,7 @@ def batched_verdict(
         A Function's ``apply`` or any function of tensors.
     inputs : tuple
         The inputs; tensors that require grad are checked. The result lives on their device.
+        Give copies (:func:`gradkit.plan.mirror_inputs`): overlapping inputs are nudged in place.
     eps, atol, rtol, nondet_tol
         As in ``torch.autograd.gradcheck``.
     fast_mode : bool
@@ -99,72 +111,64 @@ def batched_verdict(
     """
     if fast_mode:
         raise ValueError("the batched engine computes full Jacobians; use fast_mode=False")
-    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    notes: list[str] = []
-    numeric = None
-    analytic: list[tuple[torch.Tensor, ...]] = []
-    outputs: tuple[torch.Tensor, ...] = ()
+    inputs = as_input_tuple(inputs)
+    state: dict = {"notes": [], "analytic": {}}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            _check_inputs(inputs)
-            with torch.enable_grad():
-                outputs = _as_output_tuple(fn(*inputs))
-            numeric, modes, reasons = _numeric_jacobian(fn, inputs, eps=eps, reference=outputs)
-            notes.extend(_loop_notes(modes, reasons))
-            if not any(o.requires_grad for o in outputs):
-                _check_zero_numeric(numeric)
-            rows = _AnalyticRows(inputs, batched=True)
-            for o, out in enumerate(outputs):
-                first, *again = rows.jacobians(out, 2 if out.requires_grad else 1)
-                analytic.append(first)
-                if again:
-                    _check_reentrant(first, again[0], nondet_tol)
-                if out.requires_grad:
-                    _compare(_differentiable_index(outputs, o), numeric[o], first, atol, rtol)
-            _check_grad_output_used(outputs, inputs)
-            _check_undefined_grad(fn, inputs)
+            _run_batched(fn, inputs, eps, atol, rtol, nondet_tol, state)
             verdict = Verdict(True)
         except Exception as error:  # noqa: BLE001 - a verdict, as torch_verdict gives
             verdict = _failure(error)
-    if numeric is not None and outputs and len(analytic) == len(outputs):
-        verdict.jacobians = (numeric, tuple(analytic))
+    verdict.jacobians = _report_jacobians(inputs, state)
     verdict.warnings = tuple(dict.fromkeys(str(w.message) for w in caught))
-    verdict.notes = tuple(notes)
+    verdict.notes = tuple(state["notes"])
     return verdict
 
 
-def _check_inputs(inputs: tuple) -> None:
-    """torch's own input checks: a precision warning, stride-0 inputs, nothing to check."""
-    any_grad = False
-    for idx, t in enumerate(inputs):
-        if not (isinstance(t, torch.Tensor) and t.requires_grad):
-            continue
-        any_grad = True
-        if t.dtype not in (torch.float64, torch.complex128):
-            warnings.warn(
-                f"Input #{idx} requires gradient and is not a double precision floating point "
-                "or complex. This check will likely fail if all the inputs are not of double "
-                "precision floating point or complex. ",
-                stacklevel=3,
-            )
-        if t.layout == torch.strided and not all(
-            st > 0 or sz <= 1 for st, sz in zip(t.stride(), t.size(), strict=True)
-        ):
-            raise RuntimeError(
-                f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
-                "inputs that are non-overlapping to be able to compute the numerical gradients "
-                "correctly. You should call .contiguous on the input before passing it to "
-                "gradcheck."
-            )
-    if not any_grad:
-        raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, but none of them "
-            "have requires_grad=True."
+def _run_batched(fn, inputs, eps, atol, rtol, nondet_tol, state: dict) -> None:
+    """The checks of :func:`batched_verdict`, raising torch's error at the first failure."""
+    torch_input_checks(inputs)
+    with torch.enable_grad():
+        outputs = as_output_tuple(fn(*inputs))
+    state["outputs"] = outputs
+    plan = plan_check(inputs, outputs)
+    numeric, modes, reasons = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs)
+    state["numeric"] = numeric
+    state["notes"].extend(_loop_notes(modes, reasons))
+    if not plan.checked:
+        _check_zero_numeric(numeric, plan.floating)
+    rows = AnalyticRows(inputs, batched=True)
+    for position, o in enumerate(plan.checked):
+        first, again = rows.jacobians(outputs[o], 2)
+        state["analytic"][o] = first
+        _check_reentrant(first, again, nondet_tol)
+        paired = plan.numeric_for[position]
+        if paired is None:  # torch's own failure: an integer output shifted its pairing
+            raise IndexError("list index out of range")
+        _compare(position, numeric[paired], first, atol, rtol)
+    _check_grad_output_used(outputs, inputs)
+    _check_undefined_grad(fn, inputs)
+
+
+def _report_jacobians(inputs: tuple, state: dict) -> tuple | None:
+    """(numeric, analytic) for every output, for the report; None if either is missing."""
+    outputs, numeric = state.get("outputs"), state.get("numeric")
+    if numeric is None or outputs is None:
+        return None
+    rows = AnalyticRows(inputs, batched=True)
+    try:  # outputs torch does not compare get their (zero) analytic rows here
+        analytic = tuple(
+            state["analytic"][o] if o in state["analytic"] else rows.jacobian(out)
+            for o, out in enumerate(outputs)
         )
+    except Exception:  # noqa: BLE001 - a backward that fails leaves no Jacobians to show
+        return None
+    return numeric, analytic
 
 
 def _loop_notes(modes: dict[int, str], reasons: dict[int, list[str]]) -> list[str]:
+    """One note per input that could not be batched, saying why."""
     notes = []
     for i, mode in sorted(modes.items()):
         if mode == "loop":
@@ -176,19 +180,16 @@ def _loop_notes(modes: dict[int, str], reasons: dict[int, list[str]]) -> list[st
     return notes
 
 
-def _differentiable_index(outputs: tuple[torch.Tensor, ...], o: int) -> int:
-    """torch numbers outputs among those that require grad."""
-    return sum(1 for out in outputs[:o] if out.requires_grad)
-
-
-def _check_zero_numeric(numeric) -> None:
-    for row in numeric:
-        for n in row:
+def _check_zero_numeric(numeric, floating: tuple[int, ...]) -> None:
+    """No output requires grad: then every numeric Jacobian must be zero (torch's rule)."""
+    for o in floating:
+        for n in numeric[o]:
             if n.numel() and bool((n != 0).any()):
                 raise GradcheckError("Numerical gradient for function expected to be zero")
 
 
 def _check_reentrant(first, second, nondet_tol: float) -> None:
+    """Two analytic Jacobians from the same graph must agree within nondet_tol."""
     for a, b in zip(first, second, strict=True):
         if a.numel() and float(torch.sub(a, b).abs_().max()) > nondet_tol:
             raise GradcheckError(
@@ -222,7 +223,7 @@ def _check_undefined_grad(fn: Callable, inputs: tuple) -> None:
 
     def outputs() -> list[torch.Tensor]:
         with torch.enable_grad():
-            return [o for o in _as_output_tuple(fn(*inputs)) if o.requires_grad]
+            return [o for o in as_output_tuple(fn(*inputs)) if o.requires_grad]
 
     first = outputs()
     cases = [[undefined()(o) for o in first]]
@@ -250,6 +251,7 @@ def _check_undefined_grad(fn: Callable, inputs: tuple) -> None:
 
 
 def _compare(o: int, numeric_row, analytic_row, atol: float, rtol: float) -> None:
+    """torch.allclose entry by entry: |a - n| <= atol + rtol |n|, else torch's mismatch error."""
     for i, (n, a) in enumerate(zip(numeric_row, analytic_row, strict=True)):
         if n.numel() and not torch.allclose(a, n.to(a.dtype), rtol=rtol, atol=atol):
             raise GradcheckError(

@@ -206,7 +206,7 @@ def test_large_inputs_work_in_fast_mode():
         ({"eps": math.inf}, "eps must be a finite number > 0"),
         ({"atol": -1e-5}, "atol must be a finite number >= 0"),
         ({"rtol": -1e-3}, "rtol must be a finite number >= 0"),
-        ({"nondet_tol": -1.0}, "nondet_tol must be a number >= 0"),
+        ({"nondet_tol": -1.0}, "nondet_tol must be a finite number >= 0"),
         ({"engine": "fast"}, "engine='fast'"),
     ],
 )

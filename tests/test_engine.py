@@ -23,7 +23,7 @@ from torch.overrides import TorchFunctionMode
 
 import gradkit
 from gradkit.engine import batched_verdict
-from gradkit.numerics import _numeric_jacobian
+from gradkit.jacobian import numeric_jacobian_details
 from gradkit.zoo import (
     CATALOGUE,
     OneEntryWrongSquareFn,
@@ -142,7 +142,7 @@ def test_dense_jacobians_agree_with_torch_within_rounding_of_one_evaluation():
     # single vector-matrix products: each value can move by a few roundings, divided by 2 eps
     f, x = _dense(96)
     per_input = _get_numerical_jacobian(f, (x,), eps=1e-6)
-    numeric, modes, _ = _numeric_jacobian(f, (x,), eps=1e-6)
+    numeric, modes, _ = numeric_jacobian_details(f, (x,), eps=1e-6)
     assert modes == {0: "vmap"}
     w = f(torch.eye(96, dtype=torch.float64))
     scale = float((x.detach().abs() @ w.abs()).max())  # matmul rounding scales with sum |x w|
@@ -206,7 +206,7 @@ def test_unbatchable_functions_loop_with_a_note_and_keep_torchs_verdict(make, ex
     report = gradkit.check(make(), (_x24(),), engine="batched")
     assert report.passed is expected
     assert any("could not be batched" in note for note in report.notes)
-    _, modes, reasons = _numeric_jacobian(make(), (_x24(),), eps=1e-6)
+    _, modes, reasons = numeric_jacobian_details(make(), (_x24(),), eps=1e-6)
     assert modes == {0: "loop"}
     assert reasons[0]
 
@@ -243,12 +243,12 @@ def test_plain_row_mixing_code_is_batched_exactly_by_vmap():
 
     report = gradkit.check(center, (_x24(),), engine="batched")
     assert report.passed and not report.notes
-    assert _numeric_jacobian(center, (_x24(),), eps=1e-6)[1] == {0: "vmap"}
+    assert numeric_jacobian_details(center, (_x24(),), eps=1e-6)[1] == {0: "vmap"}
 
 
 def test_small_inputs_are_nudged_one_entry_per_call_without_a_note():
     x = torch.tensor([0.5, 1.5, -0.75], dtype=torch.float64, requires_grad=True)
-    _, modes, reasons = _numeric_jacobian(torch.nn.functional.softplus, (x,), eps=1e-6)
+    _, modes, reasons = numeric_jacobian_details(torch.nn.functional.softplus, (x,), eps=1e-6)
     assert modes == {0: "small"} and reasons == {0: []}
     assert not gradkit.check(torch.nn.functional.softplus, (x,), engine="batched").notes
 
@@ -338,7 +338,22 @@ _FACTORIES = {
     torch.as_tensor,
     torch.scalar_tensor,
 }
-_AUDITED = ("numerics.py", "engine.py", "check.py")
+_AUDITED = (
+    "_args.py",
+    "realview.py",
+    "plan.py",
+    "batching.py",
+    "jacobian.py",
+    "analytic.py",
+    "slopes.py",
+    "theory.py",
+    "sweeps.py",
+    "engine.py",
+    "diagnosis.py",
+    "causes.py",
+    "rounding.py",
+    "patterns.py",
+)
 
 
 class _ImplicitDeviceAudit(TorchFunctionMode):
@@ -415,7 +430,7 @@ def test_cuda_dense_check_matches_cpu():
 
 
 def test_floor_check_is_the_bare_computation():
-    from gradkit.bench.engine import floor_check
+    from benchmarks.engine import floor_check
 
     f, x = _dense(20)
     assert floor_check(f, x, **SETTINGS)
@@ -423,7 +438,7 @@ def test_floor_check_is_the_bare_computation():
 
 
 def test_tf32_script_runs_on_cpu():
-    from gradkit.bench.engine import tf32_effect
+    from benchmarks.engine import tf32_effect
 
     off, on = tf32_effect(torch.device("cpu"))
     assert (off["allow_tf32"], on["allow_tf32"]) == (False, True)
@@ -434,7 +449,7 @@ def test_tf32_script_runs_on_cpu():
 
 
 def test_tf32_rows_show_error_and_verdicts(monkeypatch, capsys):
-    from gradkit.bench import engine as bench_engine
+    from benchmarks import engine as bench_engine
 
     canned = [
         {
@@ -464,8 +479,8 @@ def test_tf32_rows_show_error_and_verdicts(monkeypatch, capsys):
 
 
 def test_engine_rows_run_on_cpu():
-    from gradkit.bench import Row
-    from gradkit.bench.engine import _engine_rows
+    from benchmarks import Row
+    from benchmarks.engine import _engine_rows
 
     rows = _engine_rows((16, 24), torch.device("cpu"), "[cpu]", repeat=3)
     assert len(rows) == 6 and all(isinstance(r, Row) for r in rows)
@@ -475,14 +490,15 @@ def test_engine_rows_run_on_cpu():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
 def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
-    from gradkit.bench.engine import resolve_device
+    from benchmarks.engine import resolve_device
 
     with pytest.raises(SystemExit, match="needs a CUDA GPU"):
         resolve_device("cuda")
     with pytest.raises(SystemExit, match="use cpu or cuda"):
         resolve_device("tpu")
     done = subprocess.run(
-        [sys.executable, "-m", "gradkit.bench", "--only", "engine", "--device", "cuda"],
+        [sys.executable, "-m", "benchmarks", "--only", "engine", "--device", "cuda"],
+        cwd=Path(__file__).resolve().parents[1],
         capture_output=True,
         text=True,
         timeout=120,
@@ -494,7 +510,7 @@ def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
 
 
 def test_resolve_device_accepts_cpu():
-    from gradkit.bench.engine import resolve_device
+    from benchmarks.engine import resolve_device
 
     assert resolve_device("cpu") == torch.device("cpu")
 

@@ -1,13 +1,21 @@
-"""gradkit.exercises: grading, hints, solutions, the panel and the zoo hunt."""
+"""gradkit.exercises: grading, hints, solutions as real modules, the panel and the zoo hunt."""
 
 from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 from gradkit import exercises
 from gradkit.exercises import EXERCISES, ExercisePanel, ZooHunt, grade, hint, solution
+from gradkit.exercises.data import code_of
 from gradkit.zoo import CATALOGUE
+
+PACKAGE = Path(exercises.__file__).resolve().parent
 
 
 def _define(source: str, name: str):
@@ -120,7 +128,7 @@ def test_panel_checks_hints_and_hides_the_solution_until_asked_twice():
     namespace["MySigmoid"] = _define(ex.solution, ex.class_name)
     panel.check_button.click()
     assert panel.last.passed and "Correct" in panel.feedback.value
-    assert panel.error.value == ""
+    assert panel.error_area.value == ""
 
 
 def test_panel_shows_callback_errors_in_its_error_area(monkeypatch):
@@ -131,10 +139,10 @@ def test_panel_shows_callback_errors_in_its_error_area(monkeypatch):
 
     monkeypatch.setattr(exercises, "grade", explode)
     panel.check_button.click()
-    assert "RuntimeError: grading exploded" in panel.error.value
+    assert "RuntimeError: grading exploded" in panel.error_area.value
     monkeypatch.undo()
     panel.check_button.click()
-    assert panel.error.value == ""
+    assert panel.error_area.value == ""
 
 
 def test_zoo_hunt_scores_predictions_against_check():
@@ -152,7 +160,7 @@ def test_zoo_hunt_scores_predictions_against_check():
         assert hunt.prediction.value is None
         hunt.prediction.value = CATALOGUE[name].expected_cause["float64"]
         hunt.run_button.click()
-        assert hunt.error.value == ""
+        assert hunt.error_area.value == ""
         assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
         assert "Right: the cause is" in hunt.result.value
         assert f"the zoo's <b>{name}</b>" in hunt.result.value
@@ -174,3 +182,56 @@ def test_zoo_hunt_wrong_and_missing_predictions():
         ZooHunt(["NoSuchFn"])
     with pytest.raises(ValueError, match="names must list at least one"):
         ZooHunt([])
+
+
+# ---------------------------------------------------------- solutions and starters as modules
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_solution_and_starter_are_real_modules_that_grade_as_promised(key):
+    ex = EXERCISES[key]
+    solved = importlib.import_module(f"gradkit.exercises.solutions.{key}")
+    started = importlib.import_module(f"gradkit.exercises.starters.{key}")
+    assert grade(key, getattr(solved, ex.class_name)).passed
+    starter_feedback = grade(key, getattr(started, ex.class_name))
+    assert not starter_feedback.passed and starter_feedback.report.cause == "bug"
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_the_learner_sees_the_class_from_the_file_without_its_imports(key):
+    ex = EXERCISES[key]
+    for kind, shown in (("solutions", solution(key)), ("starters", ex.starter)):
+        text = (PACKAGE / kind / f"{key}.py").read_text(encoding="utf-8")
+        assert shown.startswith(f"class {ex.class_name}(torch.autograd.Function):")
+        assert text.endswith(shown) and "import torch" in text.replace(shown, "")
+        assert "import" not in shown
+
+
+def test_every_solution_file_belongs_to_an_exercise():
+    for kind in ("solutions", "starters"):
+        keys = {p.stem for p in (PACKAGE / kind).glob("*.py") if p.stem != "__init__"}
+        assert keys == set(EXERCISES), kind
+
+
+def test_code_of_names_what_is_missing():
+    with pytest.raises(FileNotFoundError, match="no solution for exercise 'square'"):
+        code_of("solutions", "square")
+    with pytest.raises(ValueError, match="kind must be 'starters' or 'solutions'"):
+        code_of("answers", "cube")
+
+
+def test_the_exercises_need_no_widgets_and_the_widgets_stay_importable_from_them():
+    code = (
+        "import sys, gradkit.exercises as e; "
+        "assert 'ipywidgets' not in sys.modules, 'widgets loaded'; "
+        "print(e.grade('cube', None).headline)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Nothing to check yet."
+
+    from gradkit.widgets import exercise_panel, zoo_hunt
+
+    assert ExercisePanel is exercise_panel.ExercisePanel and ZooHunt is zoo_hunt.ZooHunt
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        exercises.Nope  # noqa: B018 - the attribute access is the test

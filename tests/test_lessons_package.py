@@ -13,17 +13,18 @@ import pytest
 from gradkit import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 EXPECTED = [
     "00_start_here.ipynb",
     "01_nudging.ipynb",
     "02_correct_backward.ipynb",
-    "03_float32_noise.ipynb",
-    "04_wrong_backward.ipynb",
-    "05_bug_zoo.ipynb",
-    "06_cost_and_fast_mode.ipynb",
-    "07_write_your_own.ipynb",
-    "08_beyond.ipynb",
+    "03_why_float32_fails.ipynb",
+    "04_choosing_eps.ipynb",
+    "05_wrong_backward.ipynb",
+    "06_bug_zoo.ipynb",
+    "07_cost_and_fast_mode.ipynb",
+    "08_write_your_own.ipynb",
+    "09_appendix_beyond.ipynb",
 ]
 
 
@@ -53,7 +54,7 @@ def test_wheel_contains_every_lesson_unchanged(wheel):
             member = f"gradkit/lessons/{notebook.name}"
             assert member in names, f"{member} missing from {wheel.name}"
             assert archive.read(member) == notebook.read_bytes()
-        assert "gradkit/exercises.py" in names
+        assert "gradkit/data/quizzes.toml" in names
         assert "gradkit/cost.py" in names
         assert not any(n.startswith(("tools/", "tests/", "notebooks/")) for n in names)
 
@@ -85,9 +86,9 @@ def test_lessons_copies_then_skips_then_forces_with_backup(tmp_path, capsys):
     assert cli.main(["lessons", str(target)]) == 0
     for notebook in NOTEBOOKS:
         assert (target / notebook.name).read_bytes() == notebook.read_bytes()
-    assert "9 lesson(s)" in capsys.readouterr().out
+    assert "10 lesson(s)" in capsys.readouterr().out
 
-    edited = target / "03_float32_noise.ipynb"
+    edited = target / "03_why_float32_fails.ipynb"
     nb = json.loads(edited.read_text(encoding="utf-8"))
     nb["cells"][0]["source"] = "# my own notes"
     my_version = json.dumps(nb)
@@ -95,13 +96,13 @@ def test_lessons_copies_then_skips_then_forces_with_backup(tmp_path, capsys):
 
     assert cli.main(["lessons", str(target)]) == 0
     out = capsys.readouterr().out
-    assert "skipped  9 existing file(s)" in out
+    assert "skipped  10 existing file(s)" in out
     assert edited.read_text(encoding="utf-8") == my_version
     assert not list(target.glob("*.bak*"))
 
     assert cli.main(["lessons", str(target), "--force"]) == 0
     out = capsys.readouterr().out
-    backup = target / "03_float32_noise.ipynb.bak"
+    backup = target / "03_why_float32_fails.ipynb.bak"
     assert backup.read_text(encoding="utf-8") == my_version
     assert edited.read_bytes() == (ROOT / "notebooks" / edited.name).read_bytes()
-    assert "03_float32_noise.ipynb -> 03_float32_noise.ipynb.bak" in out
+    assert "03_why_float32_fails.ipynb -> 03_why_float32_fails.ipynb.bak" in out

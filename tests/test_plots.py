@@ -72,11 +72,13 @@ def test_slope_lines_carry_both_slopes():
     _render(fig)
 
 
-def test_slope_zoom_limits_change_only_when_needed():
+def test_slope_zoom_limits_fit_each_state():
     _fig, (ax, zoom) = _figure(1, 2)
     art = plots.draw_slope(ax, zoom)
-    assert _slope_update(art) is True
-    assert _slope_update(art, eps=1e-5) is False  # same picture in units of eps
+    _slope_update(art)
+    first = zoom.get_ylim()
+    assert _slope_update(art, eps=1e-5) is False  # same picture in units of eps: same limits
+    assert zoom.get_ylim() == first
     wild = plots.update_slope(
         art,
         x=2.0,
@@ -92,6 +94,10 @@ def test_slope_zoom_limits_change_only_when_needed():
     )
     assert wild is True
     assert zoom.get_ylim()[1] >= 100
+    lo, hi, ticks = plots.zoom_limits([0.0, 100.0], 4.0, [100.0, -100.0])
+    assert lo < -100 and hi > 100
+    assert all(lo <= v <= hi for v, _ in ticks) and len(ticks) >= 3
+    assert dict(ticks)[0.0] == "0" and any(label.startswith("−") for _, label in ticks)
 
 
 def test_slope_nan_slope_draws_nothing():
@@ -210,7 +216,7 @@ def test_jacobians_show_ratio_to_tolerance_and_box_the_worst():
     ratio = art.images[2].get_array()
     allowed = 1e-5 + 1e-3 * 2.86
     assert ratio[1, 1] == pytest.approx(math.log10(0.14 / allowed))
-    assert ratio[0, 0] == -6  # exact agreement is clipped to the bottom of the scale
+    assert ratio[0, 0] == -3  # exact agreement is clipped to the bottom of the scale (1e-3)
     for rect in art.worst:
         assert rect.get_visible() and rect.get_xy() == (0.5, 0.5)
     texts = [t.get_text() for t in art.labels if t.get_visible()]
@@ -221,6 +227,29 @@ def test_jacobians_show_ratio_to_tolerance_and_box_the_worst():
     plots.update_jacobians(art, numeric=np.ones((1, 1)), analytic=np.ones((1, 1)), atol=0, rtol=0)
     assert [t.get_text() for t in art.labels if t.get_visible()] == ["1", "1", "0"]
     assert not any(r.get_visible() for r in art.worst)
+    _render(fig)
+
+
+def test_heatmap_colours_a_failing_cell_hot_and_a_passing_one_cool():
+    hot = plots.ratio_colour(13.0)  # 13 times the allowed difference (lesson 06's cell)
+    assert hot[0] > 0.75 and hot[0] - max(hot[1], hot[2]) > 0.4, hot
+    barely = plots.ratio_colour(2.0)
+    assert barely[0] - barely[2] > 0.25, barely  # already clearly red just above 1
+    cool = plots.ratio_colour(0.01)
+    assert cool[2] > cool[0] + 0.2, cool
+    # clipped near 1e-3 and 1e3, and the image uses the same scale
+    assert plots.ratio_colour(1e6) == plots.ratio_colour(1e3)
+    assert plots.ratio_colour(1e-9) == plots.ratio_colour(1e-3)
+    fig, axes = _figure(1, 3)
+    art = plots.draw_jacobians(axes)
+    numeric = np.array([[1.0]])
+    allowed = 1e-5 + 1e-3 * 1.0
+    plots.update_jacobians(
+        art, numeric=numeric, analytic=numeric + 13 * allowed, atol=1e-5, rtol=1e-3
+    )
+    image = art.images[2]
+    drawn = image.cmap(image.norm(image.get_array()[0, 0]))
+    np.testing.assert_allclose(drawn, hot, atol=0.02)
     _render(fig)
 
 

@@ -1,10 +1,16 @@
-"""The widgets, driven headless: set control values, read plotted data and readout text."""
+"""The widgets, driven headless: set control values, read drawn data, tables and readout text.
+
+The browser draws from the same tables and shows the same readout strings; these tests check the
+Python side of that contract (tests/browser checks the drawing in chromium).
+"""
 
 from __future__ import annotations
 
 import math
 import random
 import re
+import sys
+from pathlib import Path
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -12,8 +18,11 @@ import numpy as np
 import pytest
 import torch
 
+from gradkit._args import EPS_GRID
+from gradkit.numerics import numeric_slope
 from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, Quiz, SlopeExplorer, _base
-from gradkit.zoo import SquareFn
+from gradkit.widgets.slope_explorer import FIELDS
+from gradkit.zoo import SquareFn, WrongSquareFn
 
 
 @pytest.fixture
@@ -40,16 +49,6 @@ def _slope(line) -> float:
     return (y[-1] - y[0]) / (x[-1] - x[0])
 
 
-def _connect_front_end(panel) -> None:
-    """What ipympl does when a browser shows the canvas; then the first full frame."""
-    panel._stage.canvas._handle_message(None, {"type": "initialized"}, [])
-    panel._stage.flush()
-
-
-def _pixels(panel) -> np.ndarray:
-    return np.asarray(panel._stage.canvas.get_renderer().buffer_rgba()).copy()
-
-
 # ------------------------------------------------------------------------- SlopeExplorer
 
 
@@ -74,7 +73,7 @@ def test_slope_explorer_float32_parts_ways(make):
     w = make(SlopeExplorer)
     w.eps_slider.value = 1e-6
     _, v = w.artists.zoom_curve.get_data()
-    assert len(np.unique(v)) > 200  # float64: a smooth line at this zoom
+    assert len(np.unique(v)) == len(v) >= 100  # float64: a smooth line at this zoom
     w.dtype_buttons.value = torch.float32
     assert w.numeric == pytest.approx(3.814697265625)
     assert _slope(w.artists.secant) == pytest.approx(w.numeric)
@@ -123,7 +122,7 @@ def test_slope_explorer_steps_and_typed_eps(make):
     assert w.x_slider.value == pytest.approx(1.95)
     w.eps_text.value = "1e-6"
     assert w.eps_slider.value == 1e-6
-    assert "1.0e-06" in _text(w.eps_readout.value)
+    assert re.search(r"eps\s+1e-06 = 0\.000001", _text(w.eps_readout.value))
 
 
 def test_bad_eps_text_shows_a_message_and_the_widget_keeps_working(make):
@@ -171,7 +170,7 @@ def test_slope_explorer_rejects_bad_arguments():
         SlopeExplorer(f="tan(x)")
     with pytest.raises(TypeError, match="f must be a function"):
         SlopeExplorer(f=3)
-    with pytest.raises(TypeError, match="x must be a finite number"):
+    with pytest.raises((TypeError, ValueError), match="x must be a finite number"):
         SlopeExplorer(x=math.nan)
     assert len(_instances) == before  # a failed constructor closes what it opened
 
@@ -220,7 +219,7 @@ def test_epsilon_lab_controls(make):
     w.function_dropdown.value = "x²"  # no truncation arm: no theoretical optimum
     assert "no best eps" in _text(w.optimal_readout.value)
     w.scheme_buttons.value = "forward"
-    assert w.sweep.scheme == "forward"
+    assert w.sweep.scheme == "forward" and set(w.sweeps) == {"central", "forward"}
     assert w.error_area.value == ""
 
 
@@ -390,7 +389,8 @@ def test_quiz_rejects_bad_arguments(kwargs, error, match):
 )
 def test_widgets_carry_the_css_classes_browser_tests_use(make, cls, css):
     w = make(cls)
-    assert isinstance(w, widgets.VBox)
+    assert isinstance(w, widgets.DOMWidget)  # composes in VBox, works in Voila
+    widgets.VBox([w]).close()
     assert {"gradkit-widget", css} <= set(w._dom_classes)
     assert "gradkit-eps" in w.eps_slider._dom_classes
     assert "gradkit-eps-down" in w.eps_down._dom_classes
@@ -398,17 +398,17 @@ def test_widgets_carry_the_css_classes_browser_tests_use(make, cls, css):
     assert "gradkit-eps-text" in w.eps_text._dom_classes
     assert "gradkit-dtype" in w.dtype_buttons._dom_classes
     assert "gradkit-error" in w.error_area._dom_classes
-    readouts = [c for c in _walk(w) if "gradkit-readout" in getattr(c, "_dom_classes", ())]
-    assert len(readouts) >= 4
-    assert w.figure.canvas in list(_walk(w))  # the live canvas is part of the widget tree
-    png = w._stage.png()
-    assert png[:4] == b"\x89PNG"
-    assert int.from_bytes(png[16:20], "big") == 860  # as wide as a notebook's output area
-    controls = [c for c in _walk(w) if "gradkit-controls" in getattr(c, "_dom_classes", ())]
-    assert controls[0].layout.min_width == "320px"
-    for c in _walk(w):
-        if isinstance(c, (widgets.FloatSlider, widgets.FloatLogSlider, widgets.Button)):
-            assert c.tooltip or c.description
+    # the browser builds the step buttons from the eps control's spec, with these classes
+    spec = next(c for c in w.controls if c["name"] == "eps")
+    assert (spec["down"]["css"], spec["up"]["css"]) == ("gradkit-eps-down", "gradkit-eps-up")
+    assert len(w.readouts) >= 4 and all(r["css"].startswith("gradkit-") for r in w.readouts)
+    assert w.png[:4] == b"\x89PNG"
+    assert int.from_bytes(w.png[16:20], "big") == 860  # as wide as a notebook's output area
+    assert w.size[0] == 860
+    css_text = (Path(_base.__file__).parent / "static" / "gradkit.css").read_text()
+    assert re.search(r"\.gradkit-controls \{ min-width: 320px", css_text)
+    for c in w.controls:
+        assert c.get("tooltip") or c.get("label") or c.get("text"), c
 
 
 def _walk(widget):
@@ -422,10 +422,8 @@ def test_figures_never_enter_pyplot_and_close_frees_them():
     built = [cls() for cls in (SlopeExplorer, EpsilonLab, FloatRuler, GradcheckLab)]
     assert plt.get_fignums() == before
     for w in built:
-        canvas = w.figure.canvas
         w.close()
-        assert w.closed and canvas.comm is None
-        assert w.eps_slider.comm is None
+        assert w.closed and w.comm is None
         w.close()  # twice is fine
     assert plt.get_fignums() == before
 
@@ -453,32 +451,168 @@ def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
     ("cls", "control", "values"),
     [
         (SlopeExplorer, "eps_slider", [1e-5, 1e-8]),
-        (SlopeExplorer, "dtype_buttons", [torch.float32]),
+        (SlopeExplorer, "dtype_buttons", [torch.float32, torch.bfloat16]),
+        (SlopeExplorer, "scheme_buttons", ["forward"]),
         (EpsilonLab, "eps_slider", [1e-4, 1e-9]),
         (EpsilonLab, "dtype_buttons", [torch.float16]),
-        (FloatRuler, "eps_slider", [1e-7, 1e-3, 1e-2, 1e-9]),
-        (FloatRuler, "x_slider", [-2.5]),
+        (EpsilonLab, "scheme_buttons", ["forward"]),
+        (EpsilonLab, "theory_checkbox", [False]),
     ],
 )
-def test_blitted_frames_match_a_full_redraw(make, cls, control, values):
+def test_moves_along_the_table_never_render_the_static_image(make, cls, control, values):
     w = make(cls)
-    _connect_front_end(w)
-    stage = w._stage
+    renders, png = w.render_count, w.png
     for value in values:
         getattr(w, control).value = value
-        assert not stage._full_pending  # blitted inside the callback: no draw request pending
-        blitted = _pixels(w)
-        stage.canvas.draw()
-        assert np.array_equal(blitted, _pixels(w))
+    w.eps_down.click()
+    w.eps_up.click()
+    assert w.render_count == renders and w.png is png
+    assert w.error_area.value == ""
+    w.x_slider.value = 1.0  # a new scene: one new static image
+    assert w.render_count == renders + 1
 
 
-def test_png_fallback_without_ipympl(monkeypatch, make):
-    monkeypatch.setattr(_base, "_IpymplCanvas", None)
-    w = make(FloatRuler)
-    assert isinstance(w._stage.widget, widgets.Image)
-    assert w._stage.widget.value[:4] == b"\x89PNG"
-    w.eps_slider.value = 1e-8
-    assert "exactly 0" in _text(w.collapse_readout.value)
+def test_no_module_uses_ipympl():
+    root = Path(_base.__file__).parents[1]
+    for path in [*root.glob("widgets/*.py"), *root.glob("plots/*.py")]:
+        assert "import ipympl" not in path.read_text() and "from ipympl" not in path.read_text()
+    assert "ipympl" not in sys.modules or "gradkit.widgets" not in str(
+        sys.modules["ipympl"].__dict__.get("__spec__")
+    )
+
+
+def test_theme_colours_are_the_css_variables():
+    css_text = (Path(_base.__file__).parent / "static" / "gradkit.css").read_text()
+    for name, value in _base.THEME.items():
+        if value.startswith("#"):
+            assert f"--gk-{name}: {value};" in css_text, name
+
+
+# ------------------------------------------------------------------- tables and transforms
+
+
+def test_the_slope_table_is_torchs_numeric_slope(make):
+    w = make(SlopeExplorer, f="sin(x)", x=0.7)
+    rng = random.Random(11)
+    rows = np.frombuffer(w.table, dtype=np.float64)
+    scene = w.scene
+    G, D, S, NF = scene["G"], scene["D"], scene["S"], scene["NF"]
+    assert len(EPS_GRID) == G and len(FIELDS) == NF
+    for _ in range(40):
+        s, d, g = rng.randrange(S), rng.randrange(D), rng.randrange(G)
+        numeric = rows[((s * D + d) * G + g) * NF]
+        dtype, scheme = scene["dtypes"][d], scene["schemes"][s]
+        try:
+            expected = numeric_slope(torch.sin, 0.7, EPS_GRID[g], dtype=dtype, scheme=scheme)
+        except ValueError as error:  # eps rounds to 0 in the dtype: the table says NaN
+            expected = math.nan if "rounds to 0" in str(error) else -math.inf
+        assert (math.isnan(numeric) and math.isnan(expected)) or numeric == expected, (
+            dtype, scheme, EPS_GRID[g], numeric, expected
+        )  # fmt: skip
+        # the readouts the browser shows for that row are Python's, digit for digit
+        w.dtype_buttons.value = dtype
+        w.scheme_buttons.value = scheme
+        w.eps_slider.value = EPS_GRID[g]
+        assert w.numeric_readout.value == scene["extra"][s][d][g]["r"]["numeric"]
+        assert (math.isnan(w.numeric) and math.isnan(numeric)) or w.numeric == numeric
+
+
+def test_eps_is_shown_exactly_as_on_the_grid(make):
+    w = make(EpsilonLab)
+    w.eps_down.click()  # 1e-6 / 10
+    assert w.eps == 1e-07 and w.eps_text.value == "1e-07"
+    assert re.fullmatch(r"eps\s+1e-07 = 0\.0000001", _text(w.eps_readout.value))
+    labels = next(c for c in w.controls if c["name"] == "eps")["labels"]
+    assert labels[w.values["eps"]] == "1e-07"
+    assert all(float(label) == value for label, value in zip(labels, EPS_GRID, strict=True))
+
+
+def test_transforms_map_data_to_the_pixels_matplotlib_drew(make):
+    for w, points in (
+        (make(SlopeExplorer), {"main": [(1.0, 2.0), (3.2, 9.5)], "zoom": [(-2.0, 0.5)]}),
+        (make(EpsilonLab), {"main": [(1e-9, 1e-5), (0.1, 1e-2)], "strip": [(1e-3, 2.0)]}),
+    ):
+        height = w.size[1]
+        for spec in w.axes:
+            ax = w._stage.axes[spec["name"]]
+            left, top, width, hgt = spec["box"]
+            for x, y in points.get(spec["name"], []):
+                X, Yb = ax.transData.transform((x, y))
+
+                def unit(v, lim, scale):
+                    if scale == "log":
+                        return (math.log10(v) - math.log10(lim[0])) / (
+                            math.log10(lim[1]) - math.log10(lim[0])
+                        )
+                    return (v - lim[0]) / (lim[1] - lim[0])
+
+                px = left + unit(x, spec["xlim"], spec["xscale"]) * width
+                py = top + (1 - unit(y, spec["ylim"], spec["yscale"])) * hgt
+                assert px == pytest.approx(X, abs=1e-6)
+                assert py == pytest.approx(height - Yb, abs=1e-6)
+
+
+def test_slope_explorer_takes_your_function_and_shows_its_backward(make):
+    w = make(SlopeExplorer, f=WrongSquareFn, x=2.0, eps=1e-3)
+    assert w.function_dropdown.value == "your WrongSquareFn"
+    assert w.analytic == pytest.approx(6.0) and w.numeric == pytest.approx(4.0)
+    assert _slope(w.artists.tangent) == pytest.approx(6.0)
+    assert _slope(w.artists.secant) == pytest.approx(4.0)
+    assert "analytic (your backward)" in _text(w.analytic_readout.value)
+    assert "6.000" in _text(w.analytic_readout.value)
+    assert w.scene["analytic"] == 6.0 and w.scene["custom"] is True
+    w2 = make(SlopeExplorer, f=WrongSquareFn.apply)
+    assert w2.analytic == pytest.approx(6.0)
+    assert "autograd in float64" in _text(make(SlopeExplorer).analytic_readout.value)
+
+
+def test_typed_eps_off_the_grid_is_computed_exactly(make):
+    w = make(SlopeExplorer)
+    w.eps_text.value = "3e-7"
+    assert w.eps == 3e-7 and w.eps_slider.value == 3e-7
+    assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
+    assert w.exact["eps"] == 3e-7 and len(w.exact["rows"]) == 2  # both schemes, every dtype
+    assert re.search(r"eps\s+3e-07 = 0\.0000003", _text(w.eps_readout.value))
+    w.eps_down.click()  # back on the grid, three positions below the nearest grid value
+    assert w.eps == 2e-8 and w.values["eps_exact"] is None
+
+
+def test_epsilon_lab_reveals_the_half_precisions(make):
+    w = make(EpsilonLab, dtypes=("float64", "float32"))
+    assert w.shown == ["float64", "float32"]
+    table = _text(w.table_readout.value)
+    assert "float32" in table and "float16" not in table
+    assert np.isnan(w.artists.curves["float16"].get_data()[1]).all()  # not drawn yet
+    assert w.reveal_button.spec["set"] == ["shown", ["float64", "float32", "float16", "bfloat16"]]
+    w.reveal("float16", "bfloat16")
+    assert w.shown == ["float64", "float32", "float16", "bfloat16"]
+    assert "bfloat16" in _text(w.table_readout.value)
+    assert not np.isnan(w.artists.curves["float16"].get_data()[1]).all()
+    w2 = make(EpsilonLab, dtypes=("float64",))
+    w2.reveal_button.click()
+    assert len(w2.shown) == 4
+    with pytest.raises(ValueError, match="dtypes"):
+        EpsilonLab(dtypes=("float8",))
+
+
+def test_epsilon_lab_marks_rounding_to_zero_off_the_error_axis(make):
+    w = make(EpsilonLab)
+    marks = w.artists.underflow["float16"]
+    assert marks.axes is not w.artists.ax  # a strip below the plot, not the error axis
+    assert len(marks.get_data()[0]) > 0
+    assert set(marks.get_data()[1]) == {2}  # float16's row of the strip
+
+
+@pytest.mark.parametrize(("f", "x", "words"), [("log(x)", 0.0, "−∞"), ("exp(x)", 800.0, "∞")])
+def test_epsilon_lab_outside_the_domain_gives_a_message(make, f, x, words):
+    before = plt.get_fignums()
+    w = make(EpsilonLab, f=f, x=x)
+    assert "Could not update" in w.error_area.value and words in w.error_area.value
+    assert "Traceback" not in w.error_area.value and "traceback" not in w.error_area.value
+    assert w.png[:4] == b"\x89PNG"  # the empty picture is still drawn
+    w.x_slider.value = 1.0
+    assert w.error_area.value == "" and w.sweep is not None
+    assert plt.get_fignums() == before
 
 
 # ------------------------------------------------------------------------ monkey tests
@@ -572,7 +706,11 @@ def test_monkey_epsilon_lab(make):
         + _function_and_scheme_actions(w)
         + [("theory", lambda r: setattr(w.theory_checkbox, "value", r.random() < 0.5), True)]
     )
-    _monkey(w, actions, 1000, seed=2)
+
+    def outside_the_domain(w) -> bool:  # log(x) at x <= 0: a clear message, no traceback
+        return isinstance(w.last_error, _base.InputError) and "domain" in str(w.last_error)
+
+    _monkey(w, actions, 1000, seed=2, allowed_error=outside_the_domain)
 
 
 def test_monkey_float_ruler(make):

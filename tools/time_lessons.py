@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="only notebooks whose name contains one of these")
     args = parser.parse_args(argv)
     failed = False
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
         if args.names and not any(n in path.name for n in args.names):
             continue
         nb = nbformat.read(path, as_version=4)

@@ -3,23 +3,43 @@
 >>> from gradkit.widgets import SlopeExplorer
 >>> SlopeExplorer()  # doctest: +SKIP
 
-- :class:`SlopeExplorer`: tangent (analytic slope) versus secant (numeric slope) as eps shrinks.
+- :class:`SlopeExplorer`: tangent (analytic slope, or your backward's) versus secant (numeric).
 - :class:`EpsilonLab`: the V-shaped error versus eps for four dtypes, with gradcheck's tolerance.
 - :class:`GradcheckLab`: gradcheck's verdict, its cause and the Jacobians, for the zoo.
 - :class:`FloatRuler`: the representable numbers around x and where x ± eps land.
-- :class:`Quiz`: multiple choice with immediate feedback.
+- :class:`JacobianBuilder`: the numeric Jacobian filled column by column as each entry is nudged,
+  the analytic one row by row through backward, with call counts that grow with n.
+- :class:`Quiz`: multiple choice with feedback for every option; questions live in a data file.
+- :class:`Predict`: commit to a guess, then see the true value beside it.
+- :class:`ExercisePanel`, :class:`ZooHunt`: write a backward and get it checked; diagnose the zoo.
 
-Each widget is an ``ipywidgets.VBox`` with the CSS class ``gradkit-widget``; its controls,
-readouts (class ``gradkit-readout``), error area (``error_area``, class ``gradkit-error``) and
-figure (``figure``) are public attributes, listed in each class's docstring. Figures live on an
-ipympl canvas and never enter pyplot; ``close()`` frees them, and re-running a notebook cell
-closes the widgets its previous run made.
+Each widget is one anywidget (an ipywidgets ``DOMWidget``, so it composes in ``VBox`` and works in
+Voila) with the CSS classes ``gradkit-widget`` and its own root class. matplotlib (Agg, never
+pyplot) draws the static picture once per scene; the browser draws what moves over it from a
+table torch computed ahead, so eps, dtype and scheme moves need no kernel message. Controls,
+readouts (``.value``) and the error area (``error_area``) are Python handles, listed in each
+class's docstring; ``close()`` frees the widget, and re-running a notebook cell closes the
+widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
 """
 
 from .epsilon_lab import EpsilonLab
+from .exercise_panel import ExercisePanel
 from .float_ruler import FloatRuler
 from .gradcheck_lab import GradcheckLab
+from .jacobian_builder import JacobianBuilder
+from .predict import Predict
 from .quiz import Quiz
 from .slope_explorer import SlopeExplorer
+from .zoo_hunt import ZooHunt
 
-__all__ = ["EpsilonLab", "FloatRuler", "GradcheckLab", "Quiz", "SlopeExplorer"]
+__all__ = [
+    "EpsilonLab",
+    "ExercisePanel",
+    "FloatRuler",
+    "GradcheckLab",
+    "JacobianBuilder",
+    "Predict",
+    "Quiz",
+    "SlopeExplorer",
+    "ZooHunt",
+]

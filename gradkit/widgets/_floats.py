@@ -1,6 +1,6 @@
 """Where numbers land in a floating dtype: small torch-only helpers for the widgets' pictures.
 
-Slopes, sweeps and verdicts come from :mod:`gradkit.numerics` and :mod:`gradkit.check`. What the
+Slopes, sweeps and verdicts come from :mod:`gradkit.numerics` and :mod:`gradkit.diagnosis`. What the
 widgets draw besides those numbers (a function sampled in the learner's dtype, where x - eps and
 x + eps land, the representable numbers around x) is computed here, in the dtype, exactly the way
 ``gradkit.numerics.numeric_slopes`` rounds its inputs: x is cast to the dtype, eps is cast to the

@@ -1,48 +1,57 @@
-"""EpsilonLab: error versus eps for four dtypes, with theory, tolerance and the best eps."""
+"""EpsilonLab: error versus eps for four dtypes, with theory, tolerance and the best eps.
+
+Per scene (function and x) :func:`gradkit.sweep` measures every eps of the grid for every dtype
+and both schemes; the browser draws the curves, the theory lines and the cursor from that table,
+so eps, dtype, scheme, the theory switch and the reveal button need no kernel message.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-import ipywidgets as widgets
+import numpy as np
 import torch
 
 from .. import plots
-from ..numerics import DTYPES, GRADCHECK_DEFAULTS, SweepResult, dtype_name, sweep, unit_roundoff
+from .._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, dtype_name
+from ..numerics import SweepResult, sweep, unit_roundoff
+from ..numerics.slopes import analytic_slope
 from ._base import (
-    Panel,
+    GradkitWidget,
+    InputError,
     Stage,
     check_eps,
     check_x,
-    dtype_buttons,
     dtype_value,
     fmt,
+    fmt_eps,
     fmt_plain,
     function_options,
-    readout,
+    json_safe,
     readout_html,
 )
 
 __all__ = ["EpsilonLab"]
 
 _SCHEMES = ("central", "forward")
+#: The columns of one table row (one eps, one dtype, one scheme).
+FIELDS = ("error", "underflow", "collapsed", "passes", "truncation", "rounding", "numeric")
 
 
-class EpsilonLab(Panel):
+class EpsilonLab(GradkitWidget):
     """The V-shaped error of the numeric slope versus eps, for float64, float32, float16, bfloat16.
 
-    Curves come from :func:`gradkit.sweep` (computed once per function, x and scheme; moving eps
-    only moves a marker). The theory lines show truncation (∝ eps² for central differences) and
-    rounding (∝ u/eps) for the chosen dtype; the red line is gradcheck's tolerance
-    atol + rtol·|f'(x)|; stars mark each dtype's best eps in theory. At gradcheck's eps = 1e-6
-    the float32 curve sits above the tolerance and float64 below it.
+    The theory lines show truncation (∝ eps² for central differences) and rounding (∝ u/eps) for
+    the chosen dtype; the red line is gradcheck's tolerance atol + rtol·|f'(x)|; stars mark each
+    dtype's best eps in theory. At gradcheck's eps = 1e-6 the float32 curve sits above the
+    tolerance and float64 below it. Markers for "eps rounds to 0" and "error exactly 0" sit in a
+    strip below the plot, never on the error axis.
 
     Parameters
     ----------
     f : callable or str, optional
-        An elementwise function of a tensor, or a built-in name. Default ``"x³"`` (x² has no
-        truncation error with central differences, so its V has no right arm).
+        An elementwise function of a tensor, or a built-in name. Default ``"x³"``.
     x : float
         Default 0.5.
     eps : float
@@ -50,33 +59,31 @@ class EpsilonLab(Panel):
     dtype : torch.dtype or str
         The highlighted dtype. Default float32.
     scheme : {"central", "forward"}
+    dtypes : sequence of str or torch.dtype
+        The dtypes shown first (default all four); :meth:`reveal` or the button "show float16 and
+        bfloat16" adds the others.
 
     Attributes
     ----------
-    function_dropdown : ipywidgets.Dropdown
-    x_slider : ipywidgets.FloatSlider
-        With step buttons ``x_down`` and ``x_up``.
-    eps_slider : ipywidgets.FloatLogSlider
-        With ``eps_down`` (÷10), ``eps_up`` (×10) and ``eps_text`` (type ``1e-6``, Enter).
-    dtype_buttons : ipywidgets.ToggleButtons
-        The highlighted dtype (values are torch dtypes).
-    scheme_buttons : ipywidgets.ToggleButtons
-    theory_checkbox : ipywidgets.Checkbox
-        Show the theory lines.
-    eps_readout, error_readout, tolerance_readout, optimal_readout, table_readout :
-    ipywidgets.HTML
-        Readouts (CSS class ``gradkit-readout``).
-    error_area : ipywidgets.HTML
+    function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
+    dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
+        Python handles onto the browser's controls.
+    eps_readout, error_readout, tolerance_readout, optimal_readout, table_readout : Readout
+    error_area
     figure : matplotlib.figure.Figure
+        The static layer; curves and cursor are drawn by the browser.
     artists : gradkit.plots.ErrorCurveArtists
-        ``artists.curves[name]`` is each dtype's Line2D, ``artists.tolerance`` the tolerance.
+        The same curves in Python (``artists.curves[name]``, ``artists.tolerance``).
     sweep : gradkit.SweepResult
-        The curves on the eps grid.
+        The curves on the eps grid for the current scheme (``sweeps`` holds both schemes).
     at_eps : gradkit.SweepResult
-        The same measurement at exactly the current eps.
+        The measurement at exactly the current eps (computed when asked).
+    shown : list[str]
+        The dtypes on screen.
     """
 
     css = "gradkit-epsilon-lab"
+    view = "epsilon_lab"
 
     def __init__(
         self,
@@ -85,87 +92,86 @@ class EpsilonLab(Panel):
         eps: float = GRADCHECK_DEFAULTS["eps"],
         dtype: torch.dtype | str = torch.float32,
         scheme: str = "central",
+        dtypes: Sequence[torch.dtype | str] = tuple(DTYPES),
     ) -> None:
         options, selected = function_options(f, "x³")
         if scheme not in _SCHEMES:
             raise ValueError(f"scheme={scheme!r} is not one of {list(_SCHEMES)}")
         dtype, x, eps = dtype_value(dtype), check_x(x), check_eps(eps)
+        shown = [dtype_name(dtype_value(d, "dtypes")) for d in dtypes]
+        if not shown:
+            raise ValueError("dtypes must name at least one dtype, e.g. ('float64', 'float32')")
+        if dtype_name(dtype) not in shown:
+            dtype = DTYPES[shown[0]] if dtype is torch.float32 else dtype
+            if dtype_name(dtype) not in shown:
+                raise ValueError(f"dtype={dtype_name(dtype)} is not among dtypes={shown}")
         super().__init__()
         with self._building():
             self._functions = options
-            self.sweep: SweepResult | None = None
-            self.at_eps: SweepResult | None = None
+            self.sweeps: dict = {}
+            self._at_exact: tuple | None = None
+            self._rows = np.empty(0)
+            self._extra: list = []
 
-            self.function_dropdown = widgets.Dropdown(
-                options=list(options),
-                value=selected,
-                description="f(x) =",
-                tooltip="the function whose slope is measured",
-                style={"description_width": "64px"},
-                layout=widgets.Layout(width="260px"),
-            )
-            self.function_dropdown.add_class("gradkit-function")
-            x_row = self._make_x_controls(
-                x, self._update_curves, lo=-3.0, hi=3.0, step=0.05, continuous=False
-            )
-            eps_rows = self._make_eps_controls(eps, self._update_eps)
-            self.dtype_buttons = dtype_buttons(dtype, "highlight")
-            self.scheme_buttons = widgets.ToggleButtons(
-                options=list(_SCHEMES),
-                value=scheme,
-                description="scheme",
-                tooltips=[
-                    "(f(x+eps) − f(x−eps)) / (2·eps): truncation ∝ eps²",
-                    "(f(x+eps) − f(x)) / eps: truncation ∝ eps",
-                ],
-                style={"description_width": "64px", "button_width": "80px"},
-            )
-            self.scheme_buttons.add_class("gradkit-scheme")
-            self.theory_checkbox = widgets.Checkbox(
-                value=True,
-                description="show theory lines",
-                indent=False,
+            self.function_dropdown = self.dropdown(
+                "function", list(options), value=selected, label="f(x) =",
+                css="gradkit-function", tooltip="the function whose slope is measured",
+            )  # fmt: skip
+            self._make_x_controls(x, self._new_scene, lo=-3.0, hi=3.0, step=0.05, continuous=False)
+            self._make_eps_controls(eps, self._show_state)
+            self.dtype_buttons = self.make_dtype_buttons(dtype, "highlight")
+            self.dtype_buttons.spec["shown_key"] = "shown"
+            self.scheme_buttons = self.toggle(
+                "scheme", list(_SCHEMES), value=scheme, label="scheme", css="gradkit-scheme",
+                tooltips=["(f(x+eps) − f(x−eps)) / (2·eps): truncation ∝ eps²",
+                          "(f(x+eps) − f(x)) / eps: truncation ∝ eps"],
+            )  # fmt: skip
+            self.theory_checkbox = self.checkbox(
+                "theory", value=True, text="show theory lines", css="gradkit-theory",
                 tooltip="truncation and rounding error predicted by Taylor's theorem",
+            )  # fmt: skip
+            self.reveal_button = self.button(
+                "reveal", "show float16 and bfloat16", css="gradkit-reveal",
+                tooltip="add the half-precision dtypes to the picture",
+            )  # fmt: skip
+            self.reveal_button.spec["set"] = ["shown", list(DTYPES)]
+            self.values = {**self.values, "shown": [n for n in DTYPES if n in shown]}
+            self.reveal_button.on_click(lambda _b: self.reveal())
+
+            self.eps_readout = self.readout("eps", "gradkit-eps-readout")
+            self.error_readout = self.readout("error", "gradkit-error-readout")
+            self.tolerance_readout = self.readout("tolerance", "gradkit-tolerance")
+            self.optimal_readout = self.readout("optimal", "gradkit-optimal")
+            self.table_readout = self.readout("table", "gradkit-table")
+
+            self._stage = Stage(self, (8.6, 4.9))
+            fig = self._stage.figure
+            ax = fig.add_axes((0.1, 0.33, 0.64, 0.6))
+            strip = fig.add_axes((0.1, 0.03, 0.64, 0.13))
+            self._stage.axes = {"main": ax, "strip": strip}
+            self.artists = plots.draw_error_curves(
+                ax, tuple(DTYPES), strip_ax=strip, dtype_legend=False
             )
-            self.theory_checkbox.add_class("gradkit-theory")
+            for artist in self.artists.animated:
+                artist.set_animated(True)  # drawn by the browser
 
-            self.eps_readout = readout("gradkit-eps-readout")
-            self.error_readout = readout("gradkit-error-readout")
-            self.tolerance_readout = readout("gradkit-tolerance")
-            self.optimal_readout = readout("gradkit-optimal")
-            self.table_readout = readout("gradkit-table")
-
-            self._stage = Stage((8.6, 4.2))
-            ax = self._stage.figure.add_axes((0.08, 0.12, 0.66, 0.76))
-            self.artists = plots.draw_error_curves(ax, tuple(DTYPES))
-            cursor = self.artists.cursor
-            self._stage.animate(*[a for a in self.artists.animated if a not in cursor])
-            self._stage.animate(*cursor, layer=1)
-
-            self._observe(self.function_dropdown, self._update_curves)
-            self._observe(self.scheme_buttons, self._update_curves)
-            self._observe(self.dtype_buttons, self._update_highlight)
-            self._observe(self.theory_checkbox, self._update_highlight)
-            self._assemble(
+            self.function_dropdown.observe(lambda change: self._new_scene())
+            for control in (self.dtype_buttons, self.scheme_buttons, self.theory_checkbox):
+                control.observe(lambda change: self._show_state())
+            self._listen("shown", lambda change: self._show_state())
+            self._layout(
                 "EpsilonLab",
                 "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
-                [
-                    self.function_dropdown,
-                    x_row,
-                    *eps_rows,
-                    self.dtype_buttons,
-                    self.scheme_buttons,
-                    self.theory_checkbox,
-                ],
-                [
-                    self.eps_readout,
-                    self.error_readout,
-                    self.tolerance_readout,
-                    self.optimal_readout,
-                    self.table_readout,
-                ],
-            )
-            self.guard(self._update_curves)()
+                [self.function_dropdown, self.x_slider, self.eps_slider, self.eps_text,
+                 self.dtype_buttons, self.scheme_buttons, self.theory_checkbox,
+                 self.reveal_button],
+                [self.eps_readout, self.error_readout, self.tolerance_readout,
+                 self.optimal_readout, self.table_readout],
+            )  # fmt: skip
+            self.alt = "error of the numeric slope versus eps, log-log, one curve per dtype"
+            self.guard(self._new_scene)()
+
+    # ------------------------------------------------------------------------------ state
 
     @property
     def f(self) -> Callable:
@@ -177,122 +183,278 @@ class EpsilonLab(Panel):
         """The highlighted dtype."""
         return self.dtype_buttons.value
 
+    @property
+    def shown(self) -> list[str]:
+        """The dtypes on screen."""
+        return list(self.values.get("shown", list(DTYPES)))
+
+    @property
+    def sweep(self) -> SweepResult | None:
+        """The curves on the eps grid for the current scheme."""
+        return self.sweeps.get(self.scheme_buttons.value)
+
+    @property
+    def at_eps(self) -> SweepResult:
+        """Every dtype measured at exactly the current eps (one batched sweep)."""
+        return sweep(
+            self.f, float(self.x_slider.value), eps=[self.eps], scheme=self.scheme_buttons.value
+        )
+
+    def reveal(self, *dtypes: str | torch.dtype) -> None:
+        """Add dtypes to the picture (default: all of them), as the reveal button does."""
+        names = [dtype_name(dtype_value(d, "dtypes")) for d in dtypes] or list(DTYPES)
+        shown = set(self.shown) | set(names)
+        self._set_values({"shown": [n for n in DTYPES if n in shown]})
+
     # ---------------------------------------------------------------------------- updates
 
-    def _update_curves(self) -> None:
-        """Function, x or scheme changed: a new sweep, new curves and limits (full draw)."""
-        x, scheme = float(self.x_slider.value), self.scheme_buttons.value
-        result = sweep(self.f, x, scheme=scheme)
-        self.sweep = result
-        curves = result.dtypes
+    def _new_scene(self) -> None:
+        """Function or x changed: sweep every grid eps, dtype and scheme; one static render."""
+        x, fname = float(self.x_slider.value), self.function_dropdown.value
+        self.sweeps = {}
+        self._rows = np.empty(0)
+        problem = _domain_problem(self.f, fname, x)
+        if problem is None:
+            self.sweeps = {s: sweep(self.f, x, eps=EPS_GRID, scheme=s) for s in _SCHEMES}
+        self._draw_static(x, fname)
+        if problem is not None:
+            with self.hold_sync():
+                self.table = b""
+                self.scene = {"empty": True, "x": x, "function": fname}
+                self.readout_html = {}
+            raise InputError(problem)
+        n, D = len(EPS_GRID), len(DTYPES)
+        rows = np.full((len(_SCHEMES), D, n, len(FIELDS)), np.nan)
+        per_dtype: list = []
+        for s, scheme in enumerate(_SCHEMES):
+            result = self.sweeps[scheme]
+            per_dtype.append([])
+            for d, name in enumerate(DTYPES):
+                ds = result.dtypes[name]
+                for k, field in enumerate(FIELDS):
+                    rows[s, d, :, k] = getattr(ds, field).to(torch.float64).numpy()
+                per_dtype[s].append(
+                    {
+                        "optimal_eps": ds.optimal_eps,
+                        "optimal_error": ds.optimal_error,
+                        "best_eps": ds.best_eps,
+                        "best_error": ds.best_error,
+                    }
+                )
+        self._rows = rows
+        self._extra = [
+            [
+                [self._readouts(scheme, name, EPS_GRID[g], rows[s, :, g]) for g in range(n)]
+                for name in DTYPES
+            ]
+            for s, scheme in enumerate(_SCHEMES)
+        ]
+        with self.hold_sync():
+            self.table = np.ascontiguousarray(rows.ravel()).tobytes()
+            self.scene = json_safe(
+                {
+                    "x": x,
+                    "function": fname,
+                    "G": n,
+                    "D": D,
+                    "NF": len(FIELDS),
+                    "fields": list(FIELDS),
+                    "dtypes": list(DTYPES),
+                    "schemes": list(_SCHEMES),
+                    "eps": list(EPS_GRID),
+                    "tolerance": self.sweeps["central"].tolerance,
+                    "per_dtype": per_dtype,
+                    "colors": {k: v[0] for k, v in plots.DTYPE_STYLES.items()},
+                    "markers": {k: v[1] for k, v in plots.DTYPE_STYLES.items()},
+                    "styles": {k: v[2] for k, v in plots.DTYPE_STYLES.items()},
+                    "extra": self._extra,
+                }
+            )
+        self._show_state()
+
+    def _draw_static(self, x: float, fname: str) -> None:
+        """Axes, limits (fitting both schemes), tolerance line, title: the static layer."""
+        empty = np.full(len(EPS_GRID), np.nan)
+        errors, under, optimal, rounding = {}, {}, {}, {}
+        truncation = empty
+        tolerance = 0.0
+        if self.sweeps:
+            both = [self.sweeps[s] for s in _SCHEMES]
+            for name in DTYPES:
+                stacked = np.concatenate([r.dtypes[name].error.numpy() for r in both])
+                errors[name] = stacked
+                under[name] = np.concatenate([r.dtypes[name].underflow.numpy() for r in both])
+            tolerance = both[0].tolerance
+        grid = np.concatenate([EPS_GRID, EPS_GRID]) if self.sweeps else np.asarray(EPS_GRID)
+        truncation = np.full(grid.shape, np.nan)
         plots.update_error_curves(
             self.artists,
-            eps=result.eps.numpy(),
-            errors={k: d.error.numpy() for k, d in curves.items()},
-            underflow={k: d.underflow.numpy() for k, d in curves.items()},
-            optimal={k: (d.optimal_eps, d.optimal_error) for k, d in curves.items()},
-            truncation=next(iter(curves.values())).truncation.numpy(),
-            rounding={k: d.rounding.numpy() for k, d in curves.items()},
-            tolerance=result.tolerance,
-            title=(
-                f"error of the numeric slope of {self.function_dropdown.value} at x = {x:g} "
-                f"({scheme} difference)"
-            ),
+            eps=grid,
+            errors=errors,
+            underflow=under,
+            optimal=optimal,
+            truncation=truncation,
+            rounding=rounding,
+            tolerance=tolerance,
+            title=f"error of the numeric slope of {fname} at x = {x:g}",
         )
-        self.at_eps = None
-        self._update_highlight(full=True)
+        self._stage.redraw()
 
-    def _update_highlight(self, full: bool = False) -> None:
-        """Highlighted dtype or theory switch changed: restyle the curves (blit)."""
-        plots.update_error_highlight(
-            self.artists, dtype_name(self.dtype), show_theory=self.theory_checkbox.value
-        )
-        self._show(full=full, layer=0)
-
-    def _update_eps(self) -> None:
-        """eps changed: measure at exactly this eps, move the marker (blit the cursor only)."""
-        self.at_eps = None
-        self._show(layer=1)
-
-    def _show(self, full: bool = False, layer: int = 1) -> None:
-        eps = float(self.eps_slider.value)
-        if self.at_eps is None:  # every dtype at exactly this eps, in one call
-            self.at_eps = sweep(
-                self.f, float(self.x_slider.value), eps=[eps], scheme=self.scheme_buttons.value
+    def _row(self) -> tuple[np.ndarray, float, dict]:
+        """Every dtype's row at the current eps and scheme (computed now for a typed eps)."""
+        s = _SCHEMES.index(self.scheme_buttons.value)
+        exact = self.values.get("eps_exact")
+        if exact is None:
+            g = int(self.values["eps"])
+            return self._rows[s, :, g], EPS_GRID[g], self._extra[s]
+        key = (exact, float(self.x_slider.value), self.function_dropdown.value)
+        if self._at_exact is None or self._at_exact[0] != key:
+            rows = np.full((len(_SCHEMES), len(DTYPES), len(FIELDS)), np.nan)
+            for si, scheme in enumerate(_SCHEMES):
+                result = sweep(self.f, key[1], eps=[exact], scheme=scheme)
+                for d, name in enumerate(DTYPES):
+                    for k, field in enumerate(FIELDS):
+                        rows[si, d, k] = float(getattr(result.dtypes[name], field)[0])
+            extra = [
+                [[self._readouts(sc, name, exact, rows[si])] for name in DTYPES]
+                for si, sc in enumerate(_SCHEMES)
+            ]
+            self._at_exact = (key, rows, extra)
+            self.exact = json_safe(
+                {"eps": exact, "x": key[1], "function": key[2], "rows": rows, "extra": extra}
             )
+        _, rows, extra = self._at_exact
+        return rows[s], float(exact), [[cell[0]] for cell in extra[s]]
+
+    def _show_state(self) -> None:
+        """eps, dtype, scheme, theory or the shown dtypes changed: look up and show."""
+        if self._rows.size == 0:
+            return
+        rows, eps, extra = self._row()
         name = dtype_name(self.dtype)
-        plots.update_error_marker(self.artists, eps, float(self.at_eps.dtypes[name].error[0]))
-        self._show_readouts(eps, name)
-        if full:
-            self._stage.redraw()
-        else:
-            self._stage.refresh(layer)
+        d = list(DTYPES).index(name)
+        g = 0 if self.values.get("eps_exact") is not None else int(self.values["eps"])
+        result = self.sweeps[self.scheme_buttons.value]
+        self._show_python_curves(result, name)
+        error = float(rows[d, 0])
+        plots.update_error_marker(self.artists, eps, error)
+        texts = dict(extra[d][g]["r"])
+        texts["table"] = table_html(extra, g, self.shown, name)
+        self.readout_html = texts
+
+    def _show_python_curves(self, result, chosen: str) -> None:
+        """The Python artists mirror what the browser draws (tests read them)."""
+        grid = result.eps.numpy()
+        for name, line in self.artists.curves.items():
+            err = result.dtypes[name].error.numpy()
+            shown = name in self.shown
+            line.set_data(grid, np.where(err > 0, err, np.nan) if shown else np.nan * grid)
+            under = result.dtypes[name].underflow.numpy().astype(bool) & shown
+            row = list(DTYPES).index(name)
+            self.artists.underflow[name].set_data(grid[under], np.full(int(under.sum()), row))
+            zero = (err == 0) & ~under & shown
+            self.artists.exact[name].set_data(grid[zero], np.full(int(zero.sum()), row))
+            ds = result.dtypes[name]
+            ok = shown and math.isfinite(ds.optimal_eps) and ds.optimal_error > 0
+            self.artists.optima[name].set_data(
+                [ds.optimal_eps] if ok else [], [ds.optimal_error] if ok else []
+            )
+        first = next(iter(result.dtypes.values()))
+        trunc = first.truncation.numpy()
+        self.artists.truncation.set_data(grid, np.where(trunc > 0, trunc, np.nan))
+        self.artists.eps_grid = grid
+        self.artists.rounding_curves = {k: d.rounding.numpy() for k, d in result.dtypes.items()}
+        plots.update_error_highlight(self.artists, chosen, show_theory=self.theory_checkbox.value)
 
     # --------------------------------------------------------------------------- readouts
 
-    def _show_readouts(self, eps: float, name: str) -> None:
-        at, full = self.at_eps, self.sweep
-        tol = at.tolerance
-        self.eps_readout.value = readout_html("eps", f"{eps:.1e}", f"= {fmt_plain(eps)}")
-        self.error_readout.value = readout_html(
-            f"{name} error at this eps",
-            _error_text(at.dtypes[name], 0),
-            _verdict(at.dtypes[name], tol),
-        )
-        slope = float(at.analytic[0])
-        self.tolerance_readout.value = readout_html(
-            "gradcheck tolerance",
-            fmt(tol, ".2g"),
-            f"= atol + rtol·|f′(x)| = {at.atol:g} + {at.rtol:g}·{fmt(abs(slope), '.4g')}",
-        )
-        d = full.dtypes[name]
-        if math.isfinite(d.optimal_eps):
-            theory = f"theory {d.optimal_eps:.2g} (error ≈ {d.optimal_error:.1g})"
+    def _readouts(self, scheme: str, name: str, eps: float, rows: np.ndarray) -> dict:
+        """Readouts for one dtype at one eps (rows: every dtype's row there)."""
+        result = self.sweeps[scheme]
+        tol = result.tolerance
+        d = list(DTYPES).index(name)
+        r = dict(zip(FIELDS, rows[d], strict=True))
+        ds = result.dtypes[name]
+        if math.isfinite(ds.optimal_eps):
+            theory = f"theory {ds.optimal_eps:.2g} (error ≈ {ds.optimal_error:.1g})"
         else:
             theory = "theory: no best eps (no truncation error here, larger is better)"
-        self.optimal_readout.value = readout_html(
-            f"best eps for {name}",
-            f"{d.best_eps:.2g}",
-            f"measured on the grid (error {fmt(d.best_error, '.1g')}); {theory}",
-        )
-        rows = []
-        for k, dt in at.dtypes.items():
-            style = "font-weight:bold" if k == name else ""
-            ok = bool(dt.passes[0])
-            mark = (
-                "<span style='color:#1b7f3b'>passes</span>"
-                if ok
-                else "<span style='color:#B3261E'>fails</span>"
+        slope = float(result.analytic.reshape(-1)[0])
+        texts = {
+            "eps": readout_html("eps", fmt_eps(eps), f"= {fmt_plain(eps)}"),
+            "error": readout_html(f"{name} error at this eps", _error_text(r), _verdict(r, tol)),
+            "tolerance": readout_html(
+                "gradcheck tolerance",
+                fmt(tol, ".3g"),
+                f"= atol + rtol·|f′(x)| = {result.atol:g} + {result.rtol:g}·"
+                f"{fmt(abs(slope), '.4g')}",
+            ),
+            "optimal": readout_html(
+                f"best eps for {name}",
+                f"{ds.best_eps:.2g}",
+                f"measured on the grid (error {fmt(ds.best_error, '.1g')}); {theory}",
+            ),
+        }
+        cells = (
+            f"<td>{name}</td><td style='padding:0 10px'>{_error_text(r)}</td><td>"
+            + (
+                "<span class='gk-good'>passes</span>"
+                if r["passes"]
+                else "<span class='gk-bad'>fails</span>"
             )
-            rows.append(
-                f"<tr style='{style}'><td>{k}</td><td style='padding:0 10px'>"
-                f"{_error_text(dt, 0)}</td><td>{mark}</td>"
-                f"<td style='color:#555;padding-left:8px'>"
-                f"u = {unit_roundoff(DTYPES[k]):.1g}</td></tr>"
-            )
-        self.table_readout.value = (
-            f"<div style='color:#444'>at eps = {eps:.1e}, against the tolerance {tol:.2g}:</div>"
-            f"<table>{''.join(rows)}</table>"
+            + f"</td><td class='gk-r-detail' style='padding-left:8px'>"
+            f"u = {unit_roundoff(DTYPES[name]):.1g}</td>"
         )
+        head = f"<div class='gk-r-label'>at eps = {fmt_eps(eps)}, against the tolerance " + (
+            f"{fmt(tol, '.3g')}:</div>"
+        )
+        return {"r": texts, "cells": cells, "head": head}
 
 
-def _error_text(d, i: int) -> str:
-    if bool(d.underflow[i]):
+def table_html(extra: list, g: int, shown: Sequence[str], chosen: str) -> str:
+    """The per-dtype table readout (static/epsilon_lab.js assembles it the same way)."""
+    bold = " style='font-weight:bold'"
+    rows = "".join(
+        f"<tr{bold if name == chosen else ''}>{extra[list(DTYPES).index(name)][g]['cells']}</tr>"
+        for name in DTYPES
+        if name in shown
+    )
+    return f"{extra[0][g]['head']}<table>{rows}</table>"
+
+
+def _domain_problem(f: Callable, fname: str, x: float) -> str | None:
+    """A learner-facing message if f or its slope is not a finite number at x, else None."""
+    with torch.no_grad():
+        value = f(torch.tensor(x, dtype=torch.float64))
+    value = float(value.reshape(-1)[0]) if isinstance(value, torch.Tensor) else float(value)
+    if not math.isfinite(value):
+        return (
+            f"f(x) = {fname} is {fmt(value)} at x = {x:g} (outside its domain, or too large "
+            "for float64), so there is no slope to measure; move x"
+            + (" to a positive number" if fname.startswith("log") and x <= 0 else "")
+        )
+    slope = analytic_slope(f, x)
+    if not math.isfinite(slope):
+        return f"the slope of {fname} at x = {x:g} is {fmt(slope)}; move x"
+    return None
+
+
+def _error_text(r: dict) -> str:
+    if r["underflow"]:
         return "no slope (eps rounds to 0)"
-    error = float(d.error[i])
-    text = fmt(error, ".2e")
-    if bool(d.collapsed[i]):
+    text = fmt(float(r["error"]), ".2e")
+    if r["collapsed"]:
         text += " (x ± eps round to x: slope 0)"
     return text
 
 
-def _verdict(d, tolerance: float) -> str:
-    if bool(d.underflow[0]):
+def _verdict(r: dict, tolerance: float) -> str:
+    if r["underflow"]:
         return "gradcheck could not measure a slope"
-    error = float(d.error[0])
+    error = float(r["error"])
     if math.isnan(error):
         return "no measurement: f or its slope is NaN here (outside its domain?)"
-    if bool(d.passes[0]):
-        return f"within the tolerance {tolerance:.2g}: gradcheck passes"
+    if r["passes"]:
+        return f"within the tolerance {fmt(tolerance, '.3g')}: gradcheck passes"
     times = error / tolerance if tolerance > 0 else math.inf
-    return f"{fmt(times, '.3g')} × the tolerance {tolerance:.2g}: gradcheck fails"
+    return f"{fmt(times, '.3g')} × the tolerance {fmt(tolerance, '.3g')}: gradcheck fails"

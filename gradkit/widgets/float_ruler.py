@@ -7,25 +7,25 @@ import math
 import torch
 
 from .. import plots
-from ..numerics import dtype_name
+from .._args import dtype_name
 from . import _floats
 from ._base import (
-    Panel,
+    GradkitWidget,
     Stage,
     check_eps,
     check_x,
-    dtype_buttons,
     dtype_value,
     fmt,
+    fmt_eps,
     fmt_plain,
-    readout,
+    json_safe,
     readout_html,
 )
 
 __all__ = ["FloatRuler"]
 
 
-class FloatRuler(Panel):
+class FloatRuler(GradkitWidget):
     """A ruler of the numbers a dtype can hold near x, and where x ± eps really land.
 
     Top: x ± 1.6·eps in units of eps; the requested points x − eps and x + eps sit at −1 and +1,
@@ -44,13 +44,13 @@ class FloatRuler(Panel):
 
     Attributes
     ----------
-    x_slider : ipywidgets.FloatSlider
+    x_slider : Control
         With step buttons ``x_down`` and ``x_up``.
-    eps_slider : ipywidgets.FloatLogSlider
+    eps_slider : Control
         With ``eps_down`` (÷10), ``eps_up`` (×10) and ``eps_text`` (type ``1e-6``, Enter).
-    dtype_buttons : ipywidgets.ToggleButtons
+    dtype_buttons : Control
         Values are torch dtypes.
-    x_readout, ulp_readout, landing_readout, step_readout, collapse_readout : ipywidgets.HTML
+    x_readout, ulp_readout, landing_readout, step_readout, collapse_readout : Readout
         Readouts (CSS class ``gradkit-readout``).
     error_area : ipywidgets.HTML
     figure : matplotlib.figure.Figure
@@ -59,6 +59,7 @@ class FloatRuler(Panel):
     """
 
     css = "gradkit-float-ruler"
+    view = "generic"
 
     def __init__(
         self, x: float = 0.5, eps: float = 1e-6, dtype: torch.dtype | str = torch.float32
@@ -67,31 +68,30 @@ class FloatRuler(Panel):
         super().__init__()
         with self._building():
             self.ruler: _floats.Ruler | None = None
-            x_row = self._make_x_controls(
+            self._make_x_controls(
                 x, self._update, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
             )
-            eps_rows = self._make_eps_controls(eps, self._update)
-            self.dtype_buttons = dtype_buttons(dtype)
-            self.x_readout = readout("gradkit-x-readout")
-            self.ulp_readout = readout("gradkit-ulp")
-            self.landing_readout = readout("gradkit-landing")
-            self.step_readout = readout("gradkit-step")
-            self.collapse_readout = readout("gradkit-collapse")
+            self._make_eps_controls(eps, self._update)
+            self.dtype_buttons = self.make_dtype_buttons(dtype, scene=True)
+            self.x_readout = self.readout("x", "gradkit-x-readout")
+            self.ulp_readout = self.readout("ulp", "gradkit-ulp")
+            self.landing_readout = self.readout("landing", "gradkit-landing")
+            self.step_readout = self.readout("step", "gradkit-step")
+            self.collapse_readout = self.readout("collapse", "gradkit-collapse")
+            self.eps_slider.spec["scene"] = True  # the kernel redraws the ruler (round trip)
 
-            self._stage = Stage((8.6, 3.2))
+            self._stage = Stage(self, (8.6, 3.2))
             fig = self._stage.figure
             top = fig.add_axes((0.04, 0.63, 0.92, 0.27))
             bottom = fig.add_axes((0.04, 0.14, 0.92, 0.26))
+            self._stage.axes = {"view": top, "zoom": bottom}
             self.artists = plots.draw_float_ruler(top, bottom)
-            self._stage.animate(*self.artists.slow)
-            self._stage.animate(*self.artists.fast, layer=1)
-            self._slow: tuple = ()
 
-            self._observe(self.dtype_buttons, self._update)
-            self._assemble(
+            self.dtype_buttons.observe(lambda change: self._update())
+            self._layout(
                 "FloatRuler",
                 "the numbers a dtype can hold near x, and where x ± eps land",
-                [x_row, *eps_rows, self.dtype_buttons],
+                [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
                 [
                     self.x_readout,
                     self.ulp_readout,
@@ -100,6 +100,7 @@ class FloatRuler(Panel):
                     self.collapse_readout,
                 ],
             )
+            self.alt = "a ruler of the representable numbers near x and where x ± eps land"
             self.guard(self._update)(full=True)
 
     @property
@@ -108,7 +109,7 @@ class FloatRuler(Panel):
         return self.dtype_buttons.value
 
     def _update(self, full: bool = False) -> None:
-        x, eps, dtype = float(self.x_slider.value), float(self.eps_slider.value), self.dtype
+        x, eps, dtype = float(self.x_slider.value), self.eps, self.dtype
         r = _floats.ruler(x, eps, dtype)
         self.ruler = r
         name = dtype_name(dtype)
@@ -128,15 +129,22 @@ class FloatRuler(Panel):
             eps_in_ulps=eps / r.ulp,
         )
         self._show_readouts(x, eps, name, r)
-        # the zoom's ticks and the 'too dense' band change with x and dtype, not with eps:
-        # an eps change redraws only what moves with eps, over a cached picture of the rest
-        slow = (x, dtype, self.artists.slow_state())
-        layer = 1 if slow == self._slow else 0
-        self._slow = slow
-        if full:
-            self._stage.redraw()
-        else:
-            self._stage.refresh(layer)
+        # what the picture shows, for a browser test to hold against the readouts
+        self.scene = json_safe(
+            {
+                "drawn": {
+                    "eps": fmt_eps(eps),
+                    "dtype": name,
+                    "x": r.x,
+                    "landed_in_eps": list(in_eps),  # top axes ("view"), offsets / eps
+                    "landed_in_ulps": list(in_ulps),  # bottom axes ("zoom"), offsets / ulp
+                    "ulps_between": (r.upper - r.x) / r.ulp,
+                    "underflow": r.underflow,
+                    "collapsed": r.collapsed,
+                }
+            }
+        )
+        self._stage.redraw()  # the kernel draws the whole ruler (one PNG per change)
 
     def _show_readouts(self, x: float, eps: float, name: str, r: _floats.Ruler) -> None:
         stored = "stored exactly" if r.x == x else f"stored as {r.x!r}"
@@ -149,7 +157,7 @@ class FloatRuler(Panel):
         )
         if r.underflow:
             self.landing_readout.value = readout_html(
-                "x ± eps", "no nudge", f"eps = {eps:.1e} rounds to 0 in {name}"
+                "x ± eps", "no nudge", f"eps = {fmt_eps(eps)} rounds to 0 in {name}"
             )
         else:
             away = fmt((r.upper - r.x) / r.ulp, ".3g")
@@ -170,12 +178,12 @@ class FloatRuler(Panel):
         self.step_readout.value = readout_html("the nudge that really happened", step_text, detail)
         if r.underflow:
             text = (
-                f"<span style='color:#B3261E'>eps = {eps:.1e} is below the smallest {name} number: "
+                f"<span class='gk-bad'>eps = {fmt_eps(eps)} is below the smallest {name} number: "
                 "it rounds to 0, so (f(x) − f(x)) / 0 is 0/0 = NaN.</span>"
             )
         elif r.collapsed:
             text = (
-                f"<span style='color:#B3261E'>x − eps and x + eps both land on x: eps is less "
+                f"<span class='gk-bad'>x − eps and x + eps both land on x: eps is less "
                 f"than half the spacing {r.ulp:.3g}, so f(x + eps) − f(x − eps) = 0 and the "
                 "numeric slope is exactly 0.</span>"
             )
@@ -187,7 +195,7 @@ class FloatRuler(Panel):
             )
         else:
             text = (
-                "<span style='color:#1b7f3b'>x − eps, x and x + eps are three different "
+                "<span class='gk-good'>x − eps, x and x + eps are three different "
                 f"{name} numbers.</span>"
             )
         self.collapse_readout.value = text

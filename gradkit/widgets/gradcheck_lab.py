@@ -5,23 +5,23 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 
-import ipywidgets as widgets
 import torch
 
 from .. import plots
-from ..check import CAUSES, CheckReport, check
-from ..numerics import GRADCHECK_DEFAULTS, dtype_name
+from .._args import GRADCHECK_DEFAULTS, dtype_name
+from ..diagnosis import check
+from ..report import CAUSES, CheckReport
 from ..zoo import CATALOGUE, ZooEntry
 from ._base import (
+    GradkitWidget,
     InputError,
-    Panel,
     Stage,
     check_eps,
-    dtype_buttons,
     dtype_value,
     fmt,
+    fmt_eps,
+    json_safe,
     parse_positive,
-    readout,
 )
 
 __all__ = ["GradcheckLab"]
@@ -95,7 +95,7 @@ def _splits(sizes: Sequence[int]) -> list[int]:
     return out
 
 
-class GradcheckLab(Panel):
+class GradcheckLab(GradkitWidget):
     """torch.autograd.gradcheck on a Function, with gradkit's explanation and the Jacobians.
 
     The verdict is torch's own (through :func:`gradkit.check`); the cause (pass, precision, bug,
@@ -118,23 +118,23 @@ class GradcheckLab(Panel):
 
     Attributes
     ----------
-    function_dropdown : ipywidgets.Dropdown
+    function_dropdown : Control
         Zoo names (and your Function, listed first).
-    dtype_buttons : ipywidgets.ToggleButtons
+    dtype_buttons : Control
         Values are torch dtypes.
-    eps_slider : ipywidgets.FloatLogSlider
+    eps_slider : Control
         With ``eps_down`` (÷10), ``eps_up`` (×10) and ``eps_text`` (type ``1e-6``, Enter).
-    atol_text, rtol_text : ipywidgets.Text
+    atol_text, rtol_text : Control
         Type a tolerance and press Enter.
-    fast_mode_checkbox : ipywidgets.Checkbox
-    retry_button : ipywidgets.Button
+    fast_mode_checkbox : Control
+    retry_button : Control
         "retry in float64": switches the dtype to float64.
-    verdict_html : ipywidgets.HTML
+    verdict_html : Control
         The verdict badge (CSS class ``gradkit-verdict``): "pass", or "GradcheckError" and cause.
     description_html, explanation_html, suggestion_html, worst_readout, message_html :
-    ipywidgets.HTML
+    Readout
         What the Function is, why, what to try, the worst entry, torch's message and warnings.
-    error_area : ipywidgets.HTML
+    error_area : Control
     figure : matplotlib.figure.Figure
     artists : gradkit.plots.JacobianArtists
     report : gradkit.CheckReport
@@ -142,6 +142,7 @@ class GradcheckLab(Panel):
     """
 
     css = "gradkit-gradcheck-lab"
+    view = "generic"
 
     def __init__(
         self,
@@ -181,58 +182,39 @@ class GradcheckLab(Panel):
             self._reports: dict[tuple, CheckReport] = {}
 
             names = ([label] if custom is not None else []) + list(CATALOGUE)
-            self.function_dropdown = widgets.Dropdown(
-                options=names,
-                value=label,
-                description="Function",
+            self.function_dropdown = self.dropdown(
+                "function", names, value=label, label="Function", css="gradkit-function",
                 tooltip="a Function from gradkit's zoo: correct rules and their buggy twins",
-                style={"description_width": "64px"},
-                layout=widgets.Layout(width="320px"),
-            )
-            self.function_dropdown.add_class("gradkit-function")
-            self.dtype_buttons = dtype_buttons(dtype, "inputs")
-            eps_rows = self._make_eps_controls(eps, self._run, continuous=False)
-            self.atol_text = widgets.Text(
-                value=f"{atol:g}",
-                description="atol",
-                continuous_update=False,
+            )  # fmt: skip
+            self.dtype_buttons = self.make_dtype_buttons(dtype, "inputs", scene=True)
+            self._make_eps_controls(eps, self._run)
+            self.eps_slider.spec["scene"] = True  # gradcheck runs in the kernel (round trip)
+            self.atol_text = self.text(
+                "atol", value=f"{atol:g}", label="atol", css="gradkit-atol",
                 tooltip="absolute tolerance: allowed |analytic − numeric| = atol + rtol·|numeric|",
-                style={"description_width": "64px"},
-                layout=widgets.Layout(width="160px"),
-            )
-            self.atol_text.add_class("gradkit-atol")
-            self.rtol_text = widgets.Text(
-                value=f"{rtol:g}",
-                description="rtol",
-                continuous_update=False,
+            )  # fmt: skip
+            self.rtol_text = self.text(
+                "rtol", value=f"{rtol:g}", label="rtol", css="gradkit-rtol",
                 tooltip="relative tolerance: allowed |analytic − numeric| = atol + rtol·|numeric|",
-                style={"description_width": "40px"},
-                layout=widgets.Layout(width="140px"),
-            )
-            self.rtol_text.add_class("gradkit-rtol")
-            self.fast_mode_checkbox = widgets.Checkbox(
-                value=bool(fast_mode),
-                description="fast_mode",
-                indent=False,
+            )  # fmt: skip
+            self.fast_mode_checkbox = self.checkbox(
+                "fast_mode", value=bool(fast_mode), text="fast_mode", css="gradkit-fast-mode",
                 tooltip="compare one random projection vᵀJu instead of every Jacobian entry",
-            )
-            self.fast_mode_checkbox.add_class("gradkit-fast-mode")
-            self.retry_button = widgets.Button(
-                description="retry in float64",
-                icon="redo",
+                scene=True,
+            )  # fmt: skip
+            self.retry_button = self.button(
+                "retry", "retry in float64", css="gradkit-retry",
                 tooltip="gradcheck's own advice: run the check with float64 inputs",
-            )
-            self.retry_button.add_class("gradkit-retry")
+            )  # fmt: skip
 
-            self.description_html = readout("gradkit-description")
-            self.verdict_html = widgets.HTML(value="")
-            self.verdict_html.add_class("gradkit-verdict")
-            self.explanation_html = readout("gradkit-explanation")
-            self.suggestion_html = readout("gradkit-suggestion")
-            self.worst_readout = readout("gradkit-worst")
-            self.message_html = readout("gradkit-torch-message")
+            self.verdict_html = self.readout("verdict", "gradkit-verdict")
+            self.description_html = self.readout("description", "gradkit-description")
+            self.explanation_html = self.readout("explanation", "gradkit-explanation")
+            self.suggestion_html = self.readout("suggestion", "gradkit-suggestion")
+            self.worst_readout = self.readout("worst", "gradkit-worst")
+            self.message_html = self.readout("message", "gradkit-torch-message")
 
-            self._stage = Stage((8.6, 3.5))
+            self._stage = Stage(self, (8.6, 3.5))
             fig = self._stage.figure
             axes = [fig.add_axes((0.055 + k * 0.275, 0.13, 0.2, 0.66)) for k in (0, 1)]
             axes.append(fig.add_axes((0.685, 0.13, 0.2, 0.66)))
@@ -240,6 +222,7 @@ class GradcheckLab(Panel):
                 fig.add_axes((0.545, 0.13, 0.012, 0.66)),
                 fig.add_axes((0.9, 0.13, 0.012, 0.66)),
             )
+            self._stage.axes = dict(zip(("numeric", "analytic", "difference"), axes, strict=True))
             self.artists = plots.draw_jacobians(axes, caxes)
             self._suptitle = fig.suptitle("", fontsize=10.5, y=0.985)
 
@@ -250,28 +233,17 @@ class GradcheckLab(Panel):
                 self.rtol_text,
                 self.fast_mode_checkbox,
             ):
-                self._observe(control, self._run)
-            self._click(self.retry_button, self._retry)
-            self._assemble(
+                control.observe(lambda change: self._run())
+            self.retry_button.on_click(lambda _b: self._retry())
+            self._layout(
                 "GradcheckLab",
                 "run torch.autograd.gradcheck and see why it passes or fails",
-                [
-                    self.function_dropdown,
-                    self.dtype_buttons,
-                    *eps_rows,
-                    widgets.HBox([self.atol_text, self.rtol_text]),
-                    self.fast_mode_checkbox,
-                    self.retry_button,
-                ],
-                [
-                    self.verdict_html,
-                    self.description_html,
-                    self.explanation_html,
-                    self.suggestion_html,
-                    self.worst_readout,
-                    self.message_html,
-                ],
-            )
+                [self.function_dropdown, self.dtype_buttons, self.eps_slider, self.eps_text,
+                 self.atol_text, self.rtol_text, self.fast_mode_checkbox, self.retry_button],
+                [self.verdict_html, self.description_html, self.explanation_html,
+                 self.suggestion_html, self.worst_readout, self.message_html],
+            )  # fmt: skip
+            self.alt = "numeric, analytic and difference Jacobians as heatmaps"
             self.guard(self._run)()
 
     # ------------------------------------------------------------------------------ state
@@ -302,7 +274,7 @@ class GradcheckLab(Panel):
         self.retry_button.disabled = self.dtype == torch.float64
         self._show_description(label, entry)
         settings = {
-            "eps": float(self.eps_slider.value),
+            "eps": self.eps,
             "atol": atol,
             "rtol": rtol,
             "fast_mode": bool(self.fast_mode_checkbox.value),
@@ -317,6 +289,20 @@ class GradcheckLab(Panel):
         self.report = report
         self._show_report(label, report)
         self._show_jacobians(report)
+        w = report.worst
+        self.scene = json_safe(
+            {
+                "drawn": {
+                    "function": label,
+                    "dtype": dtype_name(self.dtype),
+                    "eps": fmt_eps(settings["eps"]),
+                    "passed": report.passed,
+                    "cause": report.cause,
+                    "worst": None if w is None else [w.output, w.input, *w.index],
+                    "ratio": None if w is None or not w.tolerance else w.error / w.tolerance,
+                }
+            }
+        )
         self._stage.redraw()
 
     # --------------------------------------------------------------------------- showing
@@ -365,9 +351,12 @@ class GradcheckLab(Panel):
             self.worst_readout.value = "<b>worst entry:</b> no Jacobians to compare"
         else:
             relation = "&gt;" if w.error > w.tolerance else "≤"
+            which = ""
+            if len(report.numeric or ()) > 1 or w.output or w.input:
+                which = f" (of output tensor {w.output}, input tensor {w.input})"
             self.worst_readout.value = (
-                f"<b>worst entry</b> (boxed): output {w.output}, input {w.input}, row "
-                f"{w.index[0]}, column {w.index[1]}: "
+                f"<b>worst entry</b> (boxed): output entry {w.index[0]}, input entry "
+                f"{w.index[1]}{which}: "
                 f"numeric <code>{fmt(w.numeric, '.10g')}</code>, "
                 f"analytic <code>{fmt(w.analytic, '.10g')}</code>, |diff| "
                 f"<code>{fmt(w.error, '.3g')}</code> {relation} allowed "

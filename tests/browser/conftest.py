@@ -1,35 +1,76 @@
-"""Fixtures for the browser suite: one Notebook 7 server, one chromium, lessons run once each.
+"""Fixtures for the browser suite: one server per front end, one chromium, lessons run once each.
 
-The server is started the way ``make notebook`` starts it (``gradkit notebook``), on a copy of the
-lessons in a temporary folder (running cells saves outputs, which must never land in
-``notebooks/``), on 127.0.0.1, a free port and a random token; it is stopped by PID at the end of
-the session together with its kernels. Chromium is Debian's (``/usr/bin/chromium``), never one
-that Playwright downloads.
+Front ends (:data:`FRONT_ENDS`), each one server for the whole session, started when a test first
+needs it and stopped by PID (with its kernels) at the end:
+
+- ``notebook``: Notebook 7 started the way ``make notebook`` starts it (``gradkit notebook``);
+- ``lab``: JupyterLab 4, ``windowingMode`` ``none`` (every cell stays in the DOM);
+- ``voila``: Voila serving the lesson folder, one app per lesson;
+- ``no-ipympl``: Notebook 7 where ipympl is absent for its kernels and its browser extension is
+  switched off (:func:`harness.no_ipympl_env`); the project's virtual environment is not changed;
+- ``lab-no-ipympl``: JupyterLab 4 the same way without ipympl.
+
+By default the lessons run in :data:`FRONT_ENDS` (Notebook 7, JupyterLab 4 without ipympl, Voila).
+
+Every server serves a copy of the lessons in a temporary folder (running cells saves outputs,
+which must never land in ``notebooks/``), listens on 127.0.0.1 with a random token. Chromium is
+Debian's (``/usr/bin/chromium``), never one that Playwright downloads.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import secrets
 import shutil
+import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from gradkit.bench import _jupyter as jp
 from gradkit.cli import lesson_files
 
+import harness as jp
+
 REPO = Path(__file__).resolve().parents[2]
-#: Screenshots of every lesson after Run All (git-ignored).
+#: Screenshots of every lesson after Run All, one folder per front end (git-ignored).
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
-#: Lessons whose page stays open after the Run All test, for the tests that drive their widgets.
-KEEP_OPEN = ("03_float32_noise.ipynb", "04_wrong_backward.ipynb")
+#: Every front end the suite can run the lessons in (see the module docstring).
+ALL_FRONT_ENDS = ("notebook", "lab", "voila", "no-ipympl", "lab-no-ipympl")
+#: The front ends every lesson runs in by default: Notebook 7, JupyterLab 4 without ipympl
+#: (both claims, "runs in JupyterLab 4" and "shows every picture without ipympl", in one run, to
+#: keep the suite short on two cores) and Voila. ``GRADKIT_BROWSER_FRONT_ENDS=notebook,lab,...``
+#: picks others from :data:`ALL_FRONT_ENDS`.
+FRONT_ENDS = tuple(
+    name.strip()
+    for name in os.environ.get("GRADKIT_BROWSER_FRONT_ENDS", "notebook,lab-no-ipympl,voila").split(
+        ","
+    )
+    if name.strip()
+)
+if unknown := sorted(set(FRONT_ENDS) - set(ALL_FRONT_ENDS)):
+    raise ValueError(
+        f"GRADKIT_BROWSER_FRONT_ENDS names {unknown}; choose from {', '.join(ALL_FRONT_ENDS)}"
+    )
+
+#: Notebooks the suite adds next to the lessons (not lessons themselves): a probe for the
+#: environment, and one cell per main widget for the tests that drive widgets.
+EXTRA_NOTEBOOKS = {
+    "_probe.ipynb": ["1 + 1"],
+    "_widgets.ipynb": [
+        "from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, SlopeExplorer",
+        "explorer = SlopeExplorer()\nexplorer",
+        'eps_lab = EpsilonLab(f="x³", x=0.5)\neps_lab',
+        "ruler = FloatRuler()\nruler",
+        "gradcheck_lab = GradcheckLab()\ngradcheck_lab",
+    ],
+}
 
 FAILS_WITH_PRECISION = re.compile(
     r"GradcheckError[\s\S]*\bprecision\b|\bprecision\b[\s\S]*GradcheckError"
@@ -75,24 +116,75 @@ def lesson_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("lessons")
     for source in files:
         shutil.copyfile(source, root / source.name)
+    for name, cells in EXTRA_NOTEBOOKS.items():
+        jp.write_notebook(root / name, cells)
     return root
 
 
+class Servers:
+    """One server per front end, started on first use, all stopped by :meth:`close`."""
+
+    def __init__(self, root: Path, workdirs: Callable[[str], Path]) -> None:
+        self._root, self._workdirs = root, workdirs
+        self._servers: dict[str, jp.Server] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, front_end: str) -> jp.Server:
+        with self._lock:
+            if front_end not in self._servers:
+                self._servers[front_end] = self._start(front_end)
+            return self._servers[front_end]
+
+    def _start(self, front_end: str) -> jp.Server:
+        workdir = self._workdirs(front_end)
+        token = secrets.token_hex(24)
+        expose = ["--JupyterNotebookApp.expose_app_in_browser=True"]
+        if front_end == "notebook":
+            return jp.start_notebook(self._root, workdir, token=token, extra=expose)
+        if front_end == "no-ipympl":
+            env = jp.no_ipympl_env(workdir)
+            return jp.start_notebook(self._root, workdir, token=token, extra=expose, env=env)
+        if front_end == "lab":
+            return jp.start_lab(self._root, workdir, token=token)
+        if front_end == "lab-no-ipympl":
+            return jp.start_lab(self._root, workdir, token=token, env=jp.no_ipympl_env(workdir))
+        if front_end == "voila":
+            # a closed app's kernel is culled after 10 s without a connection
+            cull = [
+                "--MappingKernelManager.cull_idle_timeout=10",
+                "--MappingKernelManager.cull_interval=5",
+            ]
+            return jp.start_voila(self._root, workdir, token=token, extra=cull)
+        raise ValueError(f"front_end must be one of {ALL_FRONT_ENDS}, got {front_end!r}")
+
+    def close(self) -> None:
+        for server in self._servers.values():
+            server.stop()
+        self._servers.clear()
+
+
 @pytest.fixture(scope="session")
-def notebook_server(
-    lesson_copy: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[jp.Server]:
-    """``gradkit notebook`` on the lesson copy, with ``window.jupyterapp`` exposed for the tests."""
-    server = jp.start_notebook(
-        lesson_copy,
-        tmp_path_factory.mktemp("notebook-server"),
-        token=secrets.token_hex(24),
-        extra=["--JupyterNotebookApp.expose_app_in_browser=True"],
-    )
+def servers(lesson_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """The session's servers, one per front end (``servers["lab"]``), started on first use."""
+    pool = Servers(lesson_copy, lambda name: tmp_path_factory.mktemp(f"server-{name}"))
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    # A terminated run (a CI timeout) still stops its servers and kernels: pytest runs the
+    # fixtures' teardown on KeyboardInterrupt, not on SIGTERM.
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        yield server
+        yield pool
     finally:
-        server.stop()
+        pool.close()
+        signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.fixture(scope="session")
+def notebook_server(servers: Servers) -> jp.Server:
+    """``gradkit notebook`` on the lesson copy, with ``window.jupyterapp`` exposed for the tests."""
+    return servers["notebook"]
 
 
 @pytest.fixture(scope="session")
@@ -109,40 +201,59 @@ def browser_context(browser) -> Iterator:
 
 @dataclass
 class LessonRun:
-    """A lesson opened in Notebook 7 and run top to bottom (Run All)."""
+    """A lesson opened in one front end and run top to bottom (Run All, or Voila's own run).
+
+    ``problems``: error outputs, cells that never ran, error texts in output areas, non-empty
+    gradkit error areas. ``picture_problems``: pictures without size or drawn content.
+    ``text``: the page's visible text (for Voila's "no menu instructions" check).
+    ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. The record
+    stays after the page is closed (``page.is_closed()``).
+    """
 
     name: str
+    front_end: str
     page: object
     widgets: dict
     problems: list[str]
+    picture_problems: list[str]
     seconds: float
     screenshot: Path
+    text: str = ""
+    verdicts: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
 
 
 class Lessons:
-    """Opens each lesson once per session, runs it, and keeps what the later tests need.
+    """Opens each lesson once per session in one front end, runs it, keeps what tests need.
 
     While one lesson runs, the next one in lesson order is already loading (its page and kernel
     start meanwhile), and kernels are shut down in the background: the suite waits less.
     """
 
-    def __init__(self, context, server: jp.Server, shots: Path, order: list[str]) -> None:
-        self._context, self._server, self._shots, self._order = context, server, shots, order
+    def __init__(
+        self, context, server: jp.Server, front_end: str, shots: Path, order: list[str]
+    ) -> None:
+        self._context, self._server, self._front_end = context, server, front_end
+        self._shots, self._order = shots / front_end, order
         self._runs: dict[str, LessonRun] = {}
         self._loading: dict[str, tuple[object, list[str], dict, float]] = {}
         self._shutdowns: list[threading.Thread] = []
+
+    @property
+    def voila(self) -> bool:
+        return self._server.kind == "voila"
 
     def _begin(self, name: str) -> None:
         if name in self._runs or name in self._loading:
             return
         page = self._context.new_page()
         errors: list[str] = []
-        state = {"running": False}
+        # Notebook 7.6.5 itself throws "Cannot read properties of undefined (reading 'schema')"
+        # while it loads any notebook: only errors from Run All on count. Voila runs the cells
+        # while the page loads, so there every error counts.
+        state = {"running": self.voila}
 
         def record(error: Exception) -> None:
-            # Notebook 7.6.5 itself throws "Cannot read properties of undefined (reading
-            # 'schema')" while it loads any notebook: only errors from Run All on count.
             if state["running"]:
                 errors.append(str(error))
 
@@ -159,38 +270,63 @@ class Lessons:
         if name not in self._runs:
             self._begin(name)
             page, errors, state, start = self._loading.pop(name)
-            jp.wait_kernel_idle(page)
+            if not self.voila:
+                jp.wait_kernel_idle(page)
             following = self._next(name)
             if following is not None:
                 self._begin(following)
             page.bring_to_front()
             state["running"] = True
-            widgets = jp.run_all(page)
+            if self.voila:
+                widgets = jp.open_voila(page, self._server, name)
+                problems = jp.output_problems(page, "page")
+            else:
+                widgets = jp.run_all(page)
+                problems = jp.problems(page) + [
+                    p for p in jp.output_problems(page) if not p.startswith("gradkit error area")
+                ]
+            outputs = "body" if self.voila else ".jp-NotebookPanel"
+            jp.wait_settled(page.locator(outputs).first, 300)
             seconds = time.perf_counter() - start
+            scope = "page" if self.voila else "notebook"
+            pictures = jp.picture_problems(page, scope)
             shot = jp.full_screenshot(page, self._shots / f"{Path(name).stem}.png")
+            text = page.locator("body").inner_text() if self.voila else ""
+            verdicts = page.locator(
+                ".jp-OutputArea-output .gradkit-verdict, .jp-OutputArea-output .gradkit-report"
+            ).all_inner_texts()
             self._runs[name] = LessonRun(
-                name, page, widgets, jp.problems(page), seconds, shot, errors
+                name,
+                self._front_end,
+                page,
+                widgets,
+                problems,
+                pictures,
+                seconds,
+                shot,
+                text,
+                verdicts,
+                errors,
             )
         run = self._runs[name]
-        run.page.bring_to_front()  # a background tab gets no animation frames
+        if not run.page.is_closed():
+            run.page.bring_to_front()  # a background tab gets no animation frames
         return run
 
-    def finished(self, name: str) -> None:
-        """A test is done with lesson ``name``: release it unless a later test drives it."""
-        if name not in KEEP_OPEN:
-            self.release(name)
-
     def release(self, name: str) -> None:
-        """Close the lesson's page and shut its kernel down (in the background)."""
-        run = self._runs.pop(name, None)
+        """Close the lesson's page and shut its kernel down (in the background); the record of
+        the run stays."""
+        run = self._runs.get(name)
         if run is not None:
             self._close(run.page)
 
     def _close(self, page) -> None:
         if page.is_closed():
             return
-        session = jp.session_id(page)
-        page.close()
+        session = None if self.voila else jp.session_id(page)
+        # Voila shuts its kernel down on unload (and culls it 10 s later when not); a Notebook 7
+        # page must not run it: a "leave page?" dialog would keep the page open.
+        page.close(run_before_unload=self.voila)
         if session:
             thread = threading.Thread(
                 target=self._server.api, args=(f"api/sessions/{session}", "DELETE"), daemon=True
@@ -203,23 +339,54 @@ class Lessons:
         for name in list(self._runs):
             self.release(name)
         for page, *_ in self._loading.values():
-            with contextlib.suppress(Exception):  # a page that never finished loading
-                jp.wait_kernel_idle(page, 30_000)
+            if not self.voila:
+                with contextlib.suppress(Exception):  # a page that never finished loading
+                    jp.wait_kernel_idle(page, 30_000)
             self._close(page)
         self._loading.clear()
         for thread in self._shutdowns:
             thread.join(timeout=30)
 
 
+class AllLessons:
+    """:class:`Lessons` for each front end, made on first use: ``all_lessons["lab"].run(name)``."""
+
+    def __init__(self, context, servers: Servers, shots: Path) -> None:
+        self._context, self._servers, self._shots = context, servers, shots
+        self._order = [path.name for path in lesson_files()]
+        self._by_front_end: dict[str, Lessons] = {}
+
+    def __getitem__(self, front_end: str) -> Lessons:
+        # one front end at a time: the others' pages are closed (their records stay)
+        for other, lessons in self._by_front_end.items():
+            if other != front_end:
+                lessons.close()
+        if front_end not in self._by_front_end:
+            server = self._servers[front_end]
+            self._by_front_end[front_end] = Lessons(
+                self._context, server, front_end, self._shots, self._order
+            )
+        return self._by_front_end[front_end]
+
+    def close(self) -> None:
+        for lessons in self._by_front_end.values():
+            lessons.close()
+
+
 @pytest.fixture(scope="session")
-def lessons(browser_context, notebook_server: jp.Server, screenshot_dir: Path) -> Iterator[Lessons]:
-    """Lesson pages, each run once per session (see :class:`Lessons`)."""
-    order = [path.name for path in lesson_files()]
-    pages = Lessons(browser_context, notebook_server, screenshot_dir, order)
+def all_lessons(browser_context, servers: Servers, screenshot_dir: Path) -> Iterator[AllLessons]:
+    """Lesson pages in every front end, each run once per session (see :class:`Lessons`)."""
+    pages = AllLessons(browser_context, servers, screenshot_dir)
     try:
         yield pages
     finally:
         pages.close()
+
+
+@pytest.fixture(scope="session")
+def lessons(all_lessons: AllLessons) -> Lessons:
+    """Lesson pages in Notebook 7 (``lessons.run(name)``)."""
+    return all_lessons["notebook"]
 
 
 def _check_dtype_switch(lab, screenshot: Path | None = None) -> None:

@@ -1,42 +1,86 @@
-"""Every lesson as a learner meets it: Notebook 7 in chromium, Run All, no error on the page."""
+"""Every lesson as a learner meets it, in every front end: Notebook 7, JupyterLab 4, Voila, and
+Notebook 7 without ipympl. Run top to bottom; no error on the page; every picture drawn."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from conftest import FRONT_ENDS
 
 from gradkit.cli import lesson_files
+
+import harness as jp
 
 pytestmark = pytest.mark.browser
 
 LESSONS = [path.name for path in lesson_files()]
+#: The lesson whose wrong backward must fail gradcheck with cause "bug".
+WRONG_BACKWARD = next((n for n in LESSONS if "wrong_backward" in n), "05_wrong_backward.ipynb")
+#: A one-cell notebook next to the lessons (written by the ``lesson_copy`` fixture).
+PROBE = "_probe.ipynb"
+FAILS_WITH_BUG = re.compile(r"GradcheckError[\s\S]*\bbug\b|\bbug\b[\s\S]*GradcheckError")
+#: Menu instructions that make no sense in a Voila app (it has no menus and no cells to run).
+MENU_INSTRUCTIONS = re.compile(r"Run All|Run\s*>|Run\s*▸|Run\s*→")
 
-_CANVASES_JS = """() => [...document.querySelectorAll('.jupyter-matplotlib-figure')].map((fig) => {
-  const drawn = [...fig.querySelectorAll('canvas')].some((c) => (c.__gkDraws || []).length > 0);
-  const canvas = fig.querySelector('canvas');
-  return {drawn, width: canvas ? canvas.width : 0, height: canvas ? canvas.height : 0};
-})"""
+#: (front end, lesson) in the order the suite runs them: one front end after the other.
+CASES = [(front_end, name) for front_end in FRONT_ENDS for name in LESSONS]
 
 
 def test_there_are_lessons() -> None:
     assert len(LESSONS) >= 9, f"expected the nine lessons 00..08 in notebooks/, found {LESSONS}"
 
 
-@pytest.mark.parametrize("name", LESSONS)
-def test_lesson_runs_clean(lessons, name: str) -> None:
-    """Open, Run All, idle kernel: no error output, every widget rendered, every plot drawn."""
+@pytest.mark.parametrize(("front_end", "name"), CASES, ids=[f"{f}-{n[:2]}" for f, n in CASES])
+def test_lesson_runs_clean(all_lessons, front_end: str, name: str) -> None:
+    """Run the lesson: no error output or error box, every widget rendered, every picture drawn
+    (nonzero size, drawn content), no uncaught JavaScript error; in Voila, no menu instructions."""
+    lessons = all_lessons[front_end]
     try:
         run = lessons.run(name)
-        assert not run.problems, f"{name} shows errors (see {run.screenshot}):\n" + "\n".join(
-            run.problems
-        )
+        where = f"{name} in {front_end} (screenshot {run.screenshot})"
+        assert not run.problems, f"{where} shows errors:\n" + "\n".join(run.problems)
         widgets = run.widgets
-        assert widgets["failed"] == 0, f"{name}: 'Error displaying widget' on the page"
+        assert widgets["failed"] == 0, f"{where}: 'Error displaying widget' on the page"
         assert widgets["rendered"] == widgets["expected"], (
-            f"{name}: {widgets['expected']} widget outputs but {widgets['rendered']} rendered"
+            f"{where}: {widgets['expected']} widget outputs but {widgets['rendered']} rendered"
         )
-        for i, figure in enumerate(run.page.evaluate(_CANVASES_JS)):
-            assert figure["drawn"], f"{name}: plot {i + 1} was never drawn (blank canvas)"
-            assert figure["width"] > 50 and figure["height"] > 50, f"{name}: plot {i + 1} {figure}"
-        assert run.console_errors == [], f"{name}: uncaught errors in the page's JavaScript"
+        assert not run.picture_problems, f"{where}: pictures missing:\n" + "\n".join(
+            run.picture_problems
+        )
+        assert run.console_errors == [], f"{where}: uncaught JavaScript errors {run.console_errors}"
+        if front_end == "voila":
+            shown = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
+            assert not shown, f"{where}: the Voila app tells the learner to use menus: {shown}"
     finally:
-        lessons.finished(name)
+        lessons.release(name)
+
+
+@pytest.mark.parametrize("front_end", ["lab-no-ipympl", "notebook"])
+def test_ipympl_is_absent_only_where_it_should_be(servers, browser_context, front_end: str) -> None:
+    """The no-ipympl runs above prove something only if ipympl is really gone there: its kernel
+    cannot import it and its page has no ipympl plugin, while plain Notebook 7 has both."""
+    absent = front_end.endswith("no-ipympl")
+    page = browser_context.new_page()
+    try:
+        jp.open_notebook(page, servers[front_end], PROBE)
+        plugin = page.evaluate(f"() => window.jupyterapp.hasPlugin('{jp.IPYMPL_PLUGIN}')")
+        assert plugin is not absent, f"{front_end}: ipympl plugin loaded is {plugin}"
+        found = jp.kernel_execute(
+            page,
+            "import importlib.util\n"
+            "try:\n    import ipympl\n    print('imported')\n"
+            "except ModuleNotFoundError as error:\n    print(error)",
+        )["stdout"]
+        expected = "No module named 'ipympl'" if absent else "imported"
+        assert expected in found, f"{front_end}: import ipympl printed {found!r}"
+    finally:
+        jp.shutdown_kernel(page)
+        page.close()
+
+
+def test_wrong_backward_fails_with_cause_bug(all_lessons) -> None:
+    run = all_lessons["notebook"].run(WRONG_BACKWARD)
+    assert any(FAILS_WITH_BUG.search(text) for text in run.verdicts), (
+        f"no verdict on the page reads GradcheckError with cause bug; verdicts: {run.verdicts}"
+    )

@@ -11,7 +11,7 @@ import urllib.request
 import psutil
 import pytest
 
-from gradkit.bench import _jupyter as jp
+import harness as jp
 
 pytestmark = pytest.mark.browser
 

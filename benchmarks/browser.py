@@ -1,0 +1,360 @@
+"""Browser suite: click to painted picture in chromium, Notebook 7, with and without network delay.
+
+What is timed, for each click: from the trusted input event in the page (a click, or the Enter
+key for a typed value) to the animation frame that paints the change, recorded by a page script
+(``window.__gk``, ``PAGE_JS`` in ``tests/browser/harness.py``), never by a fixed sleep:
+
+- eps ÷10 / ×10 in turn, and dtype switches: the first frame after the widget's canvas was drawn
+  (the browser draws these from the table torch computed ahead, no kernel message); after each,
+  outside the timing, the drawn eps and dtype (``data-drawn``) are checked against the controls,
+  so a wrong picture is never timed;
+- x steps (a new scene: the kernel computes a new table and static image): the first frame after
+  the new static image decoded;
+- a 1-second mouse drag across the eps track: from releasing the mouse to the frame from which
+  on the picture shows the final eps (0 when it already did at the release);
+- the anchor, measured in the same run: a naive notebook, ``ipywidgets.interact`` drawing a new
+  matplotlib figure per change (inline backend), its slider changed by typing into its readout.
+
+Everything is measured twice: straight to the server, and through a local TCP proxy that delays
+each direction by 40 ms (an 80 ms round trip, like a hosted hub); the delayed rows are compared
+with the naive notebook through the same proxy. Goals: eps and dtype p95 <= 25 ms with and
+without the delay and >= 30x faster than the naive notebook (median against median); x steps
+p95 <= 100 ms without the delay; the drag's picture final within 50 ms of the release (p95).
+
+The suite starts its own server (``gradkit notebook`` on a temporary folder, 127.0.0.1, a random
+token), proxy and Debian chromium, and stops them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from . import Row, summarize
+
+# The server and chromium harness lives with the browser tests it was written for.
+_HARNESS = Path(__file__).resolve().parent.parent / "tests" / "browser"
+if str(_HARNESS) not in sys.path:
+    sys.path.insert(0, str(_HARNESS))
+from delay_proxy import DelayProxy  # noqa: E402
+
+import harness as jp  # noqa: E402
+
+__all__ = ["run"]
+
+DELAY_S = 0.040  # each direction
+CLICK_P95_MS, CLICK_RATIO = 25.0, 30.0
+X_STEP_P95_MS = 100.0
+DRAG_FINAL_MS = 50.0
+DRAGS = 5
+
+WIDGETS = {"SlopeExplorer": "gradkit-slope-explorer", "EpsilonLab": "gradkit-epsilon-lab"}
+_WIDGET_CELLS = [
+    "from gradkit.widgets import EpsilonLab, SlopeExplorer",
+    "explorer = SlopeExplorer()\nexplorer",
+    'eps_lab = EpsilonLab(f="x³", x=0.5)\neps_lab',
+]
+# Distinct eps values to type into the naive notebook, each different from the one before.
+_TYPED = ("1e-2", "1e-4", "1e-6", "1e-8", "1e-10", "1e-3", "1e-5", "1e-7", "1e-9", "1e-11")
+_NAIVE_CELLS = [
+    "%matplotlib inline\n"
+    "import matplotlib.pyplot as plt\n"
+    "from ipywidgets import FloatLogSlider, interact\n"
+    "from gradkit.numerics import sweep\n"
+    "from gradkit.zoo import scalar_functions\n"
+    'result = sweep(scalar_functions()["x³"], 0.5)',
+    "def show(eps=1e-3):\n"
+    "    fig, ax = plt.subplots(figsize=(6.4, 4.2))\n"
+    "    for name, curve in result.dtypes.items():\n"
+    "        ax.loglog(result.eps, curve.error, label=name)\n"
+    '    ax.axhline(result.tolerance, color="grey", linestyle="--", label="tolerance")\n'
+    '    ax.axvline(eps, color="black")\n'
+    '    ax.set_xlabel("eps")\n'
+    '    ax.set_ylabel("|numeric - analytic|")\n'
+    "    ax.legend()\n"
+    "    plt.show()\n"
+    "\n"
+    "interact(show, eps=FloatLogSlider(value=1e-3, base=10, min=-12, max=0, step=0.2,\n"
+    '                                  readout_format=".1e"))',
+]
+
+# Click to the frame that paints the new scene's static image (x steps): waits for the click,
+# then for data-scene to change, then for a decoded new <img> inside the widget painted after it.
+_SCENE_PAINT_JS = """async (el, [since, sceneBefore, timeout]) => {
+  const gk = window.__gk;
+  const fig = el.querySelector('.gradkit-figure');
+  const start = performance.now();
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  while (gk.input <= since) {
+    if (performance.now() - start > timeout) return {error: 'no click arrived'};
+    await frame();
+  }
+  const t0 = gk.input;
+  while (true) {
+    if (performance.now() - start > timeout) return {error: 'no new scene arrived'};
+    if (fig.dataset.scene !== sceneBefore) {
+      const done = gk.images.filter((e) => e.draw > t0 && e.paint > 0 && el.contains(e.img));
+      if (done.length) return {ms: Math.min(...done.map((e) => e.paint)) - t0};
+    }
+    await frame();
+  }
+}"""
+
+
+def _rows_for(
+    name: str,
+    samples: list[float],
+    anchor: list[float],
+    anchor_name: str,
+    goal: str,
+    met: Callable[[float, float, float], bool] | None,
+) -> Row:
+    median, p95 = summarize(samples)
+    anchor_median, anchor_p95 = summarize(anchor)
+    row = Row(
+        suite="browser",
+        name=name,
+        median_ms=median,
+        p95_ms=p95,
+        anchor=anchor_name,
+        anchor_median_ms=anchor_median,
+        anchor_p95_ms=anchor_p95,
+        goal=goal,
+        met=None,
+    )
+    if met is not None:
+        row.met = met(median, p95, row.ratio)
+    return row
+
+
+def _open(context, base: jp.Server, name: str, port: int | None = None):
+    """Open and run notebook ``name``, straight or through the proxy on ``port``."""
+    page = context.new_page()
+    page.goto(
+        base.url(base.notebook_path(name)).replace(f":{base.port}/", f":{port or base.port}/"),
+        wait_until="commit",
+    )
+    jp.wait_kernel_idle(page, 120_000)
+    widgets = jp.run_all(page)
+    trouble = jp.problems(page) + jp.output_problems(page)
+    if trouble or widgets["rendered"] != widgets["expected"]:
+        raise RuntimeError(f"bench notebook {name} did not run cleanly: {trouble} {widgets}")
+    return page
+
+
+def _settle(page, root) -> None:
+    jp.wait_quiet(page, 150)
+    jp.wait_settled(root, 150)
+
+
+def _check_drawn(root, what: str) -> dict:
+    """The picture names the eps and dtype the controls show (else the bench stops)."""
+    state = jp.widget_state(root)
+    drawn = state["drawn"] or {}
+    label = state["sliders"].get("gradkit-eps", {}).get("label")
+    dtype = state["pressed"].get("gradkit-dtype")
+    if "eps" in drawn and jp.eps_text(drawn["eps"]) != label:
+        raise RuntimeError(f"{what}: picture drawn for eps {drawn['eps']}, slider shows {label}")
+    if "dtype" in drawn and dtype and drawn["dtype"] != dtype:
+        raise RuntimeError(f"{what}: picture drawn in {drawn['dtype']}, {dtype} is pressed")
+    return state
+
+
+def _clicks(page, root, buttons: Callable[[int], object], count: int, what: str) -> list[float]:
+    """Click ``buttons(i)`` ``count`` times (after two warm-up clicks); ms to the painted canvas."""
+    root.scroll_into_view_if_needed()
+    samples = []
+    for i in range(-2, count):
+        _settle(page, root)
+        since = jp.last_input(page)
+        buttons(i).click()
+        ms = jp.wait_for_paint(root, since)
+        _check_drawn(root, what)
+        if i >= 0:
+            samples.append(ms)
+    return samples
+
+
+def _x_steps(page, root, count: int) -> list[float]:
+    root.scroll_into_view_if_needed()
+    down, up = root.locator(".gradkit-x-down").first, root.locator(".gradkit-x-up").first
+    samples = []
+    for i in range(-2, count):
+        _settle(page, root)
+        scene = root.locator(".gradkit-figure").first.get_attribute("data-scene")
+        since = jp.last_input(page)
+        (up if i % 2 == 0 else down).click()
+        result = root.evaluate(_SCENE_PAINT_JS, [since, scene, 30_000])
+        if "error" in result:
+            raise RuntimeError(f"x step: {result['error']}")
+        if i >= 0:
+            samples.append(result["ms"])
+    _settle(page, root)
+    return samples
+
+
+def _drags(page, root, count: int) -> list[float]:
+    """Release of a 1-second drag across the eps track to the frame showing the final eps."""
+    samples = []
+    slider = root.locator("input.gradkit-eps").first
+    for _ in range(count):
+        jp.set_range(root, "gradkit-eps", 0)
+        _settle(page, root)
+        released = jp.drag_range(page, root, "gradkit-eps", seconds=1.0)
+        page.wait_for_timeout(1000)  # let any late update arrive: it must not change the picture
+        _settle(page, root)
+        final = _check_drawn(root, "drag")
+        if final["sliders"]["gradkit-eps"]["value"] != slider.get_attribute("max"):
+            raise RuntimeError(f"the drag ended at {final['sliders']['gradkit-eps']}")
+        history = [e for e in jp.drawn_history(root) if e["drawn"]]
+        last = history[-1]["drawn"].get("eps")
+        first_final = len(history) - 1
+        while first_final > 0 and history[first_final - 1]["drawn"].get("eps") == last:
+            first_final -= 1
+        samples.append(max(0.0, history[first_final]["paint"] - released))
+    return samples
+
+
+def _dtype_buttons(root) -> Callable[[int], object]:
+    group = root.locator(".gradkit-dtype").first
+    shown = [
+        b.get_attribute("data-value")
+        for b in group.locator("button").all()
+        if b.is_visible() and b.get_attribute("data-value")
+    ]
+    order = ["float32", "float64"] if {"float32", "float64"} <= set(shown) else shown[:2]
+    return lambda i: group.locator(f"button[data-value='{order[i % 2]}']")
+
+
+def _eps_buttons(root) -> Callable[[int], object]:
+    down, up = root.locator(".gradkit-eps-down").first, root.locator(".gradkit-eps-up").first
+    return lambda i: down if i % 2 == 0 else up
+
+
+def _naive(page, changes: int) -> list[float]:
+    widget = page.locator(".widget-interact").first
+    readout = widget.locator(".widget-readout").first
+    values = itertools.cycle(_TYPED)
+    widget.scroll_into_view_if_needed()
+    samples = []
+    for i in range(-2, changes):
+        _settle(page, widget)
+        since = jp.last_input(page)
+        readout.fill(next(values))
+        readout.press("Enter")
+        ms = jp.wait_for_paint(widget, since)
+        if i >= 0:
+            samples.append(ms)
+    return samples
+
+
+def _log(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+def _measure_path(context, server: jp.Server, port: int | None, changes: int) -> dict:
+    """Every figure on one network path (``port``: the proxy's, or None for straight)."""
+    path = "40 ms proxy" if port else "direct"
+    figures: dict[str, list[float]] = {}
+    page = _open(context, server, "widgets.ipynb", port)
+    for label, css in WIDGETS.items():
+        root = page.locator(f".{css}").first
+        _log(f"{path}: {label}: {changes} eps clicks, {changes} dtype switches ...")
+        figures[f"{label} eps ÷10/×10"] = _clicks(
+            page, root, _eps_buttons(root), changes, f"{label} eps"
+        )
+        figures[f"{label} dtype switch"] = _clicks(
+            page, root, _dtype_buttons(root), changes, f"{label} dtype"
+        )
+        _log(f"{path}: {label}: {changes} x steps ...")
+        figures[f"{label} x step"] = _x_steps(page, root, changes)
+        if port is None or label == "SlopeExplorer":
+            _log(f"{path}: {label}: {DRAGS} drags ...")
+            figures[f"{label} drag release->final"] = _drags(page, root, DRAGS)
+    jp.shutdown_kernel(page)
+    page.close()
+    _log(f"{path}: naive interact: {changes} typed changes ...")
+    page = _open(context, server, "naive.ipynb", port)
+    figures["naive"] = _naive(page, changes)
+    jp.shutdown_kernel(page)
+    page.close()
+    return figures
+
+
+def run(full: bool, device: str) -> list[Row]:
+    """Time clicks to painted pictures in chromium, direct and through a 40 ms proxy.
+
+    Parameters
+    ----------
+    full : bool
+        60 changes per figure instead of 20.
+    device : str
+        Ignored: the browser suite measures the page, not the compute device.
+    """
+    from playwright.sync_api import sync_playwright
+
+    if not jp.have_chromium():
+        raise RuntimeError(jp.chromium_missing_message())
+    changes = 60 if full else 20
+    results: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="gradkit-bench-browser-") as tmp:
+        root = Path(tmp) / "notebooks"
+        root.mkdir()
+        jp.write_notebook(root / "widgets.ipynb", _WIDGET_CELLS)
+        jp.write_notebook(root / "naive.ipynb", _NAIVE_CELLS)
+        server = jp.start_notebook(
+            root,
+            Path(tmp) / "server",
+            token=secrets.token_hex(24),
+            extra=["--JupyterNotebookApp.expose_app_in_browser=True"],
+        )
+        try:
+            with (
+                DelayProxy(server.port, DELAY_S, lifetime=1800) as proxy,
+                sync_playwright() as playwright,
+            ):
+                browser = playwright.chromium.launch(
+                    executable_path=jp.CHROMIUM, args=jp.CHROMIUM_ARGS
+                )
+                try:
+                    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+                    context.add_init_script(jp.PAGE_JS)
+                    context.set_default_timeout(60_000)
+                    results[""] = _measure_path(context, server, None, changes)
+                    results[", 40ms"] = _measure_path(context, server, proxy.port, changes)
+                finally:
+                    browser.close()
+        finally:
+            server.stop()
+    return _table(results)
+
+
+def _table(results: dict[str, dict]) -> list[Row]:
+    rows = []
+    for suffix, figures in results.items():
+        anchor = figures.pop("naive")
+        anchor_name = f"naive interact{suffix}"
+        for name, samples in figures.items():
+            if name.endswith(("eps ÷10/×10", "dtype switch")):
+                goal = f"p95<={CLICK_P95_MS:.0f}ms, >={CLICK_RATIO:.0f}x"
+
+                def met(_m, p95, ratio):
+                    return p95 <= CLICK_P95_MS and ratio >= CLICK_RATIO
+            elif name.endswith("x step") and not suffix:
+                goal = f"p95<={X_STEP_P95_MS:.0f}ms"
+
+                def met(_m, p95, _r):
+                    return p95 <= X_STEP_P95_MS
+            elif name.endswith("drag release->final"):
+                goal = f"p95<={DRAG_FINAL_MS:.0f}ms after release"
+
+                def met(_m, p95, _r):
+                    return p95 <= DRAG_FINAL_MS
+            else:
+                goal, met = "(no goal)", None
+            rows.append(_rows_for(name + suffix, samples, anchor, anchor_name, goal, met))
+    return rows

@@ -1,0 +1,96 @@
+"""The ``gradkit`` command: copy the lessons out, check a Function, open the lessons.
+
+- ``gradkit lessons DIR [--force]``: copy the lesson notebooks shipped with gradkit to DIR. A
+  file that exists is never overwritten, unless ``--force``, which first saves it as ``.bak``.
+  Nothing is written outside DIR: a symbolic link in DIR is never followed (it is refused, or
+  with ``--force`` the link itself is renamed to ``.bak``), and each lesson is written to a
+  temporary file in DIR and renamed into place, so a failure never leaves half a lesson.
+- ``gradkit check MODULE:ATTR [--shape 3,4] [--dtype float32] [--eps 1e-6] [--fast]``: run
+  :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs.
+  Exit status 0 pass, 1 fail, 2 usage error.
+- ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
+  127.0.0.1 with a random token (never an empty one).
+
+One module per subcommand: :mod:`~gradkit.cli.lesson_copy`, :mod:`~gradkit.cli.check_run`,
+:mod:`~gradkit.cli.server`; :mod:`~gradkit.cli.errors` holds the exit statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .check_run import MAX_INPUT_ENTRIES, run_check
+from .errors import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
+from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
+from .server import notebook_command, run_notebook
+
+__all__ = [
+    "EXIT_FAIL",
+    "EXIT_PASS",
+    "EXIT_USAGE",
+    "MAX_INPUT_ENTRIES",
+    "UsageError",
+    "lesson_files",
+    "lessons_dir",
+    "main",
+    "notebook_command",
+    "write_atomically",
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradkit", description="Learn how torch.autograd.gradcheck works, and why it fails."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    lessons = sub.add_parser("lessons", help="copy the lesson notebooks to DIR")
+    lessons.add_argument("dir", metavar="DIR", help="folder to copy the lessons into")
+    lessons.add_argument(
+        "--force", action="store_true", help="overwrite existing files, saving each as .bak first"
+    )
+
+    chk = sub.add_parser("check", help="gradcheck a Function or callable, explained")
+    chk.add_argument("target", metavar="MODULE:ATTR", help="e.g. gradkit.zoo:WrongSquareFn")
+    chk.add_argument(
+        "--shape", action="append", help="input shape like 3,4; repeat once per input (default: 3)"
+    )
+    chk.add_argument("--dtype", default="float64", help="float64 (default), float32, float16 ...")
+    chk.add_argument("--eps", type=float, default=1e-6, help="the nudge (default 1e-6)")
+    chk.add_argument("--fast", action="store_true", help="use gradcheck's fast_mode")
+    chk.add_argument("--seed", type=int, default=0, help="seed for the random inputs")
+
+    nb = sub.add_parser("notebook", help="open the lessons in Jupyter Notebook 7 (127.0.0.1)")
+    nb.add_argument("dir", metavar="DIR", nargs="?", default=".", help="folder to serve")
+    nb.add_argument("--port", type=int, default=8888)
+    nb.add_argument("--token", default=None, help="access token (default: a random one)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``gradkit`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # everything after -- goes to Jupyter untouched
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    args = _parser().parse_args(argv)
+    args.extra = extra
+    if extra and args.command != "notebook":
+        print(
+            f"gradkit {args.command}: error: options after -- are only for 'gradkit notebook'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        if args.command == "lessons":
+            return copy_lessons(Path(args.dir), args.force)
+        if args.command == "check":
+            return run_check(args)
+        return run_notebook(args)
+    except UsageError as error:
+        print(f"gradkit {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,7 @@
+"""``python -m gradkit.cli``: the ``gradkit`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,209 @@
+"""check(): torch's gradcheck verdict, explained.
+
+The verdict is always torch's own (``torch.autograd.gradcheck`` on the caller's own tensors, or
+the batched engine that decides as torch does, from the same :mod:`gradkit.plan`); gradkit adds
+the cause (:mod:`gradkit.causes`), the worst Jacobian entry, an explanation with numbers and a
+suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import torch
+
+from ._args import GRADCHECK_DEFAULTS, check_eps, check_tolerance, dtype_name
+from .analytic import analytic_jacobian
+from .causes import diagnose
+from .engine import batched_verdict, torch_verdict
+from .jacobian import check_size, numeric_jacobian
+from .plan import mirror_inputs, plan_check, validate_inputs
+from .realview import as_output_tuple, is_floating
+from .report import CheckReport, WorstEntry
+
+__all__ = ["check"]
+
+_ENGINES = ("torch", "batched")
+_FLOAT64_MAX = torch.finfo(torch.float64).max
+
+
+def _check_fn(fn: object) -> None:
+    if not callable(fn):
+        raise TypeError(f"fn must be callable (e.g. SquareFn.apply), got {type(fn).__name__}")
+    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
+        raise TypeError(f"fn is the class {fn.__name__}; pass {fn.__name__}.apply")
+
+
+def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine) -> dict:
+    """gradcheck's keyword arguments, each checked by its rule in :mod:`gradkit._args`."""
+    if engine not in _ENGINES:
+        raise ValueError(f"engine={engine!r} is not one of {_ENGINES}")
+    if engine == "batched" and fast_mode:
+        raise ValueError("engine='batched' computes full Jacobians; use fast_mode=False with it")
+    return {
+        "eps": check_eps(eps),
+        "atol": check_tolerance(atol, "atol"),
+        "rtol": check_tolerance(rtol, "rtol"),
+        "fast_mode": bool(fast_mode),
+        "nondet_tol": check_tolerance(nondet_tol, "nondet_tol"),
+    }
+
+
+def check(
+    fn: Callable,
+    inputs: torch.Tensor | Sequence[torch.Tensor],
+    *,
+    eps: float = GRADCHECK_DEFAULTS["eps"],
+    atol: float = GRADCHECK_DEFAULTS["atol"],
+    rtol: float = GRADCHECK_DEFAULTS["rtol"],
+    fast_mode: bool = False,
+    nondet_tol: float = 0.0,
+    engine: str = "torch",
+) -> CheckReport:
+    """Run gradcheck and explain its verdict.
+
+    Parameters
+    ----------
+    fn : callable
+        A Function's ``apply`` or any function of tensors.
+    inputs : tensor or sequence of tensors
+        At least one must require grad; plain numbers and None are passed through, as torch
+        does. check() never changes them.
+    eps, atol, rtol, fast_mode, nondet_tol
+        As in ``torch.autograd.gradcheck``.
+    engine : {"torch", "batched"}
+        ``"torch"`` (default): the verdict is ``torch.autograd.gradcheck``'s, run on the
+        caller's own tensors. ``"batched"``: the same central differences and comparison
+        computed with batched calls (much faster for large inputs); its verdict matches torch's
+        slow mode.
+
+    Returns
+    -------
+    CheckReport
+        ``passed`` equals ``torch.autograd.gradcheck(fn, inputs, ..., raise_exception=False)``
+        (False where torch raises another error, with cause ``"error"``).
+
+    Examples
+    --------
+    >>> from gradkit.zoo import WrongSquareFn
+    >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    >>> check(WrongSquareFn.apply, (x,)).cause
+    'bug'
+    """
+    _check_fn(fn)
+    inputs = validate_inputs(inputs)
+    settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine)
+    probe = _probe_outputs(fn, inputs)
+    if not fast_mode and not isinstance(probe, BaseException):
+        check_size(inputs, probe)
+    if engine == "batched":
+        verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
+    else:
+        verdict = torch_verdict(fn, inputs, **settings)
+
+    numeric = analytic = None
+    checked = None
+    if not isinstance(probe, BaseException):
+        numeric, analytic = verdict.jacobians or _jacobians(fn, inputs, settings["eps"])
+        checked = plan_check(inputs, probe).checked
+    worst, max_err, n_bad, n_total = _worst(numeric, analytic, settings, checked)
+    report = _report(verdict, settings, inputs, engine, (numeric, analytic), (worst, max_err))
+    diagnose(report, fn, inputs, settings, verdict, (n_bad, n_total), check)
+    return report
+
+
+def _report(verdict, settings: dict, inputs: tuple, engine: str, jacobians, worst) -> CheckReport:
+    """A report holding torch's verdict and gradkit's numbers; the cause is filled in later."""
+    return CheckReport(
+        passed=verdict.passed,
+        cause="pass",
+        explanation="",
+        suggestion="",
+        torch_message=verdict.message,
+        numeric=jacobians[0],
+        analytic=jacobians[1],
+        max_abs_error=worst[1],
+        worst=worst[0],
+        eps=settings["eps"],
+        atol=settings["atol"],
+        rtol=settings["rtol"],
+        fast_mode=settings["fast_mode"],
+        dtypes=tuple(dtype_name(t.dtype) for t in inputs if isinstance(t, torch.Tensor)),
+        engine=engine,
+        warnings=verdict.warnings,
+        traceback=verdict.traceback,
+        notes=verdict.notes,
+        error_type=verdict.error_type,
+    )
+
+
+def _probe_outputs(fn: Callable, inputs: tuple) -> tuple[torch.Tensor, ...] | BaseException:
+    """Run the forward once: non-tensor and NaN/inf outputs are the caller's mistake.
+
+    With autograd on, so that the outputs say which of them require grad (torch checks those).
+    """
+    try:
+        with torch.enable_grad():
+            raw = fn(*mirror_inputs(inputs))
+    except Exception as error:  # noqa: BLE001 - any failure of user code is reported, not raised
+        return error
+    outputs = as_output_tuple(raw)
+    for k, o in enumerate(outputs):
+        if is_floating(o) and not bool(torch.isfinite(o).all()):
+            bad = int((~torch.isfinite(o)).sum())
+            raise ValueError(
+                f"the function's output {k} holds {bad} NaN or inf value(s) at these inputs; "
+                "gradients cannot be checked there: move the inputs into the function's domain "
+                "(e.g. log needs x > 0)"
+            )
+    return outputs
+
+
+def _jacobians(fn: Callable, inputs: tuple, eps: float):
+    """Both Jacobians on copies of the inputs, or None where the function fails."""
+    try:
+        numeric = numeric_jacobian(fn, mirror_inputs(inputs), eps=eps)
+    except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
+        return None, None
+    try:
+        analytic = analytic_jacobian(fn, mirror_inputs(inputs))
+    except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
+        analytic = None
+    return numeric, analytic
+
+
+def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
+    """The entry with the largest |a - n| / (atol + rtol |n|): torch.allclose's own rule.
+
+    Only outputs torch compares (``checked``: those that require grad) count. Returns
+    ``(worst, max |a - n|, entries outside tolerance, entries compared)``.
+    """
+    if numeric is None or analytic is None:
+        return None, math.nan, 0, 0
+    atol, rtol = settings["atol"], settings["rtol"]
+    best = None
+    max_err, n_bad, n_total = 0.0, 0, 0
+    for o, (nrow, arow) in enumerate(zip(numeric, analytic, strict=True)):
+        if checked is not None and o not in checked:
+            continue
+        for i, (n, a) in enumerate(zip(nrow, arow, strict=True)):
+            if n.numel() == 0 or n.shape != a.shape:
+                continue
+            # in place where possible: fresh large buffers cost page faults (engine="batched")
+            n64, a64 = n.double(), a.double()
+            diff = torch.sub(a64, n64).abs_()
+            allowed = n64.abs().mul_(rtol).add_(atol)  # atol + rtol |n|
+            n_bad += int(torch.gt(diff, allowed).sum())
+            n_total += diff.numel()
+            top = float(diff.max())  # NaN counts as inf, inf as the largest float
+            max_err = max(max_err, math.inf if math.isnan(top) else min(top, _FLOAT64_MAX))
+            ratio = diff.div_(allowed.clamp_min_(1e-300)).nan_to_num_(nan=math.inf)
+            k = int(torch.argmax(ratio))
+            r, c = divmod(k, n.shape[1])
+            score = float(ratio.reshape(-1)[k])
+            if best is None or score > best[0]:
+                value = float(n64[r, c])
+                entry = WorstEntry(o, i, (r, c), value, float(a64[r, c]), atol + rtol * abs(value))
+                best = (score, entry)
+    return (best[1] if best else None), max_err, n_bad, n_total

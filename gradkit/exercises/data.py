@@ -1,0 +1,153 @@
+"""The write-your-own exercises as data: what to write, sample inputs, hints, starter, solution.
+
+The starter and solution code are real modules (``starters/KEY.py`` and ``solutions/KEY.py``, which
+ruff checks and the tests import); :class:`Exercise` holds the learner-facing part of each, the
+class definition, without the module's docstring and imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+__all__ = ["EXERCISES", "Exercise", "code_of"]
+
+_HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One write-your-own-backward exercise.
+
+    Attributes
+    ----------
+    key : str
+        Short name used by :func:`gradkit.exercises.grade`, e.g. ``"cube"``.
+    title : str
+        Heading shown in the panel.
+    task : str
+        What to write, in one or two sentences.
+    class_name : str
+        The name the learner's Function class must have (the panel looks it up).
+    forward : callable
+        The reference forward, a function of the input tensors.
+    make_inputs : callable
+        Fresh float64 sample inputs that require grad.
+    starter : str
+        Starting code for the learner: it runs, and its backward holds one common mistake.
+    hints : tuple of str
+        Revealed one at a time.
+    solution : str
+        A correct Function, shown only when asked for.
+    """
+
+    key: str
+    title: str
+    task: str
+    class_name: str
+    forward: Callable[..., torch.Tensor]
+    make_inputs: Callable[[], tuple[torch.Tensor, ...]]
+    starter: str
+    hints: tuple[str, ...]
+    solution: str
+
+
+def code_of(kind: str, key: str) -> str:
+    """The class definition in ``starters/KEY.py`` or ``solutions/KEY.py``, from ``class`` on.
+
+    Parameters
+    ----------
+    kind : {"starters", "solutions"}
+        Which folder.
+    key : str
+        The exercise key, the module's name.
+
+    Returns
+    -------
+    str
+        The module's text from its first line starting with ``class `` to the end.
+    """
+    if kind not in ("starters", "solutions"):
+        raise ValueError(f"kind must be 'starters' or 'solutions', got {kind!r}")
+    path = _HERE / kind / f"{key}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no {kind[:-1]} for exercise {key!r}: {path} is missing")
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("class "):
+        return text
+    start = text.find("\nclass ")
+    if start < 0:
+        raise ValueError(f"{path} defines no class at the start of a line")
+    return text[start + 1 :]
+
+
+def _inputs(*rows: tuple[float, ...]) -> Callable[[], tuple[torch.Tensor, ...]]:
+    def make() -> tuple[torch.Tensor, ...]:
+        return tuple(torch.tensor(r, dtype=torch.float64, requires_grad=True) for r in rows)
+
+    return make
+
+
+def _exercise(key: str, **fields: object) -> Exercise:
+    return Exercise(
+        key=key, starter=code_of("starters", key), solution=code_of("solutions", key), **fields
+    )
+
+
+#: The exercises of the write-your-own lesson, by key.
+EXERCISES: dict[str, Exercise] = {
+    e.key: e
+    for e in [
+        _exercise(
+            "cube",
+            title="Exercise 1: the cube",
+            task="Write MyCube, a Function computing x³, with a backward rule that passes "
+            "gradcheck.",
+            class_name="MyCube",
+            forward=lambda x: x**3,
+            make_inputs=_inputs((0.5, -1.25, 2.0)),
+            hints=(
+                "The power rule: the derivative of x³ is 3x² (bring the exponent down, then "
+                "lower it by one).",
+                "backward receives grad_output, the gradient arriving from later in the graph; "
+                "return grad_output times the local derivative.",
+                "With (x,) = ctx.saved_tensors, the local derivative is 3 * x**2.",
+            ),
+        ),
+        _exercise(
+            "sigmoid",
+            title="Exercise 2: the sigmoid",
+            task="Write MySigmoid, a Function computing sigmoid(x) = 1 / (1 + exp(-x)), with a "
+            "backward rule that passes gradcheck.",
+            class_name="MySigmoid",
+            forward=torch.sigmoid,
+            make_inputs=_inputs((-2.0, 0.0, 0.5, 3.0)),
+            hints=(
+                "The derivative of the sigmoid is written with its output y = sigmoid(x): "
+                "y · (1 − y).",
+                "(1 − x) is not (1 − y): the formula needs the output in both places.",
+                "Save the output in forward with ctx.save_for_backward(y) and return "
+                "grad_output * y * (1 - y) in backward.",
+            ),
+        ),
+        _exercise(
+            "product",
+            title="Exercise 3: a product of two inputs",
+            task="Write MyProduct, a Function computing a * b for two tensors of the same shape, "
+            "with a backward rule that returns one gradient per input.",
+            class_name="MyProduct",
+            forward=lambda a, b: a * b,
+            make_inputs=_inputs((0.5, -1.5, 2.0), (1.25, 0.75, -0.5)),
+            hints=(
+                "backward returns gradients in the order forward takes its inputs: first the "
+                "gradient for a, then the one for b.",
+                "The derivative of a · b with respect to a is b, and with respect to b it is a: "
+                "each input's gradient uses the other input.",
+                "return grad_output * b, grad_output * a",
+            ),
+        ),
+    ]
+}

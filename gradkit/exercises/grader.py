@@ -1,0 +1,204 @@
+"""Grade a learner's Function for an exercise: forward first, then gradcheck, as feedback.
+
+- :func:`grade` checks the forward against the reference (a wrong forward makes gradcheck compare
+  the wrong thing), then the backward through :func:`gradkit.check` in float64, and returns
+  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion.
+- :func:`hint` and :func:`solution` give the same help as plain text.
+
+Depends on torch and gradkit's check only (no widgets).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from ..diagnosis import check
+from ..report import CAUSES, CheckReport
+from .data import EXERCISES, Exercise
+
+__all__ = ["Feedback", "grade", "hint", "solution"]
+
+
+@dataclass
+class Feedback:
+    """The result of :func:`grade`.
+
+    ``passed`` is True only when the forward matches the reference and gradcheck (float64,
+    default tolerances) passes. ``report`` is gradkit's check report when gradcheck ran.
+    """
+
+    exercise: str
+    passed: bool
+    headline: str
+    details: list[str] = field(default_factory=list)
+    report: CheckReport | None = None
+
+    def __str__(self) -> str:
+        lines = [self.headline, *(f"  {d}" for d in self.details)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        color = "#1b7f3b" if self.passed else "#b3261e"
+        items = "".join(f"<li>{html.escape(d)}</li>" for d in self.details)
+        body = f"<ul style='margin:0.2em 0'>{items}</ul>" if items else ""
+        return (
+            f"<div class='gradkit-feedback'><div style='font-weight:bold;color:{color}'>"
+            f"{html.escape(self.headline)}</div>{body}</div>"
+        )
+
+
+def exercise_of(exercise: str | Exercise) -> Exercise:
+    """The :class:`Exercise` for a key of :data:`EXERCISES` (or the Exercise itself)."""
+    if isinstance(exercise, Exercise):
+        return exercise
+    if exercise not in EXERCISES:
+        raise KeyError(f"no exercise named {exercise!r}; choose one of {sorted(EXERCISES)}")
+    return EXERCISES[exercise]
+
+
+def _callable_of(function: object, ex: Exercise) -> Callable | str:
+    """The callable to check, or a message saying why there is none."""
+    if function is None:
+        return (
+            f"No class named {ex.class_name} yet: run the cell that defines it "
+            f"(class {ex.class_name}(torch.autograd.Function): ...), then check again."
+        )
+    if isinstance(function, type):
+        if not issubclass(function, torch.autograd.Function):
+            return (
+                f"{function.__name__} is a class but not a torch.autograd.Function: write "
+                f"class {ex.class_name}(torch.autograd.Function)."
+            )
+        return function.apply
+    if callable(function):
+        return function
+    return f"Expected the class {ex.class_name}, got {type(function).__name__}."
+
+
+def _check_forward(fn: Callable, ex: Exercise) -> list[str]:
+    """Problems with the forward, as sentences (empty when it matches the reference)."""
+    inputs = tuple(t.detach() for t in ex.make_inputs())
+    try:
+        with torch.no_grad():
+            got = fn(*inputs)
+    except Exception as error:  # noqa: BLE001 - a learner's mistake becomes feedback
+        return [f"forward raised {type(error).__name__}: {error}"]
+    expected = ex.forward(*inputs)
+    if not isinstance(got, torch.Tensor):
+        return [f"forward returned a {type(got).__name__}; it must return a tensor."]
+    if got.shape != expected.shape:
+        return [f"forward returned shape {tuple(got.shape)}, expected {tuple(expected.shape)}."]
+    if not torch.allclose(got.double(), expected, rtol=1e-10, atol=1e-12):
+        k = int((got.double() - expected).abs().argmax())
+        where = ", ".join(f"{float(t.reshape(-1)[k]):g}" for t in inputs)
+        return [
+            f"forward computes the wrong values: at input ({where}) it returns "
+            f"{float(got.reshape(-1)[k]):.6g}, expected {float(expected.reshape(-1)[k]):.6g}. "
+            "gradcheck compares backward with your forward, so fix forward first."
+        ]
+    return []
+
+
+def grade(exercise: str | Exercise, function: object) -> Feedback:
+    """Check a learner's Function for an exercise.
+
+    Parameters
+    ----------
+    exercise : str or Exercise
+        A key of :data:`EXERCISES` (``"cube"``, ``"sigmoid"``, ``"product"``) or an Exercise.
+    function : torch.autograd.Function subclass or callable
+        The learner's class (or its ``apply``).
+
+    Returns
+    -------
+    Feedback
+        ``passed`` with a headline and details; never raises for mistakes in the learner's code
+        (they become feedback).
+    """
+    ex = exercise_of(exercise)
+    fn = _callable_of(function, ex)
+    if isinstance(fn, str):
+        return Feedback(ex.key, False, "Nothing to check yet.", [fn])
+    problems = _check_forward(fn, ex)
+    if problems:
+        return Feedback(ex.key, False, "Not yet: the forward is off.", problems)
+    try:
+        report = check(fn, ex.make_inputs())
+    except Exception as error:  # noqa: BLE001 - a learner's mistake becomes feedback
+        return Feedback(
+            ex.key,
+            False,
+            "Not yet: gradcheck could not run.",
+            [f"{type(error).__name__}: {error}"],
+        )
+    inputs = ", ".join(
+        "[" + ", ".join(f"{v:g}" for v in t.detach().tolist()) + "]" for t in ex.make_inputs()
+    )
+    if report.passed:
+        return Feedback(
+            ex.key,
+            True,
+            "Correct: gradcheck passes in float64.",
+            [f"Checked at input(s) {inputs}.", _sentence(report.explanation)],
+            report,
+        )
+    details = [f"gradcheck: {report.verdict}, cause {report.cause} ({CAUSES[report.cause]})."]
+    where = _where(report, ex)
+    if where:
+        details.append(where)
+    explanation = report.explanation
+    if where:
+        explanation = explanation.split(" The worst entry")[0]
+    details.append(_sentence(explanation))
+    if report.suggestion:
+        details.append(f"Try: {report.suggestion}.")
+    details.append(f"Checked at input(s) {inputs}. Ask for a hint if you are stuck.")
+    return Feedback(
+        ex.key, False, _HEADLINES.get(report.cause, _HEADLINES["other"]), details, report
+    )
+
+
+_HEADLINES = {
+    "bug": "Not yet: the backward rule disagrees with the nudges.",
+    "error": "Not yet: torch raised an error while checking your Function.",
+    "other": "Not yet: gradcheck fails.",
+}
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _where(report: CheckReport, ex: Exercise) -> str:
+    """The worst entry in the learner's terms: which input, which value, what each side says."""
+    w = report.worst
+    if w is None or report.cause != "bug":
+        return ""
+    inputs = ex.make_inputs()
+    if w.input >= len(inputs):
+        return ""
+    value = float(inputs[w.input].detach().reshape(-1)[w.index[1]])
+    which = f"input {w.input} " if len(inputs) > 1 else ""
+    return (
+        f"At {which}entry {w.index[1]} (value {value:g}) the nudges measure a slope of "
+        f"{w.numeric:.6g}, but your backward returns {w.analytic:.6g}."
+    )
+
+
+def hint(exercise: str | Exercise, number: int = 1) -> str:
+    """Hint ``number`` (1-based) for an exercise, as ``"Hint k of n: ..."``."""
+    ex = exercise_of(exercise)
+    total = len(ex.hints)
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= total:
+        raise ValueError(f"number must be a whole number from 1 to {total}, got {number!r}")
+    return f"Hint {number} of {total}: {ex.hints[number - 1]}"
+
+
+def solution(exercise: str | Exercise) -> str:
+    """The solution code for an exercise (try the hints first), read from ``solutions/KEY.py``."""
+    return exercise_of(exercise).solution

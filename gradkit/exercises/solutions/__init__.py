@@ -1,0 +1,1 @@
+"""Solutions of the exercises, one module per exercise key, each defining the learner's class."""

@@ -1,0 +1,1 @@
+"""Starting code of the exercises, one module per exercise key; each backward has one mistake."""

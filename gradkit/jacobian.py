@@ -1,0 +1,233 @@
+"""Numeric Jacobians by central differences: torch's slow-gradcheck numbers, in batches.
+
+Jacobians use the mathematical layout: ``J[i, j] = d output_i / d input_j`` over the flattened
+(real-view, for complex tensors) entries. torch's GradcheckError prints the transpose.
+Depends on torch only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import product
+
+import torch
+
+from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count, check_eps
+from .batching import BatchedCaller
+from .plan import differentiable_inputs, mirror_inputs, plan_check
+from .realview import (
+    as_output_tuple,
+    batch_real_view,
+    difference_dtype,
+    from_real_view,
+    is_floating,
+    real_dtype,
+    real_view,
+)
+
+__all__ = [
+    "CHUNK_SCALARS",
+    "MAX_JACOBIAN_ENTRIES",
+    "check_size",
+    "numeric_jacobian",
+    "numeric_jacobian_details",
+]
+
+#: Inputs whose Jacobian would have more entries than this are refused (use fast_mode).
+MAX_JACOBIAN_ENTRIES = 2**22
+#: Bound on the number of scalars held by one batched evaluation (memory, not speed).
+CHUNK_SCALARS = 2**24
+#: Inputs with at most this many (real) entries are nudged one entry per call, like gradcheck:
+#: batching saves well under a millisecond there, and single calls reproduce torch's numbers bit
+#: for bit (a batched elementwise kernel may take a vectorised path where a small single call
+#: takes a scalar one, and round differently in the last bit).
+_SMALL_INPUT = 8
+
+
+def check_size(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> None:
+    """Refuse a full Jacobian of more than MAX_JACOBIAN_ENTRIES entries, suggesting fast_mode."""
+    n_in = sum(real_view(inputs[i]).numel() for i in differentiable_inputs(inputs))
+    n_out = sum(real_view(o).numel() for o in outputs if is_floating(o))
+    if n_in * n_out > MAX_JACOBIAN_ENTRIES:
+        raise ValueError(
+            f"the full Jacobian would have {n_in} x {n_out} = {n_in * n_out:,} entries (limit "
+            f"{MAX_JACOBIAN_ENTRIES:,}); check smaller inputs, or pass fast_mode=True, which "
+            "compares one random projection instead of every entry"
+        )
+
+
+def numeric_jacobian(
+    fn: Callable,
+    inputs: Sequence[torch.Tensor] | torch.Tensor,
+    *,
+    eps: float = GRADCHECK_DEFAULTS["eps"],
+    chunk_size: int | None = None,
+) -> tuple[tuple[torch.Tensor, ...], ...]:
+    """Central-difference Jacobians, the same numbers torch's slow gradcheck computes.
+
+    For every entry k of every input that requires grad:
+    ``J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``, error O(eps^2), in the input's
+    dtype and on the input's device. Unlike gradcheck, the perturbed inputs are evaluated in
+    batches (``torch.func.vmap``, or a leading batch dimension; chunked to bound memory) instead
+    of one call per entry; a function that cannot be batched (random forward, Python side
+    effects, rows mixed together) is detected and evaluated one entry per call instead, in
+    gradcheck's order. So are inputs of at most 8 entries, where that reproduces torch's numbers
+    bit for bit at no real cost; batched kernels may round a value differently in its last bit,
+    which moves a Jacobian entry by about ``ulp(f) / (2 eps)``. Inputs whose memory overlaps
+    (an ``as_strided`` view, the same memory passed twice) are nudged in place, as torch does,
+    so one nudge moves every entry that shares the memory.
+
+    Parameters
+    ----------
+    fn : callable
+        Takes the inputs, returns a tensor or a tuple of tensors.
+    inputs : tensor or sequence of tensors
+        Plain numbers and None may sit among them; they are passed through.
+    eps : float
+    chunk_size : int, optional
+        Perturbed inputs per batched call; by default sized to hold about 16M scalars.
+
+    Returns
+    -------
+    tuple of tuple of torch.Tensor
+        ``J[o][i]`` of shape (outputs[o] real numel, inputs[i] real numel); inputs that do not
+        require grad get an empty (numel_out, 0) matrix, and integer outputs (which torch leaves
+        out) a matrix of zeros.
+    """
+    return numeric_jacobian_details(fn, inputs, eps=eps, chunk_size=chunk_size)[0]
+
+
+def numeric_jacobian_details(fn, inputs, *, eps, chunk_size=None, reference=None):
+    """:func:`numeric_jacobian`, plus how each input was evaluated.
+
+    ``reference`` may hold the outputs of ``fn(*inputs)`` already computed (saves a call).
+    Returns ``(jacobians, modes, reasons)``: ``modes[i]`` is ``"vmap"``, ``"broadcast"``,
+    ``"loop"`` (batching refused; ``reasons[i]`` says why), ``"small"`` (at most
+    ``_SMALL_INPUT`` entries: one call per entry by choice) or ``"in place"`` (overlapping
+    memory, nudged as torch nudges it).
+    """
+    eps = check_eps(eps)
+    if chunk_size is not None:
+        check_count(chunk_size, "chunk_size")
+    inputs = as_input_tuple(inputs)
+    modes: dict[int, str] = {}
+    reasons: dict[int, list[str]] = {}
+    with torch.no_grad():
+        detached = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs)
+        if reference is None:
+            reference = as_output_tuple(fn(*detached))
+        reference = tuple(o.detach() for o in reference)
+        check_size(inputs, reference)
+        plan = plan_check(inputs, reference)
+        jac = [[None] * len(inputs) for _ in reference]
+        for i in range(len(detached)):
+            columns = _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size)
+            if columns is None:
+                continue
+            caller, blocks = columns
+            for o, block in zip(plan.floating, blocks, strict=True):
+                jac[o][i] = block
+            modes[i] = (caller.mode or "loop") if isinstance(caller, BatchedCaller) else caller
+            reasons[i] = caller.reasons if isinstance(caller, BatchedCaller) else []
+        for o, out in enumerate(reference):
+            for i, x in enumerate(detached):
+                if jac[o][i] is None:  # not nudged, or an integer output: torch leaves it out
+                    width = real_view(x).numel() if i in plan.differentiable else 0
+                    jac[o][i] = out.new_zeros(
+                        (real_view(out).numel(), width), dtype=difference_dtype(out)
+                    )
+    return tuple(tuple(row) for row in jac), modes, reasons
+
+
+def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size):
+    """(how, blocks): the floating outputs' Jacobians with respect to input ``i``, or None."""
+    if i not in plan.differentiable:
+        return None
+    if i in plan.in_place:
+        return "in place", in_place_columns(fn, detached, i, eps, plan.floating)
+    caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating)
+    return caller, numeric_columns(caller, detached[i], eps, chunk_size)
+
+
+def numeric_columns(caller: BatchedCaller, x, eps, chunk_size) -> list[torch.Tensor]:
+    """Every kept output's Jacobian with respect to input ``x`` (one per output), chunk by chunk."""
+    flat = real_view(x)
+    n = flat.numel()
+    reference = caller.reference
+    per_sample = n + sum(real_view(out).numel() for out in reference)
+    size = chunk_size or max(1, CHUNK_SCALARS // max(1, 2 * per_sample))
+    if n <= _SMALL_INPUT:
+        caller.mode = "small"
+        return looped_columns(caller, x, 0, eps)
+
+    jac = [
+        out.new_empty((real_view(out).numel(), n), dtype=difference_dtype(out)) for out in reference
+    ]
+    for start in range(0, n, size):
+        stop = min(n, start + size)
+        c = stop - start
+        skip = 1 if start == 0 else 0  # row 0 of the first batch: the unperturbed input
+        rows = flat.expand(skip + 2 * c, n).clone()
+        # the same arithmetic as gradcheck's entry.copy_(orig -+ eps), in the input's dtype
+        rows[skip : skip + c, start:stop].diagonal().sub_(eps)
+        rows[skip + c :, start:stop].diagonal().add_(eps)
+        outs = caller.batched(from_real_view(rows, x))
+        del rows
+        if outs is None:
+            for j, block in zip(jac, looped_columns(caller, x, start, eps), strict=True):
+                j[:, start:].copy_(block)
+            break
+        for j, b in zip(jac, outs, strict=True):
+            b = batch_real_view(b)
+            # (f(x + eps) - f(x - eps)) / (2 eps), error O(eps^2), in place where possible
+            # (fresh large buffers cost page faults on CPU)
+            j[:, start:stop].copy_(torch.sub(b[skip + c :], b[skip : skip + c]).div_(2 * eps).T)
+    return jac
+
+
+def looped_columns(caller: BatchedCaller, x, start, eps) -> list[torch.Tensor]:
+    """Columns ``start..n``, one entry per call in gradcheck's order (x - eps, then x + eps)."""
+    flat = real_view(x)
+    cols: list[list[torch.Tensor]] = [[] for _ in caller.reference]
+    for k in range(start, flat.numel()):
+        sides = []
+        for value in (flat[k] - eps, flat[k] + eps):
+            nudged = flat.clone()
+            nudged[k] = value
+            sides.append(caller.single(from_real_view(nudged[None], x)[0]))
+        for o, (a, b) in enumerate(zip(*sides, strict=True)):
+            cols[o].append((real_view(b) - real_view(a)) / (2 * eps))
+    if start >= flat.numel():  # nothing to nudge (an empty input): (numel_out, 0) blocks
+        return [
+            out.new_zeros((real_view(out).numel(), 0), dtype=difference_dtype(out))
+            for out in caller.reference
+        ]
+    return [torch.stack(c, dim=1) for c in cols]
+
+
+def in_place_columns(fn, inputs, index, eps, keep) -> list[torch.Tensor]:
+    """torch's own way: nudge each entry of input ``index`` in its memory, one call per side.
+
+    Used where memory overlaps, so a nudge moves every entry (of any input) sharing it, exactly
+    as in gradcheck. Runs on copies that keep the layout (:func:`mirror_inputs`), never on the
+    caller's tensors.
+    """
+    args = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in mirror_inputs(inputs))
+    x = args[index]
+    memory = torch.view_as_real(x) if x.is_complex() else x  # real and imaginary parts in turn
+    cols: list[list[torch.Tensor]] = [[] for _ in keep]
+    for position in product(*(range(s) for s in memory.shape)):
+        entry = memory[position]
+        original = entry.clone()
+        sides = []
+        for nudged in (original - eps, original + eps):
+            entry.copy_(nudged)
+            out = as_output_tuple(fn(*args))
+            sides.append([out[k].clone() for k in keep])  # fn may return a view of its input
+        entry.copy_(original)
+        for o, (a, b) in enumerate(zip(*sides, strict=True)):
+            cols[o].append((real_view(b) - real_view(a)) / (2 * eps))
+    return [
+        torch.stack(c, dim=1) if c else torch.zeros((0, 0), dtype=real_dtype(x), device=x.device)
+        for c in cols
+    ]

@@ -1,0 +1,262 @@
+"""What torch's gradcheck checks, decided in one place for both engines and the diagnosis.
+
+- :func:`validate_inputs`: the inputs check() accepts (plain numbers and None pass through to
+  the function, as in torch; sparse and meta tensors are refused with advice).
+- :func:`mirror_inputs`: fresh tensors with the caller's values *and* memory layout (strides,
+  stride 0, overlapping views, inputs sharing memory), so every engine sees what torch sees while
+  the caller's tensors stay untouched. :func:`preserved` guards the caller's tensors that torch's
+  own gradcheck receives.
+- :func:`torch_input_checks`: torch's own refusals (stride-0 inputs, nothing requires grad) and
+  its precision warning.
+- :class:`CheckPlan` / :func:`plan_check`: which inputs are nudged (and which of them must be
+  nudged in place, as torch does, because their memory overlaps), which outputs get a numeric
+  Jacobian (floating ones) and which are compared (those that require grad), paired exactly as
+  torch pairs them.
+
+Depends on torch only.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from ._args import as_dtype, as_input_tuple
+from .realview import is_floating
+
+__all__ = [
+    "CheckPlan",
+    "differentiable_inputs",
+    "mirror_inputs",
+    "overlapping_itself",
+    "plan_check",
+    "preserved",
+    "torch_input_checks",
+    "validate_inputs",
+]
+
+_WRAP = "torch.tensor(..., dtype=torch.float64, requires_grad=True)"
+
+
+def differentiable_inputs(inputs: tuple) -> list[int]:
+    """Indices of the inputs torch nudges: tensors that require grad."""
+    return [i for i, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+def _refuse_tensor(k: int, t: torch.Tensor) -> None:
+    """Tensors no engine can nudge: sparse or other layouts, the meta device, integer grads."""
+    if t.layout != torch.strided:
+        raise TypeError(
+            f"inputs[{k}] is a {str(t.layout).removeprefix('torch.')} tensor; check() nudges "
+            f"dense tensors only: pass inputs[{k}].to_dense() (torch.autograd.gradcheck handles "
+            "sparse inputs itself, with masked=...)"
+        )
+    if t.device.type == "meta":
+        raise ValueError(
+            f"inputs[{k}] lives on the meta device, which holds shapes but no numbers, so "
+            "nothing can be nudged; create it on 'cpu' or 'cuda' (e.g. x.to_empty(device='cpu') "
+            "and fill it)"
+        )
+    if t.is_floating_point():
+        as_dtype(t.dtype, f"inputs[{k}].dtype")  # float8 and friends: refused, with advice
+    if t.requires_grad and not is_floating(t):
+        raise TypeError(
+            f"inputs[{k}] has dtype {t.dtype}; only floating or complex tensors can require grad"
+        )
+
+
+def validate_inputs(inputs: object) -> tuple:
+    """The inputs as a tuple, refusing what no gradcheck can use, with the fix in the message."""
+    inputs = as_input_tuple(inputs)
+    tensors = [(k, t) for k, t in enumerate(inputs) if isinstance(t, torch.Tensor)]
+    if not tensors:
+        for k, t in enumerate(inputs):
+            if isinstance(t, (bool, int, float, list)):
+                raise TypeError(
+                    f"inputs[{k}] is a {type(t).__name__}, not a tensor; wrap it with {_WRAP}"
+                )
+        raise TypeError(f"inputs holds no tensors; make one with {_WRAP}")
+    for k, t in enumerate(inputs):
+        if isinstance(t, list):  # torch would pass the list through untouched and nudge nothing
+            raise TypeError(f"inputs[{k}] is a list, not a tensor; wrap it with {_WRAP}")
+    for k, t in tensors:
+        _refuse_tensor(k, t)
+    diff = differentiable_inputs(inputs)
+    if not diff:
+        ints = [k for k, t in tensors if not is_floating(t)]
+        if ints:
+            raise TypeError(
+                f"inputs[{ints[0]}] is an integer tensor ({inputs[ints[0]].dtype}); gradients "
+                f"need floating point: use {_WRAP}"
+            )
+        raise ValueError(
+            "no input requires grad, so there is nothing to check; create the input with "
+            "requires_grad=True (or call x.requires_grad_())"
+        )
+    if all(inputs[i].numel() == 0 for i in diff):
+        k = diff[0]
+        raise ValueError(
+            f"inputs[{k}] is empty (shape {tuple(inputs[k].shape)}); gradcheck needs at least "
+            "one entry to nudge"
+        )
+    return inputs
+
+
+def _storage_key(t: torch.Tensor) -> tuple[str, int] | None:
+    """(device, address) of the memory under ``t``; None for no memory (an empty tensor)."""
+    storage = t.untyped_storage()
+    return (str(t.device), storage.data_ptr()) if storage.nbytes() else None
+
+
+def mirror_inputs(inputs: tuple, dtype_map=None) -> tuple:
+    """Fresh leaves with the caller's values, strides and memory sharing; others as they are.
+
+    The same tensor passed twice becomes the same new tensor; inputs that share memory share the
+    copied memory. ``dtype_map`` (a tensor -> dtype function) changes the precision instead,
+    which gives ordinary contiguous copies.
+    """
+    storages: dict[tuple[str, int], torch.UntypedStorage] = {}
+    made: dict[int, torch.Tensor] = {}
+    out = []
+    for t in inputs:
+        if not isinstance(t, torch.Tensor):
+            out.append(t)
+            continue
+        if id(t) not in made:
+            made[id(t)] = _mirror_one(t, storages, dtype_map)
+        out.append(made[id(t)])
+    return tuple(out)
+
+
+def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
+    """One copy: a view with ``t``'s size, strides and offset onto a copy of its memory."""
+    key = _storage_key(t)
+    if dtype_map is not None and is_floating(t):
+        copy = t.detach().to(dtype_map(t), copy=True)
+    elif key is None or t.is_conj() or t.is_neg() or t.layout != torch.strided:
+        copy = t.detach().clone()
+    else:
+        if key not in storages:
+            storages[key] = t.untyped_storage().clone()
+        copy = torch.empty((0,), dtype=t.dtype, device=t.device)
+        copy.set_(storages[key], t.storage_offset(), t.size(), t.stride())
+    return copy.requires_grad_(t.requires_grad)
+
+
+@contextmanager
+def preserved(inputs: tuple) -> Iterator[None]:
+    """Give ``inputs`` to code that may change them in place; restore their memory afterwards.
+
+    torch's gradcheck nudges its inputs in place (and puts the values back unless the function
+    raises midway); a function may also write into ``x.data``. Whatever happens, the caller's
+    tensors hold their old values when the block ends.
+    """
+    saved = []
+    seen: set = set()
+    for t in inputs:
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.device.type != "meta":
+            key = _storage_key(t)
+            if key is not None and key not in seen:
+                seen.add(key)
+                saved.append((t.untyped_storage(), t.untyped_storage().clone()))
+    try:
+        yield
+    finally:
+        for storage, copy in saved:
+            storage.copy_(copy)
+
+
+def torch_input_checks(inputs: tuple) -> None:
+    """torch's own input checks: a precision warning, stride-0 inputs, nothing to check."""
+    diff = differentiable_inputs(inputs)
+    for idx in diff:
+        t = inputs[idx]
+        if t.dtype not in (torch.float64, torch.complex128):
+            warnings.warn(
+                f"Input #{idx} requires gradient and is not a double precision floating point "
+                "or complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                stacklevel=3,
+            )
+        if not all(st > 0 or sz <= 1 for st, sz in zip(t.stride(), t.size(), strict=True)):
+            raise RuntimeError(
+                f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                "inputs that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
+    if not diff:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them "
+            "have requires_grad=True."
+        )
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """What torch's slow gradcheck nudges and compares for one call of the function.
+
+    Attributes
+    ----------
+    differentiable : tuple of int
+        Inputs torch nudges (tensors that require grad).
+    in_place : frozenset of int
+        Of those, inputs whose memory overlaps itself or another input: torch's in-place nudge
+        moves several entries at once there, so the engines nudge them in place too.
+    floating : tuple of int
+        Outputs with a numeric Jacobian (floating or complex); integer outputs are left out.
+    checked : tuple of int
+        Outputs torch compares (those that require grad), in torch's order.
+    numeric_for : tuple of int or None
+        For each checked output, the floating output whose numeric Jacobian torch pairs with it.
+        torch pairs by position among *all* outputs, so an integer output before a floating one
+        shifts the pairing, and None means torch runs out of numeric Jacobians (an IndexError).
+    """
+
+    differentiable: tuple[int, ...]
+    in_place: frozenset[int]
+    floating: tuple[int, ...]
+    checked: tuple[int, ...]
+    numeric_for: tuple[int | None, ...]
+
+
+def overlapping_itself(t: object) -> bool:
+    """Whether some entries of ``t`` share memory (an ``as_strided`` view, a stride of 0)."""
+    return (
+        isinstance(t, torch.Tensor)
+        and t.layout == torch.strided
+        and torch._debug_has_internal_overlap(t) != 0  # 1: yes, 2: too hard to tell
+    )
+
+
+def _overlapping(inputs: tuple, diff: list[int]) -> frozenset[int]:
+    """Nudged inputs whose memory overlaps itself or the memory of another input (or itself
+    passed twice): torch's in-place nudge moves every entry that shares the memory."""
+    users: dict[tuple[str, int], int] = {}  # storage -> how many input positions use it
+    for t in inputs:
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+            key = _storage_key(t)
+            if key is not None:
+                users[key] = users.get(key, 0) + 1
+    found = set()
+    for i in diff:
+        key = _storage_key(inputs[i])
+        if overlapping_itself(inputs[i]) or (key is not None and users.get(key, 0) > 1):
+            found.add(i)
+    return frozenset(found)
+
+
+def plan_check(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> CheckPlan:
+    """Decide, as torch's slow gradcheck does, what is nudged and what is compared."""
+    diff = differentiable_inputs(inputs)
+    floating = tuple(k for k, o in enumerate(outputs) if is_floating(o))
+    checked = tuple(k for k, o in enumerate(outputs) if o.requires_grad)
+    # torch: numerical = [nj for o, nj in zip(func_out, numerical) if o.requires_grad], where
+    # numerical has one entry per *floating* output: zip pairs output k with floating[k]
+    paired = [f for (o, f) in zip(outputs, floating, strict=False) if o.requires_grad]
+    numeric_for = tuple(paired[k] if k < len(paired) else None for k in range(len(checked)))
+    return CheckPlan(tuple(diff), _overlapping(inputs, diff), floating, checked, numeric_for)

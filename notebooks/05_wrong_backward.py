@@ -1,0 +1,164 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 5: a wrong backward fails
+#
+# **After this lesson you will be able to** catch a `GradcheckError` and carry on, see the
+# slope your backward claims next to the measured one, read torch's "Jacobian mismatch"
+# message, and find a wrong entry in a large Jacobian.
+
+# %% [markdown]
+# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
+# > above them have run, in order from the top. A pink box under a cell is a warning, not an
+# > error: the cell still ran.
+
+# %% [markdown]
+# ## Two squares, one wrong
+#
+# Two custom squares share one forward and differ only in backward. `SquareFn` multiplies
+# the incoming gradient by 2x, which is correct:
+
+# %%
+import torch
+from torch.autograd import gradcheck
+
+
+class SquareFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+
+
+# %% [markdown]
+# `WrongSquareFn` multiplies by 3x instead, which is wrong:
+
+
+# %%
+class WrongSquareFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x
+
+
+# %% [markdown]
+# Both inputs hold 0.5 and 1.5 in float64, as gradcheck requires. The first gradcheck call
+# returns True, and the program prints that pass:
+
+# %%
+good_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+try:
+    good_ok = gradcheck(SquareFn.apply, (good_input,), raise_exception=True)
+except Exception:
+    good_ok = False
+print("Correct backward passes:", good_ok)
+
+# %% [markdown]
+# The second call raises `GradcheckError`, so the program catches it in an `except` block,
+# which prints the error type; then it prints the failure as False. Catching the error lets
+# one program report both outcomes and still finish cleanly.
+
+# %%
+bad_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+try:
+    gradcheck(WrongSquareFn.apply, (bad_input,), raise_exception=True)
+    bad_ok = True
+except Exception as error:
+    bad_ok = False
+    print("Wrong backward error type:", type(error).__name__)
+print("Wrong backward passes:", bad_ok)
+
+# %% [markdown]
+# With `raise_exception=False`, gradcheck returns False instead of raising:
+
+# %%
+print(gradcheck(WrongSquareFn.apply, (bad_input,), raise_exception=False))
+
+# %% [markdown]
+# ## Your backward on screen
+#
+# `SlopeExplorer` also takes a Function. Its tangent then has the slope **your backward**
+# claims, and the secant the slope the nudges measure. At x = 2, WrongSquareFn's backward
+# claims 3x = 6; the true slope of x² is 4.
+#
+# **Try:** press ÷10 several times. **Notice:** the secant settles on slope 4 and never
+# turns towards the tangent's 6: no eps rescues a wrong rule.
+
+# %%
+from gradkit.widgets import GradcheckLab, Quiz, SlopeExplorer
+
+explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3)
+explorer
+
+# %% [markdown]
+# ## Reading torch's message
+#
+# The message names the output and the input (both 0 here) and prints both Jacobians whole:
+
+# %%
+from torch.autograd.gradcheck import GradcheckError
+
+try:
+    gradcheck(WrongSquareFn.apply, (bad_input,))
+except GradcheckError as error:
+    print(error)
+
+# %% [markdown]
+# The numerical diagonal holds 1 and 3 (the true slopes 2x), the analytical one 1.5 and 4.5
+# (what 3x claims): every entry is 1.5 times too large. Careful with larger matrices: torch
+# prints them transposed, one row per input entry. These lessons always say **output entry
+# i, input entry j**, as `gradkit.check` does. torch names no entry and no difference; with
+# two entries you can spot the bug, with a hundred you cannot. `gradkit.check` can:
+
+# %%
+import gradkit
+
+gradkit.check(WrongSquareFn.apply, (bad_input,))
+
+# %% [markdown]
+# ## A wrong entry among 256
+#
+# `GradcheckLab` draws the numeric and analytic Jacobians and a heatmap of their difference
+# measured against the tolerance: cells within it are pale, cells beyond it hot.
+#
+# **Try:** pick `OneEntryWrongSquareFn` from the list: x² on 16 inputs whose backward is off
+# in one entry only. **Notice:** one hot cell in a 16 × 16 heatmap; torch's message would
+# print two 16 × 16 matrices.
+
+# %%
+from gradkit.zoo import CATALOGUE
+
+n = CATALOGUE["OneEntryWrongSquareFn"].inputs()[0].numel()
+print(f"OneEntryWrongSquareFn: {n} inputs, a {n} × {n} Jacobian, {n * n} entries")
+lab = GradcheckLab(fn="WrongSquareFn")
+lab
+
+# %% [markdown]
+# ## Check yourself
+
+# %%
+quiz = Quiz("05-wrong-backward")
+quiz

@@ -1,0 +1,125 @@
+"""benchmarks/ (outside the wheel): the GPU script's code paths on CPU, and the runner's usage.
+
+Nothing here times anything: the suites' helpers are run for their results and messages only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from benchmarks import SUITES, Row, format_table, summarize
+from benchmarks import engine as bench_engine
+from gradkit.zoo import WrongSquareFn
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}
+
+
+def _dense(n: int, seed: int = 0):
+    gen = torch.Generator().manual_seed(seed)
+    w = torch.randn(n, n, generator=gen, dtype=torch.float64)
+    x = torch.randn(n, generator=gen, dtype=torch.float64)
+    return (lambda v: v @ w), x.requires_grad_(True)
+
+
+def _run_benchmarks(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_benchmarks_live_outside_the_package():
+    assert not (ROOT / "gradkit" / "bench").exists()
+    assert SUITES == ("engine", "widgets", "browser")
+    assert (ROOT / "tests" / "browser" / "harness.py").is_file()
+
+
+def test_floor_check_is_the_bare_computation():
+    f, x = _dense(20)
+    assert bench_engine.floor_check(f, x, **SETTINGS)
+    assert not bench_engine.floor_check(lambda v: WrongSquareFn.apply(v), x, **SETTINGS)
+
+
+def test_tf32_script_runs_on_cpu():
+    off, on = bench_engine.tf32_effect(torch.device("cpu"))
+    assert (off["allow_tf32"], on["allow_tf32"]) == (False, True)
+    for r in (off, on):
+        assert r["rel_error"] < 1e-5  # float32 rounding only: the CPU has no TF32
+        assert r["sized"] == "pass"
+        assert r["default"] == "GradcheckError"  # float32 at eps=1e-6: rounding swamps slopes
+
+
+def test_tf32_rows_show_error_and_verdicts(monkeypatch, capsys):
+    canned = [
+        {
+            "allow_tf32": False,
+            "rel_error": 0.0,
+            "default": "GradcheckError",
+            "sized": "pass",
+            "sized_cause": "pass",
+            "seconds": 0.002,
+        },
+        {
+            "allow_tf32": True,
+            "rel_error": 3e-4,
+            "default": "GradcheckError",
+            "sized": "GradcheckError",
+            "sized_cause": "precision",
+            "seconds": 0.003,
+        },
+    ]
+    monkeypatch.setattr(bench_engine, "tf32_effect", lambda device: canned)
+    off, on = bench_engine._tf32_rows(torch.device("cpu"))
+    assert "TF32 off" in off.name and "TF32 on" in on.name
+    assert "rel err 0.0e+00; verdict pass" in off.goal
+    assert "rel err 3.0e-04; verdict GradcheckError (precision)" in on.goal
+    assert on.anchor_median_ms == pytest.approx(2.0)
+    assert "TF32 raised the float32 matmul error" in capsys.readouterr().err
+
+
+def test_engine_rows_run_on_cpu():
+    rows = bench_engine._engine_rows((16, 24), torch.device("cpu"), "[cpu]", repeat=3)
+    assert len(rows) == 6 and all(isinstance(r, Row) for r in rows)
+    assert all(r.median_ms > 0 and r.anchor_median_ms > 0 for r in rows)
+    assert "n=24" in rows[3].name and "torch gradcheck" in rows[3].anchor
+
+
+def test_resolve_device_accepts_cpu_and_names_the_fix_otherwise():
+    assert bench_engine.resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(SystemExit, match="use cpu or cuda"):
+        bench_engine.resolve_device("tpu")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
+def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
+    with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+        bench_engine.resolve_device("cuda")
+    done = _run_benchmarks("--only", "engine", "--device", "cuda")
+    assert done.returncode != 0
+    assert "needs a CUDA GPU" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_runner_refuses_an_unknown_suite():
+    done = _run_benchmarks("--only", "engine,nope")
+    assert done.returncode == 2
+    assert "unknown suite(s) ['nope']" in done.stderr
+
+
+def test_table_shows_ratio_and_verdict():
+    median, p95 = summarize([1.0, 2.0, 3.0, 4.0])
+    assert (median, p95) == (2.5, 4.0)
+    row = Row("engine", "figure", 2.0, 3.0, "anchor", 8.0, 9.0, ">=2x", True)
+    assert row.ratio == 4.0
+    table = format_table([row])
+    assert "4.0x" in table and table.endswith(">=2x  ok")

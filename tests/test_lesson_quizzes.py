@@ -1,0 +1,145 @@
+"""The lessons' quizzes and predict-then-run cells: every id exists, every entry is complete,
+and no code cell a learner sees gives the answer away.
+
+The questions live in gradkit/data/quizzes.toml; a lesson's code cell only names an id, e.g.
+``Quiz("03-why-float32")`` or ``Predict("07-calls-n10", compute=...)``. The feedback the widgets
+give is tested with the widgets (tests/test_quiz_bank.py and the widget tests).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 only
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIZ_FILE = ROOT / "gradkit" / "data" / "quizzes.toml"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+
+# The first argument of Quiz(...) / Predict(...) in a code cell.
+_USE = re.compile(r"\b(Quiz|Predict)\(\s*(?P<arg>[^,)]*)")
+_ID = re.compile(r'^"(?P<id>\d\d-[a-z0-9-]+)"$')
+
+
+def _raw() -> dict:
+    return tomllib.loads(QUIZ_FILE.read_text(encoding="utf-8"))
+
+
+def _code_cells() -> list[tuple[str, str]]:
+    return [
+        (path.stem, cell.source)
+        for path in NOTEBOOKS
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "code"
+    ]
+
+
+def _uses() -> list[tuple[str, str, str]]:
+    """(lesson, widget, id) for every Quiz/Predict call in the lessons."""
+    found = []
+    for stem, source in _code_cells():
+        for match in _USE.finditer(source):
+            arg = match.group("arg").strip()
+            id_match = _ID.match(arg)
+            assert id_match, f"{stem}: {match.group(1)} takes one id string, got {arg!r}"
+            found.append((stem, match.group(1), id_match.group("id")))
+    return found
+
+
+def test_every_id_a_lesson_uses_exists_in_the_quiz_file():
+    raw = _raw()
+    quizzes = {q["id"] for q in raw.get("quiz", [])}
+    predictions = {p["id"] for p in raw.get("predict", [])}
+    uses = _uses()
+    assert uses, "the lessons use no quiz at all"
+    for stem, widget, entry_id in uses:
+        table = quizzes if widget == "Quiz" else predictions
+        assert entry_id in table, f"{stem}: {widget}({entry_id!r}) is not in {QUIZ_FILE.name}"
+        assert entry_id[:2] == stem[:2], f"{entry_id!r} is used in {stem}: number it after it"
+
+
+def test_every_entry_is_used_once():
+    raw = _raw()
+    ids = [q["id"] for q in raw.get("quiz", [])] + [p["id"] for p in raw.get("predict", [])]
+    assert len(ids) == len(set(ids)), "ids repeat"
+    used = [entry_id for _, _, entry_id in _uses()]
+    assert sorted(used) == sorted(ids), (
+        f"unused: {sorted(set(ids) - set(used))}, used twice: "
+        f"{sorted({i for i in used if used.count(i) > 1})}"
+    )
+
+
+def test_the_three_predict_moments_the_course_promises():
+    kinds = {p["id"]: p["kind"] for p in _raw()["predict"]}
+    assert kinds == {
+        "03-float32-slope": "number",  # the float32 slope at eps 1e-6
+        "07-calls-n10": "number",  # the call count for n = 10
+        "07-fast-mode-catches": "choice",  # whether fast_mode catches a bug
+    }
+
+
+@pytest.mark.parametrize("entry", _raw()["quiz"], ids=lambda e: e["id"])
+def test_quiz_has_a_right_answer_and_an_explanation_for_each_wrong_option(entry):
+    assert entry["question"].strip()
+    assert entry["answer"].strip() and entry["explanation"].strip()
+    wrong = entry["wrong"]
+    assert len(wrong) >= 2, "at least three options"
+    for option in wrong:
+        assert option["option"].strip() and option["explanation"].strip(), option
+        assert option["option"] != entry["answer"]
+        assert option["explanation"] != entry["explanation"], "each wrong option explains itself"
+    explanations = [w["explanation"] for w in wrong]
+    assert len(set(explanations)) == len(explanations)
+
+
+@pytest.mark.parametrize("entry", _raw()["predict"], ids=lambda e: e["id"])
+def test_predict_has_feedback_both_ways(entry):
+    assert entry["prompt"].strip() and entry["right"].strip() and entry["wrong"].strip()
+    assert entry["right"] != entry["wrong"]
+    if entry["kind"] == "choice":
+        assert len(entry["options"]) >= 2
+    else:
+        assert entry["tolerance"] >= 0
+
+
+def test_the_quiz_file_loads_with_gradkits_loader():
+    from gradkit.quiz_bank import load_bank
+
+    bank = load_bank(QUIZ_FILE)
+    assert set(bank.ids) == {i for _, _, i in _uses()}
+
+
+def test_no_answer_key_in_any_code_cell():
+    """No right answer, explanation or feedback text sits in a cell the learner reads."""
+    raw = _raw()
+    secrets = [q["answer"] for q in raw["quiz"]] + [q["explanation"] for q in raw["quiz"]]
+    secrets += [w["explanation"] for q in raw["quiz"] for w in q["wrong"]]
+    secrets += [p[k] for p in raw["predict"] for k in ("right", "wrong")]
+    secrets += [str(p["answer"]) for p in raw["predict"] if "answer" in p]
+    for stem, source in _code_cells():
+        for secret in secrets:
+            if len(secret) > 12:  # short answers ("0.003") may be ordinary numbers in code
+                assert secret not in source, f"{stem} shows an answer: {secret!r}"
+        for keyword in ("answer=", "explain=", "correct=", "choices="):
+            assert keyword not in source.replace(" ", ""), f"{stem}: {keyword} in a code cell"
+
+
+def test_the_answers_sit_in_different_positions_once_shuffled(monkeypatch):
+    """The file lists the answer first; learners see it moved (per learner, per quiz)."""
+    from gradkit import quiz_bank
+
+    monkeypatch.delenv("GRADKIT_QUIZ_ORDER", raising=False)
+    bank = quiz_bank.load_bank(QUIZ_FILE)
+    positions = set()
+    for entry in bank.quizzes.values():
+        options = list(quiz_bank.shuffled_options(entry.options, entry.id, user="learner"))
+        positions.add(options.index(entry.answer))
+    assert len(positions) >= 3, positions

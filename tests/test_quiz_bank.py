@@ -1,0 +1,259 @@
+"""The quiz file loader, validator, option shuffler and grader (gradkit.quiz_bank)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradkit import quiz_bank
+from gradkit.quiz_bank import (
+    QuizBankError,
+    UnknownEntryError,
+    grade_choice,
+    grade_prediction,
+    load_bank,
+    shuffled_options,
+)
+
+GOOD = """
+[[quiz]]
+id = "03-why-float32"
+question = "Why does a correct backward fail gradcheck in float32?"
+answer = "Rounding error swamps the difference"
+explanation = "u·|f|/eps is large in float32."
+[[quiz.wrong]]
+option = "float32 backward rules are less accurate"
+explanation = "The rule is exact; the numeric side is not."
+[[quiz.wrong]]
+option = "gradcheck does not support float32"
+explanation = "It runs, it just warns."
+[[quiz.wrong]]
+option = "The tolerance is too large"
+explanation = "A larger tolerance would make it pass more often."
+
+[[predict]]
+id = "06-calls-n10"
+prompt = "How many forward calls for 10 entries?"
+kind = "number"
+tolerance = 0
+answer = 22
+unit = "calls"
+right = "Yes: 2n + 2."
+wrong = "Count: one plain run, two per entry, one more."
+
+[[predict]]
+id = "06-fast-catches"
+prompt = "Does fast_mode catch the one wrong entry?"
+kind = "choice"
+options = ["yes", "no"]
+answer = "no"
+right = "Right: one random projection hides it."
+wrong = "It misses it: the bug is below the tolerance of one number."
+
+[[predict]]
+id = "03-slope-f32"
+prompt = "The float32 slope of x² at 2 with eps 1e-6?"
+kind = "number"
+tolerance = 0.05
+right = "Close enough."
+wrong = "Rounding dominates."
+"""
+
+
+@pytest.fixture
+def bank_file(tmp_path: Path) -> Path:
+    path = tmp_path / "quizzes.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def shuffled(monkeypatch):
+    monkeypatch.delenv(quiz_bank.ORDER_VARIABLE, raising=False)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_loads_entries_by_id(bank_file):
+    bank = load_bank(bank_file)
+    assert bank.ids == ("03-why-float32", "06-calls-n10", "06-fast-catches", "03-slope-f32")
+    q = bank.quiz("03-why-float32")
+    assert q.options[0] == q.answer and len(q.options) == 4
+    p = bank.predict("06-calls-n10")
+    assert (p.kind, p.answer, p.tolerance, p.unit) == ("number", 22.0, 0.0, "calls")
+    assert bank.predict("06-fast-catches").options == ("yes", "no")
+    assert bank.predict("03-slope-f32").answer is None
+
+
+def test_an_edited_file_is_read_again(bank_file):
+    first = load_bank(bank_file)
+    assert load_bank(bank_file) is first  # cached while unchanged
+    bank_file.write_text(GOOD.replace("How many forward calls", "Forward calls"), "utf-8")
+    assert load_bank(bank_file).predict("06-calls-n10").prompt.startswith("Forward calls")
+
+
+def test_unknown_id_lists_close_matches(bank_file):
+    bank = load_bank(bank_file)
+    with pytest.raises(UnknownEntryError, match=r"Did you mean '03-why-float32'\?") as info:
+        bank.quiz("03-why-float-32")
+    assert "Known ids" in str(info.value) and not str(info.value).startswith('"')
+    with pytest.raises(UnknownEntryError, match=r"is a predict-then-run entry.*Predict\("):
+        bank.quiz("06-calls-n10")
+    with pytest.raises(UnknownEntryError, match=r"is a quiz.*Quiz\('03-why-float32'\)"):
+        bank.predict("03-why-float32")
+    with pytest.raises(UnknownEntryError, match="no predict entry"):
+        bank.predict("zz-nothing-like-it")
+
+
+def test_missing_file_names_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.toml"):
+        load_bank(tmp_path / "nowhere.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[[quiz]\nid=", "not valid TOML"),
+        ('[[quiz]]\nquestion = "Q?"', r"\[\[quiz\]\] #1: field 'id' is missing"),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q?"\nanswer = "a"\nexplanation = "e"',
+            r"quiz 'q1': field 'wrong' needs at least one wrong option",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = ""\nanswer = "a"\nexplanation = "e"',
+            r"quiz 'q1': field 'question' must be non-empty text",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplaination = "e"',
+            r"quiz 'q1': unknown field 'explaination' \(did you mean 'explanation'\?\)",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplanation = "e"\n'
+            '[[quiz.wrong]]\noption = "a"\nexplanation = "x"',
+            r"quiz 'q1': option\(s\) \['a'\] appear twice",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplanation = "e"\n'
+            '[[quiz.wrong]]\noption = "b"',
+            r"quiz 'q1', wrong option #1: field 'explanation' is missing",
+        ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "guess"\nright = "r"\nwrong = "w"',
+            r"predict 'p1': field 'kind' must be one of \['number', 'choice'\], got 'guess'",
+        ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "number"\ntolerance = -1\n'
+            'right = "r"\nwrong = "w"',
+            r"predict 'p1': field 'tolerance' must be a number >= 0",
+        ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "choice"\noptions = ["a"]\n'
+            'right = "r"\nwrong = "w"',
+            r"predict 'p1': field 'options' must list at least two",
+        ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "choice"\noptions = ["a", "b"]\n'
+            'answer = "c"\nright = "r"\nwrong = "w"',
+            r"predict 'p1': field 'answer' 'c' is not one of options",
+        ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "number"\nright = "r"\nwrong = "w"\n'
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "number"\nright = "r"\nwrong = "w"',
+            r"id 'p1' is used twice",
+        ),
+        ('[[quizz]]\nid = "a"', r"unknown table\(s\) \['quizz'\]"),
+        (
+            '[[predict]]\nid = "p 1"\nprompt = "P"\nkind = "number"\nright = "r"\nwrong = "w"',
+            "must not contain spaces",
+        ),
+    ],
+)
+def test_malformed_files_name_the_id_and_field(tmp_path, text, match):
+    with pytest.raises(QuizBankError, match=match):
+        load_bank(_write(tmp_path, text))
+
+
+def test_fixed_order_is_the_file_order(bank_file, monkeypatch):
+    monkeypatch.setenv(quiz_bank.ORDER_VARIABLE, "fixed")
+    q = load_bank(bank_file).quiz("03-why-float32")
+    assert shuffled_options(q.options, q.id, user="ann") == q.options
+
+
+def test_order_depends_on_learner_and_id_and_is_stable(shuffled):
+    options = tuple("abcdefgh")
+    ann = shuffled_options(options, "q1", user="ann")
+    assert ann == shuffled_options(options, "q1", user="ann")
+    assert sorted(ann) == sorted(options)
+    # with 8 options (40320 orders) distinct learners and ids give distinct orders
+    learners = {shuffled_options(options, "q1", user=f"learner{k}") for k in range(20)}
+    ids = {shuffled_options(options, f"q{k}", user="ann") for k in range(20)}
+    assert len(learners) > 15 and len(ids) > 15
+    # the answer (listed first in the file) is not always shown first
+    firsts = {shuffled_options(options, f"q{k}", user="ann")[0] for k in range(40)}
+    assert len(firsts) > 3
+
+
+def test_hub_user_decides_the_order(shuffled, monkeypatch):
+    options = tuple("abcdefgh")
+    monkeypatch.setenv("JUPYTERHUB_USER", "ann")
+    assert quiz_bank.learner_name() == "ann"
+    assert shuffled_options(options, "q1") == shuffled_options(options, "q1", user="ann")
+
+
+def test_bad_order_variable_is_named(monkeypatch):
+    monkeypatch.setenv(quiz_bank.ORDER_VARIABLE, "sorted")
+    with pytest.raises(ValueError, match="GRADKIT_QUIZ_ORDER='sorted'"):
+        shuffled_options(["a", "b"], "q1")
+
+
+def test_grade_choice_gives_each_option_its_explanation(bank_file):
+    q = load_bank(bank_file).quiz("03-why-float32")
+    right = grade_choice(q, q.answer)
+    assert right.correct and right.explanation == "u·|f|/eps is large in float32."
+    for wrong in q.wrong:
+        verdict = grade_choice(q, wrong.option)
+        assert not verdict.correct and verdict.explanation == wrong.explanation
+        assert verdict.expected == q.answer
+    with pytest.raises(ValueError, match="not one of quiz '03-why-float32'"):
+        grade_choice(q, "something else")
+
+
+def test_grade_prediction_numbers_and_choices(bank_file):
+    bank = load_bank(bank_file)
+    calls = bank.predict("06-calls-n10")
+    assert grade_prediction(calls, "22", 22).correct
+    assert grade_prediction(calls, 22.0, 22).explanation == "Yes: 2n + 2."
+    wrong = grade_prediction(calls, 21, 22)
+    assert not wrong.correct and wrong.explanation.startswith("Count:")
+    assert (wrong.given, wrong.expected) == (21.0, 22.0)
+    slope = bank.predict("03-slope-f32")  # 5 % relative tolerance
+    assert grade_prediction(slope, 4.1, 4.0).correct
+    assert not grade_prediction(slope, 4.3, 4.0).correct
+    assert grade_prediction(slope, "-4.1", -4.0).correct
+    fast = bank.predict("06-fast-catches")
+    assert grade_prediction(fast, "no", "no").correct
+    assert not grade_prediction(fast, "yes", "no").correct
+    assert grade_prediction(fast, "no", False).correct  # a bool maps onto yes/no options
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "guess", "actual", "error", "match"),
+    [
+        ("06-calls-n10", "twenty", 22, ValueError, "not a number"),
+        ("06-calls-n10", float("nan"), 22, ValueError, "finite"),
+        ("06-calls-n10", 22, "22", TypeError, "must return a number"),
+        ("06-calls-n10", 22, float("inf"), ValueError, "not a finite number"),
+        ("06-fast-catches", "maybe", "no", ValueError, "not one of the options"),
+        ("06-fast-catches", "no", "perhaps", ValueError, "must return one of the options"),
+    ],
+)
+def test_grade_prediction_rejects_bad_values(bank_file, entry_id, guess, actual, error, match):
+    entry = load_bank(bank_file).predict(entry_id)
+    with pytest.raises(error, match=match):
+        grade_prediction(entry, guess, actual)
