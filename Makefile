@@ -64,7 +64,7 @@ unit: $(VENV)/.stamp-test
 	$(PY) -m pytest -q -m "not notebooks and not browser and not slow" --ignore=tests/browser
 
 lessons: $(VENV)/.stamp-test
-	$(VENV)/bin/jupytext --sync notebooks/*.ipynb
+	$(PY) tools/sync_lessons.py
 
 bench: $(VENV)/.stamp-test /usr/bin/chromium
 	$(PY) -m benchmarks $(ARGS)

@@ -19,7 +19,7 @@ from .engine import Verdict, batched_verdict, torch_verdict
 from .patterns import explain_bug, explain_error
 from .plan import differentiable_inputs, mirror_inputs, overlapping_itself
 from .realview import as_output_tuple, is_floating, real_view
-from .report import CheckReport
+from .report import CheckReport, format_difference, format_value
 from .rounding import explain_low_precision, rounding_cause
 
 __all__ = ["diagnose"]
@@ -106,21 +106,20 @@ def _explain_pass(report: CheckReport, counts: tuple[int, int]) -> None:
     elif n_bad and report.fast_mode:
         report.explanation = (
             f"fast mode passed, but {n_bad} of {n_total} Jacobian entries are outside tolerance: "
-            f"the worst reads numeric {w.numeric:.6g} vs analytic {w.analytic:.6g} (|diff| "
-            f"{w.error:.2g}, allowed {w.tolerance:.2g}). fast_mode compares one number, vᵀJu "
+            f"the worst ({w.position}) reads {w.comparison}. fast_mode compares one number, vᵀJu "
             "for random u and v, and a wrong entry can hide in that sum: its blind spot."
         )
     elif n_bad:
         report.explanation = (
             f"torch passed, though gradkit's own recomputation finds {n_bad} of {n_total} "
-            f"entries outside tolerance (worst |diff| {w.error:.2g}, allowed {w.tolerance:.2g}): "
+            f"entries outside tolerance (worst |diff| {format_difference(w.error)}, allowed "
+            f"{format_difference(w.tolerance)}): "
             "the function does not give the same numbers twice."
         )
     else:
         report.explanation = (
-            f"every Jacobian entry agrees within tolerance; the closest call is numeric "
-            f"{w.numeric:.6g} vs analytic {w.analytic:.6g} (|diff| {w.error:.2g}, allowed "
-            f"{w.tolerance:.2g})."
+            f"every Jacobian entry agrees within tolerance; the closest call ({w.position}) is "
+            f"{w.comparison}."
         )
     if report.fast_mode:
         report.suggestion = (
@@ -296,10 +295,11 @@ def _kink(fn, inputs, report: CheckReport) -> tuple[str, str] | None:
         return None
     x_value = float(real_view(x[position].detach())[w.index[1]])
     return (
-        f"at input {position} entry {w.index[1]} (x = {x_value:.3g}) the slope from the left is "
+        f"at {w.input_position} (x = {x_value:.3g}) the slope from the left is "
         f"{left:.4g} and from the right {right:.4g}, a gap that does not scale with the step: "
         f"the function has a kink within eps={h:g} of x, so the central difference averages the "
-        f"two sides to {w.numeric:.4g} while the backward claims {w.analytic:.4g}.",
+        f"two sides to {format_value(w.numeric)} while the backward claims "
+        f"{format_value(w.analytic)}.",
         f"test away from the kink: keep every input more than eps={h:g} from it (e.g. nudge x "
         "away from 0), and check the kink's own convention separately",
     )

@@ -204,6 +204,15 @@ def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
             score = float(ratio.reshape(-1)[k])
             if best is None or score > best[0]:
                 value = float(n64[r, c])
-                entry = WorstEntry(o, i, (r, c), value, float(a64[r, c]), atol + rtol * abs(value))
+                entry = WorstEntry(
+                    o,
+                    i,
+                    (r, c),
+                    value,
+                    float(a64[r, c]),
+                    atol + rtol * abs(value),  # allowed = atol + rtol |numeric|
+                    n_outputs=len(numeric),
+                    n_inputs=len(nrow),
+                )
                 best = (score, entry)
     return (best[1] if best else None), max_err, n_bad, n_total

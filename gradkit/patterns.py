@@ -53,11 +53,7 @@ def explain_bug(report: CheckReport, n_bad: int, n_total: int) -> tuple[str, str
     w = report.worst
     where = ""
     if w is not None:
-        where = (
-            f" The worst entry (output {w.output}, input {w.input}, row {w.index[0]}, column "
-            f"{w.index[1]}): numeric {w.numeric:.6g}, analytic {w.analytic:.6g}, allowed "
-            f"difference {w.tolerance:.3g}."
-        )
+        where = f" The worst entry ({w.position}): {w.comparison}."
     if "not multiplied by grad_output" in message:
         return (
             "the backward ignores grad_output: torch fed it a zero grad_output and got a non-zero "
@@ -176,9 +172,8 @@ def _one_entry(report, n, a, tol, bad) -> tuple[str, str] | None:
     """Exactly one wrong entry: a special case in the rule."""
     if int(bad.sum()) != 1:
         return None
-    r, c = report.worst.index
     return (
-        f"only 1 of {bad.numel()} Jacobian entries is wrong (row {r}, column {c}); the rest "
+        f"only 1 of {bad.numel()} Jacobian entries is wrong ({report.worst.position}); the rest "
         "agree, so the rule is right except for one special case.",
         "look for code in backward that treats one index, boundary or branch differently",
     )

@@ -1,5 +1,18 @@
 """What check() found, and how it reads: CheckReport, WorstEntry, CAUSES, text and HTML.
 
+One wording for a place in a Jacobian, everywhere gradkit writes one (reports, causes, widgets,
+lessons): **"output entry i, input entry j"**, the slope of output entry i when input entry j
+is nudged. Entries count from 0 through the flattened tensor (a complex entry counts as two:
+its real part, then its imaginary part). When the function has several output tensors, the
+output side names its tensor too, and so does the input side when there are several inputs:
+"output 1 entry 0, input 2 entry 3". Input k is the k-th item of the ``inputs`` passed to
+:func:`gradkit.check`, counting from 0. :func:`jacobian_position` writes it; nothing else does.
+
+Numbers in verdict text are written by two functions, each used for every number of its kind:
+:func:`format_value` for a Jacobian entry (numeric, analytic: 6 significant digits) and
+:func:`format_difference` for |diff| and the allowed difference (both 3 significant digits, so
+"|diff| 0.0133, allowed 0.00102", never "allowed 0.001" beside "0.00102").
+
 Depends on torch only.
 """
 
@@ -11,7 +24,15 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
-__all__ = ["CAUSES", "CheckReport", "WorstEntry"]
+__all__ = [
+    "CAUSES",
+    "CheckReport",
+    "WorstEntry",
+    "entry_name",
+    "format_difference",
+    "format_value",
+    "jacobian_position",
+]
 
 #: Every cause check() can report, with a one-line meaning.
 CAUSES: dict[str, str] = {
@@ -33,12 +54,66 @@ CAUSES: dict[str, str] = {
 }
 
 
+def format_value(value: float) -> str:
+    """A Jacobian entry (numeric or analytic) in verdict text: 6 significant digits."""
+    return f"{value:.6g}"
+
+
+def format_difference(value: float) -> str:
+    """|diff| or the allowed difference in verdict text: 3 significant digits, both alike."""
+    return f"{value:.3g}"
+
+
+def entry_name(side: str, entry: int, tensor: int | None = None) -> str:
+    """One side of a Jacobian position: ``"input entry 3"``, or ``"input 1 entry 3"``.
+
+    Parameters
+    ----------
+    side : {"output", "input"}
+    entry : int
+        The flat entry (real view) of that tensor, from 0.
+    tensor : int, optional
+        The tensor's number, named only when the function has several tensors on that side.
+    """
+    if side not in ("output", "input"):
+        raise ValueError(f"side must be 'output' or 'input', got {side!r}")
+    return f"{side} entry {entry}" if tensor is None else f"{side} {tensor} entry {entry}"
+
+
+def jacobian_position(
+    output_entry: int,
+    input_entry: int,
+    *,
+    output_tensor: int | None = None,
+    input_tensor: int | None = None,
+) -> str:
+    """A place in a Jacobian, the one wording gradkit uses: ``"output entry 1, input entry 3"``.
+
+    Parameters
+    ----------
+    output_entry, input_entry : int
+        Row and column of the (real-view) Jacobian: flat output entry, flat input entry.
+    output_tensor, input_tensor : int, optional
+        Tensor numbers, given only where the function has several outputs (inputs):
+        ``jacobian_position(1, 3, output_tensor=0, input_tensor=2)`` is
+        ``"output 0 entry 1, input 2 entry 3"``.
+
+    Returns
+    -------
+    str
+    """
+    output_side = entry_name("output", output_entry, output_tensor)
+    return f"{output_side}, {entry_name('input', input_entry, input_tensor)}"
+
+
 @dataclass(frozen=True)
 class WorstEntry:
     """The Jacobian entry furthest outside its tolerance (or closest to it, on a pass).
 
-    ``index`` is (row, column) in the real-view Jacobian: row = flat output entry,
-    column = flat input entry.
+    ``index`` is (row, column) in the real-view Jacobian of output tensor ``output`` and input
+    ``input``: row = flat output entry, column = flat input entry. ``n_outputs`` and
+    ``n_inputs`` count the function's outputs and inputs (they decide whether
+    :attr:`position` names the tensors).
     """
 
     output: int
@@ -47,11 +122,36 @@ class WorstEntry:
     numeric: float
     analytic: float
     tolerance: float
+    n_outputs: int = 1
+    n_inputs: int = 1
 
     @property
     def error(self) -> float:
         """|analytic - numeric|."""
         return abs(self.analytic - self.numeric)
+
+    @property
+    def position(self) -> str:
+        """Where the entry sits: ``"output entry 1, input entry 3"`` (:func:`jacobian_position`)."""
+        return jacobian_position(
+            self.index[0],
+            self.index[1],
+            output_tensor=self.output if self.n_outputs > 1 else None,
+            input_tensor=self.input if self.n_inputs > 1 else None,
+        )
+
+    @property
+    def input_position(self) -> str:
+        """The nudged input entry alone: ``"input entry 3"`` (``"input 1 entry 3"``)."""
+        return entry_name("input", self.index[1], self.input if self.n_inputs > 1 else None)
+
+    @property
+    def comparison(self) -> str:
+        """``"numeric 3 vs analytic 4.5 (|diff| 1.5, allowed 0.00301)"``."""
+        return (
+            f"numeric {format_value(self.numeric)} vs analytic {format_value(self.analytic)} "
+            f"(|diff| {format_difference(self.error)}, allowed {format_difference(self.tolerance)})"
+        )
 
 
 @dataclass
@@ -97,11 +197,7 @@ class CheckReport:
         ]
         if self.worst is not None:
             w = self.worst
-            lines.append(
-                f"  worst entry: output {w.output} wrt input {w.input} at {w.index}: "
-                f"numeric {w.numeric:.6g}, analytic {w.analytic:.6g}, |diff| {w.error:.3g} "
-                f"(allowed {w.tolerance:.3g})"
-            )
+            lines.append(f"  worst entry: {w.position}: {w.comparison}")
         lines.append(f"  why: {self.explanation}")
         if self.suggestion:
             lines.append(f"  try: {self.suggestion}")
@@ -124,9 +220,10 @@ class CheckReport:
             rows.append(
                 (
                     "worst entry",
-                    f"output {w.output} / input {w.input} at {w.index}: numeric "
-                    f"<code>{w.numeric:.6g}</code>, analytic <code>{w.analytic:.6g}</code>, "
-                    f"|diff| <code>{w.error:.3g}</code> vs allowed <code>{w.tolerance:.3g}</code>",
+                    f"{w.position}: numeric <code>{format_value(w.numeric)}</code> vs analytic "
+                    f"<code>{format_value(w.analytic)}</code> (|diff| "
+                    f"<code>{format_difference(w.error)}</code>, allowed "
+                    f"<code>{format_difference(w.tolerance)}</code>)",
                 )
             )
         rows.append(

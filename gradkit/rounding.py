@@ -22,7 +22,7 @@ from ._args import dtype_name
 from .numerics import unit_roundoff
 from .plan import differentiable_inputs, mirror_inputs
 from .realview import as_output_tuple, is_floating, real_view
-from .report import CheckReport
+from .report import CheckReport, entry_name
 
 __all__ = ["explain_low_precision", "rounding_cause", "safe_eps"]
 
@@ -60,8 +60,9 @@ def _collapsed_nudge(report: CheckReport, inputs: tuple) -> tuple[str, str] | No
         name = dtype_name(real_view(inputs[i]).dtype)
         advice = max(safe_eps(flat.dtype, abs(value)), 100 * gap)
         return (
-            f"input {i} entry {k} is {value:.4g}, where neighbouring {name} numbers are "
-            f"{gap:.3g} apart: x ± eps = x ± {eps:g} rounds back to x, so the nudge moves "
+            f"{entry_name('input', k, i if len(inputs) > 1 else None)} is {value:.4g}, where "
+            f"neighbouring {name} numbers are {gap:.3g} apart: x ± eps = x ± {eps:g} rounds "
+            "back to x, so the nudge moves "
             "nothing and the numeric slope is 0 (or noise) whatever the backward says. Rounding, "
             "not the rule, failed the check.",
             f"use an eps well above that spacing (about eps={advice:.1g} at this x), or check the "
@@ -140,8 +141,7 @@ def explain_low_precision(report: CheckReport, low: list[str]) -> str:
             f"noise, not the rule, failed the check."
         )
     return (
-        f"in {kinds} the worst entry reads numeric {w.numeric:.6g} vs analytic {w.analytic:.6g} "
-        f"(|diff| {w.error:.3g}, allowed {w.tolerance:.3g}). With eps={report.eps:g}, rounding "
-        f"noise in f(x ± eps) is divided by 2·eps and swamps the slope; the same rule passes with "
-        f"float64 inputs, so the backward is fine."
+        f"in {kinds} the worst entry ({w.position}) reads {w.comparison}. With "
+        f"eps={report.eps:g}, rounding noise in f(x ± eps) is divided by 2·eps and swamps the "
+        "slope; the same rule passes with float64 inputs, so the backward is fine."
     )

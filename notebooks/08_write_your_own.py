@@ -148,8 +148,8 @@ class MySoftmax(torch.autograd.Function):
 
 # %% [markdown]
 # **Try:** run the check below, fix `backward`, then run both cells again.
-# **Notice:** the diagonal entries agree; the worst entry sits off the diagonal, its row
-# (output entry) and column (input entry) differ. In the lab's difference heatmap the
+# **Notice:** the diagonal entries agree; the worst entry sits off the diagonal: its
+# output entry i and input entry j differ. In the lab's difference heatmap the
 # diagonal stays pale while the rest is hot.
 #
 # <details><summary>Hint</summary>

@@ -46,6 +46,7 @@ def test_an_eps_that_rounds_away_is_precision(engine):
     assert report.cause == "precision"
     assert "rounds back to x" in report.explanation
     assert "1e-300" in report.explanation
+    assert report.explanation.startswith("input entry 0 is 0.5,")  # one wording for entries
 
 
 @pytest.mark.parametrize("engine", ENGINES)

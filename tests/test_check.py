@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -10,7 +11,16 @@ from torch.autograd.gradcheck import GradcheckError
 
 import gradkit
 from gradkit import check
-from gradkit.zoo import CATALOGUE, AbsFn, InplaceSavedExpFn, ReluFn, SquareFn, WrongSquareFn
+from gradkit.report import format_difference, jacobian_position
+from gradkit.zoo import (
+    CATALOGUE,
+    AbsFn,
+    InplaceSavedExpFn,
+    OneEntryWrongSquareFn,
+    ReluFn,
+    SquareFn,
+    WrongSquareFn,
+)
 
 DTYPES = [torch.float64, torch.float32]
 
@@ -102,6 +112,7 @@ def test_kinks_are_recognised():
     relu = check(ReluFn.apply, (_x(0.0, 1.0),))
     assert not relu.passed and relu.cause == "kink"
     assert "from the left is 0" in relu.explanation and "from the right 1" in relu.explanation
+    assert relu.explanation.startswith("at input entry 0 (x = 0)")
     # |x| at exactly 0 passes (numeric 0 == sign(0)), but within eps of 0 it is a kink
     assert check(AbsFn.apply, (_x(0.0, 1.0),)).passed
     near = check(AbsFn.apply, (_x(1e-7, 1.0),))
@@ -243,3 +254,97 @@ def test_a_random_forward_is_blamed_whatever_the_seed():
         report = check(entry.apply, entry.inputs())
         assert report.cause == "nondeterministic"
         assert "forward runs on the same input differ" in report.explanation
+
+
+# ---------------------------------------------------- one wording for positions and numbers
+
+
+def _differences(text: str) -> tuple[list[str], list[str]]:
+    """Every number written after "|diff|" and after "allowed" (HTML <code> tags dropped)."""
+    plain = re.sub(r"</?code>", "", text)
+    return re.findall(r"\|diff\| ([^\s),;]+)", plain), re.findall(r"allowed ([^\s),;]+)", plain)
+
+
+def test_jacobian_positions_have_one_wording():
+    assert jacobian_position(1, 3) == "output entry 1, input entry 3"
+    assert jacobian_position(1, 3, output_tensor=0, input_tensor=2) == (
+        "output 0 entry 1, input 2 entry 3"
+    )
+    assert jacobian_position(1, 3, input_tensor=1) == "output entry 1, input 1 entry 3"
+    with pytest.raises(ValueError, match="side must be 'output' or 'input'"):
+        gradkit.report.entry_name("row", 1)
+
+
+def test_the_worst_entry_reads_output_entry_input_entry_everywhere():
+    report = check(WrongSquareFn.apply, (_x(0.5, 1.5),))  # worst: numeric 3, analytic 4.5
+    assert report.worst.position == "output entry 1, input entry 1"
+    line = next(ln for ln in str(report).splitlines() if "worst entry" in ln)
+    assert line == (
+        "  worst entry: output entry 1, input entry 1: numeric 3 vs analytic 4.5 "
+        "(|diff| 1.5, allowed 0.00301)"
+    )
+    assert "The worst entry (output entry 1, input entry 1)" in report.explanation
+    assert "output entry 1, input entry 1: numeric <code>3</code>" in report._repr_html_()
+    for text in (str(report), report.explanation, report._repr_html_()):
+        for old in ("wrt", "row ", "column ", "at (", " / input"):
+            assert old not in text, (old, text)
+
+
+def test_several_tensors_are_named_on_their_own_side_only():
+    class SecondInputWrongProductFn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):
+            _, b = ctx.saved_tensors
+            return grad * b, grad * b  # planted bug: the second should be grad * a
+
+    two_inputs = check(SecondInputWrongProductFn.apply, (_x(1.0, 2.0), _x(3.0, 5.0)))
+    assert two_inputs.worst.input == 1
+    k = two_inputs.worst.index[0]
+    assert two_inputs.worst.position == f"output entry {k}, input 1 entry {k}"
+    assert f"output entry {k}, input 1 entry {k}" in str(two_inputs)
+
+    two_outputs = check(lambda x: (2 * x, WrongSquareFn.apply(x)), (_x(0.5, 1.5),))
+    assert two_outputs.worst.output == 1
+    assert two_outputs.worst.position == "output 1 entry 1, input entry 1"
+    assert "output 1 entry 1, input entry 1" in str(two_outputs)
+
+
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize(
+    ("fn", "inputs", "fast_mode", "diff", "allowed"),
+    [
+        (SquareFn.apply, (_x(0.5, 1.5),), False, "2.47e-10", "0.00301"),  # a close call
+        (WrongSquareFn.apply, (_x(0.5, 1.5),), False, "1.5", "0.00301"),  # a bug
+        (  # lesson 03: float32 rounding
+            SquareFn.apply,
+            (torch.tensor([0.5], dtype=torch.float32, requires_grad=True),),
+            False,
+            "0.0133",
+            "0.00102",
+        ),
+        (  # fast mode's blind spot: one wrong entry
+            OneEntryWrongSquareFn.apply,
+            (torch.linspace(0.25, 2.0, 10, dtype=torch.float64, requires_grad=True),),
+            True,
+            "0.1",
+            "0.00051",
+        ),
+    ],
+    ids=["close-call", "bug", "float32", "fast-blind-spot"],
+)
+def test_diff_and_allowed_are_rounded_alike_in_every_rendering(
+    fn, inputs, fast_mode, diff, allowed
+):
+    report = check(fn, inputs, fast_mode=fast_mode)
+    w = report.worst
+    assert (format_difference(w.error), format_difference(w.tolerance)) == (diff, allowed)
+    for text in (str(report), report.explanation, report._repr_html_()):
+        diffs, alloweds = _differences(text)
+        assert alloweds, f"no allowed difference in {text!r}"
+        # one formatting for both: never "allowed 0.003" beside "0.00301"
+        assert set(diffs) <= {diff} and set(alloweds) == {allowed}, (diffs, alloweds, text)

@@ -43,7 +43,7 @@ def test_feedback_names_the_worst_entry_in_the_learners_terms():
     where = next(d for d in feedback.details if d.startswith("At "))
     # x = -1.25: the nudges measure 3x² = 4.6875, the starter's 3x returns -3.75
     assert where == (
-        "At entry 1 (value -1.25) the nudges measure a slope of 4.6875, "
+        "At input entry 1 (value -1.25) the nudges measure a slope of 4.6875, "
         "but your backward returns -3.75."
     )
 

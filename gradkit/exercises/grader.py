@@ -183,9 +183,8 @@ def _where(report: CheckReport, ex: Exercise) -> str:
     if w.input >= len(inputs):
         return ""
     value = float(inputs[w.input].detach().reshape(-1)[w.index[1]])
-    which = f"input {w.input} " if len(inputs) > 1 else ""
     return (
-        f"At {which}entry {w.index[1]} (value {value:g}) the nudges measure a slope of "
+        f"At {w.input_position} (value {value:g}) the nudges measure a slope of "
         f"{w.numeric:.6g}, but your backward returns {w.analytic:.6g}."
     )
 

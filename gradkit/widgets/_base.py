@@ -955,6 +955,12 @@ class GradkitWidget(_GuardMixin, anywidget.AnyWidget):
             name = "eps" if key == "eps_exact" else key
             if name not in names:
                 names.append(name)
+        # one change, one outcome: the error area is cleared once, the picture rendered once
+        # at the end, and only then the browser's change is acknowledged (busy mark off)
+        outermost = self._depth == 0
+        if outermost:
+            self.clear_error()
+        self._depth += 1
         try:
             for name in names:
                 for fn, owner in self._listeners.get(name, []):
@@ -967,13 +973,25 @@ class GradkitWidget(_GuardMixin, anywidget.AnyWidget):
                     }
                     self.guard(fn)(event)
         finally:
-            seq = new.get("__seq")
-            if isinstance(seq, int) and seq > self.ack:
-                self.ack = seq
+            self._depth -= 1
+            if outermost and not self._closed:
+                self._after_outermost()
+                seq = new.get("__seq")
+                if isinstance(seq, int) and seq > self.ack:
+                    self.ack = seq
 
     def _dispatch_click(self, name: str) -> None:
-        for fn in self._click_listeners.get(name, []):
-            self.guard(fn)()
+        outermost = self._depth == 0
+        if outermost:
+            self.clear_error()
+        self._depth += 1
+        try:
+            for fn in self._click_listeners.get(name, []):
+                self.guard(fn)()
+        finally:
+            self._depth -= 1
+            if outermost and not self._closed:
+                self._after_outermost()
 
     def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
         if not isinstance(content, dict) or content.get("type") != "click":

@@ -194,58 +194,78 @@ def jacobian_steps(
     eps = check_eps(eps)
     x = as_input(x)
     _warm_up()
-    calls = {"forward": 0, "backward": 0}
-
-    def bump(_grad: torch.Tensor) -> None:
-        calls["backward"] += 1
-
-    def counted(v: torch.Tensor) -> torch.Tensor:
-        calls["forward"] += 1
-        out = f(v)
-        if isinstance(out, (tuple, list)):
-            if len(out) != 1:
-                raise ValueError(f"f must return one tensor, got {len(out)} outputs")
-            (out,) = out
-        if not isinstance(out, torch.Tensor):
-            raise TypeError(f"f must return a tensor, got {type(out).__name__}")
-        if out.is_complex():
-            raise TypeError("f returns a complex tensor; JacobianBuilder shows real Jacobians")
-        if out.requires_grad:
-            out.register_hook(bump)
-        return out
-
-    forward, backward, seconds = [], [], []
-    start = time.perf_counter()
-
-    def record() -> None:
-        forward.append(calls["forward"])
-        backward.append(calls["backward"])
-        seconds.append(time.perf_counter() - start)
-
+    log = _CallLog(f)
     # step 0, the reference run: with grad, so the analytic rows can run backward through it
     xg = x.clone().requires_grad_(True)
     with torch.enable_grad():
-        y = counted(xg)
-    m = y.numel()
-    if m == 0:
+        y = log(xg)
+    if y.numel() == 0:
         raise ValueError("f returned an empty tensor: there is no Jacobian to build")
-    record()
+    log.record()
+    numeric = _numeric_columns(log, x, eps, y.numel())
+    analytic = _analytic_rows(log, y, xg)
+    forward, backward, seconds = zip(*log.totals, strict=True)
+    return JacobianSteps(x, eps, numeric, analytic, forward, backward, seconds)
 
+
+class _CallLog:
+    """``f`` with its forward and backward calls counted, and the running totals after each step."""
+
+    def __init__(self, f: Callable[[torch.Tensor], torch.Tensor]) -> None:
+        self._f = f
+        self.forward = self.backward = 0
+        self.totals: list[tuple[int, int, float]] = []  # (forward, backward, seconds) per step
+        self._start = time.perf_counter()
+
+    def _bump(self, _grad: torch.Tensor) -> None:
+        self.backward += 1
+
+    def __call__(self, v: torch.Tensor) -> torch.Tensor:
+        self.forward += 1
+        out = _one_real_tensor(self._f(v))
+        if out.requires_grad:
+            out.register_hook(self._bump)
+        return out
+
+    def record(self) -> None:
+        """Note the totals after a step."""
+        self.totals.append((self.forward, self.backward, time.perf_counter() - self._start))
+
+
+def _one_real_tensor(out: object) -> torch.Tensor:
+    """What ``f`` returned, refused unless it is one real tensor."""
+    if isinstance(out, (tuple, list)):
+        if len(out) != 1:
+            raise ValueError(f"f must return one tensor, got {len(out)} outputs")
+        (out,) = out
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"f must return a tensor, got {type(out).__name__}")
+    if out.is_complex():
+        raise TypeError("f returns a complex tensor; JacobianBuilder shows real Jacobians")
+    return out
+
+
+def _numeric_columns(log: _CallLog, x: torch.Tensor, eps: float, m: int) -> torch.Tensor:
+    """The numeric Jacobian (m, n), a column per nudged input entry, in gradcheck's order."""
     n = x.numel()
     numeric = torch.empty(m, n, dtype=torch.float64)
     with torch.no_grad():
-        for k in range(n):  # numeric column k: nudge input entry k, gradcheck's order
+        for k in range(n):  # numeric column k: nudge input entry k
             nudged = x.clone()
             nudged[k] = x[k] - eps
-            below = counted(nudged)
+            below = log(nudged)
             nudged[k] = x[k] + eps
-            above = counted(nudged)
+            above = log(nudged)
             # J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)
             numeric[:, k] = ((above - below) / (2 * eps)).reshape(-1).to(torch.float64)
-            record()
+            log.record()
+    return numeric
 
-    analytic = torch.empty(m, n, dtype=torch.float64)
-    for i in range(m):  # analytic row i: one-hot grad_output e_i through backward gives e_iᵀ J
+
+def _analytic_rows(log: _CallLog, y: torch.Tensor, xg: torch.Tensor) -> torch.Tensor:
+    """The analytic Jacobian (m, n), a row per one-hot grad_output run through backward."""
+    analytic = torch.empty(y.numel(), xg.numel(), dtype=torch.float64)
+    for i in range(y.numel()):  # row i: one-hot grad_output e_i through backward gives e_iᵀ J
         one_hot = torch.zeros_like(y)
         one_hot.view(-1)[i] = 1
         if y.requires_grad:
@@ -253,17 +273,8 @@ def jacobian_steps(
         else:  # f does not depend on x through autograd: backward has nothing to say
             row = None
         analytic[i] = 0.0 if row is None else row.reshape(-1).to(torch.float64)
-        record()
-
-    return JacobianSteps(
-        x=x,
-        eps=eps,
-        numeric=numeric,
-        analytic=analytic,
-        forward_calls=tuple(forward),
-        backward_calls=tuple(backward),
-        seconds=tuple(seconds),
-    )
+        log.record()
+    return analytic
 
 
 def close_entries(steps: JacobianSteps) -> torch.Tensor:

@@ -8,29 +8,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from typing import Any
 
 from .. import exercises
 from ..exercises import Exercise, Feedback, hint
 from ..exercises.grader import exercise_of
-from ._base import Control, GradkitWidget
-from .quiz import with_theme
+from ._base import GradkitWidget
+from ._panel_helpers import EXERCISE_CSS, with_theme
 
-__all__ = ["ExercisePanel", "NullableToggle", "user_namespace"]
-
-#: Styles of the exercise widgets (ExercisePanel, ZooHunt), on top of the theme's variables.
-EXERCISE_CSS = """
-.gradkit-exercise .gk-row { flex-direction: column; gap: 6px; }
-.gradkit-exercise .gk-header { flex-wrap: wrap; }
-.gradkit-exercise .gradkit-controls { flex-direction: row; flex-wrap: wrap; gap: 6px; }
-.gradkit-widget .gradkit-exercise-check button { font-weight: bold; border-color: var(--gk-blue); }
-.gradkit-widget .gk-hint-line { margin: 2px 0; }
-.gradkit-widget .gradkit-readout pre { font-family: var(--gk-mono); font-size: 12px;
-  background: #F7F7F7; padding: 6px 8px; border: 1px solid var(--gk-line); overflow-x: auto;
-  line-height: 1.35; margin: 4px 0; }
-.gradkit-zoo-hunt .gk-toggle button { width: auto; min-width: 80px; }
-.gradkit-zoo-hunt .gradkit-controls { max-width: 360px; }
-"""
+__all__ = ["ExercisePanel", "user_namespace"]
 
 
 def user_namespace() -> Mapping[str, object]:
@@ -41,20 +26,6 @@ def user_namespace() -> Mapping[str, object]:
         return {}
     shell = get_ipython()
     return shell.user_ns if shell is not None else {}
-
-
-class NullableToggle(Control):
-    """Toggle buttons whose ``.value`` may be None (nothing picked yet)."""
-
-    @property
-    def value(self) -> Any:
-        """The picked option's value, or None."""
-        raw = self._owner.values.get(self.name)
-        return None if raw is None else self._to_python(raw)
-
-    @value.setter
-    def value(self, value: Any) -> None:
-        self._owner._set_values({self.name: None if value is None else self._to_raw(value)})
 
 
 class ExercisePanel(GradkitWidget):

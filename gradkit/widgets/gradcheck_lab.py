@@ -351,12 +351,8 @@ class GradcheckLab(GradkitWidget):
             self.worst_readout.value = "<b>worst entry:</b> no Jacobians to compare"
         else:
             relation = "&gt;" if w.error > w.tolerance else "≤"
-            which = ""
-            if len(report.numeric or ()) > 1 or w.output or w.input:
-                which = f" (of output tensor {w.output}, input tensor {w.input})"
             self.worst_readout.value = (
-                f"<b>worst entry</b> (boxed): output entry {w.index[0]}, input entry "
-                f"{w.index[1]}{which}: "
+                f"<b>worst entry</b> (boxed): {w.position}: "
                 f"numeric <code>{fmt(w.numeric, '.10g')}</code>, "
                 f"analytic <code>{fmt(w.analytic, '.10g')}</code>, |diff| "
                 f"<code>{fmt(w.error, '.3g')}</code> {relation} allowed "

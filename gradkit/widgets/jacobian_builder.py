@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numpy as np
 import torch
 
 from .._args import GRADCHECK_DEFAULTS
-from ._base import THEME, Control, GradkitWidget, Stage, check_eps
+from ._base import Control, GradkitWidget, Stage, check_eps
+from ._jacobian_scene import draw_frame, history_table, scene_data, table_bytes
 from ._jacobian_steps import (
     N_MAX,
     N_MIN,
@@ -29,12 +29,10 @@ from ._jacobian_steps import (
     as_function,
     as_input,
     check_n,
-    close_entries,
-    fmt_entry,
     jacobian_steps,
     sample_input,
 )
-from .quiz import with_theme
+from ._panel_helpers import with_theme
 
 __all__ = ["Calls", "JacobianBuilder"]
 
@@ -122,32 +120,7 @@ class JacobianBuilder(GradkitWidget):
             self._nudge = nudge
             self.history: list[dict] = []
             self.result: JacobianSteps | None = None
-            self.n_slider = self.slider(
-                "n",
-                value=n,
-                lo=N_MIN,
-                hi=N_MAX,
-                step=1,
-                label="n",
-                css="gradkit-n",
-                tooltip="input entries: each one costs 2 forward calls",
-                scene=True,
-                continuous=False,
-                down={"css": "gradkit-n-down", "label": "−", "tooltip": "one input entry fewer"},
-                up={"css": "gradkit-n-up", "label": "+", "tooltip": "one input entry more"},
-            )
-            # drawn by the view (they run in the browser); Python's click() does the same
-            self.step_button = self.button("step_button", "step", css="gradkit-step")
-            self.run_button = self.button("run_button", "run all", css="gradkit-run-all")
-            self.reset_button = self.button("reset_button", "reset", css="gradkit-reset")
-            self.step_button.on_click(lambda _b: self.step())
-            self.run_button.on_click(lambda _b: self.run_all())
-            self.reset_button.on_click(lambda _b: self.reset())
-            self.values = {**self.values, "step": 0}
-            self.status_html = self.readout("status", "gradkit-jb-status")
-            self.calls_html = self.readout("calls", "gradkit-jb-calls")
-            self.verdict_html = self.readout("verdict", "gradkit-jb-verdict")
-            self.history_html = self.readout("history", "gradkit-jb-history")
+            self._build_controls(n)
             self._layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
@@ -158,6 +131,35 @@ class JacobianBuilder(GradkitWidget):
             self._listen("n", lambda change: self._rebuild())
             self._listen("step", lambda change: self._stepped())
             self._rebuild()
+
+    def _build_controls(self, n: int) -> None:
+        """The n control, the step / run all / reset buttons and the readouts."""
+        self.n_slider = self.slider(
+            "n",
+            value=n,
+            lo=N_MIN,
+            hi=N_MAX,
+            step=1,
+            label="n",
+            css="gradkit-n",
+            tooltip="input entries: each one costs 2 forward calls",
+            scene=True,
+            continuous=False,
+            down={"css": "gradkit-n-down", "label": "−", "tooltip": "one input entry fewer"},
+            up={"css": "gradkit-n-up", "label": "+", "tooltip": "one input entry more"},
+        )
+        # drawn by the view (they run in the browser); Python's click() does the same
+        self.step_button = self.button("step_button", "step", css="gradkit-step")
+        self.run_button = self.button("run_button", "run all", css="gradkit-run-all")
+        self.reset_button = self.button("reset_button", "reset", css="gradkit-reset")
+        self.step_button.on_click(lambda _b: self.step())
+        self.run_button.on_click(lambda _b: self.run_all())
+        self.reset_button.on_click(lambda _b: self.reset())
+        self.values = {**self.values, "step": 0}
+        self.status_html = self.readout("status", "gradkit-jb-status")
+        self.calls_html = self.readout("calls", "gradkit-jb-calls")
+        self.verdict_html = self.readout("verdict", "gradkit-jb-verdict")
+        self.history_html = self.readout("history", "gradkit-jb-history")
 
     # ---------------------------------------------------------------------------- Python API
     @property
@@ -250,84 +252,12 @@ class JacobianBuilder(GradkitWidget):
         finally:
             self.busy = False
         self.result = result
-        self._draw_frame(result)
-        self.scene = self._scene(result)
-        self.table = _table(result)
+        draw_frame(self._stage, result)
+        self.scene = scene_data(result)
+        self.table = table_bytes(result)
         self._set_values({"step": 0})
         self._stepped()
         self._stage.redraw()
-
-    def _scene(self, r: JacobianSteps) -> dict:
-        ok = close_entries(r)
-        return {
-            "n": r.n,
-            "m": r.m,
-            "status": [self._status(r, k) for k in range(r.steps + 1)],
-            "calls": [self._calls_line(r, k) for k in range(r.steps + 1)],
-            "verdict": self._verdict(r, ok),
-            "numeric_text": [fmt_entry(v) for v in r.numeric.reshape(-1).tolist()],
-            "analytic_text": [fmt_entry(v) for v in r.analytic.reshape(-1).tolist()],
-            "colors": {
-                "numeric": THEME["blue"],
-                "analytic": THEME["green"],
-                "bad": THEME["vermillion"],
-                "current": THEME["orange"],
-            },
-        }
-
-    def _status(self, r: JacobianSteps, k: int) -> str:
-        eps = f"{r.eps:.3g}"
-        if k == 0:
-            return (
-                f"<span class='gk-r-label'>step 0 of {r.steps}</span>&nbsp; one plain run of "
-                f"f at x: {r.m} output entr{'y' if r.m == 1 else 'ies'}, so the Jacobians "
-                f"are {r.m} × {r.n}. Press <b>step</b> or <b>run all</b>."
-            )
-        if k <= r.n:
-            j = k - 1
-            xj = f"{float(r.x[j]):.4g}"
-            return (
-                f"<span class='gk-r-label'>step {k} of {r.steps}</span>&nbsp; nudge input "
-                f"entry {j} (x<sub>{j}</sub> = {xj}) by ±{eps}: (f(x + eps·e<sub>{j}</sub>) "
-                f"− f(x − eps·e<sub>{j}</sub>)) / (2·eps) fills <b>column {j}</b> of the "
-                "numeric Jacobian"
-            )
-        i = k - r.n - 1
-        return (
-            f"<span class='gk-r-label'>step {k} of {r.steps}</span>&nbsp; backward with "
-            f"grad_output = e<sub>{i}</sub> (1 at output entry {i}, 0 elsewhere) returns "
-            f"e<sub>{i}</sub>ᵀJ: <b>row {i}</b> of the analytic Jacobian"
-        )
-
-    def _calls_line(self, r: JacobianSteps, k: int) -> str:
-        forward, backward = r.forward_calls[k], r.backward_calls[k]
-        columns = min(k, r.n)
-        ms = r.seconds[k] * 1e3
-        return (
-            f"<span class='gk-r-label'>forward calls</span>&nbsp; <b>{forward}</b>"
-            f" <span class='gk-r-detail'>(1 plain + 2 × {columns} nudged)</span> &nbsp;·&nbsp; "
-            f"<span class='gk-r-label'>backward calls</span>&nbsp; <b>{backward}</b> &nbsp;·&nbsp; "
-            f"<span class='gk-r-label'>time</span>&nbsp; <b>{ms:.3g} ms</b>"
-        )
-
-    def _verdict(self, r: JacobianSteps, ok: torch.Tensor) -> str:
-        atol, rtol = GRADCHECK_DEFAULTS["atol"], GRADCHECK_DEFAULTS["rtol"]
-        total = ok.numel()
-        bad = int((~ok).sum())
-        allowed = f"{atol:g} + {rtol:g}·|numeric|"
-        if bad == 0:
-            return (
-                f"<span class='gk-good'>✔ all {total} entries agree</span> "
-                f"<span class='gk-r-detail'>(|analytic − numeric| ≤ {allowed} everywhere): "
-                "gradcheck passes</span>"
-            )
-        i, j = (int(v) for v in (~ok).nonzero()[0])
-        return (
-            f"<span class='gk-bad'>✘ {bad} of {total} entries differ by more than {allowed}:"
-            f" gradcheck fails</span> <span class='gk-r-detail'>e.g. output entry {i}, input "
-            f"entry {j}: analytic {float(r.analytic[i, j]):.6g}, numeric "
-            f"{float(r.numeric[i, j]):.6g}</span>"
-        )
 
     def _stepped(self) -> None:
         r = self.result
@@ -351,32 +281,7 @@ class JacobianBuilder(GradkitWidget):
                 }
             )
             self.history.sort(key=lambda row: row["n"])
-            self.history_html.value = _history_table(self.history)
-
-    # ------------------------------------------------------------------------- picture
-    def _draw_frame(self, r: JacobianSteps) -> None:
-        """The static layer: two empty matrices with their ticks and titles."""
-        fig = self._stage.figure
-        fig.clear()
-        self._stage.axes.clear()
-        titles = {
-            "numeric": "numeric: column k ← nudge input entry k",
-            "analytic": r"analytic: row i ← backward of $e_i$",
-        }
-        for name, left in (("numeric", 0.07), ("analytic", 0.56)):
-            ax = fig.add_axes((left, 0.13, 0.40, 0.72))
-            ax.set_xlim(-0.5, r.n - 0.5)
-            ax.set_ylim(r.m - 0.5, -0.5)  # output entry 0 at the top
-            ax.set_aspect("equal", adjustable="box", anchor="N")
-            ax.set_xticks(_ticks(r.n))
-            ax.set_yticks(_ticks(r.m))
-            ax.tick_params(labelsize=8, length=2)
-            ax.set_xlabel("input entry j", fontsize=9)
-            ax.set_ylabel("output entry i", fontsize=9)
-            ax.set_title(titles[name], fontsize=10, color=THEME["ink"])
-            for side in ax.spines.values():
-                side.set_color(THEME["grey"])
-            self._stage.axes[name] = ax
+            self.history_html.value = history_table(self.history)
 
     def close(self) -> None:
         """Close the widget and free its figure."""
@@ -392,33 +297,3 @@ class _Buttons(Control):
 
     def __init__(self, owner: JacobianBuilder) -> None:
         super().__init__(owner, "buttons", "jb-buttons", css="gradkit-jb-buttons")
-
-
-def _ticks(count: int) -> list[int]:
-    """Every entry up to 16, else about 8 ticks."""
-    stride = 1 if count <= 16 else int(np.ceil(count / 8))
-    return list(range(0, count, stride))
-
-
-def _table(r: JacobianSteps) -> bytes:
-    """numeric (m·n), analytic (m·n), close (m·n, 1 or 0) as little-endian float64."""
-    parts = [
-        r.numeric.reshape(-1),
-        r.analytic.reshape(-1),
-        close_entries(r).reshape(-1).to(torch.float64),
-    ]
-    return torch.cat(parts).numpy().astype("<f8").tobytes()
-
-
-def _history_table(rows: list[dict]) -> str:
-    """The cost of every finished run, by n."""
-    body = "".join(
-        f"<tr><td>{row['n']}</td><td>{row['forward']}</td><td>{row['backward']}</td>"
-        f"<td>{row['seconds'] * 1e3:.3g} ms</td></tr>"
-        for row in rows
-    )
-    return (
-        "<span class='gk-r-label'>finished runs</span>"
-        "<table class='gk-history'><tr><th>n</th><th>forward</th><th>backward</th>"
-        f"<th>time</th></tr>{body}</table>"
-    )

@@ -15,10 +15,9 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import quiz_bank
-from ..quiz_bank import PredictEntry, QuizBank, grade_prediction, parse_guess
-from ._base import GradkitWidget, InputError
-from .quiz import LAB_CSS, feedback_html, with_theme
+from ..quiz_bank import PredictEntry, QuizBank, as_bank, grade_prediction, parse_guess
+from ._base import Control, GradkitWidget, InputError
+from ._panel_helpers import LAB_CSS, feedback_html, feedback_readout, with_theme
 
 __all__ = ["Predict"]
 
@@ -71,18 +70,8 @@ class Predict(GradkitWidget):
         *,
         bank: str | Path | QuizBank | None = None,
     ) -> None:
-        source = bank if isinstance(bank, QuizBank) else quiz_bank.load_bank(bank)
-        entry = source.predict(predict_id)
-        if compute is not None and not callable(compute):
-            raise TypeError(
-                f"compute must be a function of no arguments (e.g. lambda: ...), got "
-                f"{type(compute).__name__}"
-            )
-        if compute is None and entry.answer is None:
-            raise TypeError(
-                f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
-                "pass e.g. compute=lambda: <the cell's computation>"
-            )
+        entry = as_bank(bank).predict(predict_id)
+        _check_compute(entry, compute)
         super().__init__()
         with self._building():
             self.entry: PredictEntry = entry
@@ -92,28 +81,7 @@ class Predict(GradkitWidget):
             self._locked_raw: str | None = None
             self.actual: float | str | None = None
             self.correct: bool | None = None
-            self.guess_text = self.guess_buttons = None
-            if entry.kind == "number":
-                unit = f" ({entry.unit})" if entry.unit else ""
-                self.guess_text = self.text(
-                    "guess",
-                    value="",
-                    label="guess",
-                    css="gradkit-guess",
-                    tooltip=f"type a number{unit}, then lock it in",
-                    placeholder="a number",
-                )
-                guess_control = self.guess_text
-            else:
-                self.guess_buttons = self.toggle(
-                    "guess",
-                    list(entry.options),
-                    value=None,
-                    label="guess",
-                    css="gradkit-guess",
-                    tooltips=[f"guess: {o}" for o in entry.options],
-                )
-                guess_control = self.guess_buttons
+            guess_control = self._build_guess(entry)
             self.lock_button = self.button(
                 "lock",
                 "Lock in my guess",
@@ -121,23 +89,44 @@ class Predict(GradkitWidget):
                 tooltip="freeze your guess, then run the code and compare",
             )
             self.result_html = self.readout("result", "gradkit-predict-result")
-            self.feedback_html = self.readout("feedback", "gradkit-feedback gradkit-verdict")
-            self.feedback_html._dom_classes = (
-                "gradkit-readout",
-                "gradkit-feedback",
-                "gradkit-verdict",
-            )
+            self.feedback_html = feedback_readout(self)
             self.lock_button.on_click(lambda _button: self._lock())
             guess_control.observe(lambda change: self._guess_changed(change))
-            self._layout(entry.prompt, "", [guess_control, self.lock_button], [
-                self.result_html,
-                self.feedback_html,
-            ])  # fmt: skip
+            self._layout(
+                entry.prompt,
+                "",
+                [guess_control, self.lock_button],
+                [self.result_html, self.feedback_html],
+            )
             self.result_html.value = (
                 "<span class='gk-r-detail'>Commit to a guess first: the answer appears only "
                 "after you lock it in.</span>"
             )
             self.alt = f"prediction: {entry.prompt}"
+
+    def _build_guess(self, entry: PredictEntry) -> Control:
+        """The answer box (kind "number") or the option buttons (kind "choice")."""
+        self.guess_text = self.guess_buttons = None
+        if entry.kind == "number":
+            unit = f" ({entry.unit})" if entry.unit else ""
+            self.guess_text = self.text(
+                "guess",
+                value="",
+                label="guess",
+                css="gradkit-guess",
+                tooltip=f"type a number{unit}, then lock it in",
+                placeholder="a number",
+            )
+            return self.guess_text
+        self.guess_buttons = self.toggle(
+            "guess",
+            list(entry.options),
+            value=None,
+            label="guess",
+            css="gradkit-guess",
+            tooltips=[f"guess: {o}" for o in entry.options],
+        )
+        return self.guess_buttons
 
     # ----------------------------------------------------------------------------- actions
     def guess(self, value: float | str) -> bool:
@@ -220,21 +209,8 @@ class Predict(GradkitWidget):
         true = f"<b>{html.escape(self._shown(actual))}</b>{unit}"
         detail = ""
         if self.entry.kind == "number" and isinstance(actual, float) and isinstance(given, float):
-            tolerance = self.entry.tolerance
-            if tolerance > 0:
-                rule = f"within {tolerance * 100:.3g} % counts as right"
-            else:
-                rule = "only the exact value counts as right"
-            if correct:
-                detail = rule
-            elif actual != 0:
-                # how far off, relative to the true value: |guess - actual| / |actual|
-                off = abs(given - actual) / abs(actual) * 100
-                side = "above" if given > actual else "below"
-                detail = f"{off:.2g} % {side} the true value; {rule}"
-            else:
-                detail = rule
-            detail = f" <span class='gk-r-detail'>({detail})</span>"
+            how_far = _how_far(given, actual, correct, self.entry)
+            detail = f" <span class='gk-r-detail'>({how_far})</span>"
         return (
             f"<span class='gk-r-label'>your guess</span>&nbsp; {guess} &nbsp;·&nbsp; "
             f"<span class='gk-r-label'>true value</span>&nbsp; {true}{detail}"
@@ -242,3 +218,31 @@ class Predict(GradkitWidget):
 
     def __repr__(self) -> str:
         return f"Predict({self.entry.id!r})"
+
+
+def _check_compute(entry: PredictEntry, compute: object) -> None:
+    """compute must be a function of no arguments, or absent when the file gives the answer."""
+    if compute is not None and not callable(compute):
+        raise TypeError(
+            f"compute must be a function of no arguments (e.g. lambda: ...), got "
+            f"{type(compute).__name__}"
+        )
+    if compute is None and entry.answer is None:
+        raise TypeError(
+            f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
+            "pass e.g. compute=lambda: <the cell's computation>"
+        )
+
+
+def _how_far(given: float, actual: float, correct: bool, entry: PredictEntry) -> str:
+    """The rule for a right number, and how far off a wrong guess was."""
+    if entry.tolerance > 0:
+        rule = f"within {entry.tolerance * 100:.3g} % counts as right"
+    else:
+        rule = "only the exact value counts as right"
+    if correct or actual == 0:
+        return rule
+    # how far off, relative to the true value: |guess - actual| / |actual|
+    off = abs(given - actual) / abs(actual) * 100
+    side = "above" if given > actual else "below"
+    return f"{off:.2g} % {side} the true value; {rule}"

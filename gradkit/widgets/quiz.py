@@ -11,91 +11,22 @@ The browser shows the feedback for a picked option at once, from a table sent wi
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import quiz_bank
-from ..quiz_bank import QuizBank, QuizEntry, WrongOption, grade_choice, shuffled_options
-from ._base import Control, GradkitWidget
+from ..quiz_bank import QuizBank, QuizEntry, WrongOption, as_bank, grade_choice, shuffled_options
+from ._base import GradkitWidget
+from ._panel_helpers import (
+    LAB_CSS,
+    add_nullable_choice,
+    feedback_html,
+    feedback_readout,
+    rich_text,
+    with_theme,
+)
 
 __all__ = ["Quiz", "rich_text", "with_theme"]
-
-#: Styles of the quiz-like widgets (Quiz, Predict), on top of the theme's variables.
-LAB_CSS = """
-.gradkit-quiz .gk-row, .gradkit-predict .gk-row { flex-direction: column; gap: 6px; }
-.gradkit-quiz .gk-title, .gradkit-predict .gk-title { font-size: 1.08em; line-height: 1.4; }
-.gradkit-quiz .gk-header, .gradkit-predict .gk-header { flex-wrap: wrap; }
-.gradkit-widget .gk-options { display: flex; flex-direction: column; gap: 4px;
-  align-items: stretch; max-width: 640px; flex: 1 1 auto; }
-.gradkit-widget button.gk-option { text-align: left; white-space: normal; padding: 4px 10px;
-  line-height: 1.35; }
-.gradkit-widget button.gk-option::before { content: "○"; margin-right: 8px;
-  color: var(--gk-muted); }
-.gradkit-widget button.gk-option[aria-checked="true"]::before { content: "●"; }
-.gradkit-widget button.gk-option.gk-right[aria-checked="true"] { border-color: var(--gk-pass);
-  background: #E7F4EC; }
-.gradkit-widget button.gk-option.gk-wrong[aria-checked="true"] { border-color: var(--gk-error);
-  background: #FBEAEA; }
-.gradkit-widget .gk-feedback { border-left: 4px solid var(--gk-line); padding: 3px 8px;
-  max-width: 640px; line-height: 1.45; }
-.gradkit-widget .gk-feedback.gk-right { border-left-color: var(--gk-pass); }
-.gradkit-widget .gk-feedback.gk-right .gk-verdict-word { color: var(--gk-pass); }
-.gradkit-widget .gk-feedback.gk-wrong { border-left-color: var(--gk-error); }
-.gradkit-widget .gk-feedback.gk-wrong .gk-verdict-word { color: var(--gk-error); }
-.gradkit-widget .gk-feedback code, .gradkit-widget .gk-title code { font-family: var(--gk-mono); }
-"""
-
-_RIGHT, _WRONG = "#1B7F3B", "#B3261E"
-
-
-def with_theme(extra_css: str) -> str:
-    """The theme's stylesheet (the base widget's ``_css``, text or a path) plus ``extra_css``."""
-    theme = GradkitWidget._css
-    text = theme.read_text(encoding="utf-8") if isinstance(theme, Path) else str(theme)
-    return text + extra_css
-
-
-_CODE = re.compile(r"`([^`]+)`")
-
-
-def rich_text(text: str) -> str:
-    """Quiz text as HTML: escaped, with `backticks` shown as code."""
-    return _CODE.sub(r"<code>\1</code>", html.escape(text))
-
-
-def feedback_html(correct: bool, explanation: str, *, retry: bool = True) -> str:
-    """The feedback box: ✔ Right / ✘ Not quite, then the explanation."""
-    if correct:
-        head = "✔ <b class='gk-verdict-word'>Right.</b>"
-        color, css = _RIGHT, "gk-right"
-    else:
-        head = "✘ <b class='gk-verdict-word'>Not quite.</b>"
-        if retry:
-            head += " Try another answer."
-        color, css = _WRONG, "gk-wrong"
-    detail = f" {rich_text(explanation)}" if explanation else ""
-    return (
-        f"<div role='status' class='gk-feedback {css}' style='border-left-color:{color}'>"
-        f"{head}{detail}</div>"
-    )
-
-
-class _ChoiceControl(Control):
-    """The options, drawn by the quiz view; ``.value`` is the picked option's text or None."""
-
-    @property
-    def value(self) -> str | None:
-        """The picked option (None before any answer)."""
-        return self._owner.values.get(self.name)
-
-    @value.setter
-    def value(self, option: str | None) -> None:
-        if option is not None and option not in self.options:
-            raise ValueError(f"choice {option!r} is not one of the options {list(self.options)}")
-        self._owner._set_values({self.name: option})
 
 
 class Quiz(GradkitWidget):
@@ -149,18 +80,7 @@ class Quiz(GradkitWidget):
         bank: str | Path | QuizBank | None = None,
         user: str | None = None,
     ) -> None:
-        if choices is None:
-            if answer is not None or explain:
-                raise TypeError(
-                    "answer and explain belong to an inline question: Quiz(question, choices, "
-                    "answer); for the quiz file pass only the id, e.g. Quiz('03-why-float32')"
-                )
-            source = bank if isinstance(bank, QuizBank) else quiz_bank.load_bank(bank)
-            entry = source.quiz(quiz_id)
-            order = shuffled_options(entry.options, entry.id, user)
-        else:
-            entry = _inline_entry(quiz_id, choices, answer, explain)
-            order = tuple(choices)  # an inline question keeps the order it was written in
+        entry, order = _entry_and_order(quiz_id, choices, answer, explain, bank, user)
         super().__init__()
         with self._building():
             self.entry = entry
@@ -169,42 +89,27 @@ class Quiz(GradkitWidget):
             self.choices = order
             self.correct: bool | None = None
             self.attempts = 0
-            self.choice_buttons = _ChoiceControl(
-                self,
-                "choice",
-                "choices",
-                css="gradkit-choices",
-                description="",
-                tooltip="pick an answer: feedback appears right away",
-                options=[(o, o) for o in order],
-            )
-            self._add(self.choice_buttons)
-            self.values = {**self.values, "choice": None}
-            self.feedback_html = self.readout("feedback", "gradkit-feedback gradkit-verdict")
-            self.feedback_html._dom_classes = (
-                "gradkit-readout",
-                "gradkit-feedback",
-                "gradkit-verdict",
-            )
-            self._feedback = {
-                option: feedback_html(
-                    option == entry.answer, entry.explanation_for(option), retry=True
-                )
-                for option in order
-            }
-            # sent ahead, so the browser answers a click without waiting for the kernel
-            self.scene = {
-                "feedback": self._feedback,
-                "right": {o: o == entry.answer for o in order},
-            }
-            self.choice_buttons.observe(lambda change: self._answered())
-            self._layout(
-                entry.question,
-                "",
-                [self.choice_buttons],
-                [self.feedback_html],
-            )
-            self.alt = f"quiz: {entry.question}"
+            self._build_controls(entry, order)
+
+    def _build_controls(self, entry: QuizEntry, order: tuple[str, ...]) -> None:
+        self.choice_buttons = add_nullable_choice(
+            self,
+            "choice",
+            "choices",
+            css="gradkit-choices",
+            tooltip="pick an answer: feedback appears right away",
+            options=[(o, o) for o in order],
+        )
+        self.feedback_html = feedback_readout(self)
+        self._feedback = {
+            option: feedback_html(option == entry.answer, entry.explanation_for(option))
+            for option in order
+        }
+        # sent ahead, so the browser answers a click without waiting for the kernel
+        self.scene = {"feedback": self._feedback, "right": {o: o == entry.answer for o in order}}
+        self.choice_buttons.observe(lambda change: self._answered())
+        self._layout(entry.question, "", [self.choice_buttons], [self.feedback_html])
+        self.alt = f"quiz: {entry.question}"
 
     def _answered(self) -> None:
         choice = self.choice_buttons.value
@@ -221,6 +126,27 @@ class Quiz(GradkitWidget):
         return f"Quiz({self.entry.id!r})"
 
 
+def _entry_and_order(
+    quiz_id: str,
+    choices: Sequence[str] | None,
+    answer: int | str | None,
+    explain: str | Sequence[str] | Mapping[str, str],
+    bank: str | Path | QuizBank | None,
+    user: str | None,
+) -> tuple[QuizEntry, tuple[str, ...]]:
+    """The question and its options in the order shown (the learner's, or as written inline)."""
+    if choices is None:
+        if answer is not None or explain:
+            raise TypeError(
+                "answer and explain belong to an inline question: Quiz(question, choices, "
+                "answer); for the quiz file pass only the id, e.g. Quiz('03-why-float32')"
+            )
+        entry = as_bank(bank).quiz(quiz_id)
+        return entry, shuffled_options(entry.options, entry.id, user)
+    entry = _inline_entry(quiz_id, choices, answer, explain)
+    return entry, tuple(choices)  # an inline question keeps the order it was written in
+
+
 def _inline_entry(
     question: str, choices: Any, answer: Any, explain: str | Sequence[str] | Mapping[str, str]
 ) -> QuizEntry:
@@ -234,6 +160,14 @@ def _inline_entry(
         raise ValueError("choices must hold at least two non-empty strings")
     if len(set(choices)) != len(choices):
         raise ValueError("choices must be distinct")
+    answer = _inline_answer(answer, choices)
+    why = _explanations(explain, choices)
+    wrong = tuple(WrongOption(c, why[c]) for c in choices if c != answer)
+    return QuizEntry(question.strip(), question.strip(), answer, why[answer], wrong)
+
+
+def _inline_answer(answer: Any, choices: list[str]) -> str:
+    """The right choice's text, from its index or its text."""
     if answer is None:
         raise TypeError("answer is missing: pass the right choice's index or its text")
     if isinstance(answer, bool):
@@ -241,12 +175,10 @@ def _inline_entry(
     if isinstance(answer, int):
         if not 0 <= answer < len(choices):
             raise ValueError(f"answer={answer} is not an index of choices (0..{len(choices) - 1})")
-        answer = choices[answer]
-    elif answer not in choices:
+        return choices[answer]
+    if answer not in choices:
         raise ValueError(f"answer={answer!r} is not one of the choices {choices}")
-    why = _explanations(explain, choices)
-    wrong = tuple(WrongOption(c, why[c]) for c in choices if c != answer)
-    return QuizEntry(question.strip(), question.strip(), answer, why[answer], wrong)
+    return answer
 
 
 def _explanations(

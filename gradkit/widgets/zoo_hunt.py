@@ -18,8 +18,7 @@ from .. import zoo
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
 from ._base import Control, GradkitWidget
-from .exercise_panel import EXERCISE_CSS, NullableToggle
-from .quiz import with_theme
+from ._panel_helpers import EXERCISE_CSS, add_nullable_choice, with_theme
 
 __all__ = ["ZooHunt"]
 
@@ -62,6 +61,22 @@ def _specimen_source(e: zoo.ZooEntry, label: str) -> str:
         if first.lineno - 1 < len(lines) and not lines[first.lineno - 1].strip():
             del lines[first.lineno - 1]
     return "\n".join(lines).replace(e.name, label)
+
+
+def _hunt_names(names: tuple[str, ...] | list[str] | None) -> list[str]:
+    """The zoo names to hunt through, checked; default every buggy entry plus the decoys."""
+    if names is None:
+        names = [n for n, e in zoo.CATALOGUE.items() if not e.correct]
+        for position, decoy in _HUNT_DECOYS:
+            names.insert(min(position, len(names)), decoy)
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of zoo names, e.g. [{names!r}]")
+    names = list(names)
+    if not names:
+        raise ValueError("names must list at least one zoo entry, e.g. ['WrongSquareFn']")
+    for name in names:
+        zoo.entry(name)  # a clear KeyError naming the choices
+    return names
 
 
 class _SpecimenMenu(Control):
@@ -112,56 +127,14 @@ class ZooHunt(GradkitWidget):
     _css = with_theme(EXERCISE_CSS)
 
     def __init__(self, names: tuple[str, ...] | list[str] | None = None) -> None:
-        if names is None:
-            names = [n for n, e in zoo.CATALOGUE.items() if not e.correct]
-            for position, decoy in _HUNT_DECOYS:
-                names.insert(min(position, len(names)), decoy)
-        if isinstance(names, str):
-            raise TypeError(f"names must be a list of zoo names, e.g. [{names!r}]")
-        names = list(names)
-        if not names:
-            raise ValueError("names must list at least one zoo entry, e.g. ['WrongSquareFn']")
-        for name in names:
-            zoo.entry(name)  # a clear KeyError naming the choices
+        names = _hunt_names(names)
         super().__init__()
         with self._building():
             self.names = names
             self._labels = {n: f"Specimen{k}Fn" for k, n in enumerate(names, start=1)}
             self.last: CheckReport | None = None
             self._first_tries: dict[str, bool] = {}
-            pairs = [
-                (f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, start=1)
-            ]
-            self.entry_dropdown = _SpecimenMenu(
-                self,
-                "entry",
-                "dropdown",
-                css="gradkit-specimen",
-                description="Function",
-                tooltip="Which Function from the zoo to examine",
-                options=pairs,
-                scene=True,
-            )
-            self._add(self.entry_dropdown)
-            self.prediction = NullableToggle(
-                self,
-                "prediction",
-                "toggle",
-                css="gradkit-prediction",
-                description="I predict",
-                tooltip="your guess of the cause gradcheck will report",
-                options=[(k, k) for k in CAUSES],
-                tooltips=[f"{k}: {v}" for k, v in CAUSES.items()],
-                scene=False,
-            )
-            self._add(self.prediction)
-            self.values = {**self.values, "entry": pairs[0][0], "prediction": None}
-            self.run_button = self.button(
-                "run",
-                "Run gradcheck",
-                css="gradkit-run-gradcheck",
-                tooltip="Run gradkit.check on this Function's sample inputs (float64)",
-            )
+            self._build_controls(names)
             self.code_html = self.readout("code", "gradkit-specimen-code")
             self.result = self.readout("result", "gradkit-hunt-result")
             self.score = self.readout("score", "gradkit-hunt-score")
@@ -175,6 +148,39 @@ class ZooHunt(GradkitWidget):
             )
             self.alt = "zoo hunt"
             self._show_entry()
+
+    def _build_controls(self, names: list[str]) -> None:
+        """The specimen menu, the prediction buttons and the run button."""
+        pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, start=1)]
+        self.entry_dropdown = _SpecimenMenu(
+            self,
+            "entry",
+            "dropdown",
+            css="gradkit-specimen",
+            description="Function",
+            tooltip="Which Function from the zoo to examine",
+            options=pairs,
+            scene=True,
+        )
+        self._add(self.entry_dropdown)
+        self.prediction = add_nullable_choice(
+            self,
+            "prediction",
+            "toggle",
+            css="gradkit-prediction",
+            description="I predict",
+            tooltip="your guess of the cause gradcheck will report",
+            options=[(k, k) for k in CAUSES],
+            tooltips=[f"{k}: {v}" for k, v in CAUSES.items()],
+            scene=False,
+        )
+        self.values = {**self.values, "entry": pairs[0][0]}
+        self.run_button = self.button(
+            "run",
+            "Run gradcheck",
+            css="gradkit-run-gradcheck",
+            tooltip="Run gradkit.check on this Function's sample inputs (float64)",
+        )
 
     def _show_entry(self) -> None:
         e = zoo.entry(self.entry_dropdown.value)
