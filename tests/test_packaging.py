@@ -80,7 +80,7 @@ def test_make_unit_leaves_out_the_slow_suites_and_bench_runs_benchmarks():
     bench = re.search(r"^bench:.*\n((?:\t.*\n)+)", MAKEFILE, re.M).group(1)
     assert "-m benchmarks $(ARGS)" in bench
     lessons = re.search(r"^lessons:.*\n((?:\t.*\n)+)", MAKEFILE, re.M).group(1)
-    assert "jupytext --sync" in lessons
+    assert "tools/sync_lessons.py" in lessons
 
 
 def test_make_notebook_opens_the_private_copy_never_the_sources():

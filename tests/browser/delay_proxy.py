@@ -127,6 +127,10 @@ class DelayProxy:
             self.total_connections += 1
             try:
                 await self._serve(reader, writer)
+            except asyncio.CancelledError:
+                # the proxy is stopping: end quietly (asyncio would log a cancelled
+                # connection task as an error)
+                writer.close()
             finally:
                 self.connections -= 1
                 tasks.discard(task)

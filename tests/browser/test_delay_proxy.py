@@ -89,3 +89,15 @@ def test_it_stops_by_itself_after_its_lifetime(echo_port: int) -> None:
 def test_bad_settings_are_refused_by_name(kwargs: dict, word: str) -> None:
     with pytest.raises(ValueError, match=word):
         DelayProxy(1, **kwargs)
+
+
+def test_stopping_with_a_connection_open_is_quiet(echo_port: int, caplog) -> None:
+    proxy = DelayProxy(echo_port, delay=0.0).start()
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as sock:
+        sock.sendall(b"x")
+        assert sock.recv(1) == b"x"
+        proxy.stop()
+        assert not proxy.running
+        sock.settimeout(10)
+        assert sock.recv(1) == b"", "the connection stayed open after stop()"
+    assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
