@@ -142,7 +142,8 @@ gradkit.check(WrongSquareFn.apply, (bad_input,))
 # ## A wrong entry among 256
 #
 # `GradcheckLab` draws the numeric and analytic Jacobians and a heatmap of their difference
-# measured against the tolerance: cells within it are pale, cells beyond it hot.
+# divided by what gradcheck allows: cells within the tolerance are blue (darker means safer),
+# cells beyond it red (darker means further off).
 #
 # **Try:** pick `OneEntryWrongSquareFn` from the list: x² on 16 inputs whose backward is off
 # in one entry only. **Notice:** one hot cell in a 16 × 16 heatmap; torch's message would

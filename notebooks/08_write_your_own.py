@@ -150,7 +150,7 @@ class MySoftmax(torch.autograd.Function):
 # **Try:** run the check below, fix `backward`, then run both cells again.
 # **Notice:** the diagonal entries agree; the worst entry sits off the diagonal: its
 # output entry i and input entry j differ. In the lab's difference heatmap the
-# diagonal stays pale while the rest is hot.
+# diagonal stays blue while the off-diagonal cells turn red.
 #
 # <details><summary>Hint</summary>
 #

@@ -28,6 +28,7 @@ __all__ = [
 #: Styles of the exercise widgets (ExercisePanel, ZooHunt), on top of the theme's variables.
 EXERCISE_CSS = """
 .gradkit-exercise .gk-row { flex-direction: column; gap: 6px; }
+.gradkit-exercise .gk-row > .gradkit-readouts { flex: 0 0 auto; }
 .gradkit-exercise .gk-header { flex-wrap: wrap; }
 .gradkit-exercise .gradkit-controls { flex-direction: row; flex-wrap: wrap; gap: 6px; }
 .gradkit-widget .gradkit-exercise-check button { font-weight: bold; border-color: var(--gk-blue); }
@@ -42,6 +43,9 @@ EXERCISE_CSS = """
 #: Styles of the quiz-like widgets (Quiz, Predict), on top of the theme's variables.
 LAB_CSS = """
 .gradkit-quiz .gk-row, .gradkit-predict .gk-row { flex-direction: column; gap: 6px; }
+/* in a column the row's flex-basis (300px) would become a height: a blank band under the widget */
+.gradkit-quiz .gk-row > .gradkit-readouts, .gradkit-predict .gk-row > .gradkit-readouts {
+  flex: 0 0 auto; }
 .gradkit-quiz .gk-title, .gradkit-predict .gk-title { font-size: 1.08em; line-height: 1.4; }
 .gradkit-quiz .gk-header, .gradkit-predict .gk-header { flex-wrap: wrap; }
 .gradkit-widget .gk-options { display: flex; flex-direction: column; gap: 4px;
