@@ -6,6 +6,7 @@ Python side of that contract (tests/browser checks the drawing in chromium).
 
 from __future__ import annotations
 
+import io
 import math
 import random
 import re
@@ -21,7 +22,9 @@ import torch
 from gradkit._args import EPS_GRID
 from gradkit.numerics import numeric_slope
 from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, Quiz, SlopeExplorer, _base
-from gradkit.widgets.slope_explorer import FIELDS
+from gradkit.widgets import gradcheck_lab as gradcheck_lab_module
+from gradkit.widgets.epsilon_lab import scene_cell, table_html
+from gradkit.widgets.slope_explorer import FIELDS, scene_row_extra
 from gradkit.zoo import SquareFn, WrongSquareFn
 
 
@@ -513,8 +516,39 @@ def test_the_slope_table_is_torchs_numeric_slope(make):
         w.dtype_buttons.value = dtype
         w.scheme_buttons.value = scheme
         w.eps_slider.value = EPS_GRID[g]
-        assert w.numeric_readout.value == scene["extra"][s][d][g]["r"]["numeric"]
+        sent = scene_row_extra(scene, s, d, g)  # what the browser shows for that row
+        assert w.numeric_readout.value == sent["r"]["numeric"]
+        assert w.readout_html == sent["r"]
         assert (math.isnan(w.numeric) and math.isnan(numeric)) or w.numeric == numeric
+
+
+def test_epsilon_lab_scene_strings_are_the_readouts_python_shows(make):
+    w = make(EpsilonLab, f="sin(x)", x=0.7, dtypes=("float64", "float16"))
+    scene = w.scene
+    assert len(set(scene["strings"])) == len(scene["strings"])  # each string sent once
+    rng = random.Random(12)
+    for _ in range(20):
+        s, d, g = rng.randrange(2), rng.randrange(2), rng.randrange(len(EPS_GRID))
+        name = ("float64", "float16")[d]
+        w.scheme_buttons.value = scene["schemes"][s]
+        w.dtype_buttons.value = name
+        w.eps_slider.value = EPS_GRID[g]
+        sent = scene_cell(scene, s, scene["dtypes"].index(name), g)
+        cells = [scene_cell(scene, s, k, g) for k in range(len(scene["dtypes"]))]
+        table = table_html([{g: c} for c in cells], g, w.shown, name)  # as the browser does
+        assert w.readout_html == {**sent["r"], "table": table}, (s, name, g)
+
+
+def test_scene_renders_match_a_full_draw(make):
+    from PIL import Image
+
+    for w in (make(SlopeExplorer), make(EpsilonLab)):
+        w.x_slider.value = 1.3  # a second scene: drawn over the cached background
+        cached = np.asarray(Image.open(io.BytesIO(w.png)))
+        full = np.asarray(Image.open(io.BytesIO(_base.Stage.png(w._stage))))
+        assert cached.shape == full.shape
+        differ = int(np.any(cached != full, axis=-1).sum())
+        assert differ == 0, f"{type(w).__name__}: {differ} pixels differ from a full draw"
 
 
 def test_eps_is_shown_exactly_as_on_the_grid(make):
@@ -588,6 +622,15 @@ def test_epsilon_lab_reveals_the_half_precisions(make):
     assert w.shown == ["float64", "float32", "float16", "bfloat16"]
     assert "bfloat16" in _text(w.table_readout.value)
     assert not np.isnan(w.artists.curves["float16"].get_data()[1]).all()
+    # the strip lists only the shown dtypes, one row each, labelled by the browser
+    strip = w._stage.axes["strip"]
+    assert not any(tick.label1.get_visible() for tick in strip.yaxis.get_major_ticks())
+    w3 = make(EpsilonLab, dtypes=("float64", "float16"))
+    marks = w3.artists.underflow
+    assert set(marks["float16"].get_data()[1]) == {1}  # the second shown row, not float16's 2
+    assert len(marks["bfloat16"].get_data()[0]) == 0 and len(marks["float32"].get_data()[0]) == 0
+    w3.reveal()
+    assert set(marks["float16"].get_data()[1]) == {2}
     w2 = make(EpsilonLab, dtypes=("float64",))
     w2.reveal_button.click()
     assert len(w2.shown) == 4
@@ -718,7 +761,9 @@ def test_monkey_float_ruler(make):
     _monkey(w, _eps_actions(w) + _x_actions(w), 1000, seed=3)
 
 
-def test_monkey_gradcheck_lab(make, quiet_gradcheck):
+def test_monkey_gradcheck_lab(make, quiet_gradcheck, monkeypatch):
+    # compute ahead only the first state of each scene: the moves stay the same 1,000, each cheaper
+    monkeypatch.setattr(gradcheck_lab_module, "AHEAD_BUDGET_S", 0.0)
     w = make(GradcheckLab)
     names = list(w.function_dropdown.options)
 

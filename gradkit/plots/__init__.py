@@ -23,7 +23,13 @@ from .error_curves import (
     update_error_highlight,
     update_error_marker,
 )
-from .jacobians import JacobianArtists, draw_jacobians, ratio_colour, update_jacobians
+from .jacobians import (
+    JacobianArtists,
+    draw_jacobians,
+    jacobian_cells,
+    ratio_colour,
+    update_jacobians,
+)
 from .ruler import RulerArtists, draw_float_ruler, update_float_ruler
 from .slope import SlopeArtists, draw_slope, update_slope, update_slope_view, zoom_limits
 from .style import DTYPE_STYLES, STYLE
@@ -39,6 +45,7 @@ __all__ = [
     "draw_float_ruler",
     "draw_jacobians",
     "draw_slope",
+    "jacobian_cells",
     "ratio_colour",
     "update_error_curves",
     "update_error_highlight",

@@ -173,7 +173,7 @@ def draw_error_curves(
     )
 
 
-def update_error_curves(
+def update_error_curves(  # noqa: PLR0913 - one keyword per curve property the widget moves
     artists: ErrorCurveArtists,
     *,
     eps: Sequence[float],
@@ -220,7 +220,8 @@ def update_error_curves(
     xlo, xhi = artists.ax.get_xlim()
     artists.tolerance.set_data([xlo, xhi], [tolerance, tolerance])
     if title:
-        artists.ax.set_title(title, fontsize=10)
+        # a fixed position (where matplotlib puts it: no ticks on top) skips measuring the axes
+        artists.ax.set_title(title, fontsize=10, y=1.0)
     if artists.chosen:
         update_error_highlight(artists, artists.chosen)
 

@@ -18,7 +18,13 @@ from .style import (
     _finite,
 )
 
-__all__ = ["JacobianArtists", "draw_jacobians", "ratio_colour", "update_jacobians"]
+__all__ = [
+    "JacobianArtists",
+    "draw_jacobians",
+    "jacobian_cells",
+    "ratio_colour",
+    "update_jacobians",
+]
 
 
 _RATIO_DECADES = 3  # the difference colours are clipped at 1e-3 and 1e3 times the allowed
@@ -143,7 +149,7 @@ def _cell_format(value: float) -> str:
     return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.1e}"
 
 
-def update_jacobians(
+def update_jacobians(  # noqa: C901, PLR0913, PLR0915 - one pass over three heatmaps; split pending
     artists: JacobianArtists,
     *,
     numeric: np.ndarray | None,
@@ -248,3 +254,82 @@ def update_jacobians(
                     used += 1
         for text in pool[used:]:
             text.set_visible(False)
+
+
+def _hex(rgba: Sequence[float]) -> str:
+    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgba[:3])
+
+
+def jacobian_cells(
+    *,
+    numeric: np.ndarray | None,
+    analytic: np.ndarray | None,
+    atol: float,
+    rtol: float,
+    worst: tuple[int, int] | None = None,
+    missing: str = "",
+    annotate_up_to: int = 36,
+) -> dict:
+    """What :func:`update_jacobians` shows, as data a browser can draw (colours, not pixels).
+
+    Returns
+    -------
+    dict
+        ``shape`` [rows, cols]; ``cells``: for each heatmap (numeric, analytic, difference) a
+        list, row by row, of [colour "#rrggbb" or None (empty cell), label text, label colour];
+        ``worst`` [row, col] or None; ``notes`` (the three notes shown where a heatmap is
+        missing); ``vmax`` (the numeric/analytic colour scale runs from -vmax to vmax).
+    """
+    import matplotlib
+
+    mats = [np.asarray(m, dtype=float) if m is not None else None for m in (numeric, analytic)]
+    n_mat, a_mat = mats
+    shape = None
+    for m in mats:
+        if m is not None:
+            shape = m.shape
+    rows, cols = shape if shape is not None else (1, 1)
+    ratio = d_mat = None
+    if n_mat is not None and a_mat is not None and n_mat.shape == a_mat.shape:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            allowed = atol + rtol * np.abs(n_mat)  # gradcheck's rule
+            ratio = np.abs(a_mat - n_mat) / np.where(allowed > 0, allowed, np.nan)
+            ratio = np.where((allowed == 0) & (a_mat == n_mat), 0.0, ratio)
+            ratio = np.where((allowed == 0) & (a_mat != n_mat), np.inf, ratio)
+            logr = np.log10(ratio)
+        d_mat = np.clip(
+            np.nan_to_num(logr, nan=np.nan, posinf=_RATIO_DECADES, neginf=-_RATIO_DECADES),
+            -_RATIO_DECADES,
+            _RATIO_DECADES,
+        )
+    values = [v for m in (n_mat, a_mat) if m is not None for v in _finite(m)]
+    vmax = max((abs(v) for v in values), default=1.0) or 1.0
+    rdbu = matplotlib.colormaps["RdBu_r"]
+    cells, notes = [], []
+    for k, mat in enumerate((n_mat, a_mat, d_mat)):
+        notes.append("" if mat is not None else (missing or "not available"))
+        annotate = mat is not None and rows * cols <= annotate_up_to
+        scale = _RATIO_DECADES if k == 2 else vmax
+        rgba = None
+        if mat is not None:  # one colormap call per heatmap (as imshow colours the cells)
+            with np.errstate(invalid="ignore"):
+                rgba = RATIO_CMAP(RATIO_NORM(mat)) if k == 2 else rdbu((mat / vmax + 1) / 2)
+        out = []
+        for r in range(rows):
+            for c in range(cols):
+                value = float(mat[r, c]) if mat is not None else math.nan
+                colour = _hex(rgba[r, c]) if math.isfinite(value) else None
+                text, ink = "", _INK
+                if annotate:
+                    shown = float(ratio[r, c]) if k == 2 else value
+                    text = _cell_format(shown)
+                    ink = "white" if math.isfinite(value) and abs(value) > 0.6 * scale else _INK
+                out.append([colour, text, ink])
+        cells.append(out)
+    return {
+        "shape": [int(rows), int(cols)],
+        "cells": cells,
+        "worst": None if worst is None or shape is None else [int(worst[0]), int(worst[1])],
+        "notes": notes,
+        "vmax": float(vmax),
+    }

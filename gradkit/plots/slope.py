@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,7 +21,14 @@ from .style import (
     _padded,
 )
 
-__all__ = ["SlopeArtists", "draw_slope", "update_slope", "update_slope_view", "zoom_limits"]
+__all__ = [
+    "SlopeArtists",
+    "draw_slope",
+    "update_slope",
+    "update_slope_view",
+    "zoom_limits",
+    "zoom_limits_many",
+]
 
 
 @dataclass
@@ -140,10 +148,12 @@ def update_slope_view(
         artists.ax.set_xlim(xs.min(), xs.max())
     if ys.size:
         artists.ax.set_ylim(*_padded(float(ys.min()), float(ys.max()), 0.12))
-    artists.ax.set_title(title, fontsize=10)
+    # y=1.0 fixes the position (as matplotlib would place it: no ticks on top), so a redraw
+    # skips measuring the axes for it
+    artists.ax.set_title(title, fontsize=10, y=1.0)
 
 
-def update_slope(
+def update_slope(  # noqa: PLR0913 - one keyword per moving artist
     artists: SlopeArtists,
     *,
     x: float,
@@ -214,9 +224,41 @@ def zoom_limits(
     u = np.array([-half_width, half_width])
     needed = np.concatenate([_finite(zoom_v), _finite(analytic * u), _finite(zoom_vals), [0.0]])
     lo, hi = _padded(float(needed.min()), float(needed.max()), 0.12)
-    ticks = MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
-    labels = [(float(t), _tick_label(float(t))) for t in ticks if lo <= t <= hi]
-    return lo, hi, labels
+    return lo, hi, list(_zoom_ticks(lo, hi))
+
+
+def zoom_limits_many(
+    zoom_v: np.ndarray, analytic: float, zoom_vals: np.ndarray, half_width: float = 2.5
+) -> tuple[np.ndarray, np.ndarray, list[list[tuple[float, str]]]]:
+    """:func:`zoom_limits` for many states at once (rows of ``zoom_v`` and ``zoom_vals``).
+
+    The same numbers as calling :func:`zoom_limits` row by row: min and max of the finite
+    values (staircase, tangent ends, evaluation points, 0), padded by 12 %.
+    """
+    zoom_v = np.asarray(zoom_v, dtype=float)
+    zoom_vals = np.asarray(zoom_vals, dtype=float)
+    ends = np.asarray(analytic * np.array([-half_width, half_width]), dtype=float)
+    parts = np.concatenate([zoom_v, np.broadcast_to(ends, (zoom_v.shape[0], 2)), zoom_vals], axis=1)
+    finite = np.isfinite(parts)
+    low = np.minimum(np.where(finite, parts, np.inf).min(axis=1), 0.0)
+    high = np.maximum(np.where(finite, parts, -np.inf).max(axis=1), 0.0)
+    lo = np.empty(len(parts))
+    hi = np.empty(len(parts))
+    ticks = []
+    for k in range(len(parts)):
+        lo[k], hi[k] = _padded(float(low[k]), float(high[k]), 0.12)
+        ticks.append(list(_zoom_ticks(float(lo[k]), float(hi[k]))))
+    return lo, hi, ticks
+
+
+_ZOOM_LOCATOR = MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10])
+
+
+@functools.lru_cache(maxsize=4096)
+def _zoom_ticks(lo: float, hi: float) -> tuple[tuple[float, str], ...]:
+    """The labelled ticks inside [lo, hi] (cached: many table rows share their limits)."""
+    ticks = _ZOOM_LOCATOR.tick_values(lo, hi)
+    return tuple((float(t), _tick_label(float(t))) for t in ticks if lo <= t <= hi)
 
 
 def _tick_label(value: float) -> str:

@@ -61,7 +61,13 @@ Also ``scene(ctx)``: called when a new static picture arrives (``scene_id`` chan
 take the readouts that belong to it (``generic.js`` does). ``ctx.values`` is the local control
 state, ``ctx.set(name, value, {scene})`` changes it, paints at once and syncs it to Python
 (``model.save_changes``); Python's answer for a key never overwrites a newer local change (the
-``__seq`` / ``ack`` handshake). ``ctx.table`` is the scene's precomputed float64 table (``table``
+``__seq`` / ``ack`` handshake). The handshake: every browser change gets the next ``__seq``;
+the browser sends its own state (never a copy of the model's, which an older kernel update
+may have overwritten) with ``__seq`` and ``__changed`` (the keys it changed that Python has not
+handled yet); :meth:`GradkitWidget.set_state` applies only those keys onto Python's values, and
+Python's values carry the ``__seq`` they answer, so a key stays local in the browser while its
+change is newer than that (or than ``ack``). The browser's latest user action always wins.
+``ctx.table`` is the scene's precomputed float64 table (``table``
 trait, layout in ``scene``), ``ctx.scene`` the scene dict, ``ctx.draw`` the canvas helpers
 (``line``, ``markers``, ``xspan``, ``vline``, ``text``, ``yticks``), ``ctx.h`` a DOM helper,
 ``ctx.pyFormat(v, ".3g")`` Python's format() for e/f/g specs.
@@ -69,7 +75,11 @@ trait, layout in ``scene``), ``ctx.scene`` the scene dict, ``ctx.draw`` the canv
 What a browser test can read on the ``.gradkit-figure`` element: ``data-drawn`` (JSON: what the
 view drew, in data units and CSS pixels of the image; for kernel-drawn pictures the ``drawn``
 dict Python put in ``scene``), ``data-values`` (the control state it was drawn for),
-``data-scene`` (``scene_id``) and ``data-renders`` (static renders so far). The root element
+``data-scene`` (``scene_id``), ``data-renders`` (static renders so far) and ``data-axes`` (JSON
+list, one entry per named Axes: ``name``, ``box`` [left, top, width, height] in CSS pixels of the
+image, ``xlim``, ``ylim``, ``xscale``, ``yscale``). Wherever ``data-drawn`` has ``eps`` (a view
+may publish the number or its label), base.js adds ``eps_value`` (the number) and ``eps_label``
+(as the controls print it, e.g. ``1e-07``). The root element
 gets the class ``gk-is-busy`` while the kernel works on a scene.
 """
 
@@ -778,7 +788,7 @@ class GradkitWidget(_GuardMixin, anywidget.AnyWidget):
         self.values = {**self.values, name: value}
         return c
 
-    def slider(
+    def slider(  # noqa: PLR0913 - mirrors ipywidgets slider keywords
         self, name: str, *, value: float, lo: float, hi: float, step: float, label: str = "",
         css: str = "", tooltip: str = "", scene: bool = True, continuous: bool = True,
         down: dict | None = None, up: dict | None = None,
@@ -979,6 +989,38 @@ class GradkitWidget(_GuardMixin, anywidget.AnyWidget):
                 seq = new.get("__seq")
                 if isinstance(seq, int) and seq > self.ack:
                     self.ack = seq
+
+    def set_state(self, sync_data: dict) -> None:
+        """A state update from the browser; ``values`` is merged so the latest user action wins.
+
+        The browser sends its whole control state with ``__seq`` (its change counter) and
+        ``__changed`` (the keys it changed that Python has not handled yet). Only those keys are
+        applied onto Python's current values: a stale copy of any other key (built before a
+        newer Python or browser change reached that browser) can never undo a newer change. A
+        message without ``__changed`` (an older front end) is applied whole, unless its
+        ``__seq`` is not newer than the last one handled (``ack``): then it is stale and dropped.
+        """
+        values = sync_data.get("values") if isinstance(sync_data, dict) else None
+        if isinstance(values, dict) and "__seq" in values:
+            sync_data = {**sync_data, "values": self._merge_browser_values(values)}
+        super().set_state(sync_data)
+
+    def _merge_browser_values(self, incoming: dict) -> dict:
+        """Python's values with the browser's changed keys applied (see :meth:`set_state`)."""
+        seq = incoming.get("__seq")
+        changed = incoming.get("__changed")
+        current = dict(self.values)
+        if not isinstance(seq, int):
+            return current
+        if isinstance(changed, list):
+            keys = [k for k in changed if isinstance(k, str) and k in incoming]
+        elif seq > self.ack:
+            keys = [k for k in incoming if k not in ("__seq", "__changed")]
+        else:  # an older whole state: every key in it is stale
+            keys = []
+        merged = {**current, **{k: incoming[k] for k in keys}}
+        merged["__seq"] = max(seq, int(current.get("__seq") or 0))
+        return merged
 
     def _dispatch_click(self, name: str) -> None:
         outermost = self._depth == 0

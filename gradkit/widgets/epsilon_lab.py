@@ -20,7 +20,6 @@ from ..numerics.slopes import analytic_slope
 from ._base import (
     GradkitWidget,
     InputError,
-    Stage,
     check_eps,
     check_x,
     dtype_value,
@@ -31,8 +30,9 @@ from ._base import (
     json_safe,
     readout_html,
 )
+from .slope_explorer import SceneStage, pack_strings
 
-__all__ = ["EpsilonLab"]
+__all__ = ["CELL_KEYS", "EpsilonLab", "scene_cell", "table_html"]
 
 _SCHEMES = ("central", "forward")
 #: The columns of one table row (one eps, one dtype, one scheme).
@@ -112,6 +112,7 @@ class EpsilonLab(GradkitWidget):
             self._at_exact: tuple | None = None
             self._rows = np.empty(0)
             self._extra: list = []
+            self._fixed_cache: dict = {}
 
             self.function_dropdown = self.dropdown(
                 "function", list(options), value=selected, label="f(x) =",
@@ -144,7 +145,7 @@ class EpsilonLab(GradkitWidget):
             self.optimal_readout = self.readout("optimal", "gradkit-optimal")
             self.table_readout = self.readout("table", "gradkit-table")
 
-            self._stage = Stage(self, (8.6, 4.9))
+            self._stage = SceneStage(self, (8.6, 4.9), moving=["main"], fixed_xaxis=["main"])
             fig = self._stage.figure
             ax = fig.add_axes((0.1, 0.33, 0.64, 0.6))
             strip = fig.add_axes((0.1, 0.03, 0.64, 0.13))
@@ -154,6 +155,8 @@ class EpsilonLab(GradkitWidget):
             )
             for artist in self.artists.animated:
                 artist.set_animated(True)  # drawn by the browser
+            # the strip's rows are the shown dtypes only: the browser labels them
+            strip.tick_params(axis="y", left=False, labelleft=False)
 
             self.function_dropdown.observe(lambda change: self._new_scene())
             for control in (self.dtype_buttons, self.scheme_buttons, self.theory_checkbox):
@@ -249,9 +252,18 @@ class EpsilonLab(GradkitWidget):
             ]
             for s, scheme in enumerate(_SCHEMES)
         ]
+        # each distinct readout string once, and per row (scheme, dtype, grid eps) its indices
+        strings, index = pack_strings(
+            [
+                [_cell(self._extra[s][d][g], k) for k in CELL_KEYS]
+                for s in range(len(_SCHEMES))
+                for d in range(D)
+                for g in range(n)
+            ]
+        )
         with self.hold_sync():
             self.table = np.ascontiguousarray(rows.ravel()).tobytes()
-            self.scene = json_safe(
+            scene = json_safe(
                 {
                     "x": x,
                     "function": fname,
@@ -267,9 +279,12 @@ class EpsilonLab(GradkitWidget):
                     "colors": {k: v[0] for k, v in plots.DTYPE_STYLES.items()},
                     "markers": {k: v[1] for k, v in plots.DTYPE_STYLES.items()},
                     "styles": {k: v[2] for k, v in plots.DTYPE_STYLES.items()},
-                    "extra": self._extra,
+                    "keys": list(CELL_KEYS),
                 }
             )
+            # strings and ints hold no NaN: added after json_safe, which need not walk them
+            scene.update(strings=strings, cell_index=index)
+            self.scene = scene
         self._show_state()
 
     def _draw_static(self, x: float, fname: str) -> None:
@@ -350,7 +365,8 @@ class EpsilonLab(GradkitWidget):
             shown = name in self.shown
             line.set_data(grid, np.where(err > 0, err, np.nan) if shown else np.nan * grid)
             under = result.dtypes[name].underflow.numpy().astype(bool) & shown
-            row = list(DTYPES).index(name)
+            # the strip has one row per shown dtype, in DTYPES order (as static/epsilon_lab.js)
+            row = [n for n in DTYPES if n in self.shown].index(name) if shown else 0
             self.artists.underflow[name].set_data(grid[under], np.full(int(under.sum()), row))
             zero = (err == 0) & ~under & shown
             self.artists.exact[name].set_data(grid[zero], np.full(int(zero.sum()), row))
@@ -374,6 +390,36 @@ class EpsilonLab(GradkitWidget):
         tol = result.tolerance
         d = list(DTYPES).index(name)
         r = dict(zip(FIELDS, rows[d], strict=True))
+        fixed = self._fixed_readouts(scheme, name)  # the same at every eps
+        error_text = _error_text(r)
+        texts = {
+            "eps": readout_html("eps", fmt_eps(eps), f"= {fmt_plain(eps)}"),
+            "error": readout_html(f"{name} error at this eps", error_text, _verdict(r, tol)),
+            "tolerance": fixed["tolerance"],
+            "optimal": fixed["optimal"],
+        }
+        cells = (
+            f"<td>{name}</td><td style='padding:0 10px'>{error_text}</td><td>"
+            + (
+                "<span class='gk-good'>passes</span>"
+                if r["passes"]
+                else "<span class='gk-bad'>fails</span>"
+            )
+            + fixed["u"]
+        )
+        head = f"<div class='gk-r-label'>at eps = {fmt_eps(eps)}, against the tolerance " + (
+            f"{fmt(tol, '.3g')}:</div>"
+        )
+        return {"r": texts, "cells": cells, "head": head}
+
+    def _fixed_readouts(self, scheme: str, name: str) -> dict[str, str]:
+        """The readouts of one scheme and dtype that do not depend on eps (cached per sweep)."""
+        result = self.sweeps[scheme]
+        key = (id(result), scheme, name)
+        cache = self._fixed_cache
+        if key in cache and cache[key][0] is result:
+            return cache[key][1]
+        tol = result.tolerance
         ds = result.dtypes[name]
         if math.isfinite(ds.optimal_eps):
             theory = f"theory {ds.optimal_eps:.2g} (error ≈ {ds.optimal_error:.1g})"
@@ -381,8 +427,6 @@ class EpsilonLab(GradkitWidget):
             theory = "theory: no best eps (no truncation error here, larger is better)"
         slope = float(result.analytic.reshape(-1)[0])
         texts = {
-            "eps": readout_html("eps", fmt_eps(eps), f"= {fmt_plain(eps)}"),
-            "error": readout_html(f"{name} error at this eps", _error_text(r), _verdict(r, tol)),
             "tolerance": readout_html(
                 "gradcheck tolerance",
                 fmt(tol, ".3g"),
@@ -394,21 +438,36 @@ class EpsilonLab(GradkitWidget):
                 f"{ds.best_eps:.2g}",
                 f"measured on the grid (error {fmt(ds.best_error, '.1g')}); {theory}",
             ),
+            "u": "</td><td class='gk-r-detail' style='padding-left:8px'>"
+            f"u = {unit_roundoff(DTYPES[name]):.1g}</td>",
         }
-        cells = (
-            f"<td>{name}</td><td style='padding:0 10px'>{_error_text(r)}</td><td>"
-            + (
-                "<span class='gk-good'>passes</span>"
-                if r["passes"]
-                else "<span class='gk-bad'>fails</span>"
-            )
-            + f"</td><td class='gk-r-detail' style='padding-left:8px'>"
-            f"u = {unit_roundoff(DTYPES[name]):.1g}</td>"
-        )
-        head = f"<div class='gk-r-label'>at eps = {fmt_eps(eps)}, against the tolerance " + (
-            f"{fmt(tol, '.3g')}:</div>"
-        )
-        return {"r": texts, "cells": cells, "head": head}
+        if len(cache) > 64:
+            cache.clear()
+        cache[key] = (result, texts)
+        return texts
+
+
+#: The strings of one row of the scene (``r`` readouts, then the table cells and header).
+CELL_KEYS = ("eps", "error", "tolerance", "optimal", "cells", "head")
+
+
+def _cell(extra: dict, key: str) -> str:
+    return extra[key] if key in ("cells", "head") else extra["r"][key]
+
+
+def scene_cell(scene: dict, s: int, d: int, g: int) -> dict:
+    """Row (scheme s, dtype d, grid eps g) of a scene as ``{"r": {...}, "cells", "head"}``.
+
+    The same lookup as ``labExtra`` in static/epsilon_lab.js.
+    """
+    keys = scene["keys"]
+    start = ((s * scene["D"] + d) * scene["G"] + g) * len(keys)
+    texts = {k: scene["strings"][scene["cell_index"][start + i]] for i, k in enumerate(keys)}
+    return {
+        "r": {k: texts[k] for k in keys if k not in ("cells", "head")},
+        "cells": texts["cells"],
+        "head": texts["head"],
+    }
 
 
 def table_html(extra: list, g: int, shown: Sequence[str], chosen: str) -> str:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import torch
 
 from .. import plots
-from .._args import GRADCHECK_DEFAULTS, dtype_name
+from .._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, dtype_name
 from ..diagnosis import check
+from ..plots import jacobian_cells
 from ..report import CAUSES, CheckReport
 from ..zoo import CATALOGUE, ZooEntry
 from ._base import (
@@ -29,6 +32,12 @@ __all__ = ["GradcheckLab"]
 _PASS, _FAIL = "#1b7f3b", "#B3261E"
 _COMPLEX = {torch.float64: torch.complex128, torch.float32: torch.complex64}
 _CACHE = 32  # reports kept per widget, so switching a setting back costs nothing
+#: Inputs with at most this many entries get verdicts computed ahead (batched engine).
+AHEAD_MAX_ENTRIES = 16
+#: Grid positions either side of the current eps computed ahead: 6 = two decades (÷10 is 3).
+AHEAD_GRID_STEPS = 6
+#: Seconds a scene may spend computing ahead (nearest states first); the rest round-trips.
+AHEAD_BUDGET_S = 0.25
 
 
 def _resolve(fn: object) -> tuple[str, ZooEntry | None, Callable | None]:
@@ -142,7 +151,7 @@ class GradcheckLab(GradkitWidget):
     """
 
     css = "gradkit-gradcheck-lab"
-    view = "generic"
+    view = "gradcheck_lab"
 
     def __init__(
         self,
@@ -186,9 +195,12 @@ class GradcheckLab(GradkitWidget):
                 "function", names, value=label, label="Function", css="gradkit-function",
                 tooltip="a Function from gradkit's zoo: correct rules and their buggy twins",
             )  # fmt: skip
-            self.dtype_buttons = self.make_dtype_buttons(dtype, "inputs", scene=True)
+            self._scene_key: tuple | None = None
+            # dtype and grid eps moves are drawn from the table computed ahead when there is
+            # one; otherwise the browser waits for the kernel (no busy mark: it is quick)
+            self.dtype_buttons = self.make_dtype_buttons(dtype, "inputs", scene=False)
             self._make_eps_controls(eps, self._run)
-            self.eps_slider.spec["scene"] = True  # gradcheck runs in the kernel (round trip)
+            self.eps_slider.spec["scene"] = False
             self.atol_text = self.text(
                 "atol", value=f"{atol:g}", label="atol", css="gradkit-atol",
                 tooltip="absolute tolerance: allowed |analytic − numeric| = atol + rtol·|numeric|",
@@ -225,6 +237,9 @@ class GradcheckLab(GradkitWidget):
             self._stage.axes = dict(zip(("numeric", "analytic", "difference"), axes, strict=True))
             self.artists = plots.draw_jacobians(axes, caxes)
             self._suptitle = fig.suptitle("", fontsize=10.5, y=0.985)
+            self._suptitle.set_animated(True)  # the browser writes it (it names the verdict)
+            self._fix_jacobian_colorbar()
+            self._stage.axes["jcbar"] = caxes[0]
 
             for control in (
                 self.function_dropdown,
@@ -273,37 +288,139 @@ class GradcheckLab(GradkitWidget):
         label, fn, inputs, entry = self._target()
         self.retry_button.disabled = self.dtype == torch.float64
         self._show_description(label, entry)
-        settings = {
-            "eps": self.eps,
-            "atol": atol,
-            "rtol": rtol,
-            "fast_mode": bool(self.fast_mode_checkbox.value),
-        }
+        fast_mode = bool(self.fast_mode_checkbox.value)
+        settings = {"eps": self.eps, "atol": atol, "rtol": rtol, "fast_mode": fast_mode}
         key = (label, self.dtype, *settings.values())
         report = self._reports.pop(key, None)
         if report is None:
-            report = check(fn, inputs, **settings)
+            report = check(fn, inputs, **settings)  # torch's verdict for the exact state
         self._reports[key] = report  # most recent last; flipping back is instant
         while len(self._reports) > _CACHE:
             self._reports.pop(next(iter(self._reports)))
         self.report = report
-        self._show_report(label, report)
+        state = self._state(label, report, settings["eps"], dtype_name(self.dtype))
+        for name, text in state["readouts"].items():
+            getattr(self, _READOUT_ATTRS[name]).value = text
+        self._suptitle.set_text(state["suptitle"])
         self._show_jacobians(report)
-        w = report.worst
-        self.scene = json_safe(
+        for text in self.artists.labels:  # cell labels are made lazily: keep them animated
+            text.set_animated(True)
+        # a new scene: another function or tolerance, or eps left the window computed ahead
+        index = int(self.values["eps"])
+        scene_key = (label, atol, rtol, fast_mode)
+        window = self.scene.get("window") if self._scene_key == scene_key else None
+        on_grid = self.values.get("eps_exact") is None
+        here = f"{dtype_name(self.dtype)}:{index}"
+        if window is None or (on_grid and window and here not in self.scene.get("ahead", {})):
+            self._scene_key = scene_key
+            ahead, window = self._compute_ahead(label, atol, rtol, fast_mode, index)
+            self.scene = json_safe(
+                {"key": list(scene_key), "window": window, "ahead": ahead, "drawn": state["drawn"]}
+            )
+            self._stage.redraw()
+        # the current state, computed by the kernel with torch (used where nothing was ahead)
+        self.exact = json_safe(
             {
-                "drawn": {
-                    "function": label,
-                    "dtype": dtype_name(self.dtype),
-                    "eps": fmt_eps(settings["eps"]),
-                    "passed": report.passed,
-                    "cause": report.cause,
-                    "worst": None if w is None else [w.output, w.input, *w.index],
-                    "ratio": None if w is None or not w.tolerance else w.error / w.tolerance,
-                }
+                "key": list(scene_key),
+                "dtype": dtype_name(self.dtype),
+                "eps": settings["eps"],
+                "index": index if on_grid else None,
+                "state": state,
             }
         )
-        self._stage.redraw()
+
+    def _compute_ahead(
+        self, label: str, atol: float, rtol: float, fast_mode: bool, index: int
+    ) -> tuple[dict, list[int]]:
+        """States for the grid eps within two decades of ``index``, for every dtype.
+
+        Computed with the batched engine (tested to decide as torch's slow gradcheck does);
+        small inputs only (at most AHEAD_MAX_ENTRIES entries), never in fast_mode. Returns the
+        states by ``"dtype:grid index"`` and the window [first, last] grid index ([] if none).
+        """
+        _, fn, raw, _ = self._target()
+        entries = sum(t.numel() for t in raw if isinstance(t, torch.Tensor))
+        if fast_mode or entries > AHEAD_MAX_ENTRIES:
+            return {}, []
+        lo = max(0, index - AHEAD_GRID_STEPS)
+        hi = min(len(EPS_GRID) - 1, index + AHEAD_GRID_STEPS)
+        cast = {}
+        for name, dtype in DTYPES.items():
+            try:
+                cast[name] = _cast(raw, dtype)
+            except InputError:  # e.g. complex inputs in float16: the kernel says why
+                continue
+        # what one click reaches first (÷10 / ×10, then the dtype switches), then the rest,
+        # nearest first: a slow Function still gets those within the time budget
+        current = dtype_name(self.dtype)
+        order = sorted(
+            ((g, name) for name in cast for g in range(lo, hi + 1)),
+            key=lambda item: (
+                abs(item[0] - index) % 3 != 0,  # ÷10 / ×10 land on multiples of 3 steps
+                abs(item[0] - index),
+                item[1] != current,
+            ),
+        )
+        ahead = {}
+        start = time.perf_counter()
+        for g, name in order:
+            if time.perf_counter() - start > AHEAD_BUDGET_S:
+                break  # the rest takes the round trip
+            report = check(fn, cast[name], eps=EPS_GRID[g], atol=atol, rtol=rtol, engine="batched")
+            ahead[f"{name}:{g}"] = self._state(label, report, EPS_GRID[g], name)
+        return ahead, [lo, hi]
+
+    def _state(self, label: str, report: CheckReport, eps: float, dtype: str) -> dict:
+        """Everything the browser shows for one report: readouts, heatmap cells, drawn data."""
+        readouts, suptitle = _report_readouts(label, report)
+        numeric, analytic, _rows, _cols, worst = _matrices(report)
+        missing = (
+            f"no analytic Jacobian:\ntorch raised {report.verdict}"
+            if analytic is None and not report.passed
+            else "no Jacobian"
+        )
+        cells = jacobian_cells(
+            numeric=numeric,
+            analytic=analytic,
+            atol=report.atol,
+            rtol=report.rtol,
+            worst=worst,
+            missing=missing,
+        )
+        failing: list[list[int]] = []
+        if numeric is not None and analytic is not None:
+            with np.errstate(invalid="ignore"):
+                allowed = report.atol + report.rtol * np.abs(numeric)  # gradcheck's rule
+                failing = np.argwhere(np.abs(analytic - numeric) > allowed).tolist()
+        w = report.worst
+        drawn = {
+            "function": label,
+            "dtype": dtype,
+            "eps": eps,  # the number; eps_label as the controls print it
+            "eps_label": fmt_eps(eps),
+            "passed": report.passed,
+            "cause": report.cause,
+            "worst": None if w is None else [w.output, w.input, *w.index],
+            "ratio": None if w is None or not w.tolerance else w.error / w.tolerance,
+            "worst_cell": cells["worst"],
+            "failing_cells": failing,
+            "shape": cells["shape"],
+        }
+        return {"readouts": readouts, "suptitle": suptitle, "cells": cells, "drawn": drawn}
+
+    def _fix_jacobian_colorbar(self) -> None:
+        """The Jacobian colour bar runs -1 … 1 (times vmax, which the browser writes beside it):
+        the static picture then never changes with eps or dtype."""
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import Normalize
+
+        image = self.artists.images[1]
+        bar = image.colorbar
+        if bar is None:
+            return
+        image.callbacks.disconnect(image.colorbar_cid)
+        bar.update_normal(ScalarMappable(norm=Normalize(-1, 1), cmap="RdBu_r"))
+        bar.set_ticks([-1, -0.5, 0, 0.5, 1], labels=[""] * 5)
 
     # --------------------------------------------------------------------------- showing
 
@@ -323,69 +440,9 @@ class GradcheckLab(GradkitWidget):
             f"<b>{html.escape(entry.name)}</b> ({kind}): {html.escape(entry.description)}{bug}"
         )
 
-    def _show_report(self, label: str, report: CheckReport) -> None:
-        dtypes = ", ".join(dict.fromkeys(report.dtypes))
-        if report.passed:
-            badge = (
-                f"<span style='color:{_PASS};font-weight:bold;font-size:1.15em'>✔ pass</span>"
-                f" — gradcheck returned True ({html.escape(dtypes)} inputs): "
-                f"{html.escape(CAUSES['pass'])}"
-            )
-            color = _PASS
-        else:
-            badge = (
-                f"<span style='color:{_FAIL};font-weight:bold;font-size:1.15em'>✘ "
-                f"{html.escape(report.verdict)}</span> — cause: <b>{html.escape(report.cause)}"
-                f"</b> ({html.escape(CAUSES[report.cause])}; {html.escape(dtypes)} inputs)"
-            )
-            color = _FAIL
-        self.verdict_html.value = (
-            f"<div style='border-left:5px solid {color};padding:2px 8px;margin:2px 0'>{badge}</div>"
-        )
-        self.explanation_html.value = f"<b>why:</b> {html.escape(report.explanation)}"
-        self.suggestion_html.value = (
-            f"<b>try:</b> {html.escape(report.suggestion)}" if report.suggestion else ""
-        )
-        w = report.worst
-        if w is None:
-            self.worst_readout.value = "<b>worst entry:</b> no Jacobians to compare"
-        else:
-            relation = "&gt;" if w.error > w.tolerance else "≤"
-            self.worst_readout.value = (
-                f"<b>worst entry</b> (boxed): {w.position}: "
-                f"numeric <code>{fmt(w.numeric, '.10g')}</code>, "
-                f"analytic <code>{fmt(w.analytic, '.10g')}</code>, |diff| "
-                f"<code>{fmt(w.error, '.3g')}</code> {relation} allowed "
-                f"<code>{fmt(w.tolerance, '.3g')}</code>"
-            )
-        parts = []
-        if report.torch_message:
-            parts.append(
-                "<details><summary>torch's message</summary><pre style='white-space:pre-wrap;"
-                f"font-size:11px'>{html.escape(report.torch_message)}</pre></details>"
-            )
-        for warning in report.warnings:
-            parts.append(f"<div style='color:#8a5a00'>torch warned: {html.escape(warning)}</div>")
-        self.message_html.value = "".join(parts)
-        verdict = "pass" if report.passed else f"{report.verdict} ({report.cause})"
-        self._suptitle.set_text(f"{label}, {dtypes} inputs: {verdict}")
-
     def _show_jacobians(self, report: CheckReport) -> None:
-        numeric = analytic = None
-        rows: list[int] = []
-        cols: list[int] = []
-        if report.numeric is not None:
-            numeric, rows, cols = _combine(report.numeric)
-        if report.analytic is not None:
-            analytic, rows_a, cols_a = _combine(report.analytic)
-            if numeric is None:
-                rows, cols = rows_a, cols_a
-            elif analytic.shape != numeric.shape:
-                analytic = None
-        worst = None
-        w = report.worst
-        if w is not None and rows:
-            worst = (sum(rows[: w.output]) + w.index[0], sum(cols[: w.input]) + w.index[1])
+        """Update the heatmap artists (Python's copy of what the browser draws)."""
+        numeric, analytic, rows, cols, worst = _matrices(report)
         missing = (
             f"no analytic Jacobian:\ntorch raised {report.verdict}"
             if analytic is None and not report.passed
@@ -402,3 +459,80 @@ class GradcheckLab(GradkitWidget):
             col_splits=_splits(cols),
             missing=missing,
         )
+
+
+def _report_readouts(label: str, report: CheckReport) -> tuple[dict[str, str], str]:
+    """The verdict, explanation, suggestion, worst and message readouts, and the title."""
+    out = {}
+    dtypes = ", ".join(dict.fromkeys(report.dtypes))
+    if report.passed:
+        badge = (
+            f"<span style='color:{_PASS};font-weight:bold;font-size:1.15em'>✔ pass</span>"
+            f" — gradcheck returned True ({html.escape(dtypes)} inputs): "
+            f"{html.escape(CAUSES['pass'])}"
+        )
+        color = _PASS
+    else:
+        badge = (
+            f"<span style='color:{_FAIL};font-weight:bold;font-size:1.15em'>✘ "
+            f"{html.escape(report.verdict)}</span> — cause: <b>{html.escape(report.cause)}"
+            f"</b> ({html.escape(CAUSES[report.cause])}; {html.escape(dtypes)} inputs)"
+        )
+        color = _FAIL
+    out["verdict"] = (
+        f"<div style='border-left:5px solid {color};padding:2px 8px;margin:2px 0'>{badge}</div>"
+    )
+    out["explanation"] = f"<b>why:</b> {html.escape(report.explanation)}"
+    out["suggestion"] = f"<b>try:</b> {html.escape(report.suggestion)}" if report.suggestion else ""
+    w = report.worst
+    if w is None:
+        out["worst"] = "<b>worst entry:</b> no Jacobians to compare"
+    else:
+        relation = "&gt;" if w.error > w.tolerance else "≤"
+        out["worst"] = (
+            f"<b>worst entry</b> (boxed): {w.position}: "
+            f"numeric <code>{fmt(w.numeric, '.10g')}</code>, "
+            f"analytic <code>{fmt(w.analytic, '.10g')}</code>, |diff| "
+            f"<code>{fmt(w.error, '.3g')}</code> {relation} allowed "
+            f"<code>{fmt(w.tolerance, '.3g')}</code>"
+        )
+    parts = []
+    if report.torch_message:
+        parts.append(
+            "<details><summary>torch's message</summary><pre style='white-space:pre-wrap;"
+            f"font-size:11px'>{html.escape(report.torch_message)}</pre></details>"
+        )
+    for warning in report.warnings:
+        parts.append(f"<div style='color:#8a5a00'>torch warned: {html.escape(warning)}</div>")
+    out["message"] = "".join(parts)
+    verdict = "pass" if report.passed else f"{report.verdict} ({report.cause})"
+    return out, f"{label}, {dtypes} inputs: {verdict}"
+
+
+_READOUT_ATTRS = {
+    "verdict": "verdict_html",
+    "explanation": "explanation_html",
+    "suggestion": "suggestion_html",
+    "worst": "worst_readout",
+    "message": "message_html",
+}
+
+
+def _matrices(report: CheckReport) -> tuple:
+    """(numeric, analytic, row sizes, column sizes, worst [row, col]) of a report's Jacobians."""
+    numeric = analytic = None
+    rows: list[int] = []
+    cols: list[int] = []
+    if report.numeric is not None:
+        numeric, rows, cols = _combine(report.numeric)
+    if report.analytic is not None:
+        analytic, rows_a, cols_a = _combine(report.analytic)
+        if numeric is None:
+            rows, cols = rows_a, cols_a
+        elif analytic.shape != numeric.shape:
+            analytic = None
+    worst = None
+    w = report.worst
+    if w is not None and rows:
+        worst = (sum(rows[: w.output]) + w.index[0], sum(cols[: w.input]) + w.index[1])
+    return numeric, analytic, rows, cols, worst

@@ -3,10 +3,15 @@
 Per scene (function and x) torch computes every eps of the grid for every dtype and scheme in one
 batched pass (:func:`slope_table`); the browser moves eps, dtype and scheme from that table with
 no kernel message. A typed eps off the grid and a new x or function go to the kernel.
+
+A scene is sent compactly: the table as float64 buffers, each distinct readout string once
+(:func:`pack_strings`, looked up by :func:`scene_row_extra` and its twin in the browser), and the
+static picture redrawn only where it changes (:class:`SceneStage`).
 """
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable, Sequence
 
@@ -16,6 +21,7 @@ import torch
 from .. import plots
 from .._args import DTYPES, EPS_GRID, SCHEMES, dtype_name
 from ..numerics import analytic_slope, numeric_slopes
+from ..plots.slope import zoom_limits_many
 from . import _floats
 from ._base import (
     GradkitWidget,
@@ -32,7 +38,15 @@ from ._base import (
     readout_html,
 )
 
-__all__ = ["FIELDS", "SlopeExplorer", "slope_table"]
+__all__ = [
+    "FIELDS",
+    "READOUT_KEYS",
+    "SceneStage",
+    "SlopeExplorer",
+    "pack_strings",
+    "scene_row_extra",
+    "slope_table",
+]
 
 _SCHEMES = ("central", "forward")
 _FORMULA = {
@@ -99,11 +113,12 @@ def slope_table(
             r[:, 6], r[:, 7] = fx, float(x_t)
             r[:, 8] = (h == 0).numpy()
             r[:, 9] = (p0 == p1).numpy()
-            for k in range(n):
-                vals = [(r[k, 4] - fx) / float(eps64[k]), (r[k, 5] - fx) / float(eps64[k])]
-                lo, hi, tk = plots.zoom_limits(zv[k], analytic, vals, half_width)
-                r[k, 10], r[k, 11] = lo, hi
-                ticks[s][d].append(tk)
+            # the evaluation points in the zoom's units: (f(p) - f(x)) / eps
+            with np.errstate(invalid="ignore", divide="ignore"):  # f(x) = ±inf: NaN, unshown
+                vals = (r[:, 4:6] - fx) / eps64.numpy()[:, None]
+            lo, hi, tk = zoom_limits_many(zv, analytic, vals, half_width)
+            r[:, 10], r[:, 11] = lo, hi
+            ticks[s][d] = tk
     return rows, zoom, ticks
 
 
@@ -171,6 +186,7 @@ class SlopeExplorer(GradkitWidget):
             self._zoom = np.empty(0)
             self._ticks: list = []
             self._exact: tuple | None = None
+            self._analytic_html = ""
 
             self.function_dropdown = self.dropdown(
                 "function", list(options), value=selected, label="f(x) =",
@@ -193,7 +209,7 @@ class SlopeExplorer(GradkitWidget):
             self.eps_readout = self.readout("eps", "gradkit-eps-readout")
             self.note_readout = self.readout("note", "gradkit-note")
 
-            self._stage = Stage(self, (8.6, 3.8))
+            self._stage = SceneStage(self, (8.6, 3.8), moving=["main"])
             fig = self._stage.figure
             ax = fig.add_axes((0.075, 0.14, 0.40, 0.69))
             zoom = fig.add_axes((0.585, 0.14, 0.40, 0.69))
@@ -250,24 +266,33 @@ class SlopeExplorer(GradkitWidget):
         self._rows, self._zoom, self._ticks = slope_table(self.f, x, EPS_GRID, self.analytic)
         self._exact = None
         fname = self.function_dropdown.value
-        extra = [
-            [
-                [
-                    {
-                        "r": self._readouts(fname, x, EPS_GRID[g], dn, sn, self._rows[s, d, g]),
-                        "t": self._ticks[s][d][g],
-                    }
-                    for g in range(len(EPS_GRID))
-                ]
-                for d, dn in enumerate(DTYPES)
-            ]
+        custom, analytic = self.custom, self.analytic
+        self._analytic_html = readout_html(  # the same in every row of the scene
+            "analytic (your backward)" if custom else "analytic slope",
+            fmt(analytic, ".3f"),
+            f"= {fmt(analytic, '.15g')}, "
+            + ("what your backward returns, in float64" if custom else "autograd in float64"),
+        )
+        # every row's readouts, deduplicated: most rows share most strings (analytic, eps, ...)
+        readouts = [
+            self._readouts(fname, x, EPS_GRID[g], dn, sn, self._rows[s, d, g])
             for s, sn in enumerate(_SCHEMES)
+            for d, dn in enumerate(DTYPES)
+            for g in range(len(EPS_GRID))
         ]
+        ticks = [
+            self._ticks[s][d][g]
+            for s in range(len(_SCHEMES))
+            for d in range(len(DTYPES))
+            for g in range(len(EPS_GRID))
+        ]
+        strings, index = pack_strings([[r[k] for k in READOUT_KEYS] for r in readouts])
+        tick_sets, tick_index = pack_strings([[tuple(t)] for t in ticks])
         with self.hold_sync():
             self.table = np.ascontiguousarray(
                 np.concatenate([self._rows.ravel(), self._zoom.ravel()])
             ).tobytes()
-            self.scene = json_safe(
+            scene = json_safe(
                 {
                     "x": x,
                     "function": fname,
@@ -283,9 +308,13 @@ class SlopeExplorer(GradkitWidget):
                     "schemes": list(_SCHEMES),
                     "offsets": {s: [SCHEMES[s][0], SCHEMES[s][1]] for s in _SCHEMES},
                     "half_width": _HALF_WIDTH,
-                    "extra": extra,
+                    "keys": list(READOUT_KEYS),
+                    "tick_sets": [list(t) for t in tick_sets],
                 }
             )
+            # strings and ints hold no NaN: added after json_safe, which need not walk them
+            scene.update(strings=strings, readout_index=index, tick_index=tick_index)
+            self.scene = scene
         self._show_state()
 
     def _state_row(self) -> tuple[np.ndarray, np.ndarray, list, float]:
@@ -364,16 +393,7 @@ class SlopeExplorer(GradkitWidget):
                 fmt(numeric, ".3f"),
                 f"= {fmt(numeric, '.15g')}, {_FORMULA[scheme]} in {name}",
             ),
-            "analytic": readout_html(
-                "analytic (your backward)" if self.custom else "analytic slope",
-                fmt(analytic, ".3f"),
-                f"= {fmt(analytic, '.15g')}, "
-                + (
-                    "what your backward returns, in float64"
-                    if self.custom
-                    else "autograd in float64"
-                ),
-            ),
+            "analytic": self._analytic_html,
         }
         error = abs(numeric - analytic)
         out["abs_error"] = readout_html("absolute error", fmt(error, ".2e"), "|numeric − analytic|")
@@ -388,6 +408,124 @@ class SlopeExplorer(GradkitWidget):
         out["eps"] = readout_html("eps", fmt_eps(eps), f"= {fmt_plain(eps)}{stored}")
         out["note"] = _note(fname, x, eps, name, r)
         return out
+
+
+class SceneStage(Stage):
+    """A :class:`Stage` that redraws only the Axes that change with the scene.
+
+    The rest of the figure (other Axes, figure legends, and the legends of the changing Axes,
+    which are fixed once drawn) is rendered once into a cached background; each scene restores
+    it and draws the ``moving`` Axes on top, so a new x or function costs one Axes' draw instead
+    of the whole figure's. Call :meth:`invalidate` after changing anything in the background.
+
+    Parameters
+    ----------
+    owner : GradkitWidget
+    figsize : (float, float)
+        Inches, as for :class:`Stage`.
+    moving : sequence of str
+        Names in ``axes`` of the Axes that change per scene.
+    """
+
+    def __init__(
+        self,
+        owner,
+        figsize: tuple[float, float],
+        moving: Sequence[str],
+        fixed_xaxis: Sequence[str] = (),
+    ) -> None:
+        super().__init__(owner, figsize)
+        self.moving = tuple(moving)
+        self.fixed_xaxis = tuple(fixed_xaxis)
+        self._background = None
+        self._background_bounds: tuple | None = None
+
+    def _draw_background(self) -> None:
+        """Draw everything but the moving parts and keep the pixels."""
+        changed = []  # (artist, visible before)
+        for name in self.moving:
+            ax = self.axes[name]
+            if name in self.fixed_xaxis:  # keep the face and the x axis (ticks, grid, label)
+                keep = (ax.patch, ax.xaxis)
+                changed += [(a, a.get_visible()) for a in ax.get_children() if a not in keep]
+            else:
+                changed.append((ax, ax.get_visible()))
+        for artist, _ in changed:
+            artist.set_visible(False)
+        try:
+            self.canvas.draw()
+        finally:
+            for artist, visible in changed:
+                artist.set_visible(visible)
+        renderer = self.canvas.get_renderer()
+        for name in self.moving:  # legends do not change with the scene: part of the background
+            legend = self.axes[name].legend_
+            if legend is not None:
+                legend.draw(renderer)
+        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._background_bounds = tuple(self.figure.bbox.bounds)
+
+    def invalidate(self) -> None:
+        """Forget the cached background (drawn again at the next render)."""
+        self._background = None
+
+    def png(self) -> bytes:
+        """Render the static layer (animated artists left out) and return it as PNG bytes."""
+        from PIL import Image
+
+        renderer = self.canvas.get_renderer()
+        bounds = tuple(self.figure.bbox.bounds)
+        if self._background is None or self._background_bounds != bounds:
+            self._draw_background()
+            renderer = self.canvas.get_renderer()
+        else:
+            self.canvas.restore_region(self._background)
+        for name in self.moving:
+            ax = self.axes[name]
+            # the legend and (for fixed_xaxis) the face and x axis are in the background
+            hidden = [ax.patch, ax.xaxis] if name in self.fixed_xaxis else []
+            legend, ax.legend_ = ax.legend_, None
+            for artist in hidden:
+                artist.set_visible(False)
+            try:
+                ax.draw(renderer)
+            finally:
+                ax.legend_ = legend
+                for artist in hidden:
+                    artist.set_visible(True)
+        with io.BytesIO() as buf:
+            Image.fromarray(np.asarray(self.canvas.buffer_rgba())).save(
+                buf, format="png", compress_level=1
+            )
+            return buf.getvalue()
+
+
+#: The readouts of one table row, in the order of the scene's ``readout_index``.
+READOUT_KEYS = ("numeric", "analytic", "abs_error", "rel_error", "eps", "note")
+
+
+def pack_strings(rows: Sequence[Sequence]) -> tuple[list, list[int]]:
+    """Deduplicate the cells of ``rows``: the distinct values and each cell's index into them.
+
+    Every row of a scene's table has its readouts as Python formatted them; most rows share most
+    of them (the analytic slope, the eps, the tolerance), so the browser gets each distinct string
+    once and a flat list of indices, row after row (``index[row * len(cells) + k]``).
+    """
+    position: dict = {}
+    index = [position.setdefault(cell, len(position)) for cells in rows for cell in cells]
+    return list(position), index
+
+
+def scene_row_extra(scene: dict, s: int, d: int, g: int) -> dict:
+    """The readouts ``r`` and zoom ticks ``t`` of row (scheme s, dtype d, grid eps g) of a scene.
+
+    The same lookup as ``slopeRow`` in static/slope_explorer.js.
+    """
+    row = (s * scene["D"] + d) * scene["G"] + g
+    keys = scene["keys"]
+    start = row * len(keys)
+    texts = {k: scene["strings"][scene["readout_index"][start + i]] for i, k in enumerate(keys)}
+    return {"r": texts, "t": scene["tick_sets"][scene["tick_index"][row]]}
 
 
 def _note(fname: str, x: float, eps: float, name: str, r: dict) -> str:

@@ -125,6 +125,7 @@ function makeDraw(g) {
           else if (m === "v") { g.moveTo(X, Y + r); g.lineTo(X + r, Y - r); g.lineTo(X - r, Y - r); g.closePath(); }
           else if (m === "D") { g.moveTo(X, Y - r); g.lineTo(X + r, Y); g.lineTo(X, Y + r); g.lineTo(X - r, Y); g.closePath(); }
           else if (m === "x") { g.moveTo(X - r, Y - r); g.lineTo(X + r, Y + r); g.moveTo(X + r, Y - r); g.lineTo(X - r, Y + r); }
+          else if (m === "|") { g.moveTo(X, Y - r); g.lineTo(X, Y + r); }
           else if (m === "*") {
             for (let k = 0; k < 10; k++) {
               const a = -Math.PI / 2 + (k * Math.PI) / 5;
@@ -134,7 +135,7 @@ function makeDraw(g) {
             }
             g.closePath();
           }
-          if (m === "x") {
+          if (m === "x" || m === "|") {
             g.strokeStyle = st.color || "#222";
             g.lineWidth = st.mew || 1.5;
             g.stroke();
@@ -322,8 +323,12 @@ function render({ model, el }) {
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea);
   if (model.get("size")[0] > 0) root.append(figure, legend);
 
-  let seq = 0;
+  // seq numbers the browser's changes; a re-rendered view (page reload, second view) starts
+  // after the last one Python has seen, so its changes never look older than Python's state.
+  let seq = Math.max(model.get("ack") || 0, (model.get("values") || {}).__seq || 0);
   const pending = {};
+  // the latest browser change Python has handled: its ack, or the __seq its values carry
+  const seen = (incoming) => Math.max(model.get("ack") || 0, (incoming && incoming.__seq) || 0);
   const ctx = {
     model, el, figure, legend, canvas, pyFormat, h,
     values: { ...model.get("values") },
@@ -339,7 +344,13 @@ function render({ model, el }) {
       Object.assign(ctx.values, changes);
       if (opts.scene) ctx.sceneSeq = seq;
       paint();
-      model.set("values", { ...model.get("values"), ...changes, __seq: seq });
+      // Send the browser's own state, never model.get("values"): a kernel update that arrived
+      // since (an older echo) may hold older values there. __changed lists every key this
+      // browser changed that Python has not handled yet; Python applies only those keys, so a
+      // stale copy of another key can never undo a newer change (the lost-click race).
+      const handled = seen(model.get("values"));
+      const changed = Object.keys(pending).filter((k) => pending[k] > handled);
+      model.set("values", { ...ctx.values, __seq: seq, __changed: changed });
       model.save_changes();
     },
     click(name) {
@@ -383,6 +394,8 @@ function render({ model, el }) {
     }
     ctx.axesByName = {};
     for (const spec of model.get("axes")) ctx.axesByName[spec.name] = new Axes(spec);
+    // the axes' pixel boxes [left, top, width, height] (CSS pixels of the image), limits, scales
+    figure.dataset.axes = JSON.stringify(model.get("axes"));
     const t = bytesOf(model.get("table"));
     ctx.table = t && t.byteLength ? new Float64Array(t) : new Float64Array(0);
     ctx.scene = model.get("scene");
@@ -410,6 +423,13 @@ function render({ model, el }) {
       if (node.innerHTML !== v) node.innerHTML = v;
     }
     for (const b of built) b.sync();
+    // one eps convention on every widget: eps_value (the number) and eps_label (as the
+    // controls print it), whether the view published eps as the number or as its label
+    const d = ctx.drawn;
+    if (d && d.eps != null) {
+      if (d.eps_value == null) d.eps_value = Number(d.eps);
+      if (d.eps_label == null) d.eps_label = typeof d.eps === "string" ? d.eps : pyFormat(Number(d.eps), ".3g");
+    }
     figure.dataset.drawn = JSON.stringify(ctx.drawn);
     figure.dataset.values = JSON.stringify(ctx.values);
     el.classList.toggle("gk-is-busy", ctx.sceneSeq > model.get("ack") || model.get("busy"));
@@ -417,11 +437,11 @@ function render({ model, el }) {
 
   function fromPython() {
     // values from Python; keys this browser changed and Python has not handled yet stay local
-    const ack = model.get("ack");
-    const incoming = model.get("values");
+    const incoming = model.get("values") || {};
+    const handled = seen(incoming);
     for (const [k, v] of Object.entries(incoming)) {
-      if (k === "__seq") continue;
-      if ((pending[k] || 0) > ack) continue;
+      if (k === "__seq" || k === "__changed") continue;
+      if ((pending[k] || 0) > handled) continue;
       ctx.values[k] = v;
     }
   }

@@ -8,6 +8,16 @@ function labCell(ctx, s, d, g, field) {
   return ctx.table[((s * sc.D + d) * sc.G + g) * sc.NF + sc.fields.indexOf(field)];
 }
 
+// Row (scheme s, dtype d, grid eps g) of the scene's strings, as scene_cell in epsilon_lab.py.
+function labExtra(sc, s, d, g) {
+  const K = sc.keys.length;
+  const start = ((s * sc.D + d) * sc.G + g) * K;
+  const t = {};
+  for (let i = 0; i < K; i++) t[sc.keys[i]] = sc.strings[sc.cell_index[start + i]];
+  const { cells, head, ...r } = t;
+  return { r, cells, head };
+}
+
 VIEWS.epsilon_lab = {
   paint(ctx) {
     const sc = ctx.scene;
@@ -25,7 +35,8 @@ VIEWS.epsilon_lab = {
     const dr = ctx.draw;
     const grid = sc.eps;
     const G = sc.G;
-    const drawn = { eps: null, dtype: chosen, scheme: v.scheme, shown, curves: {}, strip: {} };
+    const drawn = { eps: null, dtype: chosen, scheme: v.scheme, shown, curves: {}, strip: {}, strip_rows: [] };
+    const shownNames = sc.dtypes.filter((name) => shown.includes(name));
     // theory lines for the chosen dtype
     const dc = sc.dtypes.indexOf(chosen);
     if (v.theory) {
@@ -46,11 +57,14 @@ VIEWS.epsilon_lab = {
       const opt = sc.per_dtype[s][d];
       if (opt.optimal_eps > 0 && opt.optimal_error > 0)
         dr.markers(main, [opt.optimal_eps], [opt.optimal_error], { color: sc.colors[name], marker: "*", ms: 13, mec: LAB.ink, mew: 0.6, alpha: mine ? 1 : 0.45 });
-      // the strip below the plot: one row per dtype
+      // the strip below the plot: one row per shown dtype, labelled here (not in the image)
+      const row = shownNames.indexOf(name);
       const under = grid.filter((_, g) => labCell(ctx, s, d, g, "underflow") > 0);
       const zero = grid.filter((_, g) => err[g] === 0 && !(labCell(ctx, s, d, g, "underflow") > 0));
-      dr.markers(strip, under, under.map(() => d), { color: sc.colors[name], marker: "x", ms: 6, mew: 1.5 });
-      dr.markers(strip, zero, zero.map(() => d), { color: sc.colors[name], marker: "v", ms: 5 });
+      dr.markers(strip, under, under.map(() => row), { color: sc.colors[name], marker: "x", ms: 6, mew: 1.5 });
+      dr.markers(strip, zero, zero.map(() => row), { color: sc.colors[name], marker: "v", ms: 5 });
+      dr.text(strip.left - 5, strip.py(row), name, { align: "right", font: "10px \"DejaVu Sans\", Verdana, sans-serif" });
+      drawn.strip_rows.push(name);
       drawn.curves[name] = pos.map((q, g) => [grid[g], Number.isFinite(q) ? q : null]);
       drawn.strip[name] = { rounds_to_0: under, exactly_0: zero };
       const item = ctx.h("span", { class: "gk-legend-item", "data-dtype": name });
@@ -77,7 +91,8 @@ VIEWS.epsilon_lab = {
       g = v.eps;
       eps = grid[g];
       err = labCell(ctx, s, dc, g, "error");
-      extra = sc.extra[s];
+      // every dtype's strings at this grid eps (the scene sends each distinct string once)
+      extra = sc.dtypes.map((_, d) => ({ [g]: labExtra(sc, s, d, g) }));
     }
     dr.vline(main, eps, { color: LAB.ink, lw: 1.2 });
     dr.vline(strip, eps, { color: LAB.ink, lw: 1.2 });

@@ -16,14 +16,24 @@ function slopeRow(ctx) {
   }
   const g = v.eps;
   const { G, D, NF, NZ } = sc;
-  const off = ((s * D + d) * G + g) * NF;
+  const row = (s * D + d) * G + g;
+  const off = row * NF;
   const zoff = sc.S * D * G * NF + (d * G + g) * NZ;
   return {
     row: ctx.table.subarray(off, off + NF),
     zoom: ctx.table.subarray(zoff, zoff + NZ),
-    extra: sc.extra[s][d][g],
+    extra: sceneRowExtra(sc, row),
     eps: ctx.gridEps[g],
   };
+}
+
+// The readouts and zoom ticks of one row: the scene sends each distinct string once and a flat
+// index per row (scene_row_extra in slope_explorer.py does the same lookup).
+function sceneRowExtra(sc, row) {
+  const K = sc.keys.length;
+  const r = {};
+  for (let i = 0; i < K; i++) r[sc.keys[i]] = sc.strings[sc.readout_index[row * K + i]];
+  return { r, t: sc.tick_sets[sc.tick_index[row]] };
 }
 
 VIEWS.slope_explorer = {
