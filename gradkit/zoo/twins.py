@@ -226,10 +226,10 @@ class NoisyBackwardTanhFn(TanhFn):
 
 
 @zoo_entry(
-    description="x * x on 16 entries whose backward is off by 0.1 in one entry.",
+    description="x * x whose backward is off by 0.1 in one entry (output entry 0, input entry 0).",
     formula="x²",
     inputs=_sixteen_entries,
-    bug="One wrong Jacobian entry: the first gradient is 2x + 0.1, the other fifteen are right.",
+    bug="One wrong Jacobian entry: the first gradient is 2x + 0.1, every other entry is right.",
     float64="bug",
     float32="bug",
 )
