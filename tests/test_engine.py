@@ -7,7 +7,6 @@ exercised on CUDA where a GPU exists), and the GPU benchmark script runs its cod
 from __future__ import annotations
 
 import math
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -424,95 +423,6 @@ def test_cuda_dense_check_matches_cpu():
     assert torch.allclose(gpu.analytic[0][0].cpu(), cpu.analytic[0][0], atol=1e-12)
     assert torch.allclose(gpu.numeric[0][0].cpu(), cpu.numeric[0][0], atol=1e-7)
     assert gradkit.check(f_gpu, (x_gpu,)).passed  # torch's engine on the same tensors
-
-
-# --------------------------------------------------------------------------- the GPU script
-
-
-def test_floor_check_is_the_bare_computation():
-    from benchmarks.engine import floor_check
-
-    f, x = _dense(20)
-    assert floor_check(f, x, **SETTINGS)
-    assert not floor_check(lambda v: WrongSquareFn.apply(v), x, **SETTINGS)
-
-
-def test_tf32_script_runs_on_cpu():
-    from benchmarks.engine import tf32_effect
-
-    off, on = tf32_effect(torch.device("cpu"))
-    assert (off["allow_tf32"], on["allow_tf32"]) == (False, True)
-    for r in (off, on):
-        assert r["rel_error"] < 1e-5  # float32 rounding only: the CPU has no TF32
-        assert r["sized"] == "pass"
-        assert r["default"] == "GradcheckError"  # float32 at eps=1e-6: rounding swamps slopes
-
-
-def test_tf32_rows_show_error_and_verdicts(monkeypatch, capsys):
-    from benchmarks import engine as bench_engine
-
-    canned = [
-        {
-            "allow_tf32": False,
-            "rel_error": 0.0,
-            "default": "GradcheckError",
-            "sized": "pass",
-            "sized_cause": "pass",
-            "seconds": 0.002,
-        },
-        {
-            "allow_tf32": True,
-            "rel_error": 3e-4,
-            "default": "GradcheckError",
-            "sized": "GradcheckError",
-            "sized_cause": "precision",
-            "seconds": 0.003,
-        },
-    ]
-    monkeypatch.setattr(bench_engine, "tf32_effect", lambda device: canned)
-    off, on = bench_engine._tf32_rows(torch.device("cpu"))
-    assert "TF32 off" in off.name and "TF32 on" in on.name
-    assert "rel err 0.0e+00; verdict pass" in off.goal
-    assert "rel err 3.0e-04; verdict GradcheckError (precision)" in on.goal
-    assert on.anchor_median_ms == pytest.approx(2.0)
-    assert "TF32 raised the float32 matmul error" in capsys.readouterr().err
-
-
-def test_engine_rows_run_on_cpu():
-    from benchmarks import Row
-    from benchmarks.engine import _engine_rows
-
-    rows = _engine_rows((16, 24), torch.device("cpu"), "[cpu]", repeat=3)
-    assert len(rows) == 6 and all(isinstance(r, Row) for r in rows)
-    assert all(r.median_ms > 0 and r.anchor_median_ms > 0 for r in rows)
-    assert "n=24" in rows[3].name and "torch gradcheck" in rows[3].anchor
-
-
-@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
-def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
-    from benchmarks.engine import resolve_device
-
-    with pytest.raises(SystemExit, match="needs a CUDA GPU"):
-        resolve_device("cuda")
-    with pytest.raises(SystemExit, match="use cpu or cuda"):
-        resolve_device("tpu")
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--only", "engine", "--device", "cuda"],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode != 0
-    assert "needs a CUDA GPU" in done.stderr
-    assert "Traceback" not in done.stderr
-
-
-def test_resolve_device_accepts_cpu():
-    from benchmarks.engine import resolve_device
-
-    assert resolve_device("cpu") == torch.device("cpu")
 
 
 def test_gradcheck_error_type_is_torchs():
