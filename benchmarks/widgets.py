@@ -1,12 +1,11 @@
 """Widget latency: kernel-side time from a control change to the canvas frame being ready.
 
-For each widget, a control's ``.value`` is set and the frame is made ready the way a live
-front end gets it: ipympl is told a front end is connected (the ``initialized`` message it
-sends), so a change that only moves animated artists is blitted and encoded as a PNG diff inside
-the callback, and a change that needs a full draw is rendered with ``canvas.draw()`` (what the
-front end's draw request triggers). The anchor, measured in the same run, is the naive way:
-an interact-style callback that recomputes everything, builds a new matplotlib figure and renders
-it to PNG the way the inline backend does (``print_figure(..., bbox_inches="tight")``).
+For each widget, a control's ``.value`` is set and everything the browser needs is made ready
+inside the callback, as a live front end gets it: a change that the table computed ahead already
+holds sends nothing new, and a change of scene re-renders the static PNG (the stage's flush at
+the end of the callback) and sends the new table. The anchor, measured in the same run, is the
+naive way: an interact-style callback that recomputes everything, builds a new matplotlib figure
+and renders it to PNG the way the inline backend does (``print_figure(..., bbox_inches="tight")``).
 """
 
 from __future__ import annotations
@@ -17,14 +16,16 @@ import random
 from collections.abc import Callable
 
 import ipywidgets as widgets
+import numpy as np
 import torch
 from IPython.core.pylabtools import print_figure
 from matplotlib.figure import Figure
 
 from gradkit import check, plots
-from gradkit.numerics import SCHEMES, analytic_slope, numeric_slopes, sweep
+from gradkit.numerics import SCHEMES, analytic_slope, sweep
 from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, SlopeExplorer, _floats
-from gradkit.widgets.gradcheck_lab import _combine
+from gradkit.widgets._lab_matrices import combine_blocks
+from gradkit.widgets._slope_table import FIELDS, HALF_WIDTH, ZOOM_POINTS, slope_table
 from gradkit.zoo import CATALOGUE
 
 from . import Row, summarize, time_calls
@@ -37,10 +38,7 @@ _ANCHOR = "interact + new figure + inline PNG"
 
 
 def _connect_front_end(panel) -> None:
-    """Do what ipympl does when a browser shows the canvas, then render the first frame."""
-    canvas = panel._stage.canvas
-    if hasattr(canvas, "_handle_message"):
-        canvas._handle_message(None, {"type": "initialized"}, [])
+    """Render the first frame, as a browser showing the widget gets it."""
     panel._stage.flush()
 
 
@@ -104,18 +102,18 @@ def _anchor(render, figsize, control_factory, values: list, repeat: int) -> list
 
 
 def _slope_render(fig, eps) -> None:
-    f, x, dtype, scheme = (lambda v: v * v), 2.0, torch.float64, "central"
+    f, x = (lambda v: v * v), 2.0
     art = plots.draw_slope(fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2))
     t, y = _floats.sample(f, x - 1.5, x + 1.5)
     plots.update_slope_view(art, curve_x=t.numpy(), curve_y=y.numpy(), title="f(x) = x² near 2")
-    numeric = float(numeric_slopes(f, x, [eps], dtype=dtype, scheme=scheme)[0])
-    land = _floats.landing(f, x, eps, dtype, scheme)
-    u, v = _floats.zoom_sample(f, x, eps, dtype)
-    plus, minus, _, _ = SCHEMES[scheme]
+    analytic = analytic_slope(f, x)
+    rows, zoom, _ = slope_table(f, x, [eps], analytic, dtypes=["float64"], schemes=["central"])
+    r = dict(zip(FIELDS, rows[0, 0, 0], strict=True))
+    plus, minus, _, _ = SCHEMES["central"]
     plots.update_slope(
-        art, x=land.x, fx=land.fx, eps=eps, analytic=analytic_slope(f, x), numeric=numeric,
-        offsets=(plus, minus), points=land.points, values=land.values, zoom_u=u.numpy(),
-        zoom_v=v.numpy(),
+        art, x=r["xs"], fx=r["fx"], eps=eps, analytic=analytic, numeric=r["numeric"],
+        offsets=(plus, minus), points=(r["p0"], r["p1"]), values=(r["v0"], r["v1"]),
+        zoom_u=np.linspace(-HALF_WIDTH, HALF_WIDTH, ZOOM_POINTS), zoom_v=zoom[0, 0],
     )  # fmt: skip
 
 
@@ -163,8 +161,8 @@ def _gradcheck_render(fig, name) -> None:
     art = plots.draw_jacobians(axes)
     plots.update_jacobians(
         art,
-        numeric=_combine(report.numeric)[0],
-        analytic=_combine(report.analytic)[0],
+        numeric=combine_blocks(report.numeric)[0],
+        analytic=combine_blocks(report.analytic)[0],
         atol=report.atol,
         rtol=report.rtol,
         worst=report.worst.index if report.worst else None,

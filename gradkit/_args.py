@@ -9,7 +9,7 @@ from here.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import torch
 
@@ -20,12 +20,14 @@ __all__ = [
     "EPS_MIN",
     "GRADCHECK_DEFAULTS",
     "SCHEMES",
+    "WIDGET_SCHEMES",
     "as_dtype",
     "as_input_tuple",
     "check_control_eps",
     "check_count",
     "check_eps",
     "check_eps_values",
+    "check_function",
     "check_points",
     "check_scheme",
     "check_tolerance",
@@ -57,6 +59,9 @@ SCHEMES: dict[str, tuple[float, float, float, int]] = {
     "backward": (0.0, -1.0, 1.0, 1),
 }
 
+#: The schemes the widgets offer (a backward difference behaves as a forward one, mirrored).
+WIDGET_SCHEMES: tuple[str, ...] = ("central", "forward")
+
 #: The range of every eps control (slider, text box, ÷10/×10 buttons).
 EPS_MIN, EPS_MAX = 1e-12, 1.0
 
@@ -80,27 +85,12 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
-    """A real floating dtype from a name in :data:`DTYPES` or a torch dtype.
+    """A real floating dtype from a name in :data:`DTYPES` (``"float32"``, ``"torch.float32"``)
+    or a torch dtype.
 
-    Parameters
-    ----------
-    dtype : torch.dtype or str
-        ``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"`` (``"torch.float64"`` too),
-        or the torch dtype itself.
-    argument : str
-        The argument's name, for the error message.
-
-    Returns
-    -------
-    torch.dtype
-
-    Raises
-    ------
-    ValueError
-        For an unknown name or an 8-bit float (float8 cannot hold a nudge: torch has no
-        arithmetic for it).
-    TypeError
-        For anything that is not a floating dtype (integers, complex, bool, other objects).
+    Raises a ValueError for an unknown name or an 8-bit float (torch has no arithmetic for a
+    nudge in float8), a TypeError for anything that is not a floating dtype (integer, complex,
+    bool, other objects).
     """
     if isinstance(dtype, str):
         name = dtype.removeprefix("torch.")
@@ -226,6 +216,17 @@ def check_x(x: object, argument: str = "x") -> float:
     return value
 
 
+def check_function(fn: object, argument: str = "fn") -> Callable:
+    """A function to check: callable (an ``autograd.Function``'s ``apply``, not its class)."""
+    if not callable(fn):
+        raise TypeError(
+            f"{argument} must be callable (e.g. torch.sin or SquareFn.apply), got {fn!r}"
+        )
+    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
+        raise TypeError(f"{argument} is the class {fn.__name__}; pass {fn.__name__}.apply")
+    return fn
+
+
 def as_input_tuple(inputs: object, argument: str = "inputs") -> tuple:
     """The inputs of a function as a tuple: one tensor becomes ``(tensor,)``.
 
@@ -248,10 +249,10 @@ def as_input_tuple(inputs: object, argument: str = "inputs") -> tuple:
     )
 
 
-def check_scheme(scheme: object) -> str:
-    """A finite-difference scheme name from :data:`SCHEMES`."""
-    if not isinstance(scheme, str) or scheme not in SCHEMES:
-        raise ValueError(f"scheme={scheme!r} is not one of {list(SCHEMES)}")
+def check_scheme(scheme: object, allowed: Sequence[str] = tuple(SCHEMES)) -> str:
+    """A finite-difference scheme name from ``allowed`` (default: every one in :data:`SCHEMES`)."""
+    if not isinstance(scheme, str) or scheme not in allowed:
+        raise ValueError(f"scheme={scheme!r} is not one of {list(allowed)}")
     return scheme
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count
+from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count, check_function
 from .zoo import OneEntryWrongSquareFn
 
 __all__ = [
@@ -126,8 +126,7 @@ def count_calls(
         Forward calls counted on entry to ``fn``; backward calls counted by a hook on each
         output that requires grad.
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be callable (e.g. torch.sin or SquareFn.apply), got {fn!r}")
+    check_function(fn)
     inputs = as_input_tuple(inputs)
     counts = {"forward": 0, "backward": 0}
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ._args import GRADCHECK_DEFAULTS, check_eps, check_tolerance, dtype_name
+from ._args import GRADCHECK_DEFAULTS, check_eps, check_function, check_tolerance, dtype_name
 from .analytic import analytic_jacobian
 from .causes import diagnose
 from .engine import batched_verdict, torch_verdict
@@ -26,13 +26,6 @@ __all__ = ["check"]
 
 _ENGINES = ("torch", "batched")
 _FLOAT64_MAX = torch.finfo(torch.float64).max
-
-
-def _check_fn(fn: object) -> None:
-    if not callable(fn):
-        raise TypeError(f"fn must be callable (e.g. SquareFn.apply), got {type(fn).__name__}")
-    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
-        raise TypeError(f"fn is the class {fn.__name__}; pass {fn.__name__}.apply")
 
 
 def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine) -> dict:
@@ -91,7 +84,7 @@ def check(
     >>> check(WrongSquareFn.apply, (x,)).cause
     'bug'
     """
-    _check_fn(fn)
+    check_function(fn)
     inputs = validate_inputs(inputs)
     settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine)
     probe = _probe_outputs(fn, inputs)

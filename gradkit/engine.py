@@ -19,7 +19,7 @@ from torch.autograd.gradcheck import GradcheckError
 from ._args import as_input_tuple
 from .analytic import AnalyticRows
 from .jacobian import numeric_jacobian_details
-from .plan import plan_check, preserved, torch_input_checks
+from .plan import differentiable_inputs, plan_check, preserved, torch_input_checks
 from .realview import as_output_tuple
 
 __all__ = ["Verdict", "batched_verdict", "torch_verdict"]
@@ -200,10 +200,15 @@ def _check_reentrant(first, second, nondet_tol: float) -> None:
             )
 
 
+def _differentiable(inputs: tuple) -> list[torch.Tensor]:
+    """The input tensors torch differentiates (:func:`gradkit.plan.differentiable_inputs`)."""
+    return [inputs[i] for i in differentiable_inputs(inputs)]
+
+
 def _check_grad_output_used(outputs: tuple[torch.Tensor, ...], inputs: tuple) -> None:
     """A zero grad_output must give zero gradients (on the graph already built)."""
     used = [o for o in outputs if o.requires_grad]
-    diff = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+    diff = _differentiable(inputs)
     if not used:
         return
     grads = torch.autograd.grad(
@@ -219,7 +224,7 @@ def _check_undefined_grad(fn: Callable, inputs: tuple) -> None:
     undefined = getattr(torch._C._functions, "UndefinedGrad", None)
     if undefined is None:  # pragma: no cover - present in every supported torch
         return
-    diff = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+    diff = _differentiable(inputs)
 
     def outputs() -> list[torch.Tensor]:
         with torch.enable_grad():

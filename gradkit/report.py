@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
+from ._palette import PALETTE
+
 __all__ = [
     "CAUSES",
     "CheckReport",
@@ -236,7 +238,7 @@ class CheckReport:
         return rows
 
     def _repr_html_(self) -> str:
-        color = "#1b7f3b" if self.passed else "#b3261e"
+        color = PALETTE["pass"] if self.passed else PALETTE["error"]
         badge = "✔ pass" if self.passed else f"✘ {html.escape(self.verdict)}"
         body = "".join(
             f"<tr><th style='text-align:left;padding-right:1em;vertical-align:top'>{k}</th>"

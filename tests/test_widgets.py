@@ -21,10 +21,21 @@ import torch
 
 from gradkit._args import EPS_GRID
 from gradkit.numerics import numeric_slope
-from gradkit.widgets import EpsilonLab, FloatRuler, GradcheckLab, Quiz, SlopeExplorer, _base
-from gradkit.widgets import gradcheck_lab as gradcheck_lab_module
-from gradkit.widgets.epsilon_lab import scene_cell, table_html
-from gradkit.widgets.slope_explorer import FIELDS, scene_row_extra
+from gradkit.widgets import (
+    EpsilonLab,
+    FloatRuler,
+    GradcheckLab,
+    Quiz,
+    SlopeExplorer,
+    _base,
+    _format,
+    _lifecycle,
+    _stage,
+    _theme,
+)
+from gradkit.widgets import _lab_ahead as gradcheck_lab_module
+from gradkit.widgets._epsilon_table import scene_cell, table_html
+from gradkit.widgets._slope_table import FIELDS, scene_row_extra
 from gradkit.zoo import SquareFn, WrongSquareFn
 
 
@@ -433,7 +444,7 @@ def test_figures_never_enter_pyplot_and_close_frees_them():
 
 def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
     context = {"value": ("cell-a", "run-1", ())}
-    monkeypatch.setattr(_base, "_cell_context", lambda: context["value"])
+    monkeypatch.setattr(_lifecycle, "_cell_context", lambda: context["value"])
     first, second = SlopeExplorer(), FloatRuler()  # one run may build several widgets
     assert not first.closed and not second.closed
     context["value"] = ("cell-b", "run-2", ())
@@ -447,7 +458,7 @@ def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
     assert other.closed and not last.closed
     again.close()
     last.close()
-    _base._BY_CELL.clear()
+    _lifecycle._BY_CELL.clear()
 
 
 @pytest.mark.parametrize(
@@ -486,7 +497,7 @@ def test_no_module_uses_ipympl():
 
 def test_theme_colours_are_the_css_variables():
     css_text = (Path(_base.__file__).parent / "static" / "gradkit.css").read_text()
-    for name, value in _base.THEME.items():
+    for name, value in _theme.THEME.items():
         if value.startswith("#"):
             assert f"--gk-{name}: {value};" in css_text, name
 
@@ -545,7 +556,7 @@ def test_scene_renders_match_a_full_draw(make):
     for w in (make(SlopeExplorer), make(EpsilonLab)):
         w.x_slider.value = 1.3  # a second scene: drawn over the cached background
         cached = np.asarray(Image.open(io.BytesIO(w.png)))
-        full = np.asarray(Image.open(io.BytesIO(_base.Stage.png(w._stage))))
+        full = np.asarray(Image.open(io.BytesIO(_stage.Stage.png(w._stage))))
         assert cached.shape == full.shape
         differ = int(np.any(cached != full, axis=-1).sum())
         assert differ == 0, f"{type(w).__name__}: {differ} pixels differ from a full draw"
@@ -677,7 +688,7 @@ def _monkey(w, actions, n: int, seed: int, allowed_error=lambda w: False) -> Non
             assert not fresh or allowed_error(w), (step, name, w.last_traceback)
         elif w.last_error is not previous:
             bad += 1
-            assert isinstance(w.last_error, _base.InputError)
+            assert isinstance(w.last_error, _format.InputError)
             assert "must be" in w.error_area.value
         if step % 250 == 249:
             w._stage.flush()  # render now and then: drawing must not fail either
@@ -751,7 +762,7 @@ def test_monkey_epsilon_lab(make):
     )
 
     def outside_the_domain(w) -> bool:  # log(x) at x <= 0: a clear message, no traceback
-        return isinstance(w.last_error, _base.InputError) and "domain" in str(w.last_error)
+        return isinstance(w.last_error, _format.InputError) and "domain" in str(w.last_error)
 
     _monkey(w, actions, 1000, seed=2, allowed_error=outside_the_domain)
 

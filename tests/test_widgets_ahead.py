@@ -15,7 +15,7 @@ import torch
 
 from gradkit._args import DTYPES, EPS_GRID, snap_eps
 from gradkit.widgets import FloatRuler
-from gradkit.widgets.float_ruler import FIELDS, ruler_cell
+from gradkit.widgets._ruler_table import FIELDS, ruler_cell
 
 
 @pytest.fixture
@@ -229,15 +229,21 @@ def test_gradcheck_lab_publishes_eps_dtype_and_highlighted_cells(make, quiet_gra
     assert drawn["eps"] == w.eps == 1e-7
 
 
-@pytest.mark.parametrize("name", ["SquareFn", "WrongSquareFn", "MatmulFn"])
-def test_gradcheck_lab_states_ahead_equal_torchs_check(make, quiet_gradcheck, name):
+@pytest.mark.parametrize(
+    ("name", "start"),
+    [("SquareFn", "float64"), ("WrongSquareFn", "float64"), ("MatmulFn", "float64"),
+     ("TransposedMatmulFn", "float32")],
+)  # fmt: skip
+def test_gradcheck_lab_states_ahead_equal_torchs_check(make, quiet_gradcheck, name, start):
     """For random states computed ahead (batched engine), the verdict, cause and readouts equal
-    gradkit.check (torch's slow gradcheck) at that eps and dtype."""
+    gradkit.check (torch's slow gradcheck) at that eps and dtype, on the Function's own inputs
+    cast to that dtype (never on inputs already rounded to the dtype the lab started in)."""
     from gradkit import check
     from gradkit.widgets import GradcheckLab
-    from gradkit.widgets.gradcheck_lab import _cast, _report_readouts
+    from gradkit.widgets._lab_readouts import report_readouts as _report_readouts
+    from gradkit.widgets._lab_target import cast_inputs as _cast
 
-    w = make(GradcheckLab, name)
+    w = make(GradcheckLab, name, dtype=start)
     ahead = w.scene["ahead"]
     assert ahead, f"{name}: nothing computed ahead"
     label, fn, _, entry = w._target()
@@ -253,7 +259,8 @@ def test_gradcheck_lab_states_ahead_equal_torchs_check(make, quiet_gradcheck, na
         assert state["drawn"]["passed"] == report.passed, where
         assert state["drawn"]["cause"] == report.cause, where
         readouts, _ = _report_readouts(label, report)
-        assert state["readouts"]["verdict"] == readouts["verdict"], where
+        for part in ("verdict", "explanation", "worst"):  # the numbers too
+            assert state["readouts"][part] == readouts[part], (where, part)
         assert state["drawn"]["eps"] == eps and state["drawn"]["dtype"] == dtype, where
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .._palette import PALETTE
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
 from .data import EXERCISES, Exercise
@@ -42,7 +43,7 @@ class Feedback:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        color = "#1b7f3b" if self.passed else "#b3261e"
+        color = PALETTE["pass"] if self.passed else PALETTE["error"]
         items = "".join(f"<li>{html.escape(d)}</li>" for d in self.details)
         body = f"<ul style='margin:0.2em 0'>{items}</ul>" if items else ""
         return (

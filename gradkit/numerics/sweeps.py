@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -121,7 +122,7 @@ class SweepResult:
         return _nearest(self.eps, eps)
 
 
-def sweep(  # long for its numpy docstring; the body is about 40 lines
+def sweep(
     f: Callable,
     x: float | torch.Tensor,
     *,
@@ -168,6 +169,27 @@ def sweep(  # long for its numpy docstring; the body is about 40 lines
     else:
         grid = check_eps_values(eps)
     grid = grid.to(x64.device)
+    analytic = _analytic_slopes(f, x64)
+    allowed = atol + rtol * analytic.abs()  # gradcheck's allowance, per entry
+    deriv = _worst_derivatives(f, x64, order)
+    curves = {}
+    for dt in dtypes:
+        dt = as_dtype(dt, "dtypes")
+        curves[dtype_name(dt)] = _sweep_one(f, x64, grid, dt, scheme, analytic, allowed, deriv)
+    return SweepResult(
+        eps=grid,
+        x=x64,
+        analytic=analytic,
+        scheme=scheme,
+        atol=float(atol),
+        rtol=float(rtol),
+        tolerance=float(allowed.min()),
+        dtypes=curves,
+    )
+
+
+def _analytic_slopes(f: Callable, x64: torch.Tensor) -> torch.Tensor:
+    """f'(x) per entry from autograd in float64; ValueError unless f is elementwise and finite."""
     x_req = x64.clone().requires_grad_(True)
     y = f(x_req)
     if not isinstance(y, torch.Tensor) or y.shape != x_req.shape:
@@ -183,28 +205,14 @@ def sweep(  # long for its numpy docstring; the body is about 40 lines
         if y.requires_grad
         else torch.zeros_like(x64)
     )
-    analytic = torch.zeros_like(x64) if analytic is None else analytic.detach()
-    allowed = atol + rtol * analytic.abs()
-    tolerance = float(allowed.min())
+    return torch.zeros_like(x64) if analytic is None else analytic.detach()
 
-    # theory at the entry with the largest second/third derivative (the worst one)
+
+def _worst_derivatives(f: Callable, x64: torch.Tensor, order: int) -> tuple[float, ...]:
+    """(f, f', f'', f''') for the theory lines at the worst of x's first 8 entries: the one with
+    the largest f''' for a central difference (order 2), the largest f'' for a one-sided one."""
     derivs = [derivatives(f, float(v)) for v in x64[: min(8, x64.numel())]]
-    deriv = max(derivs, key=lambda d: abs(d[3] if order == 2 else d[2]))
-
-    curves = {}
-    for dt in dtypes:
-        dt = as_dtype(dt, "dtypes")
-        curves[dtype_name(dt)] = _sweep_one(f, x64, grid, dt, scheme, analytic, allowed, deriv)
-    return SweepResult(
-        eps=grid,
-        x=x64,
-        analytic=analytic,
-        scheme=scheme,
-        atol=float(atol),
-        rtol=float(rtol),
-        tolerance=tolerance,
-        dtypes=curves,
-    )
+    return max(derivs, key=lambda d: abs(d[3] if order == 2 else d[2]))
 
 
 def _theory_optimum(
@@ -231,7 +239,7 @@ def _sweep_one(
     allowed: torch.Tensor,
     deriv: tuple[float, float, float, float],
 ) -> DtypeSweep:
-    """One dtype's curve: every (eps, entry, side) point in one call of ``f``."""
+    """One dtype's curve: every (eps, entry, side) point in one call of ``f``; theory beside it."""
     plus, minus, divisor, _ = SCHEMES[scheme]
     h = grid.to(dtype)[:, None]  # (E, 1)
     x = x64.to(dtype)[None, :]  # (1, n)
@@ -241,30 +249,37 @@ def _sweep_one(
     # (f(x + a eps) - f(x + b eps)) / (d eps), in dtype
     slopes = ((values[0] - values[1]) / (divisor * h)).to(torch.float64)  # (E, n)
     underflow = (h == 0).reshape(-1)
-    collapsed = (points[0] == points[1]).all(dim=1) & ~underflow
     errors = (slopes - analytic[None, :]).abs()
+    # per eps, the worst entry: the largest |error| / allowed
     worst = torch.argmax(torch.nan_to_num(errors / allowed[None, :], nan=math.inf), dim=1)
     rows = torch.arange(grid.numel(), device=grid.device)
-    numeric = torch.where(underflow, math.nan, slopes[rows, worst])
     error = torch.where(underflow, math.nan, errors[rows, worst])
-    passes = ~underflow & (errors <= allowed[None, :]).all(dim=1)
-    truncation = truncation_error(grid, deriv, scheme)
-    rounding = rounding_error(grid, deriv[0], dtype, scheme)
     best = int(torch.argmin(torch.nan_to_num(error, nan=math.inf)))
-    h_star, err_star = _theory_optimum(deriv, dtype, scheme)
     return DtypeSweep(
         dtype=dtype,
-        numeric=numeric,
+        numeric=torch.where(underflow, math.nan, slopes[rows, worst]),
         error=error,
         underflow=underflow,
-        collapsed=collapsed,
-        truncation=truncation,
-        rounding=rounding,
-        theory=truncation + rounding,
-        optimal_eps=h_star,
-        optimal_error=err_star,
+        collapsed=(points[0] == points[1]).all(dim=1) & ~underflow,
         best_eps=float(grid[best]),
         best_error=float(error[best]),
-        passes=passes,
+        passes=~underflow & (errors <= allowed[None, :]).all(dim=1),
         _grid=grid,
+        **_theory(grid, deriv, dtype, scheme),
     )
+
+
+def _theory(
+    grid: torch.Tensor, deriv: tuple[float, ...], dtype: torch.dtype, scheme: str
+) -> dict[str, Any]:
+    """Theory's curves on the grid (truncation, rounding, their sum), its best eps and error."""
+    truncation = truncation_error(grid, deriv, scheme)
+    rounding = rounding_error(grid, deriv[0], dtype, scheme)
+    optimal_eps, optimal_error = _theory_optimum(deriv, dtype, scheme)
+    return {
+        "truncation": truncation,
+        "rounding": rounding,
+        "theory": truncation + rounding,
+        "optimal_eps": optimal_eps,
+        "optimal_error": optimal_error,
+    }

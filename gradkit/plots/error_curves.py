@@ -11,10 +11,11 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from .style import (
-    _GREY,
-    _INK,
     DTYPE_STYLES,
-    _finite,
+    ERROR,
+    GREY,
+    INK,
+    finite_values,
 )
 
 __all__ = [
@@ -64,6 +65,97 @@ class ErrorCurveArtists:
         return (self.eps_line, self.eps_marker)
 
 
+def _setup_error_axes(ax: Axes, eps_range: tuple[float, float]) -> None:
+    """Log-log axes a little wider than the eps range, errors from 1e-17 to 10."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(eps_range[0] / 2.5, eps_range[1] * 2.5)
+    ax.set_ylim(1e-17, 10)
+
+
+def _setup_strip(strip_ax: Axes, ax: Axes, names: Sequence[str]) -> None:
+    """The strip below the plot: the same eps axis, one row per dtype, for the no-error marks."""
+    strip_ax.set_xscale("log")
+    strip_ax.set_xlim(ax.get_xlim())
+    strip_ax.set_ylim(len(names) - 0.5, -0.5)
+    strip_ax.set_yticks(range(len(names)), list(names), fontsize=7.5)
+    strip_ax.tick_params(axis="x", labelbottom=False)
+    strip_ax.set_title("× eps rounds to 0 (no slope)    ▼ error exactly 0", fontsize=8,
+                       loc="left", pad=2)  # fmt: skip
+    strip_ax.grid(alpha=0.25, axis="x")
+
+
+def _draw_dtype_curves(
+    ax: Axes, names: Sequence[str], strip_ax: Axes | None
+) -> tuple[dict[str, Line2D], ...]:
+    """Per dtype: its error curve, its x (underflow) and triangle (exact) marks, its best eps.
+
+    The marks go in the dtype's strip row, or just below the x axis without a strip.
+    """
+    bottom = ax.get_xaxis_transform()
+    marks = strip_ax if strip_ax is not None else ax
+    where = {} if strip_ax is not None else {"transform": bottom, "clip_on": False}
+    curves, underflow, exact, optima = {}, {}, {}, {}
+    for row, name in enumerate(names):
+        color, marker, ls = DTYPE_STYLES.get(name, (GREY, "o", "-"))
+        (curves[name],) = ax.plot(
+            [], [], color=color, marker=marker, ls=ls, ms=3, lw=1.2, label=name
+        )
+        (underflow[name],) = marks.plot([], [], "x", color=color, ms=6, mew=1.5, **where)
+        (exact[name],) = marks.plot([], [], "v", color=color, ms=5, **where)
+        underflow[name].strip_row = row if strip_ax is not None else None
+        (optima[name],) = ax.plot([], [], "*", color=color, ms=13, mec=INK, mew=0.6, zorder=5)
+    return curves, underflow, exact, optima
+
+
+def _draw_references(ax: Axes, default_eps: float) -> dict[str, Line2D]:
+    """The theory lines, the tolerance, gradcheck's eps and the learner's eps (line, marker)."""
+    (truncation,) = ax.plot([], [], color=GREY, ls="--", lw=1.2, label="truncation ∝ eps²")
+    (rounding,) = ax.plot([], [], color=GREY, ls=":", lw=1.6, label="rounding ∝ u/eps")
+    (tolerance,) = ax.plot([], [], color=ERROR, lw=1.6, label="gradcheck tolerance")
+    default = ax.axvline(
+        default_eps, color=GREY, lw=1.2, ls=(0, (1, 2)), label=f"gradcheck's eps = {default_eps:g}"
+    )
+    eps_line = ax.axvline(default_eps, color=INK, lw=1.2)
+    (eps_marker,) = ax.plot([], [], "o", ms=10, mfc="none", mec=INK, mew=2.0, zorder=6)
+    return {
+        "truncation": truncation,
+        "rounding": rounding,
+        "tolerance": tolerance,
+        "default_eps": default,
+        "eps_line": eps_line,
+        "eps_marker": eps_marker,
+    }
+
+
+def _legend_key(marker: str, label: str, **style: object) -> Line2D:
+    """A legend entry that is a marker alone, in the neutral grey."""
+    return Line2D([], [], ls="none", marker=marker, color=GREY, label=label, **style)
+
+
+def _draw_legend(ax: Axes, art: ErrorCurveArtists, *, dtypes: bool, strip: bool) -> None:
+    """The legend, right of the plot: dtypes (if asked), references, marks, 'your eps'."""
+    handles = [*art.curves.values()] if dtypes else []
+    handles += [art.truncation, art.rounding, art.tolerance, art.default_eps]
+    handles += [_legend_key("*", "theory's best eps", ms=11, mec=INK, mew=0.6)]
+    if not strip:  # the strip has its own title for these two
+        handles += [
+            _legend_key("x", "eps rounds to 0: no slope", ms=6, mew=1.5),
+            _legend_key("v", "error exactly 0", ms=5),
+        ]
+    handles += [
+        Line2D([], [], ls="-", marker="o", ms=8, mfc="none", mec=INK, color=INK, label="your eps")
+    ]
+    ax.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=8,
+        borderaxespad=0.0,
+        framealpha=0.9,
+    )
+
+
 def draw_error_curves(
     ax: Axes,
     names: Sequence[str] = ("float64", "float32", "float16", "bfloat16"),
@@ -79,98 +171,52 @@ def draw_error_curves(
     a strip below the plot with one row per dtype (or, without it, just below the x axis).
     ``dtype_legend=False`` leaves the dtypes out of the legend (a widget shows them itself).
     """
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(eps_range[0] / 2.5, eps_range[1] * 2.5)
-    ax.set_ylim(1e-17, 10)
-    bottom = ax.get_xaxis_transform()
+    _setup_error_axes(ax, eps_range)
     if strip_ax is not None:
-        strip_ax.set_xscale("log")
-        strip_ax.set_xlim(ax.get_xlim())
-        strip_ax.set_ylim(len(names) - 0.5, -0.5)
-        strip_ax.set_yticks(range(len(names)), list(names), fontsize=7.5)
-        strip_ax.tick_params(axis="x", labelbottom=False)
-        strip_ax.set_title("× eps rounds to 0 (no slope)    ▼ error exactly 0", fontsize=8,
-                           loc="left", pad=2)  # fmt: skip
-        strip_ax.grid(alpha=0.25, axis="x")
-    curves, underflow, exact, optima = {}, {}, {}, {}
-    for row, name in enumerate(names):
-        color, marker, ls = DTYPE_STYLES.get(name, (_GREY, "o", "-"))
-        (curves[name],) = ax.plot(
-            [], [], color=color, marker=marker, ls=ls, ms=3, lw=1.2, label=name
-        )
-        marks = strip_ax if strip_ax is not None else ax
-        where = {} if strip_ax is not None else {"transform": bottom, "clip_on": False}
-        (underflow[name],) = marks.plot([], [], "x", color=color, ms=6, mew=1.5, **where)
-        (exact[name],) = marks.plot([], [], "v", color=color, ms=5, **where)
-        underflow[name].strip_row = row if strip_ax is not None else None
-        (optima[name],) = ax.plot([], [], "*", color=color, ms=13, mec=_INK, mew=0.6, zorder=5)
-    (truncation,) = ax.plot([], [], color=_GREY, ls="--", lw=1.2, label="truncation ∝ eps²")
-    (rounding,) = ax.plot([], [], color=_GREY, ls=":", lw=1.6, label="rounding ∝ u/eps")
-    (tolerance,) = ax.plot([], [], color="#B3261E", lw=1.6, label="gradcheck tolerance")
-    default = ax.axvline(
-        default_eps, color=_GREY, lw=1.2, ls=(0, (1, 2)), label=f"gradcheck's eps = {default_eps:g}"
-    )
-    eps_line = ax.axvline(default_eps, color=_INK, lw=1.2)
-    (eps_marker,) = ax.plot([], [], "o", ms=10, mfc="none", mec=_INK, mew=2.0, zorder=6)
+        _setup_strip(strip_ax, ax, names)
+    curves, underflow, exact, optima = _draw_dtype_curves(ax, names, strip_ax)
+    references = _draw_references(ax, default_eps)
     ax.set_xlabel("eps (the nudge)")
     ax.set_ylabel("error  |numeric − analytic|")
     ax.grid(alpha=0.25, which="major")
+    art = ErrorCurveArtists(ax, curves, underflow, exact, optima, **references)
+    _draw_legend(ax, art, dtypes=dtype_legend, strip=strip_ax is not None)
+    return art
 
-    handles = [*curves.values()] if dtype_legend else []
-    handles += [truncation, rounding, tolerance, default]
-    handles += [
-        Line2D(
-            [],
-            [],
-            ls="none",
-            marker="*",
-            ms=11,
-            color=_GREY,
-            mec=_INK,
-            mew=0.6,
-            label="theory's best eps",
-        ),
-        Line2D(
-            [],
-            [],
-            ls="none",
-            marker="x",
-            ms=6,
-            mew=1.5,
-            color=_GREY,
-            label="eps rounds to 0: no slope",
-        ),
-        Line2D([], [], ls="none", marker="v", ms=5, color=_GREY, label="error exactly 0"),
-    ]
-    if strip_ax is not None:  # the strip has its own title for these two
-        handles = handles[:-2]
-    handles += [
-        Line2D(
-            [], [], ls="-", marker="o", ms=8, mfc="none", mec=_INK, color=_INK, label="your eps"
-        ),
-    ]
-    ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        fontsize=8,
-        borderaxespad=0.0,
-        framealpha=0.9,
-    )
-    return ErrorCurveArtists(
-        ax,
-        curves,
-        underflow,
-        exact,
-        optima,
-        truncation,
-        rounding,
-        tolerance,
-        default,
-        eps_line,
-        eps_marker,
-    )
+
+def _update_dtype_curve(
+    artists: ErrorCurveArtists,
+    name: str,
+    grid: np.ndarray,
+    *,
+    errors: Mapping[str, Sequence[float]],
+    underflow: Mapping[str, Sequence[bool]],
+    optimal: Mapping[str, tuple[float, float]],
+) -> list[np.ndarray]:
+    """Replace one dtype's curve, marks and best eps; return the positive errors it shows."""
+    err = np.asarray(errors.get(name, np.full(grid.shape, np.nan)), dtype=float)
+    under = np.asarray(underflow.get(name, np.zeros(grid.shape, bool)), dtype=bool)
+    shown = np.where(err > 0, err, np.nan)  # a log axis cannot show 0: the marks do
+    artists.curves[name].set_data(grid, shown)
+    row = getattr(artists.underflow[name], "strip_row", None)
+    level = 0.025 if row is None else row  # below the x axis, or the dtype's strip row
+    artists.underflow[name].set_data(grid[under], np.full(int(under.sum()), level))
+    zero = (err == 0) & ~under
+    artists.exact[name].set_data(grid[zero], np.full(int(zero.sum()), level))
+    opt_eps, opt_err = optimal.get(name, (math.nan, math.nan))
+    ok = math.isfinite(opt_eps) and math.isfinite(opt_err) and opt_err > 0
+    artists.optima[name].set_data([opt_eps] if ok else [], [opt_err] if ok else [])
+    return [finite_values(shown), np.array([opt_err])] if ok else [finite_values(shown)]
+
+
+def _fit_error_ylim(ax: Axes, positive: list[np.ndarray], tolerance: float) -> None:
+    """y-limits around every error shown and the tolerance: a factor 8 of room each side."""
+    positive = [*positive, np.array([tolerance]) if tolerance > 0 else np.empty(0)]
+    data = np.concatenate(positive)
+    data = data[data > 0]
+    lo = max(float(data.min()) / 8, 1e-18) if data.size else 1e-17
+    hi = max(float(data.max()) * 8, 1.0) if data.size else 10.0
+    ax.set_ylim(lo, hi)
 
 
 def update_error_curves(  # noqa: PLR0913 - one keyword per curve property the widget moves
@@ -193,28 +239,11 @@ def update_error_curves(  # noqa: PLR0913 - one keyword per curve property the w
     grid = np.asarray(eps, dtype=float)
     artists.eps_grid = grid
     positive = []
-    for name, line in artists.curves.items():
-        err = np.asarray(errors.get(name, np.full(grid.shape, np.nan)), dtype=float)
-        under = np.asarray(underflow.get(name, np.zeros(grid.shape, bool)), dtype=bool)
-        shown = np.where(err > 0, err, np.nan)
-        line.set_data(grid, shown)
-        row = getattr(artists.underflow[name], "strip_row", None)
-        level = 0.025 if row is None else row  # below the x axis, or the dtype's strip row
-        artists.underflow[name].set_data(grid[under], np.full(int(under.sum()), level))
-        zero = (err == 0) & ~under
-        artists.exact[name].set_data(grid[zero], np.full(int(zero.sum()), level))
-        opt_eps, opt_err = optimal.get(name, (math.nan, math.nan))
-        ok = math.isfinite(opt_eps) and math.isfinite(opt_err) and opt_err > 0
-        artists.optima[name].set_data([opt_eps] if ok else [], [opt_err] if ok else [])
-        positive.append(_finite(shown))
-        if ok:
-            positive.append(np.array([opt_err]))
-    positive.append(np.array([tolerance]) if tolerance > 0 else np.empty(0))
-    data = np.concatenate(positive) if positive else np.empty(0)
-    data = data[data > 0]
-    lo = max(float(data.min()) / 8, 1e-18) if data.size else 1e-17
-    hi = max(float(data.max()) * 8, 1.0) if data.size else 10.0
-    artists.ax.set_ylim(lo, hi)
+    for name in artists.curves:
+        positive += _update_dtype_curve(
+            artists, name, grid, errors=errors, underflow=underflow, optimal=optimal
+        )
+    _fit_error_ylim(artists.ax, positive, tolerance)
     artists.truncation.set_data(grid, np.where(np.asarray(truncation) > 0, truncation, np.nan))
     artists.rounding_curves = {k: np.asarray(v, dtype=float) for k, v in rounding.items()}
     xlo, xhi = artists.ax.get_xlim()
@@ -238,7 +267,7 @@ def update_error_highlight(
         line.set_markersize(4.5 if mine else 2.5)
         line.set_zorder(4 if mine else 2)
         artists.optima[name].set_alpha(1.0 if mine else 0.45)
-    color = DTYPE_STYLES.get(chosen, (_GREY,))[0]
+    color = DTYPE_STYLES.get(chosen, (GREY,))[0]
     rounding = artists.rounding_curves.get(chosen)
     if rounding is not None and show_theory:
         artists.rounding.set_data(artists.eps_grid, np.where(rounding > 0, rounding, np.nan))
@@ -252,7 +281,7 @@ def update_error_highlight(
 def update_error_marker(artists: ErrorCurveArtists, eps: float, error: float) -> None:
     """Move the 'your eps' line and marker; an error of 0 sits on the bottom edge."""
     artists.eps_line.set_xdata([eps, eps])
-    color = DTYPE_STYLES.get(artists.chosen, (_GREY,))[0]
+    color = DTYPE_STYLES.get(artists.chosen, (GREY,))[0]
     artists.eps_marker.set_markeredgecolor(color)
     if not math.isfinite(error):
         artists.eps_marker.set_data([], [])

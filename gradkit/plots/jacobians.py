@@ -1,22 +1,34 @@
-"""GradcheckLab's picture: numeric, analytic and difference Jacobians as heatmaps."""
+"""GradcheckLab's picture: numeric, analytic and difference Jacobians as heatmaps.
+
+The numbers behind the heatmaps (the matrices, the ratio scale, the cell labels) live in
+:mod:`gradkit.plots.jacobian_data`; this module draws them with matplotlib.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.colors import ListedColormap, TwoSlopeNorm
+from matplotlib.colorbar import Colorbar
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
-from .style import (
-    _INK,
-    _finite,
+from .jacobian_data import (
+    RATIO_CMAP,
+    RATIO_DECADES,
+    RATIO_NORM,
+    JacobianMatrices,
+    cell_label,
+    jacobian_cells,
+    jacobian_matrices,
+    ratio_colour,
 )
+from .style import INK
 
 __all__ = [
     "JacobianArtists",
@@ -26,34 +38,11 @@ __all__ = [
     "update_jacobians",
 ]
 
-
-_RATIO_DECADES = 3  # the difference colours are clipped at 1e-3 and 1e3 times the allowed
-
-
-def _ratio_cmap() -> ListedColormap:
-    """Diverging, centred on 1 = the allowed difference: blues below (passing), reds above.
-
-    The red half starts already saturated, so a failing cell (even 2x the allowed) is hot and a
-    passing one is cool; the colours deepen with each decade away from 1.
-    """
-    import matplotlib
-
-    lower = matplotlib.colormaps["Blues_r"](np.linspace(0.05, 0.92, 128))
-    upper = matplotlib.colormaps["Reds"](np.linspace(0.45, 1.0, 128))
-    return ListedColormap(np.vstack([lower, upper]), name="gradkit_ratio")
-
-
-RATIO_CMAP = _ratio_cmap()
-RATIO_NORM = TwoSlopeNorm(vmin=-_RATIO_DECADES, vcenter=0.0, vmax=_RATIO_DECADES)
-
-
-def ratio_colour(ratio: float) -> tuple[float, float, float, float]:
-    """The heatmap colour (RGBA) of a cell whose difference is ``ratio`` x the allowed one."""
-    if not math.isfinite(ratio) and not ratio > 0:
-        return (0.9, 0.9, 0.9, 1.0)
-    logr = math.log10(ratio) if ratio > 0 else -_RATIO_DECADES
-    logr = min(_RATIO_DECADES, max(-_RATIO_DECADES, logr))
-    return tuple(float(c) for c in RATIO_CMAP(RATIO_NORM(logr)))
+_TITLES = (
+    "numeric Jacobian\n(nudges)",
+    "analytic Jacobian\n(backward)",
+    "|analytic − numeric| ÷ allowed\n(above 1 fails)",
+)
 
 
 @dataclass
@@ -81,54 +70,53 @@ class JacobianArtists:
         return pool
 
 
-def draw_jacobians(
-    axes: Sequence[Axes], colorbar_axes: Sequence[Axes] | None = None
-) -> JacobianArtists:
-    """Draw three empty heatmaps: numeric, analytic, and |analytic - numeric| / allowed."""
+def _draw_images(axes: Sequence[Axes]) -> tuple[AxesImage, AxesImage, AxesImage]:
+    """Three empty heatmaps: two on the Jacobians' diverging scale, one on the ratio scale."""
     ax_n, ax_a, ax_d = axes
-    figure = ax_n.figure
     empty = np.full((1, 1), np.nan)
-    im_n = ax_n.imshow(
-        empty, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
-    )
-    im_a = ax_a.imshow(
-        empty, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
-    )
+    jacobian_scale = {"cmap": "RdBu_r", "vmin": -1, "vmax": 1}
+    im_n = ax_n.imshow(empty, **jacobian_scale, aspect="auto", interpolation="nearest")
+    im_a = ax_a.imshow(empty, **jacobian_scale, aspect="auto", interpolation="nearest")
     im_d = ax_d.imshow(
         empty, cmap=RATIO_CMAP, norm=RATIO_NORM, aspect="auto", interpolation="nearest"
     )
-    titles = (
-        "numeric Jacobian\n(nudges)",
-        "analytic Jacobian\n(backward)",
-        "|analytic − numeric| ÷ allowed\n(above 1 fails)",
+    return im_n, im_a, im_d
+
+
+def _dress_heatmap(ax: Axes, title: str) -> tuple[Rectangle, Text]:
+    """Title and labels of one heatmap, its hidden worst-entry box and its (empty) note."""
+    ax.set_title(title, fontsize=9.5)
+    ax.set_xlabel("input entry", fontsize=9)
+    ax.tick_params(labelsize=8)
+    rect = Rectangle((0, 0), 1, 1, fill=False, ec=INK, lw=2.2, zorder=5, visible=False)
+    ax.add_patch(rect)
+    note = ax.text(
+        0.5,
+        0.5,
+        "",
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=8.5,
+        wrap=True,
+        color=INK,
     )
-    worst, notes = [], []
-    for ax, title in zip(axes, titles, strict=True):
-        ax.set_title(title, fontsize=9.5)
-        ax.set_xlabel("input entry", fontsize=9)
-        ax.tick_params(labelsize=8)
-        rect = Rectangle((0, 0), 1, 1, fill=False, ec=_INK, lw=2.2, zorder=5, visible=False)
-        ax.add_patch(rect)
-        worst.append(rect)
-        notes.append(
-            ax.text(
-                0.5,
-                0.5,
-                "",
-                transform=ax.transAxes,
-                ha="center",
-                va="center",
-                fontsize=8.5,
-                wrap=True,
-                color=_INK,
-            )
-        )
-    ax_n.set_ylabel("output entry", fontsize=9)
+    return rect, note
+
+
+def _draw_colorbars(
+    figure: Figure,
+    axes: Sequence[Axes],
+    images: tuple[AxesImage, AxesImage, AxesImage],
+    colorbar_axes: Sequence[Axes] | None,
+) -> tuple[Colorbar, Colorbar]:
+    """One colour bar for both Jacobians, one (labelled in decades) for the ratio."""
+    ax_n, ax_a, ax_d = axes
     cax = list(colorbar_axes) if colorbar_axes is not None else [None, None]
-    cb_j = figure.colorbar(im_a, cax=cax[0], ax=None if cax[0] else [ax_n, ax_a])
+    cb_j = figure.colorbar(images[1], cax=cax[0], ax=None if cax[0] else [ax_n, ax_a])
     cb_j.set_label("d output / d input", fontsize=8.5)
-    cb_d = figure.colorbar(im_d, cax=cax[1], ax=None if cax[1] else ax_d)
-    ticks = list(range(-_RATIO_DECADES, _RATIO_DECADES + 1))
+    cb_d = figure.colorbar(images[2], cax=cax[1], ax=None if cax[1] else ax_d)
+    ticks = list(range(-RATIO_DECADES, RATIO_DECADES + 1))
     cb_d.set_ticks(ticks)
     cb_d.ax.yaxis.set_major_formatter(
         FixedFormatter([("1 = limit" if t == 0 else f"1e{t:+d}") for t in ticks])
@@ -136,20 +124,90 @@ def draw_jacobians(
     cb_d.set_label("ratio to allowed", fontsize=8.5)
     for cb in (cb_j, cb_d):
         cb.ax.tick_params(labelsize=8)
-    return JacobianArtists(
-        tuple(axes), (im_n, im_a, im_d), (cb_j, cb_d), tuple(worst), tuple(notes)
-    )
+    return cb_j, cb_d
 
 
-def _cell_format(value: float) -> str:
-    if not math.isfinite(value):
-        return ""
-    if value == 0:
-        return "0"
-    return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.1e}"
+def draw_jacobians(
+    axes: Sequence[Axes], colorbar_axes: Sequence[Axes] | None = None
+) -> JacobianArtists:
+    """Draw three empty heatmaps: numeric, analytic, and |analytic - numeric| / allowed."""
+    images = _draw_images(axes)
+    dressed = [_dress_heatmap(ax, title) for ax, title in zip(axes, _TITLES, strict=True)]
+    worst, notes = zip(*dressed, strict=True)
+    axes[0].set_ylabel("output entry", fontsize=9)
+    colorbars = _draw_colorbars(axes[0].figure, axes, images, colorbar_axes)
+    return JacobianArtists(tuple(axes), images, colorbars, tuple(worst), tuple(notes))
 
 
-def update_jacobians(  # noqa: C901, PLR0913, PLR0915 - one pass over three heatmaps; split pending
+def _update_separators(
+    artists: JacobianArtists, row_splits: Sequence[int], col_splits: Sequence[int]
+) -> None:
+    """Redraw the lines between blocks (several outputs or inputs) if the blocks changed."""
+    split_key = (tuple(row_splits), tuple(col_splits))
+    if split_key == artists._split_key:
+        return
+    for line in artists.separators:
+        line.remove()
+    artists.separators = []
+    for ax in artists.axes:
+        artists.separators += [ax.axhline(r - 0.5, color=INK, lw=1.2) for r in row_splits]
+        artists.separators += [ax.axvline(c - 0.5, color=INK, lw=1.2) for c in col_splits]
+        ax.set_xlabel(
+            "input entry" + (" (lines separate inputs)" if col_splits else ""),
+            fontsize=9 if not col_splits else 8,
+        )
+    artists._split_key = split_key
+
+
+def _show_heatmap(ax: Axes, image: AxesImage, mat: np.ndarray | None, rows: int, cols: int) -> None:
+    """Show ``mat`` (or an empty rows x cols grid): one cell per unit, row 0 on top."""
+    image.set_data(mat if mat is not None else np.full((rows, cols), np.nan))
+    image.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    for axis, n in ((ax.xaxis, cols), (ax.yaxis, rows)):
+        if n <= 12:  # every entry gets its tick
+            axis.set_major_locator(FixedLocator(range(n)))
+        else:
+            axis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+
+
+def _box_worst(rect: Rectangle, worst: tuple[int, int] | None, shown: bool) -> None:
+    """Box the worst (row, column) cell, or hide the box."""
+    if worst is not None and shown:
+        r, c = worst
+        rect.set_xy((c - 0.5, r - 0.5))
+        rect.set_visible(True)
+    else:
+        rect.set_visible(False)
+
+
+def _label_cells(
+    artists: JacobianArtists, k: int, mats: JacobianMatrices, annotate_up_to: int
+) -> None:
+    """Write each cell's number in heatmap ``k`` if it has at most ``annotate_up_to`` cells."""
+    rows, cols = mats.rows_cols
+    mat, numbers = mats.heatmaps[k], mats.label_values(k)
+    annotate = mat is not None and rows * cols <= annotate_up_to
+    pool = artists._texts(k, rows * cols if annotate else 0)
+    used = 0
+    if annotate:
+        size = 8 if rows * cols <= 16 else 6.5
+        for r in range(rows):
+            for c in range(cols):
+                label, ink = cell_label(float(mat[r, c]), float(numbers[r, c]), mats.scale(k))
+                text = pool[used]
+                text.set_position((c, r))
+                text.set_text(label)
+                text.set_fontsize(size)
+                text.set_color(ink)
+                text.set_visible(True)
+                used += 1
+    for text in pool[used:]:
+        text.set_visible(False)
+
+
+def update_jacobians(  # noqa: PLR0913 - the widgets' public call: one keyword per thing shown
     artists: JacobianArtists,
     *,
     numeric: np.ndarray | None,
@@ -169,167 +227,17 @@ def update_jacobians(  # noqa: C901, PLR0913, PLR0915 - one pass over three heat
     ``row_splits``/``col_splits`` draw lines between blocks (several outputs or inputs).
     ``missing`` is shown where a Jacobian is None.
     """
-    split_key = (tuple(row_splits), tuple(col_splits))
-    if split_key != artists._split_key:
-        for line in artists.separators:
-            line.remove()
-        artists.separators = []
-        for ax in artists.axes:
-            artists.separators += [ax.axhline(r - 0.5, color=_INK, lw=1.2) for r in row_splits]
-            artists.separators += [ax.axvline(c - 0.5, color=_INK, lw=1.2) for c in col_splits]
-            ax.set_xlabel(
-                "input entry" + (" (lines separate inputs)" if col_splits else ""),
-                fontsize=9 if not col_splits else 8,
-            )
-        artists._split_key = split_key
-
-    shape = None
-    for m in (numeric, analytic):
-        if m is not None:
-            shape = np.asarray(m).shape
-    mats = []
-    for m in (numeric, analytic):
-        mats.append(np.asarray(m, dtype=float) if m is not None else None)
-    n_mat, a_mat = mats
-    if n_mat is not None and a_mat is not None and n_mat.shape == a_mat.shape:
-        allowed = atol + rtol * np.abs(n_mat)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.abs(a_mat - n_mat) / np.where(allowed > 0, allowed, np.nan)
-            ratio = np.where((allowed == 0) & (a_mat == n_mat), 0.0, ratio)
-            ratio = np.where((allowed == 0) & (a_mat != n_mat), np.inf, ratio)
-            logr = np.log10(ratio)
-        d_mat = np.clip(
-            np.nan_to_num(logr, nan=np.nan, posinf=_RATIO_DECADES, neginf=-_RATIO_DECADES),
-            -_RATIO_DECADES,
-            _RATIO_DECADES,
-        )
-    else:
-        ratio = d_mat = None
-
-    values = [v for m in (n_mat, a_mat) if m is not None for v in _finite(m)]
-    vmax = max((abs(v) for v in values), default=1.0) or 1.0
-    for k, (ax, im, mat, note) in enumerate(
-        zip(artists.axes, artists.images, (n_mat, a_mat, d_mat), artists.notes, strict=True)
+    _update_separators(artists, row_splits, col_splits)
+    mats = jacobian_matrices(numeric, analytic, atol, rtol)
+    rows, cols = mats.rows_cols
+    vmax = mats.vmax
+    notes = mats.notes(missing)
+    for k, (ax, image, mat, note) in enumerate(
+        zip(artists.axes, artists.images, mats.heatmaps, artists.notes, strict=True)
     ):
-        rows, cols = shape if shape is not None else (1, 1)
-        if mat is None:
-            im.set_data(np.full((rows, cols), np.nan))
-            note.set_text(missing or "not available")
-        else:
-            im.set_data(mat)
-            note.set_text("")
-        im.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
-        ax.set_xlim(-0.5, cols - 0.5)
-        ax.set_ylim(rows - 0.5, -0.5)
-        for axis, n in ((ax.xaxis, cols), (ax.yaxis, rows)):
-            if n <= 12:
-                axis.set_major_locator(FixedLocator(range(n)))
-            else:
-                axis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-        if k < 2 and im.get_clim() != (-vmax, vmax):
-            im.set_clim(-vmax, vmax)
-        rect = artists.worst[k]
-        if worst is not None and shape is not None:
-            r, c = worst
-            rect.set_xy((c - 0.5, r - 0.5))
-            rect.set_visible(True)
-        else:
-            rect.set_visible(False)
-        annotate = mat is not None and rows * cols <= annotate_up_to
-        pool = artists._texts(k, rows * cols if annotate else 0)
-        used = 0
-        if annotate:
-            shown = ratio if k == 2 else mat
-            scale = _RATIO_DECADES if k == 2 else vmax
-            size = 8 if rows * cols <= 16 else 6.5
-            for r in range(rows):
-                for c in range(cols):
-                    strong = math.isfinite(mat[r, c]) and abs(float(mat[r, c])) > 0.6 * scale
-                    text = pool[used]
-                    text.set_position((c, r))
-                    text.set_text(_cell_format(float(shown[r, c])))
-                    text.set_fontsize(size)
-                    text.set_color("white" if strong else _INK)
-                    text.set_visible(True)
-                    used += 1
-        for text in pool[used:]:
-            text.set_visible(False)
-
-
-def _hex(rgba: Sequence[float]) -> str:
-    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgba[:3])
-
-
-def jacobian_cells(
-    *,
-    numeric: np.ndarray | None,
-    analytic: np.ndarray | None,
-    atol: float,
-    rtol: float,
-    worst: tuple[int, int] | None = None,
-    missing: str = "",
-    annotate_up_to: int = 36,
-) -> dict:
-    """What :func:`update_jacobians` shows, as data a browser can draw (colours, not pixels).
-
-    Returns
-    -------
-    dict
-        ``shape`` [rows, cols]; ``cells``: for each heatmap (numeric, analytic, difference) a
-        list, row by row, of [colour "#rrggbb" or None (empty cell), label text, label colour];
-        ``worst`` [row, col] or None; ``notes`` (the three notes shown where a heatmap is
-        missing); ``vmax`` (the numeric/analytic colour scale runs from -vmax to vmax).
-    """
-    import matplotlib
-
-    mats = [np.asarray(m, dtype=float) if m is not None else None for m in (numeric, analytic)]
-    n_mat, a_mat = mats
-    shape = None
-    for m in mats:
-        if m is not None:
-            shape = m.shape
-    rows, cols = shape if shape is not None else (1, 1)
-    ratio = d_mat = None
-    if n_mat is not None and a_mat is not None and n_mat.shape == a_mat.shape:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            allowed = atol + rtol * np.abs(n_mat)  # gradcheck's rule
-            ratio = np.abs(a_mat - n_mat) / np.where(allowed > 0, allowed, np.nan)
-            ratio = np.where((allowed == 0) & (a_mat == n_mat), 0.0, ratio)
-            ratio = np.where((allowed == 0) & (a_mat != n_mat), np.inf, ratio)
-            logr = np.log10(ratio)
-        d_mat = np.clip(
-            np.nan_to_num(logr, nan=np.nan, posinf=_RATIO_DECADES, neginf=-_RATIO_DECADES),
-            -_RATIO_DECADES,
-            _RATIO_DECADES,
-        )
-    values = [v for m in (n_mat, a_mat) if m is not None for v in _finite(m)]
-    vmax = max((abs(v) for v in values), default=1.0) or 1.0
-    rdbu = matplotlib.colormaps["RdBu_r"]
-    cells, notes = [], []
-    for k, mat in enumerate((n_mat, a_mat, d_mat)):
-        notes.append("" if mat is not None else (missing or "not available"))
-        annotate = mat is not None and rows * cols <= annotate_up_to
-        scale = _RATIO_DECADES if k == 2 else vmax
-        rgba = None
-        if mat is not None:  # one colormap call per heatmap (as imshow colours the cells)
-            with np.errstate(invalid="ignore"):
-                rgba = RATIO_CMAP(RATIO_NORM(mat)) if k == 2 else rdbu((mat / vmax + 1) / 2)
-        out = []
-        for r in range(rows):
-            for c in range(cols):
-                value = float(mat[r, c]) if mat is not None else math.nan
-                colour = _hex(rgba[r, c]) if math.isfinite(value) else None
-                text, ink = "", _INK
-                if annotate:
-                    shown = float(ratio[r, c]) if k == 2 else value
-                    text = _cell_format(shown)
-                    ink = "white" if math.isfinite(value) and abs(value) > 0.6 * scale else _INK
-                out.append([colour, text, ink])
-        cells.append(out)
-    return {
-        "shape": [int(rows), int(cols)],
-        "cells": cells,
-        "worst": None if worst is None or shape is None else [int(worst[0]), int(worst[1])],
-        "notes": notes,
-        "vmax": float(vmax),
-    }
+        note.set_text(notes[k])
+        _show_heatmap(ax, image, mat, rows, cols)
+        if k < 2 and image.get_clim() != (-vmax, vmax):
+            image.set_clim(-vmax, vmax)
+        _box_worst(artists.worst[k], worst, mats.shape is not None)
+        _label_cells(artists, k, mats, annotate_up_to)

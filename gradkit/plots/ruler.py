@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
@@ -14,10 +15,10 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from .style import (
-    _BLUE,
-    _GREY,
-    _INK,
-    _VERMILLION,
+    BLUE,
+    GREY,
+    INK,
+    VERMILLION,
 )
 
 __all__ = ["RulerArtists", "draw_float_ruler", "update_float_ruler"]
@@ -99,12 +100,10 @@ def _tick_segments(positions: Sequence[float], half: float) -> tuple[np.ndarray,
     return xs, ys
 
 
-def draw_float_ruler(
-    ax: Axes, zoom_ax: Axes, *, view: float = 1.6, zoom_ulps: float = 8.0
-) -> RulerArtists:
-    """Draw the empty ruler on two Axes; fill it with :func:`update_float_ruler`."""
+def _setup_ruler_axes(ax: Axes, zoom_ax: Axes, view: float, zoom_ulps: float) -> None:
+    """Two bare rulers (a number line, no y axis), x limits and labels of each."""
     for a in (ax, zoom_ax):
-        a.axhline(0, color=_GREY, lw=1.0, zorder=1)
+        a.axhline(0, color=GREY, lw=1.0, zorder=1)
         a.set_ylim(-0.6, 1.0 if a is zoom_ax else 1.3)
         a.set_yticks([])
         for side in ("left", "right", "top"):
@@ -113,8 +112,16 @@ def draw_float_ruler(
     ax.set_xticks([-1, 0, 1], ["x − eps", "x", "x + eps"])
     ax.set_xlabel("offset from x, in units of eps", fontsize=9)
     ax.set_title("where x − eps and x + eps land", fontsize=10, loc="left")
-    (ticks,) = ax.plot([], [], color=_INK, lw=1.0, label="representable number")
-    dense = Rectangle((-view, -0.2), 2 * view, 0.4, color=_GREY, alpha=0.25, lw=0)
+    zoom_ax.set_xlim(-zoom_ulps - 0.6, zoom_ulps + 0.6)
+    zoom_ax.xaxis.set_major_locator(MaxNLocator(nbins=17, integer=True))
+    zoom_ax.set_xlabel("offset from x, in spacings (ulp) at x", fontsize=9)
+    zoom_ax.set_title("the representable numbers next to x", fontsize=10, loc="left")
+
+
+def _draw_eps_view(ax: Axes, view: float) -> dict[str, Artist]:
+    """The ruler in units of eps: numbers (or a grey band), requested, landed, x, legend."""
+    (ticks,) = ax.plot([], [], color=INK, lw=1.0, label="representable number")
+    dense = Rectangle((-view, -0.2), 2 * view, 0.4, color=GREY, alpha=0.25, lw=0)
     ax.add_patch(dense)
     dense_text = ax.text(
         -view,
@@ -123,65 +130,59 @@ def draw_float_ruler(
         ha="left",
         va="center",
         fontsize=8,
-        color=_INK,
+        color=INK,
         visible=False,
     )
-    (arrows,) = ax.plot([], [], color=_VERMILLION, lw=1.0, ls=":")
+    (arrows,) = ax.plot([], [], color=VERMILLION, lw=1.0, ls=":")
     (requested,) = ax.plot(
-        [], [], "o", ms=9, mfc="white", mec=_VERMILLION, mew=1.8, label="requested x ± eps"
+        [], [], "o", ms=9, mfc="white", mec=VERMILLION, mew=1.8, label="requested x ± eps"
     )
-    (landed,) = ax.plot([], [], "o", ms=7, color=_VERMILLION, label="where it lands")
-    (centre,) = ax.plot([], [], "|", ms=22, mew=2.5, color=_BLUE, label="x (as stored)")
+    (landed,) = ax.plot([], [], "o", ms=7, color=VERMILLION, label="where it lands")
+    (centre,) = ax.plot([], [], "|", ms=22, mew=2.5, color=BLUE, label="x (as stored)")
     ax.legend(loc="upper left", fontsize=8, ncol=4, frameon=False, bbox_to_anchor=(0.0, 1.04))
+    return {
+        "ticks": ticks,
+        "dense": dense,
+        "dense_text": dense_text,
+        "requested": requested,
+        "arrows": arrows,
+        "landed": landed,
+        "centre": centre,
+    }
 
-    zoom_ax.set_xlim(-zoom_ulps - 0.6, zoom_ulps + 0.6)
-    zoom_ax.xaxis.set_major_locator(MaxNLocator(nbins=17, integer=True))
-    zoom_ax.set_xlabel("offset from x, in spacings (ulp) at x", fontsize=9)
-    zoom_ax.set_title("the representable numbers next to x", fontsize=10, loc="left")
-    (zoom_ticks,) = zoom_ax.plot([], [], color=_INK, lw=1.4)
-    (zoom_requested,) = zoom_ax.plot([], [], "o", ms=9, mfc="white", mec=_VERMILLION, mew=1.8)
-    (zoom_landed,) = zoom_ax.plot([], [], "o", ms=7, color=_VERMILLION)
-    (zoom_centre,) = zoom_ax.plot([], [], "|", ms=22, mew=2.5, color=_BLUE)
+
+def _draw_zoom_view(zoom_ax: Axes, zoom_ulps: float) -> dict[str, Artist]:
+    """The ruler in ulps of x: the next numbers, requested, landed, x, 'lands further out'."""
+    (zoom_ticks,) = zoom_ax.plot([], [], color=INK, lw=1.4)
+    (zoom_requested,) = zoom_ax.plot([], [], "o", ms=9, mfc="white", mec=VERMILLION, mew=1.8)
+    (zoom_landed,) = zoom_ax.plot([], [], "o", ms=7, color=VERMILLION)
+    (zoom_centre,) = zoom_ax.plot([], [], "|", ms=22, mew=2.5, color=BLUE)
     # fixed labels, shown or hidden: the number of ulps is a readout's job
+    further = {"va": "center", "fontsize": 8.5, "color": VERMILLION, "visible": False}
     zoom_left = zoom_ax.text(
-        -zoom_ulps - 0.5,
-        0.55,
-        "← x − eps lands further out",
-        ha="left",
-        va="center",
-        fontsize=8.5,
-        color=_VERMILLION,
-        visible=False,
+        -zoom_ulps - 0.5, 0.55, "← x − eps lands further out", ha="left", **further
     )
     zoom_right = zoom_ax.text(
-        zoom_ulps + 0.5,
-        0.55,
-        "x + eps lands further out →",
-        ha="right",
-        va="center",
-        fontsize=8.5,
-        color=_VERMILLION,
-        visible=False,
+        zoom_ulps + 0.5, 0.55, "x + eps lands further out →", ha="right", **further
     )
-    return RulerArtists(
-        ax,
-        zoom_ax,
-        ticks,
-        dense,
-        dense_text,
-        requested,
-        arrows,
-        landed,
-        centre,
-        zoom_ticks,
-        zoom_requested,
-        zoom_landed,
-        zoom_centre,
-        zoom_left,
-        zoom_right,
-        view,
-        zoom_ulps,
-    )
+    return {
+        "zoom_ticks": zoom_ticks,
+        "zoom_requested": zoom_requested,
+        "zoom_landed": zoom_landed,
+        "zoom_centre": zoom_centre,
+        "zoom_left": zoom_left,
+        "zoom_right": zoom_right,
+    }
+
+
+def draw_float_ruler(
+    ax: Axes, zoom_ax: Axes, *, view: float = 1.6, zoom_ulps: float = 8.0
+) -> RulerArtists:
+    """Draw the empty ruler on two Axes; fill it with :func:`update_float_ruler`."""
+    _setup_ruler_axes(ax, zoom_ax, view, zoom_ulps)
+    eps_view = _draw_eps_view(ax, view)
+    zoom_view = _draw_zoom_view(zoom_ax, zoom_ulps)
+    return RulerArtists(ax, zoom_ax, **eps_view, **zoom_view, view=view, zoom_ulps=zoom_ulps)
 
 
 def update_float_ruler(

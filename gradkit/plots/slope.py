@@ -7,18 +7,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from .style import (
-    _BLUE,
-    _INK,
-    _ORANGE,
-    _VERMILLION,
-    _finite,
-    _padded,
+    BLUE,
+    INK,
+    ORANGE,
+    VERMILLION,
+    finite_values,
+    padded_limits,
 )
 
 __all__ = [
@@ -71,28 +72,39 @@ class SlopeArtists:
         )
 
 
-def draw_slope(ax: Axes, zoom_ax: Axes, *, half_width: float = 2.5) -> SlopeArtists:
-    """Draw the empty slope picture on two Axes; fill it with :func:`update_slope_view`."""
-    (curve,) = ax.plot([], [], color=_INK, lw=1.8, label="f")
-    (tangent,) = ax.plot([], [], color=_BLUE, lw=2.4, alpha=0.8, label="tangent: analytic slope")
-    (secant,) = ax.plot([], [], color=_VERMILLION, lw=1.6, ls="--", label="secant: numeric slope")
+def _draw_overview(ax: Axes) -> dict[str, Artist]:
+    """f near x with the tangent, the secant, the evaluation points, x and the zoom window."""
+    (curve,) = ax.plot([], [], color=INK, lw=1.8, label="f")
+    (tangent,) = ax.plot([], [], color=BLUE, lw=2.4, alpha=0.8, label="tangent: analytic slope")
+    (secant,) = ax.plot([], [], color=VERMILLION, lw=1.6, ls="--", label="secant: numeric slope")
     (points,) = ax.plot(
-        [], [], "o", color=_VERMILLION, ms=6, mec="white", mew=0.8, label="evaluation points"
+        [], [], "o", color=VERMILLION, ms=6, mec="white", mew=0.8, label="evaluation points"
     )
-    (centre,) = ax.plot([], [], "o", color=_INK, ms=5, zorder=4)
+    (centre,) = ax.plot([], [], "o", color=INK, ms=5, zorder=4)
     window = Rectangle(
-        (0, 0), 0, 1, transform=ax.get_xaxis_transform(), color=_ORANGE, alpha=0.35, lw=0
+        (0, 0), 0, 1, transform=ax.get_xaxis_transform(), color=ORANGE, alpha=0.35, lw=0
     )
     ax.add_patch(window)
     ax.set_xlabel("x")
     ax.set_ylabel("f(x)")
     ax.grid(alpha=0.3)
+    return {
+        "curve": curve,
+        "tangent": tangent,
+        "secant": secant,
+        "points": points,
+        "centre": centre,
+        "window": window,
+    }
 
-    (zoom_tangent,) = zoom_ax.plot([], [], color=_BLUE, lw=3.0, alpha=0.7)
-    (zoom_curve,) = zoom_ax.plot([], [], color=_INK, lw=1.2)
-    (zoom_secant,) = zoom_ax.plot([], [], color=_VERMILLION, lw=1.6, ls="--")
-    (zoom_points,) = zoom_ax.plot([], [], "o", color=_VERMILLION, ms=7, mec="white", mew=0.8)
-    (zoom_centre,) = zoom_ax.plot([], [], "o", color=_INK, ms=5, zorder=4)
+
+def _draw_zoom(zoom_ax: Axes, half_width: float) -> dict[str, Line2D]:
+    """The zoom x +- half_width eps in units of eps; its y ticks are the browser's."""
+    (zoom_tangent,) = zoom_ax.plot([], [], color=BLUE, lw=3.0, alpha=0.7)
+    (zoom_curve,) = zoom_ax.plot([], [], color=INK, lw=1.2)
+    (zoom_secant,) = zoom_ax.plot([], [], color=VERMILLION, lw=1.6, ls="--")
+    (zoom_points,) = zoom_ax.plot([], [], "o", color=VERMILLION, ms=7, mec="white", mew=0.8)
+    (zoom_centre,) = zoom_ax.plot([], [], "o", color=INK, ms=5, zorder=4)
     zoom_ax.set_xlim(-half_width * 1.04, half_width * 1.04)
     zoom_ax.set_ylim(-1, 1)
     # the y ticks change with every eps: the browser draws them (see zoom_limits)
@@ -101,13 +113,19 @@ def draw_slope(ax: Axes, zoom_ax: Axes, *, half_width: float = 2.5) -> SlopeArti
     zoom_ax.set_ylabel("(f(t) − f(x)) / eps", labelpad=34)  # room for the browser's ticks
     zoom_ax.set_title("zoom: x ± 2.5·eps, f computed in the dtype", fontsize=10)
     zoom_ax.grid(alpha=0.3, axis="x")
-    handles = [
-        curve,
-        tangent,
-        secant,
-        points,
-        Rectangle((0, 0), 1, 1, color=_ORANGE, alpha=0.35, lw=0, label="zoom window"),
-    ]
+    return {
+        "zoom_curve": zoom_curve,
+        "zoom_tangent": zoom_tangent,
+        "zoom_secant": zoom_secant,
+        "zoom_points": zoom_points,
+        "zoom_centre": zoom_centre,
+    }
+
+
+def _draw_slope_legend(ax: Axes, overview: dict[str, Artist]) -> None:
+    """One legend above both panels: f, the two slopes, the points and the zoom window."""
+    handles = [overview[k] for k in ("curve", "tangent", "secant", "points")]
+    handles += [Rectangle((0, 0), 1, 1, color=ORANGE, alpha=0.35, lw=0, label="zoom window")]
     ax.figure.legend(
         handles=handles,
         loc="upper center",
@@ -116,22 +134,14 @@ def draw_slope(ax: Axes, zoom_ax: Axes, *, half_width: float = 2.5) -> SlopeArti
         frameon=False,
         bbox_to_anchor=(0.5, 1.0),
     )
-    return SlopeArtists(
-        ax,
-        zoom_ax,
-        curve,
-        tangent,
-        secant,
-        points,
-        centre,
-        window,
-        zoom_curve,
-        zoom_tangent,
-        zoom_secant,
-        zoom_points,
-        zoom_centre,
-        half_width,
-    )
+
+
+def draw_slope(ax: Axes, zoom_ax: Axes, *, half_width: float = 2.5) -> SlopeArtists:
+    """Draw the empty slope picture on two Axes; fill it with :func:`update_slope_view`."""
+    overview = _draw_overview(ax)
+    zoom = _draw_zoom(zoom_ax, half_width)
+    _draw_slope_legend(ax, overview)
+    return SlopeArtists(ax, zoom_ax, **overview, **zoom, half_width=half_width)
 
 
 def update_slope_view(
@@ -143,11 +153,11 @@ def update_slope_view(
 ) -> None:
     """Show f over ``curve_x`` and fix the overview's limits (a change that needs a full draw)."""
     artists.curve.set_data(curve_x, curve_y)
-    xs, ys = _finite(curve_x), _finite(curve_y)
+    xs, ys = finite_values(curve_x), finite_values(curve_y)
     if xs.size:
         artists.ax.set_xlim(xs.min(), xs.max())
     if ys.size:
-        artists.ax.set_ylim(*_padded(float(ys.min()), float(ys.max()), 0.12))
+        artists.ax.set_ylim(*padded_limits(float(ys.min()), float(ys.max()), 0.12))
     # y=1.0 fixes the position (as matplotlib would place it: no ticks on top), so a redraw
     # skips measuring the axes for it
     artists.ax.set_title(title, fontsize=10, y=1.0)
@@ -222,8 +232,9 @@ def zoom_limits(
     evaluation points and 0.
     """
     u = np.array([-half_width, half_width])
-    needed = np.concatenate([_finite(zoom_v), _finite(analytic * u), _finite(zoom_vals), [0.0]])
-    lo, hi = _padded(float(needed.min()), float(needed.max()), 0.12)
+    shown = (zoom_v, analytic * u, zoom_vals)
+    needed = np.concatenate([*(finite_values(v) for v in shown), [0.0]])
+    lo, hi = padded_limits(float(needed.min()), float(needed.max()), 0.12)
     return lo, hi, list(_zoom_ticks(lo, hi))
 
 
@@ -246,7 +257,7 @@ def zoom_limits_many(
     hi = np.empty(len(parts))
     ticks = []
     for k in range(len(parts)):
-        lo[k], hi[k] = _padded(float(low[k]), float(high[k]), 0.12)
+        lo[k], hi[k] = padded_limits(float(low[k]), float(high[k]), 0.12)
         ticks.append(list(_zoom_ticks(float(lo[k]), float(hi[k]))))
     return lo, hi, ticks
 

@@ -1,41 +1,43 @@
 """The shared style of gradkit's pictures: colours, dtype styles, small helpers.
 
-The colours are the theme's (gradkit/widgets/static/gradkit.css holds the same values for the
-browser side).
+The colours are :data:`gradkit._palette.PALETTE` (gradkit/widgets/static/gradkit.css holds the
+same values for the browser side).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["DTYPE_STYLES", "STYLE"]
+from .._palette import PALETTE
 
-# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
-_BLUE, _VERMILLION, _GREEN, _PINK = "#0072B2", "#D55E00", "#009E73", "#CC79A7"
-_ORANGE, _SKY, _GREY, _INK = "#E69F00", "#56B4E9", "#777777", "#222222"
+__all__ = ["DTYPE_STYLES", "STYLE", "finite_values", "padded_limits"]
+
+#: The palette's colours by name, for the plot modules.
+BLUE, VERMILLION, GREEN, PINK = (PALETTE[k] for k in ("blue", "vermillion", "green", "pink"))
+ORANGE, SKY, GREY, INK = (PALETTE[k] for k in ("orange", "sky", "grey", "ink"))
+ERROR = PALETTE["error"]
 
 #: Colour, marker and line style of each dtype's curve (also used by the widgets' legends).
 DTYPE_STYLES: dict[str, tuple[str, str, str]] = {
-    "float64": (_BLUE, "o", "-"),
-    "float32": (_VERMILLION, "s", "-"),
-    "float16": (_GREEN, "^", "--"),
-    "bfloat16": (_PINK, "D", "-."),
+    "float64": (BLUE, "o", "-"),
+    "float32": (VERMILLION, "s", "-"),
+    "float16": (GREEN, "^", "--"),
+    "bfloat16": (PINK, "D", "-."),
 }
 
-_NAN2 = [math.nan, math.nan]
 
-
-def _finite(values: Sequence[float] | np.ndarray) -> np.ndarray:
+def finite_values(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The finite entries of ``values``, flattened."""
     a = np.asarray(values, dtype=float).ravel()
     return a[np.isfinite(a)]
 
 
-def _padded(
+def padded_limits(
     lo: float, hi: float, pad: float = 0.08, minimum: float = 1e-300
 ) -> tuple[float, float]:
+    """Limits around [lo, hi] with ``pad`` of the span each side (a unit span if it is empty)."""
     span = hi - lo
     if not span > minimum:
         centre = 0.5 * (lo + hi)
@@ -44,14 +46,5 @@ def _padded(
     return lo - pad * span, hi + pad * span
 
 
-#: The theme colours by name (the CSS variables --gk-<name> of static/gradkit.css).
-STYLE: dict[str, str] = {
-    "blue": _BLUE,
-    "vermillion": _VERMILLION,
-    "green": _GREEN,
-    "pink": _PINK,
-    "orange": _ORANGE,
-    "sky": _SKY,
-    "grey": _GREY,
-    "ink": _INK,
-}
+#: The theme colours by name (:data:`gradkit._palette.PALETTE`).
+STYLE: dict[str, str] = PALETTE

@@ -15,17 +15,12 @@ from dataclasses import dataclass
 
 import torch
 
-from ..numerics import SCHEMES
-
 __all__ = [
-    "Landing",
     "Ruler",
     "evaluate",
-    "landing",
     "ruler",
     "rulers",
     "sample",
-    "zoom_sample",
 ]
 
 
@@ -54,78 +49,6 @@ def sample(f: Callable, lo: float, hi: float, n: int = 200) -> tuple[torch.Tenso
     """``f`` on ``n`` evenly spaced float64 points of [lo, hi]: the smooth curve for an overview."""
     t = torch.linspace(lo, hi, n, dtype=torch.float64)
     return t, evaluate(f, t).to(torch.float64)
-
-
-@dataclass(frozen=True)
-class Landing:
-    """Where a finite difference's evaluation points land in a dtype.
-
-    Attributes
-    ----------
-    x : float
-        x as stored in the dtype.
-    h : float
-        eps as stored in the dtype (0 if it underflows).
-    points : tuple[float, float]
-        The two evaluation points (x + a h, x + b h) computed in the dtype, for the scheme's
-        offsets a, b (central: +1, -1; forward: +1, 0).
-    values : tuple[float, float]
-        f at those points, computed in the dtype.
-    fx : float
-        f(x) computed in the dtype.
-    underflow : bool
-        eps rounds to 0 in the dtype.
-    collapsed : bool
-        Both evaluation points are the same number: the numeric slope is exactly 0.
-    """
-
-    x: float
-    h: float
-    points: tuple[float, float]
-    values: tuple[float, float]
-    fx: float
-    underflow: bool
-    collapsed: bool
-
-
-def landing(f: Callable, x: float, eps: float, dtype: torch.dtype, scheme: str) -> Landing:
-    """The evaluation points of ``scheme`` at ``x`` with step ``eps``, rounded in ``dtype``."""
-    plus, minus, _, _ = SCHEMES[scheme]
-    h = torch.tensor(float(eps), dtype=torch.float64).to(dtype)
-    x_t = torch.tensor(float(x), dtype=dtype)
-    points = torch.stack([x_t + plus * h, x_t + minus * h, x_t])
-    values = evaluate(f, points).to(torch.float64)
-    p = points.to(torch.float64)
-    return Landing(
-        x=float(p[2]),
-        h=float(h),
-        points=(float(p[0]), float(p[1])),
-        values=(float(values[0]), float(values[1])),
-        fx=float(values[2]),
-        underflow=bool(h == 0),
-        collapsed=bool(points[0] == points[1]),
-    )
-
-
-def zoom_sample(
-    f: Callable, x: float, eps: float, dtype: torch.dtype, half_width: float = 2.5, n: int = 241
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """f near x in units of eps, computed in ``dtype``: (u, (f(t) - f(x)) / eps), t = x + u eps.
-
-    u is the requested offset; t = x + u eps is computed in ``dtype`` (so it rounds) and f is
-    evaluated in ``dtype``: at a tiny eps the curve is the staircase a learner's tensor sees.
-    NaN everywhere if eps underflows.
-    """
-    h = torch.tensor(float(eps), dtype=torch.float64).to(dtype)
-    x_t = torch.tensor(float(x), dtype=dtype)
-    u = torch.linspace(-half_width, half_width, n, dtype=torch.float64)
-    t = x_t + (u * float(eps)).to(dtype)
-    values = evaluate(f, torch.cat([t, x_t.reshape(1)])).to(torch.float64)
-    fx = values[-1]
-    if float(h) == 0.0:
-        nan = torch.full_like(u, math.nan)
-        return nan, nan
-    return u, (values[:-1] - fx) / eps
 
 
 @dataclass(frozen=True)
@@ -220,54 +143,12 @@ def _walk(start: torch.Tensor, steps: int) -> torch.Tensor:
     return values[torch.isfinite(values)]
 
 
-def ruler(
-    x: float,
-    eps: float,
-    dtype: torch.dtype,
-    *,
-    zoom_ulps: int = 8,
-    view: float = 1.6,
-    max_ticks: int = 160,
-) -> Ruler:
-    """Representable numbers around ``x`` in ``dtype`` and where ``x -+ eps`` land."""
-    x_t = torch.tensor(float(x), dtype=dtype)
-    h = torch.tensor(float(eps), dtype=torch.float64).to(dtype)
-    finfo = torch.finfo(dtype)
-    up = torch.nextafter(x_t, torch.tensor(math.inf, dtype=dtype))
-    down = torch.nextafter(x_t, torch.tensor(-math.inf, dtype=dtype))
-    x64 = float(x_t)
-    ulp = float(up.double() - x64) if math.isfinite(float(up)) else float(finfo.eps) * abs(x64)
-    ulp_below = float(x64 - down.double()) if math.isfinite(float(down)) else ulp
-    lower, upper = x_t - h, x_t + h
+def ruler(x: float, eps: float, dtype: torch.dtype, **options: float) -> Ruler:
+    """Representable numbers around ``x`` in ``dtype`` and where ``x -+ eps`` land.
 
-    # zoom: zoom_ulps ulps of x either side (the spacing below x can be half of ulp)
-    below_steps = int(zoom_ulps * max(1.0, ulp / ulp_below))
-    start = _from_keys(_order_keys(x_t.reshape(1)) - below_steps, dtype)[0]
-    numbers = _walk(start, below_steps + zoom_ulps).to(torch.float64)
-    zoom = (numbers - x64) / ulp
-    zoom = zoom[zoom.abs() <= zoom_ulps + 1e-9]
-
-    # the view x +- view*eps, in units of eps
-    count = 2 * view * float(eps) / min(ulp, ulp_below)
-    ticks: torch.Tensor | None = None
-    if count <= max_ticks:
-        lo = torch.tensor(x64 - view * float(eps), dtype=torch.float64).to(dtype)
-        offsets = (_walk(lo, int(count) + 4).to(torch.float64) - x64) / float(eps)
-        ticks = offsets[offsets.abs() <= view]
-    return Ruler(
-        x=x64,
-        h=float(h),
-        ulp=ulp,
-        ulp_below=ulp_below,
-        lower=float(lower),
-        upper=float(upper),
-        lower_collapsed=bool(lower == x_t),
-        upper_collapsed=bool(upper == x_t),
-        underflow=bool(h == 0),
-        zoom_ticks=zoom,
-        view_ticks=ticks,
-        view_count=count,
-    )
+    ``options`` are :func:`rulers`' keywords (``zoom_ulps``, ``view``, ``max_ticks``).
+    """
+    return rulers(x, [eps], dtype, **options)[0]
 
 
 def rulers(
@@ -281,35 +162,25 @@ def rulers(
 ) -> list[Ruler]:
     """:func:`ruler` for every eps in ``eps_values`` at once (one batched pass per dtype).
 
-    Equal, field for field, to ``[ruler(x, eps, dtype) for eps in eps_values]``: x, its
-    neighbours and the zoom ticks do not depend on eps and are computed once; x -+ eps is one
-    batched subtraction and addition in ``dtype``; the view ticks are walked only for the eps
+    x, its neighbours and the zoom ticks do not depend on eps and are computed once; x -+ eps is
+    one batched subtraction and addition in ``dtype``; the view ticks are walked only for the eps
     whose view holds at most ``max_ticks`` numbers.
     """
     x_t = torch.tensor(float(x), dtype=dtype)
-    eps64 = torch.tensor([float(e) for e in eps_values], dtype=torch.float64)
-    h = eps64.to(dtype)  # eps as stored in the dtype
-    finfo = torch.finfo(dtype)
-    up = torch.nextafter(x_t, torch.tensor(math.inf, dtype=dtype))
-    down = torch.nextafter(x_t, torch.tensor(-math.inf, dtype=dtype))
-    x64 = float(x_t)
-    ulp = float(up.double() - x64) if math.isfinite(float(up)) else float(finfo.eps) * abs(x64)
-    ulp_below = float(x64 - down.double()) if math.isfinite(float(down)) else ulp
+    x64, ulp, ulp_below = _spacing(x_t)
+    h = torch.tensor([float(e) for e in eps_values], dtype=torch.float64).to(dtype)
     lower, upper = x_t - h, x_t + h  # computed in the dtype, all eps at once
     lower_collapsed, upper_collapsed = (lower == x_t).tolist(), (upper == x_t).tolist()
+    # zoom: zoom_ulps ulps of x either side (the spacing below x can be half of ulp)
     below_steps = int(zoom_ulps * max(1.0, ulp / ulp_below))
     start = _from_keys(_order_keys(x_t.reshape(1)) - below_steps, dtype)[0]
-    numbers = _walk(start, below_steps + zoom_ulps).to(torch.float64)
-    zoom = (numbers - x64) / ulp
+    zoom = (_walk(start, below_steps + zoom_ulps).to(torch.float64) - x64) / ulp
     zoom = zoom[zoom.abs() <= zoom_ulps + 1e-9]
     out = []
     for k, eps in enumerate(eps_values):
+        # the view x +- view*eps, in units of eps: about `count` representable numbers
         count = 2 * view * float(eps) / min(ulp, ulp_below)
-        ticks: torch.Tensor | None = None
-        if count <= max_ticks:
-            lo = torch.tensor(x64 - view * float(eps), dtype=torch.float64).to(dtype)
-            offsets = (_walk(lo, int(count) + 4).to(torch.float64) - x64) / float(eps)
-            ticks = offsets[offsets.abs() <= view]
+        ticks = _view_ticks(x64, float(eps), view, count, dtype) if count <= max_ticks else None
         out.append(
             Ruler(
                 x=x64,
@@ -327,3 +198,24 @@ def rulers(
             )
         )
     return out
+
+
+def _spacing(x_t: torch.Tensor) -> tuple[float, float, float]:
+    """x as stored, and the spacing to the next representable number above and below it."""
+    dtype = x_t.dtype
+    up = torch.nextafter(x_t, torch.tensor(math.inf, dtype=dtype))
+    down = torch.nextafter(x_t, torch.tensor(-math.inf, dtype=dtype))
+    x64 = float(x_t)
+    finfo = torch.finfo(dtype)
+    ulp = float(up.double() - x64) if math.isfinite(float(up)) else float(finfo.eps) * abs(x64)
+    ulp_below = float(x64 - down.double()) if math.isfinite(float(down)) else ulp
+    return x64, ulp, ulp_below
+
+
+def _view_ticks(
+    x64: float, eps: float, view: float, count: float, dtype: torch.dtype
+) -> torch.Tensor:
+    """Offsets / eps of the representable numbers within view * eps of x."""
+    lo = torch.tensor(x64 - view * eps, dtype=torch.float64).to(dtype)
+    offsets = (_walk(lo, int(count) + 4).to(torch.float64) - x64) / eps
+    return offsets[offsets.abs() <= view]

@@ -10,8 +10,9 @@ import numpy as np
 import torch
 
 from .._args import GRADCHECK_DEFAULTS
-from ._base import THEME, Stage
 from ._jacobian_steps import JacobianSteps, close_entries, fmt_entry
+from ._stage import Stage
+from ._theme import THEME
 
 __all__ = [
     "calls_line",

@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ._base import Control, GradkitWidget, Readout
+from ._base import GradkitWidget
+from ._controls import Control, Readout
+from ._theme import THEME
 
 __all__ = [
     "EXERCISE_CSS",
@@ -68,7 +70,7 @@ LAB_CSS = """
 .gradkit-widget .gk-feedback code, .gradkit-widget .gk-title code { font-family: var(--gk-mono); }
 """
 
-_RIGHT, _WRONG = "#1B7F3B", "#B3261E"
+_RIGHT, _WRONG = THEME["pass"], THEME["error"]
 
 
 def with_theme(extra_css: str) -> str:

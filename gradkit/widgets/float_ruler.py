@@ -1,148 +1,23 @@
-"""FloatRuler: the representable numbers around x, and where x - eps and x + eps land."""
+"""FloatRuler: the representable numbers around x, and where x - eps and x + eps land.
+
+A new x makes a new table (:func:`~gradkit.widgets._ruler_table.ruler_table`: every grid eps ×
+dtype), so the browser answers eps and dtype moves without the kernel; a typed eps off the grid
+is measured by the kernel for every dtype at once.
+"""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import torch
 
 from .. import plots
-from .._args import DTYPES, EPS_GRID, dtype_name
+from .._args import DTYPES, as_dtype, check_control_eps, check_x
 from . import _floats
-from ._base import (
-    GradkitWidget,
-    Stage,
-    check_eps,
-    check_x,
-    dtype_value,
-    fmt,
-    fmt_eps,
-    fmt_plain,
-    json_safe,
-    readout_html,
-)
+from ._base import GradkitWidget
+from ._format import json_safe
+from ._ruler_table import FIELDS, ruler_cell, ruler_table
+from ._stage import Stage
 
-__all__ = ["FIELDS", "FloatRuler", "ruler_cell", "ruler_table"]
-
-#: The numbers of one (eps, dtype) cell of the FloatRuler table, in this order (float64 each;
-#: flags are 0 or 1). ``view_*`` are offsets from x in units of eps (the top axes), ``zoom_*`` in
-#: ulps of x (the bottom axes).
-FIELDS: tuple[str, ...] = (
-    "x",
-    "h",
-    "ulp",
-    "lower",
-    "upper",
-    "view_lower",
-    "view_upper",
-    "zoom_lower",
-    "zoom_upper",
-    "eps_in_ulps",
-    "ulps_between",
-    "underflow",
-    "collapsed",
-    "lower_collapsed",
-    "upper_collapsed",
-)
-
-
-def ruler_cell(x: float, eps: float, dtype: torch.dtype) -> dict:
-    """Everything FloatRuler shows for one (x, eps, dtype), computed by torch in ``dtype``.
-
-    Returns
-    -------
-    dict
-        ``ruler`` (the :class:`~gradkit.widgets._floats.Ruler`), ``numbers`` (FIELDS -> float),
-        ``view_ticks`` (offsets / eps of the representable numbers in the top axes, or None when
-        too dense to draw), ``zoom_ticks`` (offsets / ulp in the bottom axes) and ``readouts``
-        (readout name -> HTML, the strings Python and the browser show).
-    """
-    return _cell_of(x, eps, dtype, _floats.ruler(x, eps, dtype))
-
-
-def _cell_of(x: float, eps: float, dtype: torch.dtype, r: _floats.Ruler) -> dict:
-    """:func:`ruler_cell` from a ruler already measured."""
-    nan = math.nan
-    # where x - eps and x + eps land: offset / eps on top, offset / ulp below
-    view = ((r.lower - r.x) / eps, (r.upper - r.x) / eps) if not r.underflow else (nan, nan)
-    zoom = ((r.lower - r.x) / r.ulp, (r.upper - r.x) / r.ulp)
-    numbers = {
-        "x": r.x,
-        "h": r.h,
-        "ulp": r.ulp,
-        "lower": r.lower,
-        "upper": r.upper,
-        "view_lower": view[0],
-        "view_upper": view[1],
-        "zoom_lower": zoom[0] if not r.underflow else nan,
-        "zoom_upper": zoom[1] if not r.underflow else nan,
-        "eps_in_ulps": eps / r.ulp,
-        "ulps_between": (r.upper - r.x) / r.ulp,
-        "underflow": float(r.underflow),
-        "collapsed": float(r.collapsed),
-        "lower_collapsed": float(r.lower_collapsed),
-        "upper_collapsed": float(r.upper_collapsed),
-    }
-    return {
-        "ruler": r,
-        "numbers": numbers,
-        "view_ticks": None if r.view_ticks is None else r.view_ticks.tolist(),
-        "zoom_ticks": r.zoom_ticks.tolist(),
-        "readouts": _readouts(x, eps, dtype_name(dtype), r),
-    }
-
-
-def ruler_table(x: float) -> tuple[bytes, dict]:
-    """The FloatRuler table for x: every EPS_GRID position for every dtype, computed ahead.
-
-    Returns
-    -------
-    (bytes, dict)
-        The float64 table (``NF`` numbers per cell, cell ``d * G + g`` for dtype ``d`` and grid
-        position ``g``; then every cell's view ticks, then every cell's zoom ticks) and the scene
-        dict that says how to read it (``view_at`` / ``view_n``: where a cell's view ticks start
-        in the table and how many (-1: too dense to draw), ``zoom_at`` / ``zoom_n`` likewise,
-        ``readouts``: per cell, readout name -> HTML).
-    """
-    names = list(DTYPES)
-    G, D, NF = len(EPS_GRID), len(names), len(FIELDS)
-    numbers: list[float] = []
-    view_parts: list[list[float]] = []
-    zoom_parts: list[list[float]] = []
-    readouts: list[dict] = []
-    for name in names:
-        measured = _floats.rulers(x, EPS_GRID, DTYPES[name])  # one batched pass per dtype
-        for eps, r in zip(EPS_GRID, measured, strict=True):
-            cell = _cell_of(x, eps, DTYPES[name], r)
-            numbers.extend(cell["numbers"][f] for f in FIELDS)
-            view_parts.append(cell["view_ticks"])
-            zoom_parts.append(cell["zoom_ticks"])
-            readouts.append(cell["readouts"])
-    flat = list(numbers)
-    view_at, view_n, zoom_at, zoom_n = [], [], [], []
-    for ticks in view_parts:
-        view_at.append(len(flat) if ticks is not None else -1)
-        view_n.append(len(ticks) if ticks is not None else -1)
-        flat.extend(ticks or [])
-    for ticks in zoom_parts:
-        zoom_at.append(len(flat))
-        zoom_n.append(len(ticks))
-        flat.extend(ticks)
-    scene = {
-        "x": float(x),
-        "dtypes": names,
-        "fields": list(FIELDS),
-        "G": G,
-        "D": D,
-        "NF": NF,
-        "view_at": view_at,
-        "view_n": view_n,
-        "zoom_at": zoom_at,
-        "zoom_n": zoom_n,
-        "readouts": readouts,
-    }
-    return np.asarray(flat, dtype=np.float64).tobytes(), scene
+__all__ = ["FloatRuler"]
 
 
 class FloatRuler(GradkitWidget):
@@ -184,48 +59,53 @@ class FloatRuler(GradkitWidget):
     def __init__(
         self, x: float = 0.5, eps: float = 1e-6, dtype: torch.dtype | str = torch.float32
     ) -> None:
-        dtype, x, eps = dtype_value(dtype), check_x(x), check_eps(eps)
+        dtype, x, eps = as_dtype(dtype), check_x(x), check_control_eps(eps)
         super().__init__()
         with self._building():
             self.ruler: _floats.Ruler | None = None
             self._table_x: float | None = None
-            self._make_x_controls(
-                x, self._update, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
-            )
-            self._make_eps_controls(eps, self._update)
-            # eps on the grid and the dtype are answered from the table in the browser
-            self.dtype_buttons = self.make_dtype_buttons(dtype, scene=False)
-            self.x_readout = self.readout("x", "gradkit-x-readout")
-            self.ulp_readout = self.readout("ulp", "gradkit-ulp")
-            self.landing_readout = self.readout("landing", "gradkit-landing")
-            self.step_readout = self.readout("step", "gradkit-step")
-            self.collapse_readout = self.readout("collapse", "gradkit-collapse")
-            self.eps_slider.spec["scene"] = False  # drawn from the table, no round trip
-
-            self._stage = Stage(self, (8.6, 3.2))
-            fig = self._stage.figure
-            top = fig.add_axes((0.04, 0.63, 0.92, 0.27))
-            bottom = fig.add_axes((0.04, 0.14, 0.92, 0.26))
-            self._stage.axes = {"view": top, "zoom": bottom}
-            self.artists = plots.draw_float_ruler(top, bottom)
-            for artist in self.artists.animated:  # the browser draws these from the table
-                artist.set_animated(True)
-
-            self.dtype_buttons.observe(lambda change: self._update())
-            self._layout(
-                "FloatRuler",
-                "the numbers a dtype can hold near x, and where x ± eps land",
-                [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
-                [
-                    self.x_readout,
-                    self.ulp_readout,
-                    self.landing_readout,
-                    self.step_readout,
-                    self.collapse_readout,
-                ],
-            )
+            self._build_controls(x, eps, dtype)
+            self._build_picture()
             self.alt = "a ruler of the representable numbers near x and where x ± eps land"
             self.guard(self._update)(full=True)
+
+    def _build_controls(self, x: float, eps: float, dtype: torch.dtype) -> None:
+        self._make_x_controls(
+            x, self._update, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
+        )
+        self._make_eps_controls(eps, self._update)
+        # eps on the grid and the dtype are answered from the table in the browser
+        self.dtype_buttons = self.make_dtype_buttons(dtype, scene=False)
+        self.eps_slider.spec["scene"] = False  # drawn from the table, no round trip
+        readouts = [
+            self.readout(name, css)
+            for name, css in (
+                ("x", "gradkit-x-readout"),
+                ("ulp", "gradkit-ulp"),
+                ("landing", "gradkit-landing"),
+                ("step", "gradkit-step"),
+                ("collapse", "gradkit-collapse"),
+            )
+        ]
+        self.x_readout, self.ulp_readout, self.landing_readout = readouts[:3]
+        self.step_readout, self.collapse_readout = readouts[3:]
+        self.dtype_buttons.observe(lambda change: self._update())
+        self._layout(
+            "FloatRuler",
+            "the numbers a dtype can hold near x, and where x ± eps land",
+            [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
+            readouts,
+        )
+
+    def _build_picture(self) -> None:
+        self._stage = Stage(self, (8.6, 3.2))
+        fig = self._stage.figure
+        top = fig.add_axes((0.04, 0.63, 0.92, 0.27))
+        bottom = fig.add_axes((0.04, 0.14, 0.92, 0.26))
+        self._stage.axes = {"view": top, "zoom": bottom}
+        self.artists = plots.draw_float_ruler(top, bottom)
+        for artist in self.artists.animated:  # the browser draws these from the table
+            artist.set_animated(True)
 
     @property
     def dtype(self) -> torch.dtype:
@@ -258,28 +138,32 @@ class FloatRuler(GradkitWidget):
         )
         for name, text in cell["readouts"].items():
             getattr(self, _READOUT_ATTRS[name]).value = text
+        self._send_exact(x, eps)
+
+    def _send_exact(self, x: float, eps: float) -> None:
+        """A typed eps off the grid: its cells for every dtype (a dtype switch stays in the
+        browser); on the grid, nothing (the table has it)."""
         if self.values.get("eps_exact") is None:
             if self.exact:
                 self.exact = {}
-        else:  # a typed eps off the grid: the exact cells, for every dtype (a dtype switch stays
-            # in the browser)
-            cells = {name: ruler_cell(x, eps, DTYPES[name]) for name in DTYPES}
-            self.exact = json_safe(
-                {
-                    "eps": eps,
-                    "x": x,
-                    "fields": list(FIELDS),
-                    "cells": {
-                        name: {
-                            "numbers": [c["numbers"][f] for f in FIELDS],
-                            "view_ticks": c["view_ticks"],
-                            "zoom_ticks": c["zoom_ticks"],
-                            "readouts": c["readouts"],
-                        }
-                        for name, c in cells.items()
-                    },
-                }
-            )
+            return
+        cells = {name: ruler_cell(x, eps, DTYPES[name]) for name in DTYPES}
+        self.exact = json_safe(
+            {
+                "eps": eps,
+                "x": x,
+                "fields": list(FIELDS),
+                "cells": {
+                    name: {
+                        "numbers": [c["numbers"][f] for f in FIELDS],
+                        "view_ticks": c["view_ticks"],
+                        "zoom_ticks": c["zoom_ticks"],
+                        "readouts": c["readouts"],
+                    }
+                    for name, c in cells.items()
+                },
+            }
+        )
 
 
 _READOUT_ATTRS = {
@@ -289,61 +173,3 @@ _READOUT_ATTRS = {
     "step": "step_readout",
     "collapse": "collapse_readout",
 }
-
-
-def _readouts(x: float, eps: float, name: str, r: _floats.Ruler) -> dict[str, str]:
-    """The five readouts (name -> HTML) for one (x, eps, dtype)."""
-    out = {}
-    stored = "stored exactly" if r.x == x else f"stored as {r.x!r}"
-    out["x"] = readout_html("x", f"{x:g}", f"{stored} in {name}")
-    out["ulp"] = readout_html(
-        "spacing (ulp) at x",
-        f"{r.ulp:.3g}",
-        (f"= {fmt_plain(r.ulp)}; " if r.ulp >= 1e-20 else "")
-        + f"eps is {fmt(eps / r.ulp, '.3g')} ulps",
-    )
-    if r.underflow:
-        out["landing"] = readout_html(
-            "x ± eps", "no nudge", f"eps = {fmt_eps(eps)} rounds to 0 in {name}"
-        )
-    else:
-        away = fmt((r.upper - r.x) / r.ulp, ".3g")
-        out["landing"] = readout_html(
-            "x − eps → ",
-            repr(r.lower),
-            f"x + eps → <b>{r.upper!r}</b> ({away} ulps above x)",
-        )
-    if r.underflow or r.collapsed:
-        step_text, detail = "0", "no nudge survives the rounding"
-    else:
-        real = r.step_up + r.step_down
-        detail = (
-            f"(x + eps) − (x − eps) = {real:.6g} instead of 2·eps = {2 * eps:.6g} "
-            f"({fmt(real / (2 * eps), '.4g')} × 2·eps)"
-        )
-        step_text = f"{real / 2:.4g}"
-    out["step"] = readout_html("the nudge that really happened", step_text, detail)
-    if r.underflow:
-        text = (
-            f"<span class='gk-bad'>eps = {fmt_eps(eps)} is below the smallest {name} number: "
-            "it rounds to 0, so (f(x) − f(x)) / 0 is 0/0 = NaN.</span>"
-        )
-    elif r.collapsed:
-        text = (
-            f"<span class='gk-bad'>x − eps and x + eps both land on x: eps is less "
-            f"than half the spacing {r.ulp:.3g}, so f(x + eps) − f(x − eps) = 0 and the "
-            "numeric slope is exactly 0.</span>"
-        )
-    elif r.lower_collapsed or r.upper_collapsed:
-        side = "x − eps" if r.lower_collapsed else "x + eps"
-        text = (
-            f"<span style='color:#8a5a00'>{side} lands on x: only one side of the nudge "
-            "survives, so the central difference sees half a step.</span>"
-        )
-    else:
-        text = (
-            "<span class='gk-good'>x − eps, x and x + eps are three different "
-            f"{name} numbers.</span>"
-        )
-    out["collapse"] = text
-    return out

@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import torch
 
-from .._args import GRADCHECK_DEFAULTS
-from ._base import Control, GradkitWidget, Stage, check_eps
+from .._args import GRADCHECK_DEFAULTS, check_control_eps
+from ._base import GradkitWidget
+from ._controls import Control
 from ._jacobian_scene import draw_frame, history_table, scene_data, table_bytes
 from ._jacobian_steps import (
     N_MAX,
@@ -33,6 +34,7 @@ from ._jacobian_steps import (
     sample_input,
 )
 from ._panel_helpers import with_theme
+from ._stage import Stage
 
 __all__ = ["Calls", "JacobianBuilder"]
 
@@ -111,7 +113,7 @@ class JacobianBuilder(GradkitWidget):
         fn, label = as_function(f)
         like = as_input(x) if x is not None else None
         n = check_n(n if n is not None else (like.numel() if like is not None else 4))
-        nudge = check_eps(eps)
+        nudge = check_control_eps(eps)
         super().__init__()
         with self._building():
             self._f: Callable = fn

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..quiz_bank import PredictEntry, QuizBank, as_bank, grade_prediction, parse_guess
-from ._base import Control, GradkitWidget, InputError
+from ._base import GradkitWidget
+from ._controls import Control
+from ._format import InputError
 from ._panel_helpers import LAB_CSS, feedback_html, feedback_readout, with_theme
 
 __all__ = ["Predict"]

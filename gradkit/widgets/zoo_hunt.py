@@ -17,7 +17,8 @@ import torch
 from .. import zoo
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
-from ._base import Control, GradkitWidget
+from ._base import GradkitWidget
+from ._controls import Control
 from ._panel_helpers import EXERCISE_CSS, add_nullable_choice, with_theme
 
 __all__ = ["ZooHunt"]

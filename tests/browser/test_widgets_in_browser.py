@@ -150,7 +150,7 @@ def test_numbers_equal_the_kernels_torch_values(page, explorer) -> None:
     code = (
         "from gradkit.numerics import numeric_slope\n"
         "from gradkit._args import EPS_GRID\n"
-        "from gradkit.widgets._base import fmt\n"
+        "from gradkit.widgets._format import fmt\n"
         "for index, dtype in " + repr([(i, d) for i, d, _, _ in shown]) + ":\n"
         "    try:\n"
         "        v = numeric_slope(explorer.f, explorer.x_slider.value, EPS_GRID[index],"

@@ -5,16 +5,12 @@ const LAB = { grey: "#777777", ink: "#222222" };
 
 function labCell(ctx, s, d, g, field) {
   const sc = ctx.scene;
-  return ctx.table[((s * sc.D + d) * sc.G + g) * sc.NF + sc.fields.indexOf(field)];
+  return ctx.table[sceneRow(sc, s, d, g) * sc.NF + sc.fields.indexOf(field)];
 }
 
-// Row (scheme s, dtype d, grid eps g) of the scene's strings, as scene_cell in epsilon_lab.py.
+// Row (scheme s, dtype d, grid eps g) of the scene's strings, as scene_cell in _epsilon_table.py.
 function labExtra(sc, s, d, g) {
-  const K = sc.keys.length;
-  const start = ((s * sc.D + d) * sc.G + g) * K;
-  const t = {};
-  for (let i = 0; i < K; i++) t[sc.keys[i]] = sc.strings[sc.cell_index[start + i]];
-  const { cells, head, ...r } = t;
+  const { cells, head, ...r } = unpackStrings(sc, sc.cell_index, sceneRow(sc, s, d, g));
   return { r, cells, head };
 }
 
@@ -34,7 +30,6 @@ VIEWS.epsilon_lab = {
     const strip = ctx.axes("strip");
     const dr = ctx.draw;
     const grid = sc.eps;
-    const G = sc.G;
     const drawn = { eps: null, dtype: chosen, scheme: v.scheme, shown, curves: {}, strip: {}, strip_rows: [] };
     const shownNames = sc.dtypes.filter((name) => shown.includes(name));
     // theory lines for the chosen dtype
@@ -80,8 +75,8 @@ VIEWS.epsilon_lab = {
     let extra;
     let g = 0;
     if (v.eps_exact != null) {
-      const ex = ctx.model.get("exact") || {};
-      if (ex.eps !== v.eps_exact || ex.x !== sc.x || ex.function !== sc.function) return null;
+      const ex = exactFor(ctx);
+      if (!ex) return null;
       eps = ex.eps;
       const r = ex.rows[s][dc];
       err = r[sc.fields.indexOf("error")];
@@ -104,7 +99,7 @@ VIEWS.epsilon_lab = {
     drawn.cursor_px = [+main.px(eps).toFixed(2), err > 0 ? +main.py(err).toFixed(2) : null];
     ctx.drawn = drawn;
     const texts = { ...extra[dc][g].r };
-    // the table: shown dtypes only, the chosen one bold (as table_html in epsilon_lab.py)
+    // the table: shown dtypes only, the chosen one bold (as table_html in _epsilon_table.py)
     const bold = " style='font-weight:bold'";
     const rows = sc.dtypes
       .filter((name) => shown.includes(name))

@@ -13,8 +13,8 @@ function rulerCell(ctx) {
   if (d < 0) return null;
   const byName = (arr) => Object.fromEntries(sc.fields.map((f, i) => [f, arr[i] ?? NaN]));
   if (v.eps_exact != null) {
-    const ex = ctx.model.get("exact") || {};
-    if (ex.eps !== v.eps_exact || ex.x !== sc.x || !ex.cells || !ex.cells[v.dtype]) return null;
+    const ex = exactFor(ctx);
+    if (!ex || !ex.cells || !ex.cells[v.dtype]) return null;
     const c = ex.cells[v.dtype];
     return { n: byName(c.numbers), view: c.view_ticks, zoom: c.zoom_ticks, readouts: c.readouts,
       eps: ex.eps, label: v.eps_label };

@@ -9,14 +9,14 @@ function slopeRow(ctx) {
   const d = sc.dtypes.indexOf(v.dtype);
   if (s < 0 || d < 0) return null;
   if (v.eps_exact != null) {
-    const ex = ctx.model.get("exact") || {};
-    if (ex.eps !== v.eps_exact || ex.x !== sc.x || ex.function !== sc.function) return null;
+    const ex = exactFor(ctx);
+    if (!ex) return null;
     const num = (a) => a.map((q) => (q === null ? NaN : q));
     return { row: num(ex.rows[s][d]), zoom: num(ex.zoom[d]), extra: ex.extra[s][d], eps: ex.eps };
   }
   const g = v.eps;
   const { G, D, NF, NZ } = sc;
-  const row = (s * D + d) * G + g;
+  const row = sceneRow(sc, s, d, g);
   const off = row * NF;
   const zoff = sc.S * D * G * NF + (d * G + g) * NZ;
   return {
@@ -27,13 +27,9 @@ function slopeRow(ctx) {
   };
 }
 
-// The readouts and zoom ticks of one row: the scene sends each distinct string once and a flat
-// index per row (scene_row_extra in slope_explorer.py does the same lookup).
+// The readouts and zoom ticks of one row (scene_row_extra in _slope_table.py does the same).
 function sceneRowExtra(sc, row) {
-  const K = sc.keys.length;
-  const r = {};
-  for (let i = 0; i < K; i++) r[sc.keys[i]] = sc.strings[sc.readout_index[row * K + i]];
-  return { r, t: sc.tick_sets[sc.tick_index[row]] };
+  return { r: unpackStrings(sc, sc.readout_index, row), t: sc.tick_sets[sc.tick_index[row]] };
 }
 
 VIEWS.slope_explorer = {
