@@ -43,14 +43,17 @@ def find_layout(inputs: tuple) -> tuple[str, str] | None:
 def find_mutation(fn: Callable, inputs: tuple) -> tuple[str, str] | None:
     """One call of ``fn`` on copies: do the copies still hold their values afterwards?"""
     copies = mirror_inputs(inputs)
-    before = {i: copies[i].detach().clone() for i, t in enumerate(copies) if is_floating(t)}
+    # compared in double precision: every dtype has nan_to_num there (complex32 has not)
+    before = {
+        i: t.detach().to(to_double(t), copy=True) for i, t in enumerate(copies) if is_floating(t)
+    }
     try:
         with torch.no_grad():
             fn(*copies)
     except Exception:  # noqa: BLE001 - any failure of user code: no conclusion
         return None
     for i, old in before.items():
-        new = copies[i].detach()
+        new = copies[i].detach().to(to_double(old))
         if not torch.equal(old.nan_to_num(), new.nan_to_num()):
             gap = float((real_view(new) - real_view(old)).abs().max())
             return (

@@ -32,6 +32,15 @@ def test_check_correct_function_passes(capsys):
     assert out.startswith("gradcheck PASS")
 
 
+def test_a_complex_zoo_entry_keeps_its_imaginary_part_in_every_dtype(capsys):
+    """--dtype float16 checks complex32 inputs (never their real part); bfloat16 has no
+    complex counterpart: a usage error that says which dtypes do."""
+    status, out, _ = _run(capsys, "check", "gradkit.zoo:ComplexSquareFn", "--dtype", "float16")
+    assert status == 1 and "inputs: complex32" in out and "cause: precision" in out
+    status, _, err = _run(capsys, "check", "gradkit.zoo:ComplexSquareFn", "--dtype", "bfloat16")
+    assert status == 2 and "no complex counterpart" in err and "float64 (complex128)" in err
+
+
 def test_check_wrong_function_fails_with_cause(capsys):
     status, out, _ = _run(capsys, "check", "gradkit.zoo:WrongSquareFn")
     assert status == 1

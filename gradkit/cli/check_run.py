@@ -177,7 +177,11 @@ def _inputs(args: argparse.Namespace, fn: Callable, function_class: type | None,
 
     if not args.shape and function_class is not None:
         with contextlib.suppress(KeyError):  # not a zoo Function: random inputs below
-            return zoo.entry(function_class).inputs(dtype)
+            entry = zoo.entry(function_class)
+            try:
+                return entry.inputs(dtype)
+            except ValueError as error:  # complex inputs in a dtype with no complex counterpart
+                raise UsageError(f"{args.target}: {error}") from None
     shapes = [parse_shape(s) for s in (args.shape or ["3"])]
     n = _arity(fn, function_class)
     if len(shapes) == 1:

@@ -10,7 +10,7 @@ place (the random forward is the one standalone exception). Tests, widgets and l
 - :mod:`gradkit.zoo.catalogue`: :class:`ZooEntry` and the ``@zoo_entry(...)`` decorator that
   each class carries its metadata in (the name comes from the class's ``__name__``).
 
-Depends on torch only.
+Depends on torch and gradkit._args (the argument rules, themselves torch only).
 """
 
 from __future__ import annotations

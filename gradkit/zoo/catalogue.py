@@ -6,7 +6,8 @@ Every zoo Function carries its metadata where it is defined::
     class SquareFn(torch.autograd.Function): ...
 
 The decorator takes the entry's name from the class's ``__name__`` and adds the entry to
-:data:`CATALOGUE`, in definition order. Depends on torch only.
+:data:`CATALOGUE`, in definition order. Depends on torch and the argument rules
+(:mod:`gradkit._args`) only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import torch
+
+from .._args import complex_counterpart
 
 __all__ = [
     "CATALOGUE",
@@ -77,8 +80,9 @@ class ZooEntry:
 
 
 def _cast(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``t`` in ``dtype`` (a complex ``t`` in its complex counterpart: never its real part)."""
     if t.is_complex():
-        dtype = {torch.float64: torch.complex128, torch.float32: torch.complex64}.get(dtype, dtype)
+        dtype = complex_counterpart(dtype)
     return t.detach().to(dtype).requires_grad_(t.requires_grad)
 
 
