@@ -1,0 +1,91 @@
+"""Imports flow one way: the argument rules and the palette, the zoo, the torch-only core, plots,
+widgets; the command line uses the core only. Read from the source (no import runs)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_BASE = {"_args", "_palette"}
+_CORE = {
+    "analytic", "batching", "causes", "cost", "detectors", "diagnosis", "engine", "exercises",
+    "jacobian", "numerics", "patterns", "plan", "quiz_bank", "realview", "report", "rounding",
+}  # fmt: skip
+#: What each top-level part of gradkit may import from gradkit (besides itself).
+ALLOWED: dict[str, set[str]] = {
+    "_args": set(),
+    "_palette": set(),
+    "zoo": {"_args"},
+    **{name: _BASE | {"zoo"} | _CORE for name in _CORE},
+    "plots": _BASE | _CORE,
+    "widgets": _BASE | {"zoo", "plots"} | _CORE,
+    "cli": _BASE | {"zoo"} | _CORE,
+    "gradkit": _BASE | {"zoo"} | _CORE,  # the package's __init__
+}
+
+
+def _part(module: str) -> str:
+    """``gradkit.plots.slope`` -> ``plots``; ``gradkit`` -> ``gradkit``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def cross_imports(package: Path) -> dict[str, set[str]]:
+    """For each top-level part of ``package``, the other parts its modules import."""
+    found: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package.parent).with_suffix("").parts
+        module = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
+        home = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                base = home.split(".")[: len(home.split(".")) - (node.level - 1)]
+                if node.module:
+                    targets = [".".join([*base, node.module])]
+                else:
+                    targets = [".".join([*base, a.name]) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                targets = [node.module or ""]
+            for target in targets:
+                if target.split(".")[0] == package.name and _part(target) != _part(module):
+                    found.setdefault(_part(module), set()).add(_part(target))
+    return found
+
+
+def violations(package: Path) -> list[str]:
+    """Every import against :data:`ALLOWED`, as "part -> imported part"."""
+    out = []
+    for part, imported in sorted(cross_imports(package).items()):
+        allowed = ALLOWED.get(part)
+        if allowed is None:
+            out.append(f"{part} has no row in ALLOWED")
+            continue
+        out.extend(f"{part} -> {other}" for other in sorted(imported - allowed))
+    return out
+
+
+def test_imports_flow_one_way():
+    assert violations(ROOT / "gradkit") == []
+
+
+def test_every_part_of_gradkit_has_a_row():
+    parts = {p.stem for p in (ROOT / "gradkit").iterdir() if p.suffix == ".py" or p.is_dir()}
+    parts -= {"__init__", "__pycache__", "data"}
+    assert parts <= set(ALLOWED), parts - set(ALLOWED)
+
+
+def test_a_planted_upward_import_is_caught(tmp_path):
+    package = tmp_path / "gradkit"
+    (package / "numerics").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "numerics" / "__init__.py").write_text("")
+    (package / "numerics" / "slopes.py").write_text(
+        "def f():\n    from ..widgets import SlopeExplorer  # a lazy upward import\n"
+    )
+    (package / "zoo.py").write_text("from .plots import STYLE\n")
+    assert violations(package) == ["numerics -> widgets", "zoo -> plots"]
