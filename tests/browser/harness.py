@@ -221,15 +221,17 @@ PAGE_JS = r"""
     const deadline = performance.now() + timeout;
     const poll = () => {
       let best = null;
+      // >= since: a click's own handler draws in the same task as the input it answers, and
+      // performance.now() is coarse (100 us), so its draw can carry the input's very timestamp
       for (const el of drawnIn(root)) {
         for (const entry of el.__gkDraws || []) {
-          if (entry.draw > since && entry.paint > 0 && (best === null || entry.paint < best)) {
+          if (entry.draw >= since && entry.paint > 0 && (best === null || entry.paint < best)) {
             best = entry.paint;
           }
         }
       }
       for (const entry of gk.images) {
-        if (entry.draw > since && entry.paint > 0 && root.contains(entry.img)
+        if (entry.draw >= since && entry.paint > 0 && root.contains(entry.img)
             && (best === null || entry.paint < best)) {
           best = entry.paint;
         }
