@@ -72,6 +72,23 @@ def test_module_table_lists_every_public_module():
     assert public - set(_module_table()) == set()
 
 
+def test_the_widgets_map_names_every_widget_file():
+    """gradkit/widgets/README.md maps the folder: every module and browser file has a row."""
+    folder = ROOT / "gradkit" / "widgets"
+    table = (folder / "README.md").read_text(encoding="utf-8").split("## Where things live")[1]
+    table = table.split("\n## ")[0]
+    named = set(re.findall(r"`(?:static/)?([\w.]+\.(?:py|js|css))`", table))
+    files = {p.name for p in folder.glob("*.py") if p.name != "__init__.py"}
+    files |= {p.name for p in (folder / "static").iterdir() if p.suffix in (".js", ".css")}
+    views = {p.name for p in (folder / "static").glob("*.js")} - {
+        "base.js",
+        "draw.js",
+        "controls.js",
+        "render.js",
+    }  # one view per widget: the row `static/<view>.js` covers them
+    assert files - views - named == set()
+
+
 def test_commands_in_the_readme_exist():
     targets = set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(), re.M))
     for target in re.findall(r"`make ([a-z][\w-]*)", README):
