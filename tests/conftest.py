@@ -1,4 +1,4 @@
-"""Shared test setup: a headless matplotlib backend, and no figure survives a test."""
+"""Shared test setup: a headless matplotlib backend, no figure or widget survives a test."""
 
 from __future__ import annotations
 
@@ -22,6 +22,21 @@ def _close_figures():
         import matplotlib.pyplot as plt
 
         plt.close("all")
+
+
+@pytest.fixture
+def make():
+    """``make(cls, *args, **kwargs)`` builds a widget and closes it after the test."""
+    built = []
+
+    def build(cls, *args, **kwargs):
+        w = cls(*args, **kwargs)
+        built.append(w)
+        return w
+
+    yield build
+    for w in built:
+        w.close()
 
 
 @pytest.fixture

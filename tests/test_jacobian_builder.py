@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -17,17 +18,9 @@ from gradkit.widgets.jacobian_builder import Calls, JacobianBuilder
 
 
 @pytest.fixture
-def make():
-    made = []
-
-    def build(*args, **kwargs):
-        w = JacobianBuilder(*args, **kwargs)
-        made.append(w)
-        return w
-
-    yield build
-    for w in made:
-        w.close()
+def make(make):
+    """conftest's ``make``, building a JacobianBuilder."""
+    return functools.partial(make, JacobianBuilder)
 
 
 def _reference(f, n):

@@ -24,20 +24,6 @@ def fixed_order(monkeypatch):
     monkeypatch.setenv(quiz_bank.ORDER_VARIABLE, "fixed")
 
 
-@pytest.fixture
-def make():
-    made = []
-
-    def build(cls, *args, **kwargs):
-        w = cls(*args, **kwargs)
-        made.append(w)
-        return w
-
-    yield build
-    for w in made:
-        w.close()
-
-
 def test_the_real_file_has_entries():
     assert len(QUIZ_IDS) >= 5 and len(PREDICT_IDS) >= 2, (QUIZ_IDS, PREDICT_IDS)
 

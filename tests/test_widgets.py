@@ -39,21 +39,6 @@ from gradkit.widgets._slope_table import FIELDS, scene_row_extra
 from gradkit.zoo import SquareFn, WrongSquareFn
 
 
-@pytest.fixture
-def make():
-    """Build widgets and close them after the test."""
-    built = []
-
-    def build(cls, *args, **kwargs):
-        w = cls(*args, **kwargs)
-        built.append(w)
-        return w
-
-    yield build
-    for w in built:
-        w.close()
-
-
 def _text(html: str) -> str:
     return re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ")
 

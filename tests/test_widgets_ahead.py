@@ -18,21 +18,6 @@ from gradkit.widgets import FloatRuler
 from gradkit.widgets._ruler_table import FIELDS, ruler_cell
 
 
-@pytest.fixture
-def make():
-    """Build widgets and close them after the test."""
-    built = []
-
-    def build(cls, *args, **kwargs):
-        w = cls(*args, **kwargs)
-        built.append(w)
-        return w
-
-    yield build
-    for w in built:
-        w.close()
-
-
 def _record_sent(widget) -> list[dict]:
     """Every state message the widget sends to the browser from now on."""
     sent: list[dict] = []
