@@ -32,6 +32,7 @@ def test_check_correct_function_passes(capsys):
     assert out.startswith("gradcheck PASS")
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning")
 def test_a_complex_zoo_entry_keeps_its_imaginary_part_in_every_dtype(capsys):
     """--dtype float16 checks complex32 inputs (never their real part); bfloat16 has no
     complex counterpart: a usage error that says which dtypes do."""

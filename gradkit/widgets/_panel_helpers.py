@@ -27,29 +27,39 @@ __all__ = [
     "with_theme",
 ]
 
+# Every widget class brings its own copy of the theme (anywidget keeps one stylesheet per class),
+# so a later copy would undo an earlier class's rule of equal weight: each rule for one widget
+# names both root classes (.gradkit-widget.gradkit-quiz), which outweighs every theme rule.
+
 #: Styles of the exercise widgets (ExercisePanel, ZooHunt), on top of the theme's variables.
 EXERCISE_CSS = """
-.gradkit-exercise .gk-row { flex-direction: column; gap: 6px; }
-.gradkit-exercise .gk-row > .gradkit-readouts { flex: 0 0 auto; }
-.gradkit-exercise .gk-header { flex-wrap: wrap; }
-.gradkit-exercise .gradkit-controls { flex-direction: row; flex-wrap: wrap; gap: 6px; }
+.gradkit-widget.gradkit-exercise .gk-row { flex-direction: column; gap: 6px; }
+.gradkit-widget.gradkit-exercise .gk-row > .gradkit-readouts { flex: 0 0 auto; }
+.gradkit-widget.gradkit-exercise .gk-header { flex-wrap: wrap; }
+.gradkit-widget.gradkit-exercise .gradkit-controls { flex-direction: row; flex-wrap: wrap;
+  gap: 6px; }
 .gradkit-widget .gradkit-exercise-check button { font-weight: bold; border-color: var(--gk-blue); }
 .gradkit-widget .gk-hint-line { margin: 2px 0; }
 .gradkit-widget .gradkit-readout pre { font-family: var(--gk-mono); font-size: 12px;
   background: #F7F7F7; padding: 6px 8px; border: 1px solid var(--gk-line); overflow-x: auto;
   line-height: 1.35; margin: 4px 0; }
-.gradkit-zoo-hunt .gk-toggle button { width: auto; min-width: 80px; }
-.gradkit-zoo-hunt .gradkit-controls { max-width: 360px; }
+/* the cause buttons wrap, never clip ("nondeterministic" is wider than 80px) */
+.gradkit-widget.gradkit-zoo-hunt .gk-toggle button { width: auto; min-width: 80px;
+  flex: 0 0 auto; }
+.gradkit-widget.gradkit-zoo-hunt .gradkit-controls { max-width: 360px; }
 """
 
 #: Styles of the quiz-like widgets (Quiz, Predict), on top of the theme's variables.
 LAB_CSS = """
-.gradkit-quiz .gk-row, .gradkit-predict .gk-row { flex-direction: column; gap: 6px; }
+.gradkit-widget.gradkit-quiz .gk-row, .gradkit-widget.gradkit-predict .gk-row {
+  flex-direction: column; gap: 6px; }
 /* in a column the row's flex-basis (300px) would become a height: a blank band under the widget */
-.gradkit-quiz .gk-row > .gradkit-readouts, .gradkit-predict .gk-row > .gradkit-readouts {
-  flex: 0 0 auto; }
-.gradkit-quiz .gk-title, .gradkit-predict .gk-title { font-size: 1.08em; line-height: 1.4; }
-.gradkit-quiz .gk-header, .gradkit-predict .gk-header { flex-wrap: wrap; }
+.gradkit-widget.gradkit-quiz .gk-row > .gradkit-readouts,
+.gradkit-widget.gradkit-predict .gk-row > .gradkit-readouts { flex: 0 0 auto; }
+.gradkit-widget.gradkit-quiz .gk-title, .gradkit-widget.gradkit-predict .gk-title {
+  font-size: 1.08em; line-height: 1.4; }
+.gradkit-widget.gradkit-quiz .gk-header, .gradkit-widget.gradkit-predict .gk-header {
+  flex-wrap: wrap; }
 .gradkit-widget .gk-options { display: flex; flex-direction: column; gap: 4px;
   align-items: stretch; max-width: 640px; flex: 1 1 auto; }
 .gradkit-widget button.gk-option { text-align: left; white-space: normal; padding: 4px 10px;

@@ -204,7 +204,8 @@ class LessonRun:
     """A lesson opened in one front end and run top to bottom (Run All, or Voila's own run).
 
     ``problems``: error outputs, cells that never ran, error texts in output areas, non-empty
-    gradkit error areas. ``picture_problems``: pictures without size or drawn content.
+    gradkit error areas, button or label texts cut off. ``picture_problems``: pictures without
+    size or drawn content.
     ``text``: the page's visible text (for Voila's "no menu instructions" check).
     ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. The record
     stays after the page is closed (``page.is_closed()``).
@@ -290,6 +291,7 @@ class Lessons:
             seconds = time.perf_counter() - start
             scope = "page" if self.voila else "notebook"
             pictures = jp.picture_problems(page, scope)
+            problems += jp.clipped_labels(page, scope)
             shot = jp.full_screenshot(page, self._shots / f"{Path(name).stem}.png")
             text = page.locator("body").inner_text() if self.voila else ""
             verdicts = page.locator(

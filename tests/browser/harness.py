@@ -38,6 +38,7 @@ __all__ = [
     "canvas_pixel",
     "choose",
     "chromium_missing_message",
+    "clipped_labels",
     "drag_range",
     "drawn_history",
     "eps_text",
@@ -1002,6 +1003,25 @@ def picture_problems(page, scope: str = "notebook") -> list[str]:
         if shown and not any(picture["drawn"] for picture in shown):
             found.append(f"{where}: nothing drawn on any of its {len(shown)} pictures")
     return found
+
+
+#: Buttons and labels of gradkit widgets whose text does not fit (the learner sees it cut off).
+_CLIPPED_JS = """(scope) => {
+  const root = scope === 'notebook' ? window.jupyterapp.shell.currentWidget.node : document;
+  const out = [];
+  for (const el of root.querySelectorAll('.gradkit-widget button, .gradkit-widget .gk-label')) {
+    if (!el.offsetParent || !el.textContent.trim()) continue;  // hidden, or an icon
+    if (el.scrollWidth > el.clientWidth + 1) {
+      out.push(`"${el.textContent.trim()}" needs ${el.scrollWidth}px, has ${el.clientWidth}px`);
+    }
+  }
+  return out;
+}"""
+
+
+def clipped_labels(page, scope: str = "notebook") -> list[str]:
+    """Every button or label text in a gradkit widget that is cut off, with the widths."""
+    return [f"clipped text: {item}" for item in page.evaluate(_CLIPPED_JS, scope)]
 
 
 #: Widget views Voila rendered: widget outputs (Voila renders each in a Lumino panel, without the
