@@ -23,6 +23,7 @@ __all__ = [
     "RATIO_NORM",
     "JacobianMatrices",
     "cell_label",
+    "heatmap_cells",
     "jacobian_cells",
     "jacobian_matrices",
     "ratio_colour",
@@ -62,14 +63,16 @@ class JacobianMatrices:
     """The three heatmaps' data: numeric, analytic and the clipped log10 of the difference ratio.
 
     ``ratio`` is |analytic - numeric| / allowed (what the difference cells' labels show);
-    ``shape`` is None when both Jacobians are missing; ``vmax`` is the numeric/analytic colour
-    scale's half-width (the scale runs from -vmax to vmax).
+    ``outside`` marks the entries gradcheck fails (|analytic - numeric| > allowed); ``shape``
+    is None when both Jacobians are missing; ``vmax`` is the numeric/analytic colour scale's
+    half-width (the scale runs from -vmax to vmax).
     """
 
     numeric: np.ndarray | None
     analytic: np.ndarray | None
     log_ratio: np.ndarray | None
     ratio: np.ndarray | None
+    outside: np.ndarray | None
     shape: tuple[int, ...] | None
     vmax: float
 
@@ -100,14 +103,15 @@ class JacobianMatrices:
 
 def _difference_ratio(
     n_mat: np.ndarray, a_mat: np.ndarray, atol: float, rtol: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """gradcheck's rule as a ratio, and its log10 clipped to +-RATIO_DECADES.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """gradcheck's rule as a ratio, its log10 clipped to +-RATIO_DECADES, and where it fails.
 
     ratio = |analytic - numeric| / (atol + rtol |numeric|); where allowed is 0, equal entries
-    give 0 and different ones inf.
+    give 0 and different ones inf. An entry fails where |analytic - numeric| > allowed.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         allowed = atol + rtol * np.abs(n_mat)  # gradcheck's rule
+        outside = np.abs(a_mat - n_mat) > allowed
         ratio = np.abs(a_mat - n_mat) / np.where(allowed > 0, allowed, np.nan)
         ratio = np.where((allowed == 0) & (a_mat == n_mat), 0.0, ratio)
         ratio = np.where((allowed == 0) & (a_mat != n_mat), np.inf, ratio)
@@ -117,7 +121,7 @@ def _difference_ratio(
         -RATIO_DECADES,
         RATIO_DECADES,
     )
-    return ratio, log_ratio
+    return ratio, log_ratio, outside
 
 
 def jacobian_matrices(
@@ -129,13 +133,13 @@ def jacobian_matrices(
     )
     present = [m for m in (n_mat, a_mat) if m is not None]
     shape = present[-1].shape if present else None  # the analytic's, when both are there
-    ratio = log_ratio = None
+    ratio = log_ratio = outside = None
     if n_mat is not None and a_mat is not None and n_mat.shape == a_mat.shape:
-        ratio, log_ratio = _difference_ratio(n_mat, a_mat, atol, rtol)
+        ratio, log_ratio, outside = _difference_ratio(n_mat, a_mat, atol, rtol)
     finite = np.concatenate([finite_values(m) for m in present] or [np.empty(0)])
     # vmax = max |entry| over both Jacobians' finite entries (1 if none, or all are 0)
     vmax = (float(np.abs(finite).max()) if finite.size else 1.0) or 1.0
-    return JacobianMatrices(n_mat, a_mat, log_ratio, ratio, shape, vmax)
+    return JacobianMatrices(n_mat, a_mat, log_ratio, ratio, outside, shape, vmax)
 
 
 def _cell_format(value: float) -> str:
@@ -212,6 +216,17 @@ def jacobian_cells(
         missing); ``vmax`` (the numeric/analytic colour scale runs from -vmax to vmax).
     """
     mats = jacobian_matrices(numeric, analytic, atol, rtol)
+    return heatmap_cells(mats, worst=worst, missing=missing, annotate_up_to=annotate_up_to)
+
+
+def heatmap_cells(
+    mats: JacobianMatrices,
+    *,
+    worst: tuple[int, int] | None = None,
+    missing: str = "",
+    annotate_up_to: int = 36,
+) -> dict:
+    """:func:`jacobian_cells` from matrices already computed (:func:`jacobian_matrices`)."""
     rows, cols = mats.rows_cols
     return {
         "shape": [int(rows), int(cols)],

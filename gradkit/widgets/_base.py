@@ -93,7 +93,6 @@ class GradkitWidget(ErrorGuard, ControlBuilder, anywidget.AnyWidget):
         self._closed = False
         self._depth = 0
         self._stage: Stage | None = None
-        self._syncing = False
         super().__init__(view_name=self.view)
         self.add_class("gradkit-widget")
         self.add_class(self.css)

@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 
-from ..plots import jacobian_cells
+from ..plots.jacobian_data import heatmap_cells, jacobian_matrices
 from ..report import CAUSES, CheckReport, WorstEntry
 from ..zoo import ZooEntry
 from ._format import fmt, fmt_eps
@@ -140,14 +140,8 @@ def report_state(label: str, report: CheckReport, eps: float, dtype: str) -> dic
     """
     readouts, suptitle = report_readouts(label, report)
     numeric, analytic, _rows, _cols, worst = report_matrices(report)
-    cells = jacobian_cells(
-        numeric=numeric,
-        analytic=analytic,
-        atol=report.atol,
-        rtol=report.rtol,
-        worst=worst,
-        missing=missing_jacobian_note(report, analytic),
-    )
+    mats = jacobian_matrices(numeric, analytic, report.atol, report.rtol)
+    cells = heatmap_cells(mats, worst=worst, missing=missing_jacobian_note(report, analytic))
     w = report.worst
     drawn = {
         "function": label,
@@ -159,18 +153,8 @@ def report_state(label: str, report: CheckReport, eps: float, dtype: str) -> dic
         "worst": None if w is None else [w.output, w.input, *w.index],
         "ratio": None if w is None or not w.tolerance else w.error / w.tolerance,
         "worst_cell": cells["worst"],
-        "failing_cells": _failing_cells(numeric, analytic, report),
+        # [row, col] of every entry outside gradcheck's allowance (none without both Jacobians)
+        "failing_cells": [] if mats.outside is None else np.argwhere(mats.outside).tolist(),
         "shape": cells["shape"],
     }
     return {"readouts": readouts, "suptitle": suptitle, "cells": cells, "drawn": drawn}
-
-
-def _failing_cells(
-    numeric: np.ndarray | None, analytic: np.ndarray | None, report: CheckReport
-) -> list[list[int]]:
-    """[row, col] of every entry outside gradcheck's allowance (none without both Jacobians)."""
-    if numeric is None or analytic is None:
-        return []
-    with np.errstate(invalid="ignore"):
-        allowed = report.atol + report.rtol * np.abs(numeric)  # gradcheck's rule
-        return np.argwhere(np.abs(analytic - numeric) > allowed).tolist()

@@ -42,8 +42,6 @@ class Stage:
         if self.owner._depth == 0:
             self.flush()
 
-    refresh = redraw
-
     def flush(self) -> None:
         """Render now if a redraw is pending."""
         if self._dirty:
