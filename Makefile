@@ -21,7 +21,8 @@ help:
 	@echo "                 open it in Jupyter Notebook 7 (127.0.0.1, token auth). For a fresh copy,"
 	@echo "                 delete or rename $(MY_LESSONS)/ first"
 	@echo "make test      - set up .venv with test extras; ruff, then the whole test suite (CI runs it)"
-	@echo "make unit      - the fast inner loop: unit tests only (no notebooks, browser or slow tests)"
+	@echo "make unit      - the fast inner loop: JavaScript (node --test) and Python unit tests"
+	@echo "                 (no notebooks, browser or slow tests)"
 	@echo "make lessons   - sync the lessons' jupytext pairs (notebooks/*.py <-> notebooks/*.ipynb)"
 	@echo "make bench     - run the benchmarks in benchmarks/ (ARGS=--full for the large sizes,"
 	@echo "                 ARGS='--only engine --device cuda' for the engine on a GPU)"
@@ -58,9 +59,11 @@ notebook: $(VENV)/.stamp-install
 test: $(VENV)/.stamp-test /usr/bin/chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	node --test tests/js/
 	$(PY) -m pytest
 
 unit: $(VENV)/.stamp-test
+	node --test tests/js/
 	$(PY) -m pytest -q -m "not notebooks and not browser and not slow" --ignore=tests/browser
 
 lessons: $(VENV)/.stamp-test

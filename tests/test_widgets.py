@@ -20,23 +20,19 @@ import pytest
 import torch
 
 from gradkit._args import EPS_GRID
-from gradkit.numerics import numeric_slope
 from gradkit.widgets import (
     EpsilonLab,
     FloatRuler,
     GradcheckLab,
     Quiz,
-    SlopeExplorer,
     _base,
     _format,
-    _lifecycle,
     _stage,
     _theme,
 )
 from gradkit.widgets import _lab_ahead as gradcheck_lab_module
 from gradkit.widgets._epsilon_table import scene_cell, table_html
-from gradkit.widgets._slope_table import FIELDS, scene_row_extra
-from gradkit.zoo import SquareFn, WrongSquareFn
+from gradkit.zoo import SquareFn
 
 
 def _text(html: str) -> str:
@@ -49,129 +45,6 @@ def _slope(line) -> float:
 
 
 # ------------------------------------------------------------------------- SlopeExplorer
-
-
-def test_slope_explorer_defaults_reproduce_the_seed(make):
-    w = make(SlopeExplorer)
-    assert "4.000" in _text(w.numeric_readout.value)
-    assert "4.000" in _text(w.analytic_readout.value)
-    assert "0.001" in _text(w.eps_readout.value)
-    assert w.error_area.value == ""
-    assert w.function_dropdown.value == "x²"
-    assert w.dtype_buttons.value is torch.float64
-    assert w.scheme_buttons.value == "central"
-    assert _slope(w.artists.secant) == pytest.approx(4.0, abs=1e-9)
-    assert _slope(w.artists.tangent) == pytest.approx(4.0)
-    px, py = w.artists.points.get_data()
-    assert list(px) == pytest.approx([2.001, 1.999])
-    assert list(py) == pytest.approx([2.001**2, 1.999**2])
-    assert w.artists.curve.get_data()[0][0] == pytest.approx(0.5)
-
-
-def test_slope_explorer_float32_parts_ways(make):
-    w = make(SlopeExplorer)
-    w.eps_slider.value = 1e-6
-    _, v = w.artists.zoom_curve.get_data()
-    assert len(np.unique(v)) == len(v) >= 100  # float64: a smooth line at this zoom
-    w.dtype_buttons.value = torch.float32
-    assert w.numeric == pytest.approx(3.814697265625)
-    assert _slope(w.artists.secant) == pytest.approx(w.numeric)
-    assert "3.815" in _text(w.numeric_readout.value)
-    assert "float32" in _text(w.numeric_readout.value)
-    assert "4.000" in _text(w.analytic_readout.value)
-    rel = float(re.search(r"relative error\s+([0-9.e+-]+)", _text(w.rel_error_readout.value))[1])
-    assert rel == pytest.approx(abs(w.numeric - 4) / 4, rel=1e-2)
-    # the zoom in units of eps holds a staircase: few distinct levels
-    _, v = w.artists.zoom_curve.get_data()
-    assert 3 <= len(np.unique(v)) < 60
-
-
-def test_slope_explorer_collapse_underflow_and_forward(make):
-    w = make(SlopeExplorer)
-    w.dtype_buttons.value = torch.float16
-    w.eps_slider.value = 1e-4
-    assert w.numeric == 0.0
-    assert "exactly 0" in _text(w.note_readout.value)
-    w.eps_slider.value = 1e-9  # below float16's smallest subnormal
-    assert math.isnan(w.numeric)
-    assert "rounds to 0" in _text(w.note_readout.value)
-    assert w.error_area.value == ""
-    w.dtype_buttons.value = torch.float64
-    w.eps_slider.value = 1e-2
-    w.scheme_buttons.value = "forward"
-    assert w.numeric == pytest.approx(4.01)  # (f(x+h) - f(x)) / h = 2x + h
-    assert list(w.artists.zoom_points.get_data()[0]) == [1.0, 0.0]
-    w.function_dropdown.value = "sin(x)"
-    assert w.analytic == pytest.approx(math.cos(2.0))
-    assert "sin" in w.artists.ax.get_title()
-
-
-def test_slope_explorer_steps_and_typed_eps(make):
-    w = make(SlopeExplorer)
-    w.eps_down.click()
-    assert w.eps_slider.value == pytest.approx(1e-4)
-    assert w.eps_text.value == "0.0001"
-    w.eps_up.click()
-    w.eps_up.click()
-    assert w.eps_slider.value == pytest.approx(1e-2)
-    w.x_up.click()
-    assert w.x_slider.value == pytest.approx(2.05)
-    w.x_down.click()
-    w.x_down.click()
-    assert w.x_slider.value == pytest.approx(1.95)
-    w.eps_text.value = "1e-6"
-    assert w.eps_slider.value == 1e-6
-    assert re.search(r"eps\s+1e-06 = 0\.000001", _text(w.eps_readout.value))
-
-
-def test_bad_eps_text_shows_a_message_and_the_widget_keeps_working(make):
-    w = make(SlopeExplorer)
-    w.eps_text.value = "abc"
-    assert "eps must be a number" in w.error_area.value
-    assert w.eps_slider.value == 1e-3  # unchanged
-    w.eps_text.value = "1e-15"
-    assert "between 1e-12 and 1" in w.error_area.value
-    w.eps_slider.value = 1e-5  # works again, and the message goes
-    assert w.error_area.value == ""
-    assert w.eps_text.value == "1e-05"
-    assert "4.000" in _text(w.numeric_readout.value)
-
-
-def test_callback_errors_land_in_the_error_area(make):
-    def fragile(v):
-        if bool((torch.as_tensor(v) < -2.0).any()):
-            raise ValueError("fragile f is undefined below -2")
-        return v * v
-
-    w = make(SlopeExplorer, f=fragile, x=1.0)
-    assert w.function_dropdown.value == "your fragile"
-    assert w.error_area.value == ""
-    w.x_slider.value = -1.0  # the overview reaches -2.5: f raises inside the callback
-    assert "fragile f is undefined below -2" in w.error_area.value
-    assert isinstance(w.last_error, ValueError)
-    assert "gradkit-error" in w.error_area._dom_classes
-    w.x_slider.value = 1.5  # still alive
-    assert w.error_area.value == ""
-    assert w.analytic == pytest.approx(3.0)
-
-
-def test_slope_explorer_rejects_bad_arguments():
-    from ipywidgets.widgets.widget import _instances
-
-    before = len(_instances)
-    with pytest.raises(ValueError, match="scheme"):
-        SlopeExplorer(scheme="sideways")
-    with pytest.raises(ValueError, match="dtype"):
-        SlopeExplorer(dtype="float8")
-    with pytest.raises(ValueError, match="eps"):
-        SlopeExplorer(eps=1e-20)
-    with pytest.raises(ValueError, match="not one of"):
-        SlopeExplorer(f="tan(x)")
-    with pytest.raises(TypeError, match="f must be a function"):
-        SlopeExplorer(f=3)
-    with pytest.raises((TypeError, ValueError), match="x must be a finite number"):
-        SlopeExplorer(x=math.nan)
-    assert len(_instances) == before  # a failed constructor closes what it opened
 
 
 # ---------------------------------------------------------------------------- EpsilonLab
@@ -380,7 +253,6 @@ def test_quiz_rejects_bad_arguments(kwargs, error, match):
 @pytest.mark.parametrize(
     ("cls", "css"),
     [
-        (SlopeExplorer, "gradkit-slope-explorer"),
         (EpsilonLab, "gradkit-epsilon-lab"),
         (FloatRuler, "gradkit-float-ruler"),
         (GradcheckLab, "gradkit-gradcheck-lab"),
@@ -418,7 +290,7 @@ def _walk(widget):
 
 def test_figures_never_enter_pyplot_and_close_frees_them():
     before = plt.get_fignums()
-    built = [cls() for cls in (SlopeExplorer, EpsilonLab, FloatRuler, GradcheckLab)]
+    built = [cls() for cls in (EpsilonLab, FloatRuler, GradcheckLab)]
     assert plt.get_fignums() == before
     for w in built:
         w.close()
@@ -427,31 +299,9 @@ def test_figures_never_enter_pyplot_and_close_frees_them():
     assert plt.get_fignums() == before
 
 
-def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
-    context = {"value": ("cell-a", "run-1", ())}
-    monkeypatch.setattr(_lifecycle, "_cell_context", lambda: context["value"])
-    first, second = SlopeExplorer(), FloatRuler()  # one run may build several widgets
-    assert not first.closed and not second.closed
-    context["value"] = ("cell-b", "run-2", ())
-    other = Quiz("Q?", ["a", "b"], 0)  # another cell: nothing closes
-    assert not first.closed
-    context["value"] = ("cell-a", "run-3", ())  # cell a re-run
-    again = SlopeExplorer()
-    assert first.closed and second.closed and not again.closed and not other.closed
-    context["value"] = ("cell-c", "run-4", ("cell-b",))  # cell b deleted
-    last = Quiz("Q?", ["a", "b"], 1)
-    assert other.closed and not last.closed
-    again.close()
-    last.close()
-    _lifecycle._BY_CELL.clear()
-
-
 @pytest.mark.parametrize(
     ("cls", "control", "values"),
     [
-        (SlopeExplorer, "eps_slider", [1e-5, 1e-8]),
-        (SlopeExplorer, "dtype_buttons", [torch.float32, torch.bfloat16]),
-        (SlopeExplorer, "scheme_buttons", ["forward"]),
         (EpsilonLab, "eps_slider", [1e-4, 1e-9]),
         (EpsilonLab, "dtype_buttons", [torch.float16]),
         (EpsilonLab, "scheme_buttons", ["forward"]),
@@ -490,34 +340,6 @@ def test_theme_colours_are_the_css_variables():
 # ------------------------------------------------------------------- tables and transforms
 
 
-def test_the_slope_table_is_torchs_numeric_slope(make):
-    w = make(SlopeExplorer, f="sin(x)", x=0.7)
-    rng = random.Random(11)
-    rows = np.frombuffer(w.table, dtype=np.float64)
-    scene = w.scene
-    G, D, S, NF = scene["G"], scene["D"], scene["S"], scene["NF"]
-    assert len(EPS_GRID) == G and len(FIELDS) == NF
-    for _ in range(40):
-        s, d, g = rng.randrange(S), rng.randrange(D), rng.randrange(G)
-        numeric = rows[((s * D + d) * G + g) * NF]
-        dtype, scheme = scene["dtypes"][d], scene["schemes"][s]
-        try:
-            expected = numeric_slope(torch.sin, 0.7, EPS_GRID[g], dtype=dtype, scheme=scheme)
-        except ValueError as error:  # eps rounds to 0 in the dtype: the table says NaN
-            expected = math.nan if "rounds to 0" in str(error) else -math.inf
-        assert (math.isnan(numeric) and math.isnan(expected)) or numeric == expected, (
-            dtype, scheme, EPS_GRID[g], numeric, expected
-        )  # fmt: skip
-        # the readouts the browser shows for that row are Python's, digit for digit
-        w.dtype_buttons.value = dtype
-        w.scheme_buttons.value = scheme
-        w.eps_slider.value = EPS_GRID[g]
-        sent = scene_row_extra(scene, s, d, g)  # what the browser shows for that row
-        assert w.numeric_readout.value == sent["r"]["numeric"]
-        assert w.readout_html == sent["r"]
-        assert (math.isnan(w.numeric) and math.isnan(numeric)) or w.numeric == numeric
-
-
 def test_epsilon_lab_scene_strings_are_the_readouts_python_shows(make):
     w = make(EpsilonLab, f="sin(x)", x=0.7, dtypes=("float64", "float16"))
     scene = w.scene
@@ -538,7 +360,7 @@ def test_epsilon_lab_scene_strings_are_the_readouts_python_shows(make):
 def test_scene_renders_match_a_full_draw(make):
     from PIL import Image
 
-    for w in (make(SlopeExplorer), make(EpsilonLab)):
+    for w in (make(EpsilonLab),):
         w.x_slider.value = 1.3  # a second scene: drawn over the cached background
         cached = np.asarray(Image.open(io.BytesIO(w.png)))
         full = np.asarray(Image.open(io.BytesIO(_stage.Stage.png(w._stage))))
@@ -559,7 +381,6 @@ def test_eps_is_shown_exactly_as_on_the_grid(make):
 
 def test_transforms_map_data_to_the_pixels_matplotlib_drew(make):
     for w, points in (
-        (make(SlopeExplorer), {"main": [(1.0, 2.0), (3.2, 9.5)], "zoom": [(-2.0, 0.5)]}),
         (make(EpsilonLab), {"main": [(1e-9, 1e-5), (0.1, 1e-2)], "strip": [(1e-3, 2.0)]}),
     ):
         height = w.size[1]
@@ -580,31 +401,6 @@ def test_transforms_map_data_to_the_pixels_matplotlib_drew(make):
                 py = top + (1 - unit(y, spec["ylim"], spec["yscale"])) * hgt
                 assert px == pytest.approx(X, abs=1e-6)
                 assert py == pytest.approx(height - Yb, abs=1e-6)
-
-
-def test_slope_explorer_takes_your_function_and_shows_its_backward(make):
-    w = make(SlopeExplorer, f=WrongSquareFn, x=2.0, eps=1e-3)
-    assert w.function_dropdown.value == "your WrongSquareFn"
-    assert w.analytic == pytest.approx(6.0) and w.numeric == pytest.approx(4.0)
-    assert _slope(w.artists.tangent) == pytest.approx(6.0)
-    assert _slope(w.artists.secant) == pytest.approx(4.0)
-    assert "analytic (your backward)" in _text(w.analytic_readout.value)
-    assert "6.000" in _text(w.analytic_readout.value)
-    assert w.scene["analytic"] == 6.0 and w.scene["custom"] is True
-    w2 = make(SlopeExplorer, f=WrongSquareFn.apply)
-    assert w2.analytic == pytest.approx(6.0)
-    assert "autograd in float64" in _text(make(SlopeExplorer).analytic_readout.value)
-
-
-def test_typed_eps_off_the_grid_is_computed_exactly(make):
-    w = make(SlopeExplorer)
-    w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.eps_slider.value == 3e-7
-    assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
-    assert w.exact["eps"] == 3e-7 and len(w.exact["rows"]) == 2  # both schemes, every dtype
-    assert re.search(r"eps\s+3e-07 = 0\.0000003", _text(w.eps_readout.value))
-    w.eps_down.click()  # back on the grid, three positions below the nearest grid value
-    assert w.eps == 2e-8 and w.values["eps_exact"] is None
 
 
 def test_epsilon_lab_reveals_the_half_precisions(make):
@@ -729,12 +525,6 @@ def _function_and_scheme_actions(w):
             True,
         ),
     ]
-
-
-def test_monkey_slope_explorer(make):
-    w = make(SlopeExplorer)
-    actions = _eps_actions(w) + _x_actions(w) + _function_and_scheme_actions(w)
-    _monkey(w, actions, 1000, seed=1)
 
 
 def test_monkey_epsilon_lab(make):

@@ -29,7 +29,7 @@ from .gradcheck_lab import GradcheckLab
 from .jacobian_builder import JacobianBuilder
 from .predict import Predict
 from .quiz import Quiz
-from .slope_explorer import SlopeExplorer
+from .slope import SlopeExplorer
 from .zoo_hunt import ZooHunt
 
 __all__ = [

@@ -1,0 +1,64 @@
+"""One ES module per widget family, from the plain ES files beside the code (no build step).
+
+The browser files are real ES modules (``import {x} from "./y.js"``, ``export function``) so
+``node --test`` imports them one by one. anywidget loads one module per widget class, so
+:func:`bundle` joins a family's files, dependencies first, dropping their relative imports and
+``export`` keywords, and appends ``export default { render }``: the family's ``render`` is the
+base's ``render(args, view)`` with its view. Top-level names must be unique across a bundle
+(a test checks it).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+__all__ = ["BASE_FILES", "bundle", "module_files"]
+
+HERE = Path(__file__).parent
+WIDGETS = HERE.parent
+
+#: The base's files, dependencies first.
+BASE_FILES: tuple[str, ...] = (
+    "base/format.js",
+    "base/eps.js",
+    "base/tables.js",
+    "base/plot.js",
+    "base/controls.js",
+    "base/host.js",
+)
+
+_IMPORT = re.compile(r"^import\s[^;]*?from\s*[\"'][^\"']+[\"'];?[ \t]*\n", re.M | re.S)
+_EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function|const|let|class)\b)", re.M)
+_EXPORT_LIST = re.compile(r"^export\s*\{[^}]*\};?[ \t]*\n", re.M)
+
+
+def module_files(*family_files: str) -> tuple[Path, ...]:
+    """The base's files and then ``family_files`` (paths relative to ``gradkit/widgets``)."""
+    return tuple(WIDGETS / name for name in (*BASE_FILES, *family_files))
+
+
+def strip_module(source: str) -> str:
+    """One ES module's text as part of a bundle: no relative imports, no ``export`` keywords."""
+    source = _IMPORT.sub("", source)
+    source = _EXPORT_LIST.sub("", source)
+    return _EXPORT.sub("", source)
+
+
+@functools.cache
+def bundle(view: str, *family_files: str) -> str:
+    """The ES module of one widget family: base files, family files, ``export default``.
+
+    ``view`` names the object (defined in a family file) whose ``key``, ``size`` and ``paint``
+    the base's ``render`` calls.
+    """
+    parts = [
+        f"// ---- {path.relative_to(WIDGETS)}\n" + strip_module(path.read_text(encoding="utf-8"))
+        for path in module_files(*family_files)
+    ]
+    parts.append(
+        "const gradkitOptions = globalThis.__gradkitRenderOptions || {};\n"
+        f"export default {{ render: (args) => render(args, {view}, gradkitOptions) }};\n"
+    )
+    return "\n".join(parts)

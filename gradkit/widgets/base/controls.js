@@ -1,0 +1,204 @@
+// The controls of every widget, from the specs Python sends: toggles, drop-downs, sliders (x, n),
+// the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
+// control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
+// keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
+// with the value as shown, aria-pressed).
+import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, parseEps, stepEps } from "./eps.js";
+import { pyFormat } from "./format.js";
+
+// The keyboard rule of a slider over whole positions lo … hi: the new position for a key, or
+// null for a key it ignores; `page` positions for Page Up/Down.
+export function keyMove(key, position, lo, hi, page = 10) {
+  const moves = {
+    ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: page, PageDown: -page,
+  };
+  let next;
+  if (key in moves) next = position + moves[key];
+  else if (key === "Home") next = lo;
+  else if (key === "End") next = hi;
+  else return null;
+  return Math.min(hi, Math.max(lo, next));
+}
+
+// A slider's value at position k: origin + k * step (the same sum Python's slider makes).
+export function sliderValue(spec, k) {
+  return spec.origin + Math.min(spec.hi, Math.max(spec.lo, k)) * spec.step;
+}
+
+// The position of a value on a slider's grid.
+export function sliderPosition(spec, value) {
+  return Math.round((Number(value) - spec.origin) / spec.step);
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c) node.append(c);
+  return node;
+}
+export { h };
+
+// A range input over positions lo … hi, driven by our own keyboard rule (the same in every
+// front end; data-lm-suppress-shortcuts keeps Notebook 7 / JupyterLab from taking the keys).
+function rangeInput(spec, lo, hi, aria, onMove) {
+  const input = h("input", {
+    type: "range", class: spec.css, title: spec.tooltip, min: lo, max: hi, step: 1,
+    "aria-label": aria, "data-lm-suppress-shortcuts": "true",
+  });
+  input.addEventListener("keydown", (event) => {
+    const next = keyMove(event.key, Number(input.value), lo, hi, spec.page || 10);
+    if (next === null) return;
+    event.preventDefault();
+    event.stopPropagation();
+    onMove(next);
+  });
+  return input;
+}
+
+function stepButton(part, onclick) {
+  return h("button", { class: `gk-step ${part.css}`, title: part.tooltip, "aria-label": part.tooltip,
+    text: part.label, onclick });
+}
+
+function gridControl(spec, ctx) {
+  // eps on EPS_GRID: state.eps (index) and state.eps_exact (a typed value off the grid)
+  const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
+  const move = (k) => ctx.set("eps", k, { also: { eps_exact: null } });
+  const input = rangeInput({ ...spec, page: EPS_DECADE }, 0, EPS_GRID.length - 1, spec.aria || "eps", move);
+  input.addEventListener("input", () => move(Number(input.value)));
+  const down = stepButton(spec.down, () => move(stepEps(ctx.state, -1)));
+  const up = stepButton(spec.up, () => move(stepEps(ctx.state, 1)));
+  const sync = () => {
+    input.value = String(ctx.state.eps);
+    shown.textContent = epsLabel(epsOf(ctx.state));
+    input.setAttribute("aria-valuetext", `eps ${shown.textContent}`);
+  };
+  return { parts: [down, input, up, shown], sync };
+}
+
+function sliderControl(spec, ctx) {
+  // a value origin + k * step for whole k in lo … hi (x, n)
+  const name = spec.name;
+  const label = spec.aria || spec.label || name;
+  const fmt = (v) => pyFormat(Number(v), spec.format || ".6g");
+  const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
+  const move = (k) => ctx.set(name, sliderValue(spec, k), { scene: spec.scene });
+  const position = () => sliderPosition(spec, ctx.state[name]);
+  const input = rangeInput(spec, spec.lo, spec.hi, label, move);
+  if (spec.continuous === false) {
+    input.addEventListener("input", () => { shown.textContent = fmt(sliderValue(spec, Number(input.value))); });
+    input.addEventListener("change", () => move(Number(input.value)));
+  } else input.addEventListener("input", () => move(Number(input.value)));
+  const down = spec.down ? stepButton(spec.down, () => move(position() - 1)) : null;
+  const up = spec.up ? stepButton(spec.up, () => move(position() + 1)) : null;
+  const sync = () => {
+    input.value = String(position());
+    shown.textContent = fmt(ctx.state[name]);
+    input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
+  };
+  return { parts: [down, input, up, shown], sync };
+}
+
+function toggleControl(spec, ctx) {
+  const name = spec.name;
+  const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name });
+  const buttons = spec.options.map((opt, i) => {
+    const b = h("button", { title: (spec.tooltips || [])[i], text: opt, "data-value": opt,
+      onclick: () => ctx.set(name, opt, { scene: spec.scene }) });
+    group.append(b);
+    return b;
+  });
+  const sync = () => {
+    const st = ctx.controlState(name);
+    const visible = st.options || (spec.shown_key ? ctx.state[spec.shown_key] : null) || spec.options;
+    for (const b of buttons) {
+      b.hidden = !visible.includes(b.dataset.value);
+      b.setAttribute("aria-pressed", String(b.dataset.value === ctx.state[name]));
+      b.disabled = !!st.disabled;
+    }
+  };
+  return { parts: [group], sync };
+}
+
+function dropdownControl(spec, ctx) {
+  const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
+    onchange: () => ctx.set(spec.name, select.value, { scene: spec.scene }) });
+  for (const opt of spec.options) select.append(h("option", { value: opt, text: opt }));
+  const sync = () => { select.value = ctx.state[spec.name]; select.disabled = !!ctx.controlState(spec.name).disabled; };
+  return { parts: [select], sync };
+}
+
+function textControl(spec, ctx) {
+  const input = h("input", { type: "text", class: spec.css, title: spec.tooltip, placeholder: spec.placeholder,
+    "aria-label": spec.label || spec.name, "data-lm-suppress-shortcuts": "true" });
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") input.blur(); });
+  input.addEventListener("change", () => {
+    if (spec.parse === "eps") {
+      // the eps rule: on the grid the page answers, off it the kernel computes, a slip is said
+      const got = parseEps(input.value);
+      if (got.error) { ctx.showError(got.error); return; }
+      ctx.set("eps", epsState(got.value).eps, { also: { eps_exact: epsState(got.value).eps_exact } });
+      input.value = epsLabel(got.value);
+    } else ctx.set(spec.name, input.value, { scene: true });
+  });
+  const sync = () => {
+    if (document.activeElement === input) return;
+    input.value = spec.parse === "eps" ? epsLabel(epsOf(ctx.state)) : (ctx.state[spec.name] ?? "");
+    input.disabled = !!ctx.controlState(spec.name).disabled;
+  };
+  return { parts: [input], sync };
+}
+
+function checkboxControl(spec, ctx) {
+  const input = h("input", { type: "checkbox", class: spec.css, title: spec.tooltip,
+    onchange: () => ctx.set(spec.name, input.checked, { scene: spec.scene }) });
+  const label = h("label", { class: "gk-check" }, input, document.createTextNode(` ${spec.text || ""}`));
+  const sync = () => { input.checked = !!ctx.state[spec.name]; input.disabled = !!ctx.controlState(spec.name).disabled; };
+  return { parts: [label], sync };
+}
+
+function buttonControl(spec, ctx) {
+  // spec.set = [key, value]: the page changes its own state (no kernel message) and the button
+  // hides once the state holds that value; otherwise a click goes to the kernel.
+  const b = h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
+    onclick: () => (spec.set ? ctx.set(spec.set[0], spec.set[1]) : ctx.click(spec.name)) });
+  const sync = () => {
+    const st = ctx.controlState(spec.name);
+    b.disabled = !!st.disabled || (!spec.set && ctx.offline);
+    if (st.text) b.textContent = st.text;
+    if (spec.set) b.hidden = JSON.stringify(ctx.state[spec.set[0]]) === JSON.stringify(spec.set[1]);
+  };
+  return { parts: [b], sync };
+}
+
+const KINDS = {
+  grid: gridControl, slider: sliderControl, toggle: toggleControl, dropdown: dropdownControl,
+  text: textControl, checkbox: checkboxControl, button: buttonControl,
+};
+
+// One control row: its label, its parts, and sync() (show the state; hide or disable it as the
+// kernel's control_state says).
+export function buildControl(spec, ctx) {
+  const row = h("div", { class: `gk-control gk-${spec.kind}` });
+  if (spec.label && spec.kind !== "button" && spec.kind !== "checkbox") {
+    row.append(h("span", { class: `gk-label${spec.short ? " gk-short" : ""}`, text: spec.label }));
+  }
+  const made = KINDS[spec.kind](spec, ctx);
+  row.append(...made.parts.filter(Boolean));
+  const sync = () => {
+    made.sync();
+    const st = ctx.controlState(spec.name);
+    row.hidden = !!st.hidden;
+    // a control that needs the kernel, on a page without one, says so instead of breaking
+    const needsKernel = ctx.offline && spec.kernel;
+    row.classList.toggle("gk-needs-kernel", !!needsKernel);
+    for (const node of row.querySelectorAll("input, select, button")) if (needsKernel) node.disabled = true;
+  };
+  return { row, sync };
+}

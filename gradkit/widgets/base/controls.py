@@ -1,0 +1,183 @@
+"""Python handles onto what the page draws: controls and the error area.
+
+A handle holds no state of its own: ``.value`` reads and writes the widget's synced ``state``
+through the widget's public interface (:meth:`~GradkitWidget.current`,
+:meth:`~GradkitWidget.update_state`, :meth:`~GradkitWidget.press`, ...), so Python and the page
+always agree on what is shown. The eps handles go through the one eps rule (:mod:`.eps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..._args import check_x
+from .eps import eps_state, parse_eps, step_eps
+
+if TYPE_CHECKING:
+    from .host import GradkitWidget
+
+__all__ = ["Control", "EpsSlider", "EpsStep", "EpsText", "ErrorArea", "SliderStep"]
+
+
+class Control:
+    """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.on_click(fn)``, ``.disabled``.
+
+    Toggle and drop-down options are ``(label, value)`` pairs: the state holds the label, and
+    ``.value`` gives the value (e.g. the dtype buttons: label ``"float32"``, value
+    ``torch.float32``).
+    """
+
+    def __init__(self, owner: GradkitWidget, spec: dict, pairs: Sequence[tuple] = ()) -> None:
+        self._owner = owner
+        self.spec = spec
+        self.name: str = spec["name"]
+        self.kind: str = spec["kind"]
+        self.description: str = spec.get("label") or spec.get("text") or ""
+        self.tooltip: str = spec.get("tooltip", "")
+        self._pairs = list(pairs)
+        self._dom_classes: tuple[str, ...] = (spec["css"],) if spec.get("css") else ()
+
+    # ---------------------------------------------------------------------------- value
+    def to_state(self, value: Any) -> Any:
+        """The state's form of a value: an option's label for toggles and drop-downs; for a
+        slider the nearest position of its grid ``origin + k * step`` (as the page snaps)."""
+        if self.kind == "slider":
+            s = self.spec
+            k = round((check_x(value, self.name) - s["origin"]) / s["step"])
+            return s["origin"] + min(s["hi"], max(s["lo"], k)) * s["step"]
+        if not self._pairs:
+            return value
+        for label, v in self._pairs:
+            if v is value or v == value or label == value:
+                return label
+        raise ValueError(
+            f"{self.name}={value!r} is not one of {[label for label, _ in self._pairs]}"
+        )
+
+    @property
+    def value(self) -> Any:
+        raw = self._owner.current(self.name)
+        for label, v in self._pairs:
+            if label == raw:
+                return v
+        return raw
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self._owner.update_state({self.name: self.to_state(value)})
+
+    @property
+    def options(self) -> list:
+        """The option labels (toggles, drop-downs)."""
+        return [label for label, _ in self._pairs]
+
+    def observe(self, fn: Callable[[dict], None], names: str = "value") -> None:
+        """Call ``fn(change)`` after the value changes (from Python or the page)."""
+        self._owner.on_change(self.name, fn)
+
+    # --------------------------------------------------------------------------- buttons
+    def click(self) -> None:
+        """Press the button, as a click in the page does."""
+        self._owner.press(self.name)
+
+    def on_click(self, fn: Callable[[Control], None]) -> None:
+        """Call ``fn(control)`` when the button is pressed."""
+        self._owner.on_click(self.name, lambda: fn(self))
+
+    # -------------------------------------------------------------------------- display
+    def _flag(self, key: str) -> Any:
+        return self._owner.control_state.get(self.name, {}).get(key)
+
+    @property
+    def disabled(self) -> bool:
+        return bool(self._flag("disabled"))
+
+    @disabled.setter
+    def disabled(self, value: bool) -> None:
+        self._owner.set_control_state(self.name, disabled=bool(value))
+
+    @property
+    def hidden(self) -> bool:
+        return bool(self._flag("hidden"))
+
+    @hidden.setter
+    def hidden(self, value: bool) -> None:
+        self._owner.set_control_state(self.name, hidden=bool(value))
+
+    def add_class(self, css: str) -> None:
+        """Add a CSS class to the control's element."""
+        self._dom_classes = (*self._dom_classes, css)
+        self.spec["css"] = " ".join(self._dom_classes)
+
+
+class EpsSlider(Control):
+    """The eps slider: ``.value`` is the widget's eps; setting it follows the one eps rule."""
+
+    @property
+    def value(self) -> float:
+        return self._owner.eps
+
+    @value.setter
+    def value(self, value: float) -> None:
+        self._owner.eps = value
+
+    @property
+    def index(self) -> int:
+        """The grid position the slider shows."""
+        return int(self._owner.current("eps"))
+
+
+class EpsText(Control):
+    """The typed eps box: ``.value`` is the text; setting it parses it as the page does."""
+
+    @property
+    def value(self) -> str:
+        return f"{self._owner.eps:.3g}"
+
+    @value.setter
+    def value(self, text: str) -> None:
+        with self._owner.one_change():
+            try:
+                self._owner.update_state(eps_state(parse_eps(text)))
+            except ValueError as error:
+                self._owner.show_error(error)
+
+
+class EpsStep(Control):
+    """÷10 (direction -1) or ×10 (+1): three grid positions, as the page's buttons do."""
+
+    def __init__(self, owner: GradkitWidget, spec: dict, direction: int) -> None:
+        super().__init__(owner, spec)
+        self.direction = direction
+
+    def click(self) -> None:
+        k = step_eps(self._owner.state, self.direction)
+        self._owner.update_state({"eps": k, "eps_exact": None})
+
+
+class SliderStep(Control):
+    """− / + beside a slider: one step along the slider's grid, as the page's buttons do."""
+
+    def __init__(self, owner: GradkitWidget, spec: dict, slider: dict, direction: int) -> None:
+        super().__init__(owner, spec)
+        self.slider = slider
+        self.direction = direction
+
+    def click(self) -> None:
+        s = self.slider
+        k = round((self._owner.current(s["name"]) - s["origin"]) / s["step"]) + self.direction
+        k = min(s["hi"], max(s["lo"], k))
+        self._owner.update_state({s["name"]: s["origin"] + k * s["step"]})
+
+
+class ErrorArea:
+    """The error area: ``.value`` is its HTML (empty when all is well)."""
+
+    def __init__(self, owner: GradkitWidget) -> None:
+        self._owner = owner
+        self._dom_classes = ("gradkit-error",)
+
+    @property
+    def value(self) -> str:
+        return self._owner.error

@@ -1,0 +1,101 @@
+"""The eps rule of the widgets, written once (``eps.js`` beside this file is its browser twin).
+
+The grid and the limits are gradkit's own (:data:`gradkit._args.EPS_GRID`, ``EPS_MIN``,
+``EPS_MAX``); here is what the controls do with them. A widget's state holds eps as ``eps`` (the
+grid index the slider shows) and ``eps_exact`` (the value itself when it is off the grid, else
+None). Every way of setting eps goes through :func:`eps_state`: ``w.eps = 3e-7`` from Python,
+the slider's ``.value``, the typed box, and the state the page sends. ÷10 and ×10 move
+:data:`EPS_DECADE` grid positions.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+from ..._args import EPS_GRID, EPS_MAX, EPS_MIN, check_control_eps, snap_eps
+from .guard import InputError
+
+__all__ = [
+    "EPS_DECADE",
+    "EPS_GRID",
+    "eps_label",
+    "eps_of",
+    "eps_state",
+    "parse_eps",
+    "state_eps",
+    "step_eps",
+]
+
+#: Grid positions per factor of ten (1, 2, 5).
+EPS_DECADE = 3
+
+
+def eps_label(eps: float) -> str:
+    """eps as the controls print it: ``1e-06``, ``0.001``, ``3.16e-07``."""
+    return f"{eps:.3g}"
+
+
+def eps_state(eps: object, argument: str = "eps") -> dict:
+    """The state for an eps: ``{"eps": grid index, "eps_exact": value or None}``.
+
+    Raises the ValueError/TypeError of :func:`gradkit._args.check_control_eps` for anything that
+    is not a number in EPS_MIN..EPS_MAX (NaN, -1, 1e-20, 5, "x").
+    """
+    value = check_control_eps(eps, argument)
+    k = snap_eps(value)
+    return {"eps": k, "eps_exact": None if EPS_GRID[k] == value else value}
+
+
+def eps_of(state: dict) -> float:
+    """The eps a state shows (its exact value, or its grid value)."""
+    exact = state.get("eps_exact")
+    return float(exact) if exact is not None else EPS_GRID[int(state["eps"])]
+
+
+def step_eps(state: dict, direction: int) -> int:
+    """The grid index after ÷10 (``direction`` -1) or ×10 (+1), clamped to the grid."""
+    k = snap_eps(eps_of(state)) + direction * EPS_DECADE
+    return min(len(EPS_GRID) - 1, max(0, k))
+
+
+def parse_eps(text: object) -> float:
+    """A typed eps (``"1e-6"``, ``" 0.001 "``, ``"−1e-6"`` with a minus sign) as a float.
+
+    Raises :class:`InputError` with the words the browser shows for the same slip.
+    """
+    cleaned = str(text).strip().replace("−", "-").replace(" ", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):  # "abc", "nan", "inf": not a number a learner can nudge by
+        raise InputError(
+            f"eps must be a number written like 1e-6 or 0.001; “{html.escape(str(text))}” "
+            "is not one"
+        )
+    if value <= 0:
+        raise InputError(f"eps must be a number > 0 (e.g. 1e-6), got {cleaned}")
+    if not EPS_MIN <= value <= EPS_MAX:
+        raise InputError(
+            f"eps={value:.3g} is outside the range {EPS_MIN:g} to {EPS_MAX:g} of the eps "
+            "controls; pick a value inside it (e.g. 1e-6)"
+        )
+    return value
+
+
+def state_eps(state: dict) -> dict:
+    """The eps keys of a state that came from the page, checked: never trusted as they are.
+
+    A grid index outside the grid, a non-integer index, or an exact value outside the limits
+    raises :class:`InputError` (shown in the error area; the widget keeps its last good eps).
+    """
+    k = state.get("eps")
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(EPS_GRID):
+        raise InputError(f"the page sent eps position {k!r}; it must be 0 … {len(EPS_GRID) - 1}")
+    exact = state.get("eps_exact")
+    if exact is None:
+        return {"eps": k, "eps_exact": None}
+    if isinstance(exact, bool) or not isinstance(exact, (int, float)):
+        raise InputError(f"the page sent eps {exact!r}; it must be a number")
+    return eps_state(parse_eps(repr(float(exact))))

@@ -1,0 +1,182 @@
+// The browser half of every gradkit widget: render({model, el}) builds the layout from the spec
+// Python sent, keeps the control state (the __seq / ack handshake with Python), decodes the scene's
+// tables and paints the view: once per action, never again for the kernel's echo of a state the
+// page already shows. The view (one per widget family) supplies:
+//   key(ctx)    a string naming what would be drawn (same key: nothing to repaint)
+//   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture)
+//   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
+//               the data for this state has not arrived yet (the busy mark shows until it does)
+import { buildControl, h } from "./controls.js";
+import { decodeTables } from "./tables.js";
+import { makePainter } from "./plot.js";
+
+// The handshake, as pure functions (unit-tested): which keys of Python's state the page takes.
+// `pending` maps a key to the seq of the page's latest change to it; `handled` is the latest seq
+// Python has answered. A key the page changed after that stays local.
+export function mergeFromPython(local, incoming, pending, handled) {
+  const out = { ...local };
+  for (const [k, v] of Object.entries(incoming || {})) {
+    if (k === "__seq" || k === "__changed") continue;
+    if ((pending[k] || 0) > handled) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+export function render({ model, el }, view, options = {}) {
+  const spec = model.get("spec") || {};
+  el.classList.add("gradkit-widget");
+  if (spec.css) el.classList.add(spec.css); // the root hooks, in every front end (marimo too)
+  const offline = !!options.offline;
+  el.classList.toggle("gk-offline", offline);
+  const root = h("div", { class: "gk-inner" });
+  el.append(root);
+  const busy = h("span", { class: "gk-busy", role: "status", text: "computing…" });
+  const header = h("div", { class: "gk-header" },
+    h("span", { class: "gk-title", text: spec.title || "" }),
+    h("span", { class: "gk-hint", text: spec.hint ? `— ${spec.hint}` : "" }), busy);
+  const controls = h("div", { class: "gradkit-controls" });
+  const readouts = h("div", { class: "gradkit-readouts", "aria-live": "polite" });
+  const errorArea = h("div", { class: "gradkit-error", role: "alert" });
+  const canvas = h("canvas", { role: "img", "aria-label": spec.alt || "" });
+  const figure = h("div", { class: "gradkit-figure" }, canvas);
+  const legend = h("div", { class: "gk-legend" });
+  const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
+  root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, figure, legend);
+  if (offline && options.offlineNote) root.append(note);
+
+  let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
+  const pending = {};
+  const handled = () => Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
+  let lastKey = null;
+  let paints = 0;
+  let localError = "";
+  let waiting = false;
+
+  const ctx = {
+    model, el, legend, h, offline,
+    spec,
+    state: { ...(model.get("state") || {}) },
+    scene: {},
+    tables: {},
+    exact: {},
+    drawn: {},
+    sceneSeq: 0,
+    controlState(name) { return (model.get("control_state") || {})[name] || {}; },
+    panels() { return ctx.state.panels || spec.panels || []; },
+    showError(message) { localError = message; showErrors(); },
+    set(name, value, opts = {}) {
+      seq += 1;
+      const changes = { [name]: value, ...(opts.also || {}) };
+      for (const k of Object.keys(changes)) pending[k] = seq;
+      Object.assign(ctx.state, changes);
+      if (opts.scene) ctx.sceneSeq = seq;
+      localError = "";
+      showErrors();
+      paint();
+      if (offline) return;
+      // send the page's own state (never a copy of the model's, which an older echo may have
+      // overwritten) with __changed: the keys Python has not handled yet; Python applies only
+      // those, so a stale copy of another key never undoes a newer change (the lost-click race)
+      const changed = Object.keys(pending).filter((k) => pending[k] > handled());
+      model.set("state", { ...ctx.state, __seq: seq, __changed: changed });
+      model.save_changes();
+    },
+    click(name) {
+      if (offline) return;
+      seq += 1;
+      ctx.sceneSeq = seq;
+      localError = "";
+      showErrors();
+      markBusy();
+      model.send({ type: "click", name, seq });
+    },
+  };
+
+  const built = (spec.controls || []).map((s) => buildControl(s, ctx));
+  for (const b of built) controls.append(b.row);
+  const readoutNodes = {};
+  for (const r of spec.readouts || []) {
+    readoutNodes[r.name] = h("div", { class: `gradkit-readout ${r.css}` });
+    readouts.append(readoutNodes[r.name]);
+  }
+  const g = canvas.getContext("2d");
+  ctx.painter = makePainter(g);
+
+  function showErrors() {
+    const fromPython = model.get("error") || "";
+    const mine = localError ? `<div class="gk-alert"><b>Could not use that:</b> ${localError}</div>` : "";
+    errorArea.innerHTML = mine + fromPython;
+  }
+
+  function loadScene() {
+    ctx.scene = model.get("scene") || {};
+    ctx.tables = decodeTables(model.get("tables"), ctx.scene.tables);
+    ctx.exact = model.get("exact") || {};
+    figure.dataset.scene = String(ctx.scene.id ?? "");
+  }
+
+  function markBusy() {
+    const kernelWork = ctx.sceneSeq > (model.get("ack") || 0);
+    el.classList.toggle("gk-is-busy", !offline && (waiting || kernelWork || !!model.get("busy")));
+  }
+
+  function paint(force = false) {
+    for (const b of built) b.sync();
+    const key = `${ctx.scene.key ?? ""}|${view.key ? view.key(ctx) : JSON.stringify(ctx.state)}`;
+    if (key === lastKey && !force) { markBusy(); return; }
+    const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
+    const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(hgt * dpr);
+      canvas.style.width = `${w}px`;
+      canvas.style.height = `${hgt}px`;
+    }
+    figure.hidden = !(hgt > 0);
+    let shown = null;
+    try {
+      g.setTransform(dpr, 0, 0, dpr, 0, 0);
+      g.clearRect(0, 0, w, hgt);
+      ctx.drawn = {};
+      shown = view.paint ? view.paint(ctx) : { readouts: {} };
+    } catch (err) {
+      localError = `could not draw: ${err}`;
+      showErrors();
+      console.error(err);
+    }
+    waiting = shown === null;
+    if (!waiting) {
+      lastKey = key;
+      paints += 1;
+      for (const [name, node] of Object.entries(readoutNodes)) {
+        const v = (shown.readouts || {})[name] ?? "";
+        if (node.innerHTML !== v) node.innerHTML = v;
+      }
+      figure.dataset.drawn = JSON.stringify(shown.drawn || {});
+      figure.dataset.state = JSON.stringify(ctx.state);
+      figure.dataset.values = figure.dataset.state;
+      figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
+      figure.dataset.paints = String(paints);
+    }
+    markBusy();
+  }
+
+  function fromPython() {
+    ctx.state = mergeFromPython(ctx.state, model.get("state"), pending, handled());
+  }
+
+  model.on("change:state", () => { fromPython(); paint(); });
+  model.on("change:ack", () => { fromPython(); paint(); });
+  model.on("change:busy", markBusy);
+  model.on("change:control_state", () => paint());
+  model.on("change:exact", () => { ctx.exact = model.get("exact") || {}; paint(); });
+  model.on("change:error", showErrors);
+  model.on("change:scene", () => { loadScene(); fromPython(); paint(); });
+  model.on("change:tables", () => { loadScene(); paint(); });
+  showErrors();
+  loadScene();
+  if (view.init) view.init(ctx);
+  paint(true);
+  return () => {};
+}

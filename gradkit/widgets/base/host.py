@@ -1,0 +1,376 @@
+"""GradkitWidget: the anywidget every gradkit widget is (``host.js`` is its browser half).
+
+Python computes, the page draws. A widget is a few synced traits:
+
+- ``spec``: the layout (title, hint, the controls and readouts in order, the panels);
+- ``state``: the control values, changed by the page or by Python (the ``__seq`` / ``ack``
+  handshake: the page's latest action always wins);
+- ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
+  binary buffer of float64 arrays, :mod:`.tables`); ``exact``: the kernel's answer for a typed eps
+  off the grid;
+- ``error``, ``busy``, ``control_state``.
+
+The family's ES module draws everything and formats every readout from the scene. Every callback
+runs through :meth:`guard`: an error shows in the error area, never lost. Heavy tables are
+computed after the first picture (:meth:`later`), the widget marked busy meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anywidget
+import traitlets
+
+from .bundle import bundle
+from .controls import Control, ErrorArea
+from .eps import eps_of, eps_state, state_eps
+from .guard import InputError, error_html, register_for_cell
+from .schedule import run_later
+from .tables import json_safe, pack
+
+__all__ = ["GradkitWidget"]
+
+THEME_CSS = (Path(__file__).parent / "theme.css").read_text(encoding="utf-8")
+
+
+class GradkitWidget(anywidget.AnyWidget):
+    """The base of every gradkit widget: controls, state, scene, error area, busy mark.
+
+    Subclasses set ``css`` (the root CSS hook), ``view`` (the JS object that draws) and
+    ``scripts`` (their ES files, relative to ``gradkit/widgets``), and ``PANELS`` when their
+    picture has parts a lesson may leave out. ``README.md`` in ``gradkit/widgets`` is the guide.
+    """
+
+    css: ClassVar[str] = "gradkit-panel"
+    view: ClassVar[str] = ""
+    scripts: ClassVar[tuple[str, ...]] = ()
+    PANELS: ClassVar[tuple[str, ...]] = ()
+    _css = THEME_CSS
+
+    spec = traitlets.Dict().tag(sync=True)
+    state = traitlets.Dict().tag(sync=True)
+    control_state = traitlets.Dict().tag(sync=True)
+    scene = traitlets.Dict().tag(sync=True)
+    tables = traitlets.Bytes(b"").tag(sync=True)
+    exact = traitlets.Dict().tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+    busy = traitlets.Bool(False).tag(sync=True)
+    ack = traitlets.Int(0).tag(sync=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("view"):
+            cls._esm = bundle(cls.view, *cls.scripts)
+
+    def __init__(self, panels: Sequence[str] | None = None) -> None:
+        chosen = self.check_panels(panels)
+        self._listeners: dict[str, list[Callable]] = {}
+        self._clicks: dict[str, list[Callable]] = {}
+        self._controls: dict[str, Control] = {}
+        self._depth = 0
+        self._scene_count = 0
+        self._closed = False
+        self.last_error: BaseException | None = None
+        super().__init__()
+        self.spec = {"css": self.css, "panels": list(self.PANELS), "controls": [], "readouts": []}
+        self.state = {"panels": chosen} if self.PANELS else {}
+        self.add_class("gradkit-widget")
+        self.add_class(self.css)
+        self.error_area = ErrorArea(self)
+        self.on_msg(self._on_message)
+        register_for_cell(self)
+
+    # --------------------------------------------------------------------------- panels
+    @classmethod
+    def check_panels(cls, panels: Sequence[str] | None) -> list[str]:
+        """The panels to open: all by default, else a non-empty subset of ``PANELS``."""
+        if panels is None:
+            return list(cls.PANELS)
+        if isinstance(panels, str):
+            panels = [panels]
+        chosen = list(panels)
+        unknown = [p for p in chosen if p not in cls.PANELS]
+        if unknown or not chosen:
+            raise ValueError(
+                f"panels={chosen!r}: pick one or more of {list(cls.PANELS)} (default: all)"
+            )
+        return [p for p in cls.PANELS if p in chosen]
+
+    @property
+    def panels(self) -> list[str]:
+        """The panels shown; set it to show more or fewer (a later cell may show more)."""
+        return list(self.state.get("panels", self.PANELS))
+
+    @panels.setter
+    def panels(self, value: Sequence[str]) -> None:
+        self.update_state({"panels": self.check_panels(value)})
+
+    # ------------------------------------------------------------------------- building
+    def add_control(
+        self, control: Control, value: Any = None, *, has_value: bool = True
+    ) -> Control:
+        """Register a control (its spec goes to the page with :meth:`layout`)."""
+        self._controls[control.name] = control
+        if has_value:
+            self.state = {**self.state, control.name: value}
+        return control
+
+    def layout(
+        self,
+        title: str,
+        hint: str,
+        controls: Sequence[Control],
+        readouts: Sequence[tuple[str, str]] = (),
+        alt: str = "",
+    ) -> None:
+        """Send the controls (in this order) and the readout slots ``(name, css)``."""
+        self.spec = {
+            **self.spec,
+            "title": title,
+            "hint": hint,
+            "alt": alt,
+            "controls": [c.spec for c in controls],
+            "readouts": [{"name": n, "css": c} for n, c in readouts],
+        }
+
+    @contextlib.contextmanager
+    def building(self) -> Iterator[None]:
+        """A constructor that fails closes what it opened, then raises."""
+        try:
+            yield
+        except BaseException:
+            self.close()
+            raise
+
+    # ---------------------------------------------------------------------------- state
+    def current(self, name: str) -> Any:
+        """One value of the control state."""
+        return self.state.get(name)
+
+    def update_state(self, changes: dict) -> None:
+        """Change state from Python: the page draws it as it draws a click; listeners run."""
+        self.state = {**self.state, **changes}
+
+    def set_control_state(self, name: str, **flags: Any) -> None:
+        """Disable, hide or relabel a control in the page (``disabled``, ``hidden``, ``text``)."""
+        current = dict(self.control_state.get(name, {}))
+        current.update(flags)
+        self.control_state = {**self.control_state, name: current}
+
+    def on_change(self, name: str, fn: Callable[[dict], None]) -> None:
+        """Call ``fn(change)`` after state ``name`` changes (``change["new"]`` its value)."""
+        self._listeners.setdefault(name, []).append(fn)
+
+    def on_click(self, name: str, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` when button ``name`` is pressed (in the page or by :meth:`press`)."""
+        self._clicks.setdefault(name, []).append(fn)
+
+    def press(self, name: str) -> None:
+        """Press button ``name`` as the page does."""
+        with self.one_change():
+            for fn in self._clicks.get(name, []):
+                self.guard(fn)()
+
+    @property
+    def eps(self) -> float:
+        """eps exactly as shown (a grid value or the typed one)."""
+        return eps_of(self.state)
+
+    @eps.setter
+    def eps(self, value: float) -> None:
+        self.update_state(eps_state(value))
+
+    @traitlets.observe("state")
+    def _state_changed(self, change: dict) -> None:
+        old, new = change["old"] or {}, change["new"] or {}
+        names = []
+        for key, value in new.items():
+            if key.startswith("__") or (key in old and old[key] == value):
+                continue
+            name = "eps" if key == "eps_exact" else key
+            if name not in names:
+                names.append(name)
+        with self.one_change() as outermost:
+            for name in names:
+                control = self._controls.get(name)
+                event = {
+                    "name": "value",
+                    "old": old.get(name),
+                    "new": control.value if control is not None else new.get(name),
+                    "owner": control,
+                }
+                for fn in self._listeners.get(name, []):
+                    self.guard(fn)(event)
+        seq = new.get("__seq")
+        if outermost and not self._closed and isinstance(seq, int) and seq > self.ack:
+            self.ack = seq  # only now is the page's change answered (its busy mark goes)
+
+    @contextlib.contextmanager
+    def one_change(self) -> Iterator[bool]:
+        """One change, one outcome: the error area is cleared once, by the outermost change.
+
+        Yields whether this is the outermost change (callbacks it triggers are inner ones).
+        """
+        outermost = self._depth == 0
+        if outermost and self.error:
+            self.error = ""
+        self._depth += 1
+        try:
+            yield outermost
+        finally:
+            self._depth -= 1
+
+    # ----------------------------------------------------------------- the page's state
+    def set_state(self, sync_data: dict) -> None:
+        """A state update from the page: its changed keys are checked, then applied.
+
+        The page sends its whole control state with ``__seq`` (its change counter) and
+        ``__changed`` (the keys it changed that Python has not handled yet). Only those keys are
+        applied onto Python's state, so a stale copy of any other key can never undo a newer
+        change; each is checked first (:meth:`check_page_value`): a value the page should never
+        send is refused with a message in the error area, never trusted.
+        """
+        state = sync_data.get("state") if isinstance(sync_data, dict) else None
+        if isinstance(state, dict):
+            try:
+                merged = self._merge_page_state(state)
+            except InputError as error:
+                self.show_error(error)
+                self.send_state("state")  # the page goes back to Python's state
+                merged = None
+            sync_data = {k: v for k, v in sync_data.items() if k != "state"}
+            if merged is not None:
+                sync_data["state"] = merged
+        super().set_state(sync_data)
+
+    def _merge_page_state(self, incoming: dict) -> dict:
+        seq, changed = incoming.get("__seq"), incoming.get("__changed")
+        current = dict(self.state)
+        if not isinstance(seq, int) or not isinstance(changed, list):
+            raise InputError("the page sent a state without its change counter")
+        keys = [k for k in changed if isinstance(k, str) and k in incoming and k in current]
+        updates = {k: incoming[k] for k in keys}
+        if "eps" in updates or "eps_exact" in updates:
+            updates.update(state_eps({**current, **updates}))
+        for key, value in updates.items():
+            if key not in ("eps", "eps_exact"):
+                self.check_page_value(key, value)
+        merged = {**current, **updates}
+        merged["__seq"] = max(seq, int(current.get("__seq") or 0))
+        return merged
+
+    def check_page_value(self, key: str, value: Any) -> None:
+        """Refuse a value the page sent that no control could have made (InputError)."""
+        control = self._controls.get(key)
+        if key == "panels":
+            try:
+                self.check_panels(value)
+            except (TypeError, ValueError) as error:
+                raise InputError(f"the page sent {key}={value!r}: {error}") from None
+            return
+        if control is None:
+            return
+        spec = control.spec
+        if control.options and value not in control.options:
+            raise InputError(f"the page sent {key}={value!r}; it must be one of {control.options}")
+        if spec["kind"] == "slider":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            lo = spec["origin"] + spec["lo"] * spec["step"]
+            hi = spec["origin"] + spec["hi"] * spec["step"]
+            if not ok or not lo - 1e-9 * abs(lo) - 1e-12 <= value <= hi + 1e-9 * abs(hi) + 1e-12:
+                raise InputError(f"the page sent {key}={value!r}; it must be {lo:g} … {hi:g}")
+        if spec["kind"] == "checkbox" and not isinstance(value, bool):
+            raise InputError(f"the page sent {key}={value!r}; it must be true or false")
+
+    def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
+        if not isinstance(content, dict) or content.get("type") != "click":
+            return
+        name = content.get("name")
+        try:
+            if name in self._clicks:
+                self.press(str(name))
+        finally:
+            seq = content.get("seq")
+            if isinstance(seq, int) and seq > self.ack:
+                self.ack = seq
+
+    # ------------------------------------------------------------------------ errors
+    def guard(self, fn: Callable) -> Callable:
+        """``fn`` with its errors shown in the error area instead of raised or lost."""
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if self._closed:
+                return None
+            with self.one_change():
+                try:
+                    return fn(*args, **kwargs)
+                except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
+                    self.show_error(error)
+                    return None
+
+        return run
+
+    def show_error(self, error: BaseException) -> None:
+        """Show a short message for ``error`` in the error area (``last_error`` keeps it)."""
+        self.last_error = error
+        self.error = self.error + error_html(error)
+
+    def clear_error(self) -> None:
+        """Empty the error area."""
+        self.error = ""
+
+    # ------------------------------------------------------------------------- scenes
+    def send_scene(self, scene: dict, arrays: dict | None = None, *, key: object = None) -> None:
+        """Send a scene: its JSON and its arrays (one buffer) in one message.
+
+        ``key`` names what the scene is of (function, x, ...): the page repaints a state it
+        already shows only when the key changes, so a refill with more of the same (new x
+        positions around the current one) repaints nothing.
+        """
+        self._scene_count += 1
+        buffer, layout = pack(arrays or {})
+        payload = json_safe(scene)
+        payload.update(id=self._scene_count, key=str(key), tables=layout)
+        with self.hold_sync():
+            self.tables = buffer
+            self.scene = payload
+
+    def send_exact(self, payload: dict, match: dict) -> None:
+        """The kernel's answer for a state off the tables (a typed eps off the grid).
+
+        ``match`` holds the state it is for (e.g. ``{"eps_exact": 3e-7, "x": 2.0}``): the page
+        uses it only while its state and scene still are those.
+        """
+        self.exact = {**json_safe(payload), "match": match, "key": self.scene.get("key")}
+
+    def later(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` after the current cell (busy meanwhile): the first picture comes first."""
+        self.busy = True
+
+        def run() -> None:
+            try:
+                self.guard(fn)()
+            finally:
+                if not self._closed:
+                    self.busy = False
+
+        run_later(run)
+
+    # ---------------------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        """Close the widget (its comm) once."""
+        if self.__dict__.get("_closed", True):
+            return
+        self._closed = True
+        super().close()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._closed

@@ -1,0 +1,310 @@
+// The drawing of every gradkit picture, in the browser (no matplotlib on the page): axes that map
+// data to CSS pixels, nice tick positions, and canvas helpers for frames, lines, markers, bands,
+// text, heatmap cells and colour bars. Pure functions (Axes, ticks, colours) are unit-tested
+// with node --test; the helpers only draw what they are given.
+
+export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
+export const INK = "#222222";
+export const GRID = "rgba(0,0,0,0.10)";
+
+// ---------------------------------------------------------------------------------- axes
+// One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
+// or "log" scales. px/py map data to pixels (NaN outside a log axis' domain).
+export class Axes {
+  constructor({ box, xlim = [0, 1], ylim = [0, 1], xscale = "linear", yscale = "linear", name = "" }) {
+    this.name = name;
+    this.box = box;
+    [this.left, this.top, this.width, this.height] = box;
+    this.xlim = xlim;
+    this.ylim = ylim;
+    this.xscale = xscale;
+    this.yscale = yscale;
+  }
+  static frac(v, lim, scale) {
+    if (scale === "log") {
+      if (!(v > 0)) return NaN;
+      return (Math.log10(v) - Math.log10(lim[0])) / (Math.log10(lim[1]) - Math.log10(lim[0]));
+    }
+    return (v - lim[0]) / (lim[1] - lim[0]);
+  }
+  px(x) { return this.left + Axes.frac(x, this.xlim, this.xscale) * this.width; }
+  py(y, ylim = this.ylim) { return this.top + (1 - Axes.frac(y, ylim, this.yscale)) * this.height; }
+  // the same panel with other limits (e.g. a zoom whose y range changes with eps)
+  with(changes) { return new Axes({ ...this.spec(), ...changes }); }
+  spec() {
+    return { name: this.name, box: this.box, xlim: this.xlim, ylim: this.ylim, xscale: this.xscale, yscale: this.yscale };
+  }
+  contains(X, Y) {
+    return X >= this.left - 0.5 && X <= this.left + this.width + 0.5 && Y >= this.top - 0.5 && Y <= this.top + this.height + 0.5;
+  }
+}
+
+// A panel placed as matplotlib's fig.add_axes((left, bottom, width, height)) in figure fractions.
+export function panelBox(size, rect) {
+  const [W, H] = size;
+  const [l, b, w, h] = rect;
+  return [l * W, (1 - b - h) * H, w * W, h * H];
+}
+
+// --------------------------------------------------------------------------------- ticks
+// About `target` round tick values (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi].
+export function niceTicks(lo, hi, target = 5) {
+  if (!(Number.isFinite(lo) && Number.isFinite(hi)) || hi <= lo) return Number.isFinite(lo) ? [lo] : [];
+  const raw = (hi - lo) / Math.max(target, 1);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * 0.999) || 10 * mag;
+  const first = Math.ceil(lo / step - 1e-9);
+  const out = [];
+  for (let k = first; k * step <= hi + step * 1e-9; k++) out.push(roundTo(k * step, step));
+  return out;
+}
+
+function roundTo(v, step) {
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 2);
+  const r = Number(v.toFixed(Math.min(digits, 20)));
+  return Object.is(r, -0) ? 0 : r;
+}
+
+// Tick labels for linear ticks: as few decimals as the step needs, "−" for minus (matplotlib's
+// look), an offset-free scientific form for very small or large values.
+export function tickLabels(ticks) {
+  if (ticks.length === 0) return [];
+  const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) : Math.abs(ticks[0]) || 1;
+  const big = Math.max(...ticks.map(Math.abs));
+  if (big >= 1e5 || (big > 0 && big < 1e-3)) {
+    return ticks.map((v) => (v === 0 ? "0" : v.toExponential(Math.max(0, Math.min(3, decimals(step / 10 ** Math.floor(Math.log10(big)))))).replace("-", "−").replace("e+", "e").replace(/e(−?)0*(\d)/, "e$1$2")));
+  }
+  const d = decimals(step);
+  return ticks.map((v) => v.toFixed(d).replace("-", "−"));
+}
+
+function decimals(step) {
+  for (let d = 0; d < 12; d++) if (Math.abs(Number(step.toFixed(d)) - step) < step * 1e-6) return d;
+  return 12;
+}
+
+// Decades 10^k within [lo, hi] (log axes), thinned to at most `most` labels.
+export function logTicks(lo, hi, most = 8) {
+  if (!(lo > 0 && hi > lo)) return [];
+  const a = Math.ceil(Math.log10(lo) - 1e-9);
+  const b = Math.floor(Math.log10(hi) + 1e-9);
+  const every = Math.max(1, Math.ceil((b - a + 1) / most));
+  const out = [];
+  for (let k = a; k <= b; k++) if ((k - a) % every === 0) out.push(k);
+  return out.map((k) => [10 ** k, powerLabel(k)]);
+}
+
+const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+// 10^k as a learner reads it: "10⁻⁶", "1" for 10⁰.
+export function powerLabel(k) {
+  if (k === 0) return "1";
+  return "10" + String(k).split("").map((c) => SUPERSCRIPT[c]).join("");
+}
+
+// Linear ticks as [value, label] pairs.
+export function linearTicks(lo, hi, target = 5) {
+  const values = niceTicks(lo, hi, target);
+  const labels = tickLabels(values);
+  return values.map((v, i) => [v, labels[i]]);
+}
+
+// y limits for finite samples: [min, max] with a margin, or [-1, 1] when none is finite.
+export function paddedLimits(values, margin = 0.08) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!(lo <= hi)) return [-1, 1];
+  if (hi === lo) { const d = Math.abs(lo) * 0.1 || 1; return [lo - d, hi + d]; }
+  const pad = (hi - lo) * margin;
+  return [lo - pad, hi + pad];
+}
+
+// -------------------------------------------------------------------------------- colours
+// Colour maps as anchor lists, interpolated in RGB: diverging blue-white-red for signed values in
+// [-1, 1] (the difference heatmap), sequential for magnitudes in [0, 1].
+const DIVERGING = ["#2166AC", "#4393C3", "#92C5DE", "#D1E5F0", "#F7F7F7", "#FDDBC7", "#F4A582", "#D6604D", "#B2182B"];
+const SEQUENTIAL = ["#F7FBFF", "#DEEBF7", "#C6DBEF", "#9ECAE1", "#6BAED6", "#4292C6", "#2171B5", "#08519C", "#08306B"];
+
+function hexRgb(hex) { const n = parseInt(hex.slice(1), 16); return [(n >> 16) & 255, (n >> 8) & 255, n & 255]; }
+
+function interpolate(anchors, t) {
+  if (!Number.isFinite(t)) return "#BBBBBB";
+  const u = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
+  const i = Math.min(anchors.length - 2, Math.floor(u));
+  const a = hexRgb(anchors[i]);
+  const b = hexRgb(anchors[i + 1]);
+  const f = u - i;
+  return `rgb(${a.map((c, k) => Math.round(c + (b[k] - c) * f)).join(",")})`;
+}
+
+export function diverging(t) { return interpolate(DIVERGING, (t + 1) / 2); }
+export function sequential(t) { return interpolate(SEQUENTIAL, t); }
+
+// ------------------------------------------------------------------------------- painter
+// Canvas helpers in CSS pixels. `g` is a 2D context already scaled for devicePixelRatio.
+export function makePainter(g) {
+  const dash = { "-": [], "--": [6, 4], ":": [1.5, 3], "-.": [6, 3, 1.5, 3] };
+  const stroke = (st) => {
+    g.strokeStyle = st.color || INK;
+    g.lineWidth = st.lw || 1.5;
+    g.globalAlpha = st.alpha ?? 1;
+    g.setLineDash(dash[st.ls || "-"] || []);
+  };
+  const clipped = (ax, fn) => {
+    g.save();
+    if (ax) { g.beginPath(); g.rect(ax.left, ax.top, ax.width, ax.height); g.clip(); }
+    fn();
+    g.restore();
+  };
+  const text = (x, y, s, st = {}) => {
+    g.save();
+    g.globalAlpha = st.alpha ?? 1;
+    g.fillStyle = st.color || INK;
+    g.font = `${st.weight || "normal"} ${st.size || 12}px ${FONT}`;
+    g.textAlign = st.align || "left";
+    g.textBaseline = st.baseline || "middle";
+    if (st.rotate) { g.translate(x, y); g.rotate(st.rotate); g.fillText(s, 0, 0); } else g.fillText(s, x, y);
+    g.restore();
+  };
+  const segment = (x0, y0, x1, y1, st) => {
+    g.save(); stroke(st); g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke(); g.restore();
+  };
+  const markerPath = (m, X, Y, r) => {
+    if (m === "o") g.arc(X, Y, r, 0, 2 * Math.PI);
+    else if (m === "s") g.rect(X - r, Y - r, 2 * r, 2 * r);
+    else if (m === "^") { g.moveTo(X, Y - r); g.lineTo(X + r, Y + r); g.lineTo(X - r, Y + r); g.closePath(); }
+    else if (m === "v") { g.moveTo(X, Y + r); g.lineTo(X + r, Y - r); g.lineTo(X - r, Y - r); g.closePath(); }
+    else if (m === "D") { g.moveTo(X, Y - r); g.lineTo(X + r, Y); g.lineTo(X, Y + r); g.lineTo(X - r, Y); g.closePath(); }
+    else if (m === "x") { g.moveTo(X - r, Y - r); g.lineTo(X + r, Y + r); g.moveTo(X + r, Y - r); g.lineTo(X - r, Y + r); }
+    else if (m === "|") { g.moveTo(X, Y - r); g.lineTo(X, Y + r); }
+    else if (m === "*") {
+      for (let k = 0; k < 10; k++) {
+        const a = -Math.PI / 2 + (k * Math.PI) / 5;
+        const rr = k % 2 ? r * 0.45 : r;
+        if (k) g.lineTo(X + rr * Math.cos(a), Y + rr * Math.sin(a)); else g.moveTo(X + rr * Math.cos(a), Y + rr * Math.sin(a));
+      }
+      g.closePath();
+    }
+  };
+  return {
+    g,
+    text,
+    clipped,
+    // a polyline in data coordinates; a NaN or infinite point breaks it
+    line(ax, xs, ys, st = {}, ylim) {
+      clipped(st.noclip ? null : ax, () => {
+        stroke(st);
+        g.beginPath();
+        let pen = false;
+        for (let i = 0; i < xs.length; i++) {
+          const X = ax.px(xs[i]);
+          const Y = ax.py(ys[i], ylim);
+          if (!Number.isFinite(X) || !Number.isFinite(Y)) { pen = false; continue; }
+          if (pen) g.lineTo(X, Y); else g.moveTo(X, Y);
+          pen = true;
+        }
+        g.stroke();
+      });
+    },
+    // markers: "o", "s", "^", "v", "D", "x", "|", "*"; fill "none" for an open marker
+    markers(ax, xs, ys, st = {}, ylim) {
+      clipped(st.noclip ? null : ax, () => {
+        const r = (st.ms || 6) / 2;
+        g.globalAlpha = st.alpha ?? 1;
+        g.setLineDash([]);
+        for (let i = 0; i < xs.length; i++) {
+          const X = ax.px(xs[i]);
+          const Y = ax.py(ys[i], ylim);
+          if (!Number.isFinite(X) || !Number.isFinite(Y)) continue;
+          const m = st.marker || "o";
+          g.beginPath();
+          markerPath(m, X, Y, r);
+          if (m === "x" || m === "|") { g.strokeStyle = st.color || INK; g.lineWidth = st.mew || 1.5; g.stroke(); continue; }
+          if (st.fill !== "none") { g.fillStyle = st.color || INK; g.fill(); }
+          if (st.mec || st.fill === "none") { g.strokeStyle = st.mec || st.color || INK; g.lineWidth = st.mew || 1; g.stroke(); }
+        }
+      });
+    },
+    // a band x0..x1 over the panel's height
+    xspan(ax, x0, x1, st = {}) {
+      clipped(ax, () => {
+        g.globalAlpha = st.alpha ?? 0.3;
+        g.fillStyle = st.color || "#E69F00";
+        const a = ax.px(x0);
+        const b = ax.px(x1);
+        g.fillRect(Math.min(a, b), ax.top, Math.max(Math.abs(b - a), 1), ax.height);
+      });
+    },
+    vline(ax, x, st = {}) { const X = ax.px(x); if (Number.isFinite(X)) clipped(ax, () => segment(X, ax.top, X, ax.top + ax.height, st)); },
+    hline(ax, y, st = {}, ylim) { const Y = ax.py(y, ylim); if (Number.isFinite(Y)) clipped(ax, () => segment(ax.left, Y, ax.left + ax.width, Y, st)); },
+    segment,
+    rect(x, y, w, h, st = {}) {
+      g.save();
+      g.globalAlpha = st.alpha ?? 1;
+      if (st.fill) { g.fillStyle = st.fill; g.fillRect(x, y, w, h); }
+      if (st.color) { g.setLineDash([]); g.strokeStyle = st.color; g.lineWidth = st.lw || 1; g.strokeRect(x, y, w, h); }
+      g.restore();
+    },
+    // the frame of a panel: a white face, spines, ticks with labels, grid, axis labels, title.
+    // ticks are [value, label] pairs; spines "box" (four sides) or "bottom" (a ruler's line).
+    frame(ax, o = {}) {
+      const { left: L, top: T, width: W, height: H } = ax;
+      g.save();
+      g.fillStyle = "#FFFFFF";
+      g.fillRect(L, T, W, H);
+      g.restore();
+      for (const [v, label] of o.xticks || []) {
+        const X = ax.px(v);
+        if (!(X >= L - 0.5 && X <= L + W + 0.5)) continue;
+        if (o.grid) segment(X, T, X, T + H, { color: GRID, lw: 0.8 });
+        segment(X, T + H, X, T + H + 3.5, { color: INK, lw: 0.8 });
+        text(X, T + H + 6, label, { align: "center", baseline: "top", size: o.tickSize || 11 });
+      }
+      for (const [v, label] of o.yticks || []) {
+        const Y = ax.py(v, o.ylim);
+        if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
+        if (o.grid) segment(L, Y, L + W, Y, { color: GRID, lw: 0.8 });
+        segment(L - 3.5, Y, L, Y, { color: INK, lw: 0.8 });
+        text(L - 6, Y, label, { align: "right", size: o.tickSize || 11 });
+      }
+      g.save();
+      g.strokeStyle = INK;
+      g.lineWidth = 0.8;
+      g.setLineDash([]);
+      g.beginPath();
+      if (o.spines === "bottom") { g.moveTo(L, T + H); g.lineTo(L + W, T + H); } else g.rect(L, T, W, H);
+      g.stroke();
+      g.restore();
+      if (o.xlabel) text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), o.xlabel, { align: "center", baseline: "top" });
+      if (o.ylabel) text(L - (o.ylabelGap || 46), T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
+      if (o.title) text(L, T - 9, o.title, { baseline: "bottom", size: 13 });
+    },
+    // matrix cells in a panel whose limits are [0, cols] x [rows, 0]; color(i, j) -> CSS colour
+    cells(ax, rows, cols, color) {
+      const w = ax.width / cols;
+      const h = ax.height / rows;
+      for (let i = 0; i < rows; i++) {
+        for (let j = 0; j < cols; j++) {
+          g.fillStyle = color(i, j);
+          g.fillRect(ax.left + j * w, ax.top + i * h, Math.ceil(w), Math.ceil(h));
+        }
+      }
+    },
+    // a vertical colour bar: `cmap(t)` for t from lo (bottom) to hi (top), ticks [value, label]
+    colorbar(ax, cmap, lo, hi, ticks = [], label = "") {
+      const n = 64;
+      for (let k = 0; k < n; k++) {
+        g.fillStyle = cmap(lo + ((hi - lo) * (k + 0.5)) / n);
+        g.fillRect(ax.left, ax.top + ax.height * (1 - (k + 1) / n), ax.width, Math.ceil(ax.height / n) + 0.5);
+      }
+      this.rect(ax.left, ax.top, ax.width, ax.height, { color: INK, lw: 0.8 });
+      const bar = ax.with({ ylim: [lo, hi] });
+      for (const [v, lab] of ticks) {
+        const Y = bar.py(v);
+        segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: INK, lw: 0.8 });
+        text(ax.left + ax.width + 5, Y, lab, { size: 10 });
+      }
+      if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: 10 });
+    },
+  };
+}

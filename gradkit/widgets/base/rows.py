@@ -1,0 +1,202 @@
+"""The controls every widget builds the same way: toggles, drop-downs, sliders, buttons, and the
+shared rows (dtype, scheme, eps with ÷10 / ×10 and a typed box, x with − / +).
+
+Each maker returns a :class:`~.controls.Control` registered on the widget with its first value;
+:meth:`~.host.GradkitWidget.layout` then sends the specs, in order, to the page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x, dtype_name
+from ...numerics import unit_roundoff
+from .controls import Control, EpsSlider, EpsStep, EpsText, SliderStep
+from .eps import eps_state
+
+if TYPE_CHECKING:
+    from .host import GradkitWidget
+
+__all__ = [
+    "DTYPE_TIPS",
+    "button",
+    "checkbox",
+    "dropdown",
+    "dtype_toggle",
+    "eps_row",
+    "scheme_toggle",
+    "slider",
+    "text",
+    "toggle",
+    "x_row",
+]
+
+#: The tooltip of each dtype button: bits and unit roundoff.
+DTYPE_TIPS: dict[str, str] = {
+    name: f"{name}: {torch.finfo(dt).bits} bits, unit roundoff u = {unit_roundoff(dt):.2g}"
+    + (" (gradcheck's dtype)" if name == "float64" else "")
+    for name, dt in DTYPES.items()
+}
+
+#: The numeric slope of each scheme, and how its truncation error shrinks.
+SCHEME_TIPS: dict[str, str] = {
+    "central": "(f(x+eps) − f(x−eps)) / (2·eps): truncation error ∝ eps²",
+    "forward": "(f(x+eps) − f(x)) / eps: truncation error ∝ eps",
+}
+
+
+def toggle(
+    w: GradkitWidget,
+    name: str,
+    options: Sequence[tuple[str, Any]] | Sequence[str],
+    *,
+    value: Any,
+    label: str = "",
+    css: str = "",
+    tooltips: Sequence[str] = (),
+    scene: bool = False,
+) -> Control:
+    """Toggle buttons, one of several; options are labels or ``(label, value)`` pairs."""
+    pairs = [o if isinstance(o, tuple) else (o, o) for o in options]
+    spec = {"kind": "toggle", "name": name, "label": label, "css": css, "scene": scene,
+            "options": [p[0] for p in pairs], "tooltips": list(tooltips)}  # fmt: skip
+    c = Control(w, spec, pairs)
+    return w.add_control(c, None if value is None else c.to_state(value))
+
+
+def dropdown(
+    w: GradkitWidget, name: str, options: Sequence[str], *, value: str, label: str = "",
+    css: str = "", tooltip: str = "", kernel: bool = True,
+) -> Control:  # fmt: skip
+    """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene)."""
+    spec = {"kind": "dropdown", "name": name, "label": label, "css": css, "tooltip": tooltip,
+            "options": list(options), "scene": kernel, "kernel": kernel}  # fmt: skip
+    c = Control(w, spec, [(o, o) for o in options])
+    return w.add_control(c, value)
+
+
+def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
+    w: GradkitWidget, name: str, *, value: float, origin: float, step: float, lo: int, hi: int,
+    label: str = "", css: str = "", tooltip: str = "", scene: bool = True,
+    continuous: bool = True, steps: tuple[dict, dict] | None = None, fmt: str = ".6g",
+) -> Control:  # fmt: skip
+    """A slider over ``origin + k * step`` for whole k in lo … hi (the same sum in the page).
+
+    ``steps``: optional (down, up) buttons ``{name, css, label, tooltip}`` moving one step.
+    """
+    spec = {"kind": "slider", "name": name, "label": label, "css": css, "tooltip": tooltip,
+            "origin": origin, "step": step, "lo": lo, "hi": hi, "scene": scene,
+            "continuous": continuous, "short": True, "format": fmt}  # fmt: skip
+    if steps is not None:
+        spec["down"], spec["up"] = steps
+    c = w.add_control(Control(w, spec), float(value))
+    if steps is not None:
+        for part, direction in zip(steps, (-1, 1), strict=True):
+            part_spec = {"kind": "button", "name": part["name"], "css": part["css"],
+                         "text": part["label"], "tooltip": part["tooltip"]}  # fmt: skip
+            w.add_control(SliderStep(w, part_spec, spec, direction), has_value=False)
+    return c
+
+
+def text(
+    w: GradkitWidget, name: str, *, value: str, label: str = "", css: str = "", tooltip: str = "",
+    placeholder: str = "",
+) -> Control:  # fmt: skip
+    """A text box (sent on Enter or when it loses focus)."""
+    spec = {"kind": "text", "name": name, "label": label, "css": css, "tooltip": tooltip,
+            "placeholder": placeholder, "kernel": True}  # fmt: skip
+    return w.add_control(Control(w, spec), value)
+
+
+def checkbox(
+    w: GradkitWidget, name: str, *, value: bool, text: str, css: str = "", tooltip: str = ""
+) -> Control:
+    """A check box with its text."""
+    spec = {"kind": "checkbox", "name": name, "text": text, "css": css, "tooltip": tooltip}
+    return w.add_control(Control(w, spec), bool(value))
+
+
+def button(
+    w: GradkitWidget, name: str, text: str, *, css: str = "", tooltip: str = "",
+    sets: tuple[str, Any] | None = None,
+) -> Control:  # fmt: skip
+    """A button: a click goes to the kernel, or with ``sets=(key, value)`` the page sets that
+    state itself (no kernel needed) and hides the button once it holds."""
+    spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tooltip,
+            "kernel": sets is None}  # fmt: skip
+    if sets is not None:
+        spec["set"] = list(sets)
+    return w.add_control(Control(w, spec), has_value=False)
+
+
+def dtype_toggle(
+    w: GradkitWidget, value: torch.dtype, label: str = "dtype", *, scene: bool = False
+) -> Control:
+    """float64 / float32 / float16 / bfloat16, each with its unit roundoff in the tooltip."""
+    return toggle(w, "dtype", list(DTYPES.items()), value=value, label=label, css="gradkit-dtype",
+                  tooltips=[DTYPE_TIPS[n] for n in DTYPES], scene=scene)  # fmt: skip
+
+
+def scheme_toggle(w: GradkitWidget, value: str) -> Control:
+    """central / forward, each with its formula in the tooltip."""
+    tips = [SCHEME_TIPS[s] for s in WIDGET_SCHEMES]
+    return toggle(w, "scheme", list(WIDGET_SCHEMES), value=value, label="scheme",
+                  css="gradkit-scheme", tooltips=tips)  # fmt: skip
+
+
+_SMALLER, _LARGER = "make eps 10 times smaller", "make eps 10 times larger"
+
+
+def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
+    """eps on the grid with ÷10 / ×10 (``eps_down``, ``eps_up``) and a typed box.
+
+    The page moves along the grid by itself; a typed eps off the grid is kept exactly
+    (``state["eps_exact"]``) and measured by the kernel. Returns (slider, text box).
+    """
+    down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": _SMALLER}
+    up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": _LARGER}
+    spec = {"kind": "grid", "name": "eps", "label": "eps", "css": "gradkit-eps", "short": True,
+            "aria": "eps", "down": down, "up": up,
+            "tooltip": f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})"}  # fmt: skip
+    state = eps_state(eps)
+    slider_control = w.add_control(EpsSlider(w, spec), state["eps"])
+    w.state = {**w.state, "eps_exact": state["eps_exact"]}
+    for name, part, direction in (("eps_down", down, -1), ("eps_up", up, 1)):
+        part_spec = {"kind": "button", "name": name, "css": part["css"], "text": part["label"],
+                     "tooltip": part["tooltip"]}  # fmt: skip
+        w.add_control(EpsStep(w, part_spec, direction), has_value=False)
+    box = {"kind": "text", "name": "eps_text", "label": "type eps", "css": "gradkit-eps-text",
+           "parse": "eps", "placeholder": "e.g. 1e-6",
+           "tooltip": "type eps (e.g. 1e-6) and press Enter"}  # fmt: skip
+    return slider_control, w.add_control(EpsText(w, box), has_value=False)
+
+
+def x_row(
+    w: GradkitWidget, x: float, *, lo: float, hi: float, step: float,
+    tooltip: str = "where the slope is measured",
+) -> Control:  # fmt: skip
+    """x on a grid of steps through x itself, with − / +.
+
+    The grid covers lo … hi when x lies inside; an x outside gets a range as wide, centred on it.
+    """
+    x = check_x(x)
+    if lo <= x <= hi:
+        lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
+    else:
+        hi_k = math.ceil((hi - lo) / 2 / step)
+        lo_k = -hi_k
+    tip = f"move x by {step:g}"
+    down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
+    up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
+    steps = (down, up)
+    return slider(w, "x", value=x, origin=x, step=step, lo=lo_k, hi=hi_k, label="x",
+                  css="gradkit-x", tooltip=tooltip, steps=steps)  # fmt: skip
+
+
+def dtype_of(control: Control) -> torch.dtype:
+    """The dtype a dtype toggle holds."""
+    return DTYPES[dtype_name(control.value)]

@@ -1,0 +1,54 @@
+// Tables computed ahead by torch, as the kernel sends them (base/tables.py packs them): one
+// binary buffer of float64 (or, for curves only drawn, float32) arrays, laid out by
+// scene.tables = {name: {offset, shape, dtype}}.
+
+// The arrays of a scene: name -> {data: Float64Array (or Float32Array), shape} (views).
+export function decodeTables(buffer, layout) {
+  const out = {};
+  if (!buffer || !layout) return out;
+  const bytes = buffer instanceof ArrayBuffer ? buffer
+    : buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
+  for (const [name, spec] of Object.entries(layout)) {
+    const size = spec.shape.reduce((a, b) => a * b, 1);
+    const Kind = spec.dtype === "float32" ? Float32Array : Float64Array;
+    out[name] = { data: new Kind(bytes, spec.offset, size), shape: spec.shape };
+  }
+  return out;
+}
+
+// The flat offset of index (i, j, ...) in a C-ordered array of this shape.
+export function flatIndex(shape, index) {
+  let k = 0;
+  for (let d = 0; d < shape.length; d++) {
+    const i = index[d];
+    if (!(i >= 0 && i < shape[d])) return -1;
+    k = k * shape[d] + i;
+  }
+  return k;
+}
+
+// The last axis of `array` at the leading index `index` (e.g. one table row), or null.
+export function rowOf(array, index) {
+  if (!array) return null;
+  const width = array.shape[array.shape.length - 1];
+  const lead = array.shape.slice(0, -1);
+  const k = flatIndex(lead, index);
+  return k < 0 ? null : array.data.subarray(k * width, (k + 1) * width);
+}
+
+// A row as {field: number}, NaN for JSON's null (the kernel sends NaN as null in JSON).
+export function record(fields, row) {
+  const out = {};
+  fields.forEach((f, i) => { const v = row[i]; out[f] = v === null || v === undefined ? NaN : v; });
+  return out;
+}
+
+// The one table-with-exact-fallback rule: on the grid, look the row up in the scene's tables;
+// for a state off them (a typed eps off the grid), use the kernel's answer `exact` once it is for
+// this scene and this state (exact.key is the scene's key, and every key of exact.match equals the
+// state's), else null: the page shows the busy mark until it comes.
+export function exactFor(exact, scene, state) {
+  if (!exact || !exact.match || !scene || exact.key !== scene.key) return null;
+  for (const [k, v] of Object.entries(exact.match)) if (state[k] !== v) return null;
+  return exact;
+}

@@ -1,0 +1,191 @@
+// SlopeExplorer's picture and readouts, from the scene explorer.py sends (scene.py: FIELDS):
+// the overview (f near x, tangent, secant, evaluation points, the zoom window) and the zoom in
+// units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
+// looked up for the state; the page formats them.
+import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
+import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
+import { Axes, linearTicks, panelBox, paddedLimits } from "../base/plot.js";
+import { exactFor, record, rowOf } from "../base/tables.js";
+
+export const SLOPE_COLORS = { tangent: "#0072B2", secant: "#D55E00", ink: "#222222", window: "#E69F00" };
+export const FORMULAS = {
+  central: "(f(x+eps) − f(x−eps)) / (2·eps)",
+  forward: "(f(x+eps) − f(x)) / eps",
+};
+
+// The row the state shows: {r: FIELDS -> number, zoom, analytic, eps}, or null while it has not
+// arrived (an x beyond the positions sent, a typed eps the kernel is still measuring).
+export function slopeRow(scene, tables, exact, state) {
+  const s = scene.schemes.indexOf(state.scheme);
+  const d = scene.dtypes.indexOf(state.dtype);
+  const k = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step);
+  const w = k - scene.window[0];
+  if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
+  const analytic = tables.analytic.data[w];
+  if (state.eps_exact != null) {
+    const ex = exactFor(exact, scene, state);
+    if (!ex) return null;
+    return { r: record(scene.fields, ex.rows[s][d]), zoom: ex.zoom[d].map((v) => (v === null ? NaN : v)),
+      analytic, eps: state.eps_exact };
+  }
+  const g = state.eps;
+  return { r: record(scene.fields, rowOf(tables.rows, [w, s, d, g])), zoom: rowOf(tables.zoom, [w, d, g]),
+    analytic, eps: EPS_GRID[g] };
+}
+
+// A slope for a readout: three decimals, or four significant digits when huge (never a
+// 351-digit integer for x = 1e300).
+export function fmtSlope(v) {
+  return Number.isFinite(v) && Math.abs(v) >= 1e6 ? pyFormat(v, ".4e") : pyFormat(v, ".3f");
+}
+
+// The readouts of one row, worded as a learner reads them.
+export function slopeReadouts(scene, state, found) {
+  const { r, analytic: a, eps } = found;
+  const name = state.dtype;
+  const err = Math.abs(r.numeric - a);
+  const custom = scene.custom;
+  const stored = r.h === eps ? "" : `; stored in ${name} as ${pyFormat(r.h, ".9g")}`;
+  return {
+    numeric: readoutHtml("numeric slope", fmtSlope(r.numeric),
+      `= ${pyFormat(r.numeric, ".15g")}, ${FORMULAS[state.scheme]} in ${name}`),
+    analytic: readoutHtml(custom ? "analytic (your backward)" : "analytic slope", fmtSlope(a),
+      `= ${pyFormat(a, ".15g")}, ${custom ? "what your backward returns, in float64" : "autograd in float64"}`),
+    abs_error: readoutHtml("absolute error", pyFormat(err, ".2e"), "|numeric − analytic|"),
+    rel_error: a !== 0
+      ? readoutHtml("relative error", pyFormat(err / Math.abs(a), ".2e"), "|numeric − analytic| / |analytic|")
+      : readoutHtml("relative error", "undefined", "the analytic slope is 0"),
+    eps: readoutHtml("eps", epsLabel(eps), `= ${fmtPlain(eps)}${stored}`),
+    note: slopeNote(scene, state, r, eps),
+  };
+}
+
+function slopeNote(scene, state, r, eps) {
+  const name = state.dtype;
+  if (r.underflow) {
+    return marked("bad", `eps = ${epsLabel(eps)} rounds to 0 in ${name}: there is no nudge, so no slope can be measured (0/0).`);
+  }
+  if (!Number.isFinite(r.fx)) {
+    const why = Number.isFinite(r.xs) ? "" : ` (x itself overflows to ${pyFormat(r.xs)} in ${name})`;
+    return marked("bad", `f(x) = ${scene.function} is ${pyFormat(r.fx)} at x = ${pyFormat(state.x, ".6g")}${why}; pick another x.`);
+  }
+  if (!Number.isFinite(r.v0) || !Number.isFinite(r.v1)) {
+    return marked("bad", `f at x ± eps is not a finite ${name} number (it overflows): the numeric slope is ${pyFormat(r.numeric)}.`);
+  }
+  if (r.collapsed) {
+    return marked("bad", `Both evaluation points round to the same ${name} number: f is evaluated twice at one point and the numeric slope is exactly 0.`);
+  }
+  return `The evaluation points land on ${pyFormat(r.p1, ".10g")} and ${pyFormat(r.p0, ".10g")} in ${name}.`;
+}
+
+// The overview's y limits: f over the visible window and f(x), padded; a pole (1/x near 0) is
+// cut to the bulk of the curve so the rest stays readable.
+export function overviewLimits(xs, ys, lo, hi, fx) {
+  const vis = [];
+  for (let i = 0; i < xs.length; i++) if (xs[i] >= lo && xs[i] <= hi && Number.isFinite(ys[i])) vis.push(ys[i]);
+  if (Number.isFinite(fx)) vis.push(fx);
+  if (vis.length === 0) return [-1, 1];
+  const sorted = [...vis].sort((p, q) => p - q);
+  const q = (t) => sorted[Math.min(sorted.length - 1, Math.floor(t * (sorted.length - 1)))];
+  const full = sorted[sorted.length - 1] - sorted[0];
+  const bulk = q(0.95) - q(0.05);
+  const chosen = full > 20 * bulk && bulk > 0 ? [q(0.05), q(0.95), fx] : sorted;
+  return paddedLimits(chosen, 0.12);
+}
+
+export const SLOPE_LAYOUT = {
+  both: { size: [860, 330], curve: [0.075, 0.16, 0.40, 0.7], zoom: [0.585, 0.16, 0.40, 0.7] },
+  curve: { size: [560, 330], curve: [0.12, 0.16, 0.84, 0.7] },
+  zoom: { size: [560, 330], zoom: [0.14, 0.16, 0.82, 0.7] },
+};
+
+function layoutOf(ctx) {
+  const p = ctx.panels();
+  return SLOPE_LAYOUT[p.includes("curve") && p.includes("zoom") ? "both" : p.includes("zoom") ? "zoom" : "curve"];
+}
+
+function drawOverview(ctx, lay, found) {
+  const { scene, tables, state, painter: dr } = ctx;
+  const { r, analytic: a, eps } = found;
+  const hw = scene.view_half_width;
+  const xlim = [state.x - hw, state.x + hw];
+  const curve = tables.curve;
+  const n = curve.shape[1];
+  const cx = curve.data.subarray(0, n);
+  const cy = curve.data.subarray(n, 2 * n);
+  const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
+  const ax = new Axes({ name: "curve", box: panelBox(lay.size, lay.curve), xlim, ylim });
+  dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
+    title: `f(x) = ${scene.function} near x = ${pyFormat(state.x, ".4g")}` });
+  if (!r.underflow) dr.xspan(ax, r.xs - scene.half_width * eps, r.xs + scene.half_width * eps, { color: SLOPE_COLORS.window, alpha: 0.3 });
+  dr.line(ax, cx, cy, { color: SLOPE_COLORS.ink, lw: 1.6 });
+  const tangent = [xlim, [r.fx + a * (xlim[0] - r.xs), r.fx + a * (xlim[1] - r.xs)]];
+  const secant = [xlim, [r.v1 + r.numeric * (xlim[0] - r.p1), r.v1 + r.numeric * (xlim[1] - r.p1)]];
+  dr.line(ax, ...tangent, { color: SLOPE_COLORS.tangent, lw: 2.4, alpha: 0.8 });
+  dr.line(ax, ...secant, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
+  dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: "white", mew: 0.8 });
+  dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
+  const px = (xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
+  return { ax, drawn: { points_px: px([r.p0, r.p1], [r.v0, r.v1]), secant_px: px(...secant), tangent_px: px(...tangent), curve_ylim: ylim } };
+}
+
+function drawZoom(ctx, lay, found) {
+  const { scene, state, painter: dr } = ctx;
+  const { r, analytic: a, eps, zoom } = found;
+  const hw = scene.half_width;
+  const ylim = [r.lo, r.hi];
+  const ax = new Axes({ name: "zoom", box: panelBox(lay.size, lay.zoom), xlim: [-hw, hw], ylim });
+  const xticks = [-2, -1, 0, 1, 2].map((u) => [u, u === 0 ? "x" : `${u < 0 ? "−" : "+"}${Math.abs(u) === 1 ? "" : Math.abs(u)}eps`]);
+  dr.frame(ax, { xticks, yticks: linearTicks(...ylim, 6), grid: true, xlabel: "offset from x, in units of eps",
+    ylabel: "(f − f(x)) / eps", title: `zoom: x ± ${hw}·eps, f in ${state.dtype}` });
+  const us = Array.from({ length: scene.zoom_points }, (_, i) => -hw + (2 * hw * i) / (scene.zoom_points - 1));
+  dr.line(ax, [-hw, hw], [-a * hw, a * hw], { color: SLOPE_COLORS.tangent, lw: 3, alpha: 0.7 });
+  dr.line(ax, us, Array.from(zoom), { color: SLOPE_COLORS.ink, lw: 1.3 });
+  const [o0, o1] = scene.offsets[state.scheme];
+  const zv = [(r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps];
+  const sec = [[-hw, hw], [zv[1] + r.numeric * (-hw - o1), zv[1] + r.numeric * (hw - o1)]];
+  dr.line(ax, ...sec, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
+  dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: "white", mew: 0.8 });
+  dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
+  const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
+  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: [o0, o1].map((u, i) => [+ax.px(u).toFixed(2), +ax.py(zv[i]).toFixed(2)]), zoom_levels: levels } };
+}
+
+function legend(ctx) {
+  ctx.legend.innerHTML = "";
+  for (const [color, label, dash] of [[SLOPE_COLORS.tangent, "tangent: the analytic slope", false],
+    [SLOPE_COLORS.secant, "secant through the evaluation points: the numeric slope", true],
+    [SLOPE_COLORS.window, "zoom window x ± 2.5·eps", false]]) {
+    const sw = ctx.h("span", { class: "gk-swatch" });
+    sw.style.background = dash ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
+    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
+  }
+}
+
+export const slopeView = {
+  init: legend,
+  key(ctx) {
+    const s = ctx.state;
+    return JSON.stringify([s.function, s.x, s.eps, s.eps_exact, s.dtype, s.scheme, ctx.panels()]);
+  },
+  size(ctx) { return layoutOf(ctx).size; },
+  paint(ctx) {
+    const { scene, state } = ctx;
+    if (!scene.fields || state.function !== scene.function) return null;
+    const found = slopeRow(scene, ctx.tables, ctx.exact, state);
+    if (!found) return null;
+    const lay = layoutOf(ctx);
+    const axes = [];
+    const drawn = {
+      eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: state.x,
+      numeric: found.r.numeric, analytic: found.analytic, points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
+    };
+    for (const [panel, draw] of [["curve", drawOverview], ["zoom", drawZoom]]) {
+      if (!lay[panel]) continue;
+      const out = draw(ctx, lay, found);
+      axes.push(out.ax);
+      Object.assign(drawn, out.drawn);
+    }
+    return { readouts: slopeReadouts(scene, state, found), drawn, axes };
+  },
+};

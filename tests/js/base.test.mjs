@@ -1,0 +1,136 @@
+// The base's browser rules: number formatting, the eps rule (against Python's fixture), tables,
+// axes and ticks, the keyboard rule and the state handshake.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import {
+  EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, parseEps, snapEps, stepEps,
+} from "../../gradkit/widgets/base/eps.js";
+import { fmtPlain, pyFormat, readoutHtml } from "../../gradkit/widgets/base/format.js";
+import {
+  Axes, diverging, linearTicks, logTicks, niceTicks, paddedLimits, panelBox, powerLabel, tickLabels,
+} from "../../gradkit/widgets/base/plot.js";
+import { decodeTables, exactFor, flatIndex, record, rowOf } from "../../gradkit/widgets/base/tables.js";
+import { keyMove, sliderPosition, sliderValue } from "../../gradkit/widgets/base/controls.js";
+import { mergeFromPython } from "../../gradkit/widgets/base/host.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/eps.json", import.meta.url), "utf8"));
+
+test("the eps grid is Python's, value for value", () => {
+  assert.deepEqual([...EPS_GRID], fixture.grid);
+  assert.equal(EPS_DECADE, fixture.decade);
+});
+
+test("eps snapping, labels and ÷10 / ×10 agree with Python", () => {
+  for (const row of fixture.values) {
+    assert.equal(epsLabel(row.eps), row.label, `label of ${row.eps}`);
+    assert.deepEqual(epsState(row.eps), row.state, `state of ${row.eps}`);
+    assert.equal(stepEps(row.state, -1), row.down, `÷10 from ${row.eps}`);
+    assert.equal(stepEps(row.state, 1), row.up, `×10 from ${row.eps}`);
+    assert.equal(epsOf(row.state), row.eps);
+  }
+});
+
+test("typed eps: the same values and the same messages as Python", () => {
+  for (const row of fixture.texts) {
+    const got = parseEps(row.text);
+    if ("value" in row) assert.equal(got.value, row.value, row.text);
+    else assert.equal(got.error, row.error, row.text);
+  }
+});
+
+test("ties snap to the smaller grid value; the ends clamp", () => {
+  assert.equal(snapEps(1e-12), 0);
+  assert.equal(snapEps(1), EPS_GRID.length - 1);
+  assert.equal(stepEps({ eps: 1, eps_exact: null }, -1), 0);
+  assert.equal(stepEps({ eps: EPS_GRID.length - 2, eps_exact: null }, 1), EPS_GRID.length - 1);
+});
+
+test("pyFormat writes numbers as Python's format() does", () => {
+  const cases = [[3.9999999999995595, ".3f", "4.000"], [4.41e-13, ".2e", "4.41e-13"], [1e-6, ".3g", "1e-06"],
+    [0.001, ".3g", "0.001"], [3.16e-7, ".3g", "3.16e-07"], [123456, ".3g", "1.23e+05"], [0.5, ".15g", "0.5"],
+    [NaN, ".3f", "NaN"], [Infinity, ".3f", "∞"], [-Infinity, ".2e", "−∞"], [2e300, ".4e", "2.0000e+300"]];
+  for (const [v, spec, want] of cases) assert.equal(pyFormat(v, spec), want, `${v} ${spec}`);
+});
+
+test("fmtPlain writes numbers without an exponent", () => {
+  assert.equal(fmtPlain(1e-6), "0.000001");
+  assert.equal(fmtPlain(5e-5), "0.00005");
+  assert.equal(fmtPlain(-1e-7), "-0.0000001");
+  assert.equal(fmtPlain(1.0000000000000021e-7), "0.00000010000000000000021");
+  assert.equal(fmtPlain(0.001), "0.001");
+  assert.equal(fmtPlain(2), "2");
+  assert.match(readoutHtml("eps", "1e-06", "d"), /<b>1e-06<\/b> <span class="gk-r-detail">d<\/span>/);
+});
+
+test("tables decode float64 and float32 arrays at their offsets", () => {
+  const a = new Float64Array([1, 2, 3, 4, 5, 6]);
+  const b = new Float32Array([0.5, 1.5]);
+  const buf = new Uint8Array(a.byteLength + 8);
+  buf.set(new Uint8Array(a.buffer), 0);
+  buf.set(new Uint8Array(b.buffer), a.byteLength);
+  const t = decodeTables(new DataView(buf.buffer), {
+    a: { offset: 0, shape: [2, 3], dtype: "float64" }, b: { offset: 48, shape: [2], dtype: "float32" },
+  });
+  assert.deepEqual([...rowOf(t.a, [1])], [4, 5, 6]);
+  assert.deepEqual([...t.b.data], [0.5, 1.5]);
+  assert.equal(rowOf(t.a, [2]), null);
+  assert.equal(flatIndex([2, 3], [1, 2]), 5);
+  assert.deepEqual(record(["p", "q"], [1, null]), { p: 1, q: NaN });
+});
+
+test("exactFor: the kernel's answer only for this scene and this state", () => {
+  const exact = { key: "k1", match: { eps_exact: 3e-7, x: 2 }, rows: [] };
+  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 3e-7, x: 2 }), exact);
+  assert.equal(exactFor(exact, { key: "k2" }, { eps_exact: 3e-7, x: 2 }), null);
+  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 4e-7, x: 2 }), null);
+  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 3e-7, x: 2.05 }), null);
+});
+
+test("axes map data to pixels, linear and log", () => {
+  const ax = new Axes({ box: [10, 20, 100, 50], xlim: [0, 10], ylim: [-1, 1] });
+  assert.equal(ax.px(0), 10);
+  assert.equal(ax.px(10), 110);
+  assert.equal(ax.py(1), 20);
+  assert.equal(ax.py(-1), 70);
+  const lg = new Axes({ box: [0, 0, 120, 60], xlim: [1e-12, 1], ylim: [1e-16, 1], xscale: "log", yscale: "log" });
+  assert.equal(lg.px(1e-6), 60);
+  assert.ok(Number.isNaN(lg.px(0)));
+  assert.deepEqual(panelBox([800, 400], [0.1, 0.2, 0.5, 0.5]).map((v) => +v.toFixed(9)), [80, 120, 400, 200]);
+});
+
+test("ticks are round numbers covering the range", () => {
+  assert.deepEqual(niceTicks(0, 10, 5), [0, 2, 4, 6, 8, 10]);
+  assert.deepEqual(niceTicks(0.5, 3.5, 5), [1, 2, 3]);
+  assert.deepEqual(niceTicks(-0.3, 0.3, 6), [-0.3, -0.2, -0.1, 0, 0.1, 0.2, 0.3]);
+  assert.deepEqual(tickLabels([-1, -0.5, 0, 0.5]), ["−1.0", "−0.5", "0.0", "0.5"]);
+  assert.deepEqual(linearTicks(1, 3, 2).map((t) => t[1]), ["1", "2", "3"]);
+  assert.deepEqual(logTicks(1e-12, 1, 13).map((t) => t[1]).slice(0, 2), ["10⁻¹²", "10⁻¹¹"]);
+  assert.equal(logTicks(1e-12, 1, 7).length, 7);
+  assert.equal(powerLabel(0), "1");
+  assert.deepEqual(paddedLimits([1, 2], 0.1), [0.9, 2.1]);
+  assert.deepEqual(paddedLimits([NaN], 0.1), [-1, 1]);
+  assert.equal(diverging(0), "rgb(247,247,247)");
+});
+
+test("the keyboard moves sliders by one, a page, or to the ends", () => {
+  assert.equal(keyMove("ArrowRight", 5, 0, 36, 3), 6);
+  assert.equal(keyMove("ArrowDown", 5, 0, 36, 3), 4);
+  assert.equal(keyMove("PageUp", 5, 0, 36, 3), 8);
+  assert.equal(keyMove("PageDown", 1, 0, 36, 3), 0);
+  assert.equal(keyMove("Home", 5, -60, 20), -60);
+  assert.equal(keyMove("End", 5, 0, 36), 36);
+  assert.equal(keyMove("a", 5, 0, 36), null);
+  const x = { origin: 2, step: 0.05, lo: -100, hi: 20 };
+  assert.equal(sliderValue(x, 1), 2 + 1 * 0.05);
+  assert.equal(sliderValue(x, 99), 2 + 20 * 0.05);
+  assert.equal(sliderPosition(x, 2 + 3 * 0.05), 3);
+});
+
+test("the handshake keeps the page's newer changes and takes Python's others", () => {
+  const local = { eps: 5, dtype: "float32" };
+  const incoming = { eps: 3, dtype: "float64", __seq: 2 };
+  assert.deepEqual(mergeFromPython(local, incoming, { eps: 4 }, 2), { eps: 5, dtype: "float64" });
+  assert.deepEqual(mergeFromPython(local, incoming, { eps: 2 }, 2), { eps: 3, dtype: "float64" });
+});

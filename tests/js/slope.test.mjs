@@ -1,0 +1,67 @@
+// SlopeExplorer's lookups and wording, against a scene Python sent (tools/js_fixtures.py).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { epsState } from "../../gradkit/widgets/base/eps.js";
+import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { fmtSlope, overviewLimits, slopeReadouts, slopeRow } from "../../gradkit/widgets/slope/slope.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/slope.json", import.meta.url), "utf8"));
+const bytes = Buffer.from(fixture.tables, "base64");
+const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables);
+const exactOf = () => ({});
+
+test("the page reads the numeric and analytic slopes Python reads, for every state", () => {
+  let checked = 0;
+  for (const { state, numeric, analytic } of fixture.states) {
+    if (state.eps_exact != null) continue;
+    const found = slopeRow(fixture.scene, tables, exactOf(), state);
+    assert.ok(found, JSON.stringify(state));
+    if (numeric === null) assert.ok(Number.isNaN(found.r.numeric), JSON.stringify(state));
+    else assert.equal(found.r.numeric, numeric, JSON.stringify(state));
+    assert.equal(found.analytic, analytic);
+    checked += 1;
+  }
+  assert.ok(checked >= 12);
+});
+
+test("an x beyond the positions sent, or a typed eps not yet measured, waits (null)", () => {
+  const state = { ...fixture.states[0].state };
+  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, x: state.x + 0.05 }), null);
+  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, eps_exact: 3e-7 }), null);
+  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, dtype: "float8" }), null);
+});
+
+test("readouts word the row: slopes, errors, eps and the rounding notes", () => {
+  const pick = (dtype, eps) => fixture.states.find((s) => s.state.dtype === dtype
+    && s.state.scheme === "central" && s.state.eps === epsState(eps).eps);
+  const f64 = pick("float64", 1e-6).state;
+  const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ");
+  const r64 = slopeReadouts(fixture.scene, f64, slopeRow(fixture.scene, tables, {}, f64));
+  assert.match(text(r64.numeric), /^numeric slope 0\.750 = 0\.7\d+, \(f\(x\+eps\) − f\(x−eps\)\) \/ \(2·eps\) in float64$/);
+  assert.match(text(r64.analytic), /^analytic slope 0\.750 = 0\.75, autograd in float64$/);
+  assert.match(text(r64.eps), /^eps 1e-06 = 0\.000001$/);
+  assert.match(text(r64.note), /land on 0\.499999 and 0\.500001 in float64/);
+  const f16 = pick("float16", 1e-6).state;
+  const r16 = slopeReadouts(fixture.scene, f16, slopeRow(fixture.scene, tables, {}, f16));
+  assert.match(text(r16.note), /same float16 number|rounds to 0 in float16/);
+  assert.match(text(r16.numeric), /^numeric slope 0\.000 /);
+  const f32 = pick("float32", 1e-6).state;
+  const r32 = slopeReadouts(fixture.scene, f32, slopeRow(fixture.scene, tables, {}, f32));
+  assert.match(text(r32.eps), /stored in float32 as 9\.99999997e-07/);
+});
+
+test("huge slopes are written short, never as hundreds of digits", () => {
+  assert.equal(fmtSlope(2e300), "2.0000e+300");
+  assert.equal(fmtSlope(4.0000001), "4.000");
+  assert.equal(fmtSlope(NaN), "NaN");
+});
+
+test("the overview's limits follow the visible curve and cut a pole to the bulk", () => {
+  const xs = Array.from({ length: 601 }, (_, i) => -3 + i * 0.01);
+  const square = overviewLimits(xs, xs.map((x) => x * x), 0.5, 3.5, 4);
+  assert.ok(square[0] < 0.25 && square[0] > -1 && square[1] > 9 && square[1] < 11, String(square));
+  const pole = overviewLimits(xs, xs.map((x) => 1 / x), -1.5, 1.5, 1);
+  assert.ok(pole[1] - pole[0] < 1000, String(pole));
+});

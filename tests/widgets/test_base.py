@@ -1,0 +1,219 @@
+"""The widget base: the eps rule, the page's state never trusted, errors shown, scenes, bundles."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import ipywidgets as widgets
+import pytest
+
+from gradkit._args import EPS_GRID
+from gradkit._palette import PALETTE
+from gradkit.widgets import SlopeExplorer
+from gradkit.widgets.base import bundle, eps, guard, schedule, tables
+from gradkit.widgets.base.guard import InputError
+from tools import js_fixtures
+
+WIDGETS = Path(bundle.__file__).parents[1]
+
+
+# ------------------------------------------------------------------------------- the eps rule
+
+
+@pytest.mark.parametrize("value", [math.nan, -1.0, 0.0, 1e-20, 5.0, math.inf])
+def test_one_eps_rule_refuses_what_no_control_can_show(value):
+    with pytest.raises(ValueError, match=r"eps"):
+        eps.eps_state(value)
+
+
+def test_eps_state_keeps_a_value_off_the_grid_exactly():
+    assert eps.eps_state(1e-6) == {"eps": EPS_GRID.index(1e-6), "eps_exact": None}
+    assert eps.eps_state(3e-7) == {"eps": EPS_GRID.index(2e-7), "eps_exact": 3e-7}
+    assert eps.eps_of(eps.eps_state(3e-7)) == 3e-7
+    assert eps.step_eps(eps.eps_state(3e-7), -1) == EPS_GRID.index(2e-8)
+    assert eps.step_eps({"eps": 0, "eps_exact": None}, -1) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("abc", "is not one"), ("nan", "is not one"), ("-1e-6", "> 0"), ("1e-20", "outside")],
+)
+def test_typed_eps_slips_get_messages(text, message):
+    with pytest.raises(InputError, match=message):
+        eps.parse_eps(text)
+    assert eps.parse_eps(" 2E-3 ") == 0.002 and eps.parse_eps("−1e-6".replace("−", "")) == 1e-6
+
+
+def test_the_javascript_fixtures_are_what_python_gives_now():
+    """tests/js/*.test.mjs check the browser against these files; they must be Python's own."""
+    for name in js_fixtures.FIXTURE_MAKERS:
+        committed = (js_fixtures.FIXTURES / name).read_text(encoding="utf-8")
+        assert committed == js_fixtures.render(name), (
+            f"tests/js/fixtures/{name} is stale: run python tools/js_fixtures.py"
+        )
+
+
+# -------------------------------------------------------------------------------- bundles
+
+
+def test_bundles_join_modules_without_imports_or_exports():
+    text = bundle.strip_module(
+        'import { a, b } from "./x.js";\nimport {\n  c,\n} from "../y.js";\n'
+        "export function f() {}\nexport const k = 1;\nexport { h };\nconst z = 2;\n"
+    )
+    assert "import" not in text and "export" not in text
+    assert "function f() {}" in text and "const k = 1;" in text and "const z = 2;" in text
+
+
+def test_each_bundle_defines_every_top_level_name_once_and_parses():
+    source = SlopeExplorer._esm
+    names = re.findall(
+        r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([A-Za-z_$][\w$]*)", source
+    )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, f"names defined twice in the bundle: {repeated}"
+    assert source.rstrip().endswith("gradkitOptions) };")
+    if shutil.which("node"):
+        done = subprocess.run(
+            ["node", "--input-type=module", "--check"], input=source, text=True,
+            capture_output=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+
+def test_theme_holds_the_palette_and_follows_the_notebook_theme():
+    css = (WIDGETS / "base" / "theme.css").read_text(encoding="utf-8")
+    for name, value in PALETTE.items():
+        assert f"--gk-{name}: {value};" in css, name
+    assert "var(--jp-layout-color0" in css and "var(--jp-ui-font-color0" in css
+    assert SlopeExplorer._css == css
+
+
+# --------------------------------------------------------------------- the page's state
+
+
+def _page_sends(w, **changes):
+    """The page's message: its whole state, a newer __seq, and the keys it changed."""
+    seq = max(w.ack, int(w.state.get("__seq") or 0)) + 1
+    w.set_state({"state": {**w.state, **changes, "__seq": seq, "__changed": list(changes)}})
+    return seq
+
+
+def test_the_page_changes_only_the_keys_it_changed(make):
+    w = make(SlopeExplorer)
+    seq = _page_sends(w, dtype="float32")
+    assert w.dtype_buttons.value.is_floating_point and w.state["dtype"] == "float32"
+    assert w.ack == seq
+    stale = {**w.state, "dtype": "float64", "scheme": "forward", "__seq": seq + 1}
+    w.set_state({"state": {**stale, "__changed": ["scheme"]}})  # dtype there is a stale copy
+    assert w.state["dtype"] == "float32" and w.state["scheme"] == "forward"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"eps": 999}, "eps position 999"),
+        ({"eps": -1}, "eps position -1"),
+        ({"eps": 3, "eps_exact": 5.0}, "outside the range"),
+        ({"scheme": "sideways"}, "must be one of"),
+        ({"dtype": "float8"}, "must be one of"),
+        ({"x": 1e9}, "x=1000000000.0"),
+        ({"panels": ["nope"]}, "pick one or more"),
+    ],
+)
+def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
+    w = make(SlopeExplorer)
+    before = dict(w.state)
+    _page_sends(w, **changes)
+    assert message in w.error_area.value
+    assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
+    w.eps_down.click()  # the widget keeps working
+    assert w.error_area.value == "" and w.eps == 1e-4
+
+
+def test_callback_errors_land_in_the_error_area(make):
+    def fragile(v):
+        if float(v.detach().reshape(-1)[0]) > 2.5:
+            raise RuntimeError("boom at large x")
+        return v * v
+
+    w = make(SlopeExplorer, f=fragile, x=2.0)
+    for _ in range(12):
+        w.x_up.click()
+    assert "RuntimeError: boom at large x" in w.error_area.value
+    assert isinstance(w.last_error, RuntimeError)
+    assert "traceback" in w.error_area.value
+    w.x_slider.value = 1.0
+    assert w.error_area.value == "" and w.numeric == pytest.approx(2.0)
+
+
+def test_input_errors_read_as_one_line(make):
+    w = make(SlopeExplorer)
+    w.eps_text.value = "abc"
+    assert "“abc” is not one" in w.error_area.value and "traceback" not in w.error_area.value
+    assert w.eps == 1e-3
+
+
+def test_panels_are_checked_and_can_change(make):
+    w = make(SlopeExplorer, panels=["zoom"])
+    assert w.panels == ["zoom"] and w.state["panels"] == ["zoom"]
+    w.panels = ["zoom", "curve"]
+    assert w.panels == ["curve", "zoom"]  # always in the widget's own order
+    for bad in ([], ["nope"], ["curve", "chart"]):
+        with pytest.raises(ValueError, match="pick one or more of"):
+            SlopeExplorer(panels=bad)
+
+
+# -------------------------------------------------------------------------------- lifecycle
+
+
+def test_rerunning_a_cell_closes_the_previous_widgets(monkeypatch):
+    context = {"value": ("cell-a", "run-1", ())}
+    monkeypatch.setattr(guard, "_cell_context", lambda: context["value"])
+    first, second = SlopeExplorer(), SlopeExplorer()  # one run may build several widgets
+    context["value"] = ("cell-b", "run-2", ())
+    other = SlopeExplorer()  # another cell: nothing closes
+    assert not first.closed
+    context["value"] = ("cell-a", "run-3", ())  # cell a re-run
+    again = SlopeExplorer()
+    assert first.closed and second.closed and not again.closed and not other.closed
+    context["value"] = ("cell-c", "run-4", ("cell-b",))  # cell b deleted
+    last = SlopeExplorer()
+    assert other.closed and not last.closed
+    for w in (again, last):
+        w.close()
+        w.close()  # twice is fine
+        assert w.closed and w.comm is None
+    guard._BY_CELL.clear()
+
+
+def test_widgets_compose_in_ipywidgets_layouts(make):
+    w = make(SlopeExplorer)
+    assert isinstance(w, widgets.DOMWidget)
+    widgets.VBox([w]).close()
+    assert {"gradkit-widget", "gradkit-slope-explorer"} <= set(w._dom_classes)
+    assert w.spec["css"] == "gradkit-slope-explorer"  # the page adds it in every front end
+
+
+def test_later_runs_after_the_first_picture_and_marks_busy(make):
+    with schedule.deferring(True):
+        waiting = schedule.pending()
+        w = make(SlopeExplorer)
+        assert w.busy and schedule.pending() == waiting + 1
+        assert w.scene["window"][1] == 1  # the first picture: one x position
+        schedule.run_pending()
+    assert not w.busy and w.scene["window"][1] == 2 * SlopeExplorer.RADIUS + 1
+
+
+def test_tables_pack_and_unpack_float64_and_float32():
+    import numpy as np
+
+    buffer, layout = tables.pack({"a": np.arange(3.0), "b": np.ones((2, 2), np.float32)})
+    assert layout["b"] == {"offset": 24, "shape": [2, 2], "dtype": "float32"}
+    back = tables.unpack(buffer, layout)
+    assert back["a"].tolist() == [0.0, 1.0, 2.0] and back["b"].dtype == np.float32
+    assert tables.json_safe({"v": [math.nan, 1.0, math.inf]}) == {"v": [None, 1.0, None]}

@@ -1,0 +1,179 @@
+"""SlopeExplorer: the scene it sends is torch's numbers, for every place a control can reach."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from gradkit._args import DTYPES, EPS_GRID, WIDGET_SCHEMES
+from gradkit.numerics import analytic_slope, numeric_slope
+from gradkit.widgets import SlopeExplorer
+from gradkit.widgets.base.tables import unpack
+from gradkit.widgets.slope.scene import FIELDS, HALF_WIDTH, ZOOM_POINTS
+from gradkit.zoo import WrongSquareFn
+
+
+def _arrays(w):
+    return unpack(w.tables, w.scene["tables"])
+
+
+def _row(w, x, s, d, g):
+    """Row of the scene for x (a grid position), scheme s, dtype d, eps index g (as slope.js)."""
+    k = round((x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"]) - w.scene["window"][0]
+    return dict(zip(FIELDS, _arrays(w)["rows"][k, s, d, g], strict=True))
+
+
+def test_defaults_read_four_and_four(make):
+    w = make(SlopeExplorer)
+    assert w.x == 2.0 and w.eps == 1e-3 and w.dtype is torch.float64
+    assert w.numeric == pytest.approx(4.0, abs=1e-9) and w.analytic == 4.0
+    assert w.scene["function"] == "x²" and w.scene["custom"] is False
+    assert w.error_area.value == ""
+
+
+def test_every_row_sent_is_torchs_numeric_slope(make):
+    w = make(SlopeExplorer, f="sin(x)", x=0.7)
+    arrays = _arrays(w)
+    n = 2 * SlopeExplorer.RADIUS + 1
+    shape = (n, len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID), len(FIELDS))
+    assert arrays["rows"].shape == shape
+    assert arrays["zoom"].shape == (n, len(DTYPES), len(EPS_GRID), ZOOM_POINTS)
+    rng = random.Random(0)
+    for _ in range(25):
+        k = rng.randrange(n)
+        x = w.scene["x_grid"]["origin"] + (w.scene["window"][0] + k) * w.scene["x_grid"]["step"]
+        s, d, g = rng.randrange(2), rng.randrange(4), rng.randrange(len(EPS_GRID))
+        dtype = list(DTYPES.values())[d]
+        want = numeric_slope(torch.sin, x, EPS_GRID[g], dtype=dtype, scheme=WIDGET_SCHEMES[s])
+        got = _row(w, x, s, d, g)["numeric"]
+        assert got == want or (math.isnan(got) and math.isnan(want)), (x, s, d, g)
+        assert arrays["analytic"][k] == analytic_slope(torch.sin, x)
+
+
+def test_float32_parts_ways_and_the_half_precisions_collapse(make):
+    w = make(SlopeExplorer, x=0.5, eps=1e-6)
+    w.dtype_buttons.value = "float32"
+    assert w.numeric == pytest.approx(1.0133, abs=1e-4)
+    w.dtype_buttons.value = torch.float16
+    row = _row(w, 0.5, 0, 2, EPS_GRID.index(1e-6))
+    assert row["collapsed"] == 1.0 and w.numeric == 0.0
+    w.eps = 1e-9
+    assert _row(w, 0.5, 0, 2, EPS_GRID.index(1e-9))["underflow"] == 1.0
+    assert math.isnan(w.numeric)
+    w.scheme_buttons.value = "forward"
+    w.dtype_buttons.value = "float64"
+    w.eps = 0.1
+    assert w.numeric == pytest.approx(1.1)  # (f(x+eps) - f(x)) / eps = 2x + eps
+
+
+def test_zoom_is_f_in_the_dtype_in_units_of_eps(make):
+    w = make(SlopeExplorer, x=0.5, eps=1e-6)
+    g, d = EPS_GRID.index(1e-6), list(DTYPES).index("float32")
+    zoom = _arrays(w)["zoom"][SlopeExplorer.RADIUS, d, g]
+    u = np.linspace(-HALF_WIDTH, HALF_WIDTH, ZOOM_POINTS)
+    x32 = torch.tensor(0.5, dtype=torch.float32)
+    t = x32 + torch.tensor(u * 1e-6).to(torch.float32)
+    want = ((t * t - x32 * x32).double() / 1e-6).numpy()
+    assert np.allclose(zoom, want, rtol=1e-6)
+    assert len(set(zoom.tolist())) < ZOOM_POINTS  # a staircase: float32 rounds
+
+
+def test_steps_move_along_the_grids_and_typed_eps_is_exact(make):
+    w = make(SlopeExplorer)
+    w.eps_down.click()
+    assert w.eps == 1e-4 and w.state["eps"] == EPS_GRID.index(1e-4)
+    w.eps_up.click()
+    w.eps_up.click()
+    assert w.eps == 1e-2
+    w.x_up.click()
+    assert w.x == 2.0 + 0.05 and w.analytic == pytest.approx(4.1)
+    w.x_down.click()
+    w.x_down.click()
+    assert w.x == 2.0 - 0.05
+    w.eps_text.value = "3e-7"
+    assert w.eps == 3e-7 and w.eps_slider.value == 3e-7
+    assert w.numeric == numeric_slope(lambda v: v * v, w.x, 3e-7)
+    assert w.exact["match"] == {"eps_exact": 3e-7, "x": w.x}
+    assert w.exact["key"] == w.scene["key"]
+    assert np.array(w.exact["rows"]).shape == (2, 4, len(FIELDS))
+    w.eps_down.click()  # back on the grid, three positions below the nearest grid value
+    assert w.eps == 2e-8 and w.state["eps_exact"] is None
+
+
+def test_x_moves_within_the_positions_sent_and_refills_near_their_edge(make):
+    w = make(SlopeExplorer)
+    key, scene_id = w.scene["key"], w.scene["id"]
+    w.x_up.click()
+    assert w.scene["id"] == scene_id  # inside: nothing sent
+    for _ in range(SlopeExplorer.RADIUS):
+        w.x_up.click()
+    assert w.scene["id"] > scene_id and w.scene["key"] == key  # more of the same scene
+    first, count = w.scene["window"]
+    k = round((w.x - 2.0) / 0.05)
+    assert first <= k < first + count and k - first >= SlopeExplorer.RADIUS // 2
+    w.x_slider.value = -2.7  # far away: snapped to the grid, a window around it
+    assert w.x == 2.0 + round((-2.7 - 2.0) / 0.05) * 0.05
+    assert w.numeric == pytest.approx(2 * w.x, abs=1e-6)
+
+
+def test_a_new_function_is_a_new_scene(make):
+    w = make(SlopeExplorer)
+    key = w.scene["key"]
+    w.function_dropdown.value = "x³"
+    assert w.scene["key"] != key and w.scene["function"] == "x³"
+    assert w.analytic == pytest.approx(12.0)
+
+
+def test_your_function_shows_its_backward(make):
+    w = make(SlopeExplorer, f=WrongSquareFn, x=2.0, eps=1e-3)
+    assert w.function_dropdown.value == "your WrongSquareFn"
+    assert w.scene["custom"] is True
+    assert w.analytic == pytest.approx(6.0) and w.numeric == pytest.approx(4.0)
+    assert make(SlopeExplorer, f=WrongSquareFn.apply).analytic == pytest.approx(6.0)
+    assert make(SlopeExplorer, f=lambda v: v**3, x=1.0).function_dropdown.value == "your f"
+
+
+def test_a_huge_x_is_measured_without_overflowing_the_readouts(make):
+    w = make(SlopeExplorer, x=1e300)
+    assert w.x == 1e300 and w.error_area.value == ""
+    assert math.isinf(w.analytic) or abs(w.analytic) > 1e299
+    row = _row(w, 1e300, 0, 1, EPS_GRID.index(1e-3))
+    assert math.isinf(row["fx"]) and math.isinf(row["xs"])  # 1e300 overflows float32
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"scheme": "sideways"}, ValueError, "scheme"),
+        ({"dtype": "float8"}, ValueError, "dtype"),
+        ({"eps": 1e-20}, ValueError, "eps"),
+        ({"f": "tan(x)"}, ValueError, "f="),
+        ({"f": 3}, TypeError, "f must be"),
+        ({"x": math.nan}, ValueError, "x must be"),
+        ({"panels": ["chart"]}, ValueError, "panels"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        SlopeExplorer(**kwargs)
+
+
+def test_monkey_random_moves_never_break_it(make):
+    w = make(SlopeExplorer)
+    rng = random.Random(1)
+    moves = [
+        lambda: w.eps_down.click(), lambda: w.eps_up.click(), lambda: w.x_up.click(),
+        lambda: w.x_down.click(),
+        lambda: setattr(w.dtype_buttons, "value", rng.choice(list(DTYPES))),
+        lambda: setattr(w.scheme_buttons, "value", rng.choice(WIDGET_SCHEMES)),
+        lambda: setattr(w.eps_text, "value", rng.choice(["1e-6", "3e-5", "x", "0.2"])),
+        lambda: setattr(w.function_dropdown, "value", rng.choice(w.function_dropdown.options)),
+    ]  # fmt: skip
+    for _ in range(60):
+        rng.choice(moves)()
+        assert "traceback" not in w.error_area.value  # only slips, never a crash
+        assert isinstance(w.numeric, float)
