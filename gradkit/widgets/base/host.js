@@ -153,7 +153,9 @@ export function render({ model, el }, view, options = {}) {
         const v = (shown.readouts || {})[name] ?? "";
         if (node.innerHTML !== v) node.innerHTML = v;
       }
-      figure.dataset.drawn = JSON.stringify(shown.drawn || {});
+      const drawn = shown.drawn || {};
+      if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
+      figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
       figure.dataset.values = figure.dataset.state;
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
