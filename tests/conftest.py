@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 import warnings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Never the learner's scene cache: a throwaway one for the session (the servers and kernels tests
+# start inherit it) and a fresh one for each test (_scene_cache below).
+os.environ["GRADKIT_CACHE"] = tempfile.mkdtemp(prefix="gradkit-test-cache-")
+atexit.register(shutil.rmtree, os.environ["GRADKIT_CACHE"], True)
 
 import pytest
 import torch
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+
+@pytest.fixture(autouse=True)
+def _scene_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GRADKIT_CACHE", str(tmp_path_factory.mktemp("scene-cache")))
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID, SCHEMES, WIDGET_SCHEMES
 from ...numerics import analytic_slope, numeric_slopes
+from ..base.cache import scene_cache, scene_key
 from ..base.floats import evaluate, sample
 
 __all__ = ["FIELDS", "HALF_WIDTH", "ZOOM_POINTS", "SlopeScene", "slope_rows"]
@@ -121,17 +122,22 @@ class SlopeScene:
         return k if self.x_at(k) == x else None
 
     def at(self, k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        """(analytic slope, rows, zoom) at position k, measured once."""
+        """(analytic slope, rows, zoom) at position k, measured once (or read from the scene
+        cache, :mod:`..base.cache`, when this torch measured it before for a built-in f)."""
         if k in self._rows:
             self._rows.move_to_end(k)
             return self._rows[k]
         x = self.x_at(k)
-        analytic = analytic_slope(self.f, x)
-        rows, zoom = slope_rows(self.f, x, EPS_GRID, analytic)
-        self._rows[k] = (analytic, rows, zoom)
+        key = scene_key("slope", self.f, x, EPS_GRID, list(DTYPES), WIDGET_SCHEMES, ZOOM_POINTS)
+        self._rows[k] = scene_cache.fetch(key, lambda: self.measure(x))
         while len(self._rows) > self.KEEP:
             self._rows.popitem(last=False)
         return self._rows[k]
+
+    def measure(self, x: float) -> tuple[float, np.ndarray, np.ndarray]:
+        """(analytic slope, rows, zoom) at x, computed by torch now (:meth:`at` caches it)."""
+        analytic = analytic_slope(self.f, x)
+        return (analytic, *slope_rows(self.f, x, EPS_GRID, analytic))
 
     def window(self, center: int, radius: int) -> tuple[list[int], dict[str, np.ndarray]]:
         """Positions center ± radius (inside the slider's range) and their arrays."""

@@ -1,0 +1,178 @@
+"""One scene-cache entry: its key (:func:`scene_key`, :func:`key_text`) and its file format.
+
+:mod:`.cache` (beside this file) keeps entries on disk; here is what an entry is:
+
+- **Key**: the family's parts (family, function, x, dtypes, eps grid, ...) behind this format's
+  version, gradkit's and torch's versions and the SHA-256 of gradkit's Python sources, as
+  canonical JSON. A function is a key part only when it has a stable identity
+  (:func:`function_id`: a built-in menu function or a deterministic zoo entry); a learner's own
+  function has none, and its scenes are never cached.
+- **File**: ``GKSCENE\\n``, the header's length (uint32, little-endian), the header (JSON: format,
+  the full key, the value with each array replaced by a reference, the arrays' layout of
+  :func:`.tables.pack`), the SHA-256 of header + arrays, the arrays (float64 and float32 only,
+  stored exactly). :func:`decode_entry` trusts nothing: magic, digest, format, key, lengths and
+  every array's shape against the buffer are checked, and anything off is a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ...zoo import CATALOGUE, scalar_functions
+from .functions import _function_owner
+from .tables import pack, unpack
+
+__all__ = [
+    "FORMAT",
+    "Uncacheable",
+    "decode_entry",
+    "encode_entry",
+    "function_id",
+    "key_text",
+    "scene_key",
+]
+
+#: Bumped whenever the file layout or the meaning of a stored value changes.
+FORMAT = 1
+MAGIC = b"GKSCENE\n"
+_ARRAY_KINDS = ("float64", "float32")
+_FINGERPRINT: list[str] = []
+
+
+class Uncacheable(TypeError):  # noqa: N818 - not an error the learner sees: "store nothing"
+    """A value the cache cannot hold exactly (it is returned, never stored)."""
+
+
+def function_id(f: Callable) -> str | None:
+    """What ``f`` is, stable across processes, or None when it has no stable identity.
+
+    ``"menu:x²"`` for a built-in menu function, ``"zoo:CubeFn"`` for a zoo Function (its class
+    or ``apply``) whose results are deterministic; None for anything else (a learner's own).
+    """
+    owner = _function_owner(f)
+    if owner is not None:
+        entry = CATALOGUE.get(owner.__name__)
+        if entry is None or entry.function is not owner:
+            return None
+        deterministic = "nondeterministic" not in entry.expected_cause.values()
+        return f"zoo:{owner.__name__}" if deterministic else None
+    code = getattr(f, "__code__", None)
+    for label, g in scalar_functions().items():
+        same_code = code is not None and code is getattr(g, "__code__", None)
+        if f is g or (same_code and not f.__closure__ and f.__defaults__ == g.__defaults__):
+            return f"menu:{label}"
+    return None
+
+
+def scene_key(family: str, f: Callable, *parts: Any) -> tuple | None:
+    """The key of ``family``'s scene of ``f`` (None, never cached, when ``f`` has no identity)."""
+    name = function_id(f)
+    return None if name is None else (family, name, *parts)
+
+
+def _fingerprint() -> str:
+    """SHA-256 of gradkit's Python sources (computed once per process)."""
+    if not _FINGERPRINT:
+        root = Path(__file__).resolve().parents[2]
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+        _FINGERPRINT.append(digest.hexdigest())
+    return _FINGERPRINT[0]
+
+
+def _part(value: Any) -> Any:
+    """A key part in its canonical JSON form (TypeError for anything without one)."""
+    if isinstance(value, torch.dtype):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [_part(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    raise TypeError(f"a scene key holds str, numbers, dtypes and sequences, not {value!r}")
+
+
+def key_text(key: tuple) -> str:
+    """The full key as stored: the family's parts and the versions they were computed with."""
+    from ... import __version__
+
+    full = [FORMAT, __version__, torch.__version__, _fingerprint(), *_part(list(key))]
+    return json.dumps(full, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+# ---------------------------------------------------------------------------------- values
+def _encode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """``value`` as JSON, its arrays moved into ``arrays`` (Uncacheable when not exact)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.name not in _ARRAY_KINDS:
+            raise Uncacheable(f"arrays of {value.dtype} are not stored")
+        arrays[str(len(arrays))] = value
+        return {"$a": str(len(arrays) - 1)}
+    if isinstance(value, tuple):
+        return {"$t": [_encode(v, arrays) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v, arrays) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"$d": {k: _encode(v, arrays) for k, v in value.items()}}
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    raise Uncacheable(f"{type(value).__name__} values are not stored")
+
+
+def _decode(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The value :func:`_encode` took apart (KeyError/TypeError when the tree is not one)."""
+    if isinstance(tree, list):
+        return [_decode(v, arrays) for v in tree]
+    if isinstance(tree, dict):
+        (tag, inner), *rest = tree.items()
+        if rest or tag not in ("$a", "$t", "$d"):
+            raise TypeError("not an encoded value")
+        if tag == "$a":
+            return arrays[inner]
+        if tag == "$t":
+            return tuple(_decode(v, arrays) for v in inner)
+        return {k: _decode(v, arrays) for k, v in inner.items()}
+    return tree
+
+
+def encode_entry(text: str, value: Any) -> bytes:
+    """One entry file: magic, header length, header, SHA-256 of header + arrays, arrays."""
+    arrays: dict[str, np.ndarray] = {}
+    tree = _encode(value, arrays)
+    buffer, layout = pack(arrays)
+    header = {"format": FORMAT, "key": text, "value": tree, "layout": layout, "nbytes": len(buffer)}
+    head = json.dumps(header, separators=(",", ":")).encode()
+    digest = hashlib.sha256(head + buffer).digest()
+    return MAGIC + struct.pack("<I", len(head)) + head + digest + buffer
+
+
+def decode_entry(data: bytes, text: str) -> Any:
+    """The value of an entry for key ``text``; ValueError for anything not exactly that."""
+    start = len(MAGIC) + 4
+    if len(data) < start or not data.startswith(MAGIC):
+        raise ValueError("not a gradkit scene entry")
+    (size,) = struct.unpack("<I", data[len(MAGIC) : start])
+    head, digest = data[start : start + size], data[start + size : start + size + 32]
+    buffer = data[start + size + 32 :]
+    if len(digest) != 32 or hashlib.sha256(head + buffer).digest() != digest:
+        raise ValueError("truncated or corrupt entry")
+    header = json.loads(head)
+    if header.get("format") != FORMAT or header.get("key") != text:
+        raise ValueError("an entry for another key or format")
+    if header.get("nbytes") != len(buffer):
+        raise ValueError("arrays of the wrong length")
+    for spec in header["layout"].values():
+        if spec["dtype"] not in _ARRAY_KINDS or min(spec["shape"], default=0) < 0:
+            raise ValueError("an array of another kind or shape")
+        n = int(np.prod(spec["shape"])) if spec["shape"] else 1
+        if spec["offset"] + n * np.dtype(spec["dtype"]).itemsize > len(buffer):
+            raise ValueError("array shapes off the buffer")
+    return _decode(header["value"], unpack(buffer, header["layout"]))
