@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,8 @@ def _part(value: Any) -> Any:
 
 def key_text(key: tuple) -> str:
     """The full key as stored: the family's parts and the versions they were computed with."""
-    from ... import __version__
-
-    full = [FORMAT, __version__, torch.__version__, _fingerprint(), *_part(list(key))]
+    gradkit = sys.modules[__name__.split(".")[0]]  # loaded before any of its modules
+    full = [FORMAT, gradkit.__version__, torch.__version__, _fingerprint(), *_part(list(key))]
     return json.dumps(full, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
