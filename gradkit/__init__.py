@@ -13,9 +13,11 @@ The public API is small:
 Widgets live in :mod:`gradkit.widgets` (imported on demand: they need ipywidgets and anywidget).
 """
 
+import importlib
+from typing import Any
+
 from . import zoo
 from ._args import DTYPES, GRADCHECK_DEFAULTS
-from .diagnosis import check
 from .numerics import (
     SweepResult,
     analytic_jacobian,
@@ -25,9 +27,16 @@ from .numerics import (
     sweep,
     unit_roundoff,
 )
-from .report import CAUSES, CheckReport, WorstEntry
 
 __version__ = "0.1.0"
+
+#: Imported on first use, so that ``import gradkit.widgets`` does not load the check's causes.
+_LAZY = {
+    "check": ".diagnosis",
+    "CAUSES": ".report",
+    "CheckReport": ".report",
+    "WorstEntry": ".report",
+}
 
 __all__ = [
     "CAUSES",
@@ -46,3 +55,12 @@ __all__ = [
     "unit_roundoff",
     "zoo",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``check``, ``CAUSES``, ``CheckReport`` and ``WorstEntry``, imported on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value

@@ -22,15 +22,24 @@ class's docstring; ``close()`` frees the widget, and re-running a notebook cell 
 widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
 """
 
-from .epsilon_lab import EpsilonLab
-from .exercise_panel import ExercisePanel
-from .float_ruler import FloatRuler
-from .gradcheck_lab import GradcheckLab
-from .jacobian_builder import JacobianBuilder
-from .predict import Predict
-from .quiz import Quiz
-from .slope import SlopeExplorer
-from .zoo_hunt import ZooHunt
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: Each public class and its module, imported on first use: a lesson pays only for the
+#: widgets it shows (``from gradkit.widgets import SlopeExplorer`` loads no other family).
+_HOMES = {
+    "EpsilonLab": ".epsilon_lab",
+    "ExercisePanel": ".exercise_panel",
+    "FloatRuler": ".float_ruler",
+    "GradcheckLab": ".gradcheck_lab",
+    "JacobianBuilder": ".jacobian_builder",
+    "Predict": ".predict",
+    "Quiz": ".quiz",
+    "SlopeExplorer": ".slope",
+    "ZooHunt": ".zoo_hunt",
+}
 
 __all__ = [
     "EpsilonLab",
@@ -43,3 +52,16 @@ __all__ = [
     "SlopeExplorer",
     "ZooHunt",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a widget class the first time it is asked for."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
