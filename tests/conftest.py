@@ -9,13 +9,14 @@ import tempfile
 import warnings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+import pytest
+import torch
+
 # Never the learner's scene cache: a throwaway one for the session (the servers and kernels tests
 # start inherit it) and a fresh one for each test (_scene_cache below).
 os.environ["GRADKIT_CACHE"] = tempfile.mkdtemp(prefix="gradkit-test-cache-")
 atexit.register(shutil.rmtree, os.environ["GRADKIT_CACHE"], True)
-
-import pytest
-import torch
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 

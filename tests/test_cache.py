@@ -339,3 +339,40 @@ def test_size_limit_from_the_environment(monkeypatch, text, limit):
 def test_the_real_cache_folder_is_never_the_tests():
     assert os.environ["GRADKIT_CACHE"] != str(cache_module.default_folder())
     assert str(scene_cache.folder).startswith(tempfile.gettempdir())
+
+
+# --------------------------------------------------------------------------- gradkit warm
+def test_warm_names_lessons_and_refuses_a_stray_one():
+    from gradkit.cli import UsageError, lesson_files
+    from gradkit.cli.warm import chosen_lessons
+
+    assert chosen_lessons([]) == lesson_files()
+    assert [p.stem for p in chosen_lessons(["01", "03_why"])] == [
+        "01_nudging",
+        "03_why_float32_fails",
+    ]
+    with pytest.raises(UsageError, match="no lesson named 'zz'"):
+        chosen_lessons(["zz"])
+
+
+@pytest.mark.slow
+def test_warm_fills_the_cache_that_the_next_kernel_reads(tmp_path, monkeypatch, make, torch_calls):
+    import nbformat
+
+    lesson = tmp_path / "mini.ipynb"
+    cells = ["from gradkit.widgets import SlopeExplorer", 'w = SlopeExplorer(f="tanh(x)", x=1.0)']
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=list(map(nbformat.v4.new_code_cell, cells))), lesson
+    )
+    cache = tmp_path / "hub-cache"
+    done = subprocess.run(
+        [sys.executable, "-m", "gradkit.cli", "warm", str(lesson), "--cache", str(cache)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    n = 2 * SlopeExplorer.RADIUS + 1
+    assert f"1 lesson(s), {n} scenes stored, 0 already there" in done.stdout
+    assert str(cache / "scenes") in done.stdout and "mini" in done.stderr
+    monkeypatch.setenv("GRADKIT_CACHE", str(cache))
+    make(SlopeExplorer, f="tanh(x)", x=1.0)
+    assert torch_calls == []  # every scene read: another process's torch computed them

@@ -10,6 +10,8 @@
   Exit status 0 pass, 1 fail, 2 usage error.
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
   127.0.0.1 with a random token (never an empty one).
+- ``gradkit warm [LESSONS...] [--cache DIR]``: fill the scene cache with the lessons' scenes
+  (:mod:`~gradkit.cli.warm`; a hub image runs it once at build time).
 
 One module per subcommand: :mod:`~gradkit.cli.lesson_copy`, :mod:`~gradkit.cli.check_run`,
 :mod:`~gradkit.cli.server`; :mod:`~gradkit.cli.errors` holds the exit statuses.
@@ -26,6 +28,8 @@ from .check_run import MAX_INPUT_ENTRIES, run_check
 from .errors import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
 from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
 from .server import notebook_command, run_notebook
+from .warm import add_parser as add_warm_parser
+from .warm import run_warm
 
 __all__ = [
     "EXIT_FAIL",
@@ -67,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     nb.add_argument("dir", metavar="DIR", nargs="?", default=".", help="folder to serve")
     nb.add_argument("--port", type=int, default=8888)
     nb.add_argument("--token", default=None, help="access token (default: a random one)")
+    add_warm_parser(sub)
     return parser
 
 
@@ -90,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return copy_lessons(Path(args.dir), args.force)
         if args.command == "check":
             return run_check(args)
+        if args.command == "warm":
+            return run_warm(args)
         return run_notebook(args)
     except UsageError as error:
         print(f"gradkit {args.command}: error: {error}", file=sys.stderr)
