@@ -13,7 +13,7 @@ PORT ?= 8888
 # `gradkit lessons` on the first run, never overwritten later (delete it for a fresh copy).
 MY_LESSONS ?= my-lessons
 
-.PHONY: help notebook test unit lessons bench lint format clean
+.PHONY: help notebook test unit lessons bench lint format clean test-hub
 
 help:
 	@echo "make notebook  - set up .venv, copy the lessons to $(MY_LESSONS)/ (your private, git-ignored"
@@ -26,6 +26,8 @@ help:
 	@echo "make lessons   - sync the lessons' jupytext pairs (notebooks/*.py <-> notebooks/*.ipynb)"
 	@echo "make bench     - run the benchmarks in benchmarks/ (ARGS=--full for the large sizes,"
 	@echo "                 ARGS='--only engine --device cuda' for the engine on a GPU)"
+	@echo "make test-hub  - opt-in: a real JupyterHub (the README's config) serves lesson 01 to two"
+	@echo "                 learners in chromium; installs jupyterhub and the proxy in a temp folder"
 	@echo "make lint      - ruff check and ruff format --check"
 	@echo "make format    - ruff check --fix, then ruff format"
 	@echo "make clean     - remove .venv, build outputs and artifacts (keeps $(MY_LESSONS)/)"
@@ -82,3 +84,9 @@ format: $(VENV)/.stamp-test
 
 clean:
 	rm -rf $(VENV) build dist artifacts *.egg-info
+
+# Opt-in, not in `make test`: a real JupyterHub (the README's config) on 127.0.0.1 serving lesson
+# 01 to two learners in chromium; jupyterhub and configurable-http-proxy go into a throwaway venv
+# and npm prefix under a temp folder, removed afterwards; every process is stopped by PID.
+test-hub: $(VENV)/.stamp-test /usr/bin/chromium
+	GRADKIT_TEST_HUB=1 $(PY) -m pytest tests/hub -v -p no:cacheprovider
