@@ -2,7 +2,8 @@
 
 Run them all with ``make bench`` (``python -m benchmarks`` from the repository root); ``--full``
 adds the large sizes, ``--only engine,widgets`` picks suites, ``--device cuda`` runs the engine
-suite on a GPU.
+suite on a GPU; ``--only classroom`` is N learners pressing Run All together on one server
+(:mod:`benchmarks.classroom`).
 Nothing here is a timed test: these machines are shared and noisy, so only ratios mean much.
 
 Each suite is a module in this package with ``run(full: bool, device: str) -> list[Row]``.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 __all__ = ["SUITES", "Row", "format_table", "summarize", "time_calls"]
 
 #: Suite modules, in the order they run.
-SUITES = ("engine", "widgets", "browser")
+SUITES = ("engine", "widgets", "browser", "classroom")
 
 
 @dataclass

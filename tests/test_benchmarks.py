@@ -40,7 +40,7 @@ def _run_benchmarks(*argv: str) -> subprocess.CompletedProcess:
 
 def test_benchmarks_live_outside_the_package():
     assert not (ROOT / "gradkit" / "bench").exists()
-    assert SUITES == ("engine", "widgets", "browser")
+    assert SUITES == ("engine", "widgets", "browser", "classroom")
     assert (ROOT / "tests" / "browser" / "harness.py").is_file()
 
 
@@ -123,3 +123,24 @@ def test_table_shows_ratio_and_verdict():
     assert row.ratio == 4.0
     table = format_table([row])
     assert "4.0x" in table and table.endswith(">=2x  ok")
+
+
+def test_classroom_merges_overlapping_spans():
+    from benchmarks.classroom import _merged
+
+    assert _merged([(0.0, 1.0), (0.5, 2.0), (3.0, 3.5), (3.1, 3.2)]) == 2.5
+    assert _merged([]) == 0.0
+
+
+@pytest.mark.slow
+def test_classroom_runs_learners_and_reports_share_and_memory(tmp_path):
+    import asyncio
+
+    from benchmarks.classroom import _class
+
+    cells = ["import torch", "from gradkit.widgets import SlopeExplorer", 'SlopeExplorer(f="x³")']
+    runs = asyncio.run(_class(2, cells, tmp_path / "cache", tmp_path))
+    assert len(runs) == 2
+    for r in runs:
+        assert 0 < r["gradkit"] < r["seconds"] and 0 < r["pss"] <= r["rss"]
+    assert len(list((tmp_path / "cache" / "scenes").glob("*.gks"))) == 11

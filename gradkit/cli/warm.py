@@ -29,7 +29,7 @@ from typing import TextIO
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 from .lesson_copy import lesson_files
 
-__all__ = ["WarmResult", "add_parser", "chosen_lessons", "run_warm", "warm_lesson"]
+__all__ = ["Progress", "WarmResult", "add_parser", "chosen_lessons", "run_warm", "warm_lesson"]
 
 _MARK = "GRADKIT-WARM "
 #: Run in each kernel after its lesson: the deferred work first, then the cache's counts.

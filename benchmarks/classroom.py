@@ -1,0 +1,234 @@
+"""A class on one server: N learners press Run All on lesson 03 at the same moment.
+
+Each learner is one kernel (nbclient), started and idle before the start signal, as a notebook
+a learner has open. At the signal every kernel runs the lesson top to bottom; a learner's time is
+from the signal to its last cell's reply. Three runs per N, back to back:
+
+- **anchor**: N kernels that only ``import torch`` (the floor no lesson can beat);
+- **cold**: the lesson with an empty scene cache (every kernel computes its own scenes);
+- **warm**: the lesson with the cache that ``gradkit warm`` filled
+  (:func:`gradkit.cli.warm.warm_lesson`).
+
+Per learner the kernel also reports gradkit's own share: the wall time spent importing gradkit
+modules (with what they import), building gradkit widgets or running their work deferred after
+a cell (intervals merged; torch work inside them counts), and its memory after the lesson (RSS
+and PSS from ``/proc/self/smaps_rollup``, all N kernels alive). Rows compare p50 and max with
+the anchor's p50 and max from the same run.
+
+``python -m benchmarks.classroom --learners 1,10,20`` prints the detailed table;
+``make bench ARGS='--only classroom'`` runs N = 1, 2 (``--full``: 1, 10, 20).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from gradkit.cli.lesson_copy import lesson_files
+
+from . import Row
+
+__all__ = ["run", "run_class"]
+
+LESSON = "03_why_float32_fails"
+_ANCHOR = "N kernels: import torch only"
+_MARK = "GRADKIT-CLASS "
+#: Run in each kernel before the signal (not timed): records when gradkit works, as wall-clock
+#: spans: each top-level import of a gradkit module (with what it imports), each outermost
+#: construction of a gradkit widget, each run of the work deferred after a cell.
+_SETUP = """
+import importlib.abc as _abc, functools as _ft, sys as _sys, time as _time
+class _GradkitTimer(_abc.MetaPathFinder):
+    spans, depth = [], 0
+    def timed(self, fn):
+        @_ft.wraps(fn)
+        def run(*args, **kwargs):
+            if self.depth:
+                return fn(*args, **kwargs)
+            start = _time.time(); self.depth += 1
+            try: return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1; self.spans.append((start, _time.time()))
+        return run
+    def loaded(self, module):
+        for name, value in list(vars(module).items()):
+            mine = getattr(value, "__module__", None) == module.__name__
+            widget = isinstance(value, type) and hasattr(value, "comm")
+            if mine and widget and "__init__" in vars(value):
+                value.__init__ = self.timed(value.__init__)
+            elif mine and name == "run_pending":
+                setattr(module, name, self.timed(value))
+    def find_spec(self, name, path=None, target=None):
+        if not name.startswith("gradkit") or getattr(self, "finding", False):
+            return None
+        self.finding = True
+        try:
+            spec = next((s for f in _sys.meta_path if f is not self
+                         for s in [getattr(f, "find_spec", lambda *a: None)(name, path, target)]
+                         if s is not None), None)
+        finally:
+            self.finding = False
+        if spec is not None and hasattr(spec.loader, "exec_module"):
+            run = self.timed(spec.loader.exec_module)
+            def exec_module(module, run=run):
+                run(module); self.loaded(module)
+            spec.loader.exec_module = exec_module
+        return spec
+_sys.meta_path.insert(0, _GradkitTimer())
+"""
+_REPORT = f"""
+import json as _json
+_mem = dict(l.split(":", 1) for l in open("/proc/self/smaps_rollup").read().splitlines()[1:])
+print({_MARK!r} + _json.dumps({{"spans": _sys.meta_path[0].spans,
+      "rss": int(_mem["Rss"].split()[0]) / 1024, "pss": int(_mem["Pss"].split()[0]) / 1024}}))
+"""
+
+
+def _merged(spans: list[tuple[float, float]]) -> float:
+    """Total length of the union of intervals."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(spans):
+        total += max(0.0, b - max(a, end))
+        end = max(end, b)
+    return total
+
+
+async def _learner(client: NotebookClient, cells: list, start: asyncio.Event) -> float:
+    """Wait for the signal, run every cell; seconds from the signal to the last reply."""
+    await start.wait()
+    t0 = time.time()
+    for index, cell in cells:
+        await client.async_execute_cell(cell, index)
+    return time.time() - t0
+
+
+async def _class(n: int, cells_source: list[str] | None, cache: Path, work: Path) -> list[dict]:
+    """N learners at once; per learner: seconds, gradkit's share, RSS and PSS (MiB)."""
+    source = nbformat.read(lesson_files()[0].with_name(f"{LESSON}.ipynb"), as_version=4)
+    env = {**os.environ, "GRADKIT_CACHE": str(cache)}
+    books, clients = [], []
+    for _ in range(n):
+        nb = source if cells_source is None else nbformat.v4.new_notebook()
+        nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+        if cells_source is not None:
+            nb.cells = [nbformat.v4.new_code_cell(s) for s in cells_source]
+        books.append(nb)
+        clients.append(NotebookClient(nb, timeout=1800, kernel_name="python3", allow_errors=True,
+                                      resources={"metadata": {"path": str(work)}}))  # fmt: skip
+    start = asyncio.Event()
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients:
+            await stack.enter_async_context(client.async_setup_kernel(env=env))
+            await client.kc.execute_interactive(_SETUP, timeout=120)
+        cells = [[(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"] for nb in books]
+        tasks = [
+            asyncio.ensure_future(_learner(c, x, start))
+            for c, x in zip(clients, cells, strict=True)
+        ]
+        await asyncio.sleep(0.5)
+        start.set()
+        seconds = await asyncio.gather(*tasks)
+        out = []
+        for client, nb, s in zip(clients, books, seconds, strict=True):
+            report = nbformat.v4.new_code_cell(_REPORT)
+            nb.cells.append(report)
+            await client.async_execute_cell(report, len(nb.cells) - 1)
+            text = "".join(o.get("text", "") for o in report.outputs)
+            data = json.loads(text.split(_MARK, 1)[1])
+            share = _merged([tuple(x) for x in data["spans"]])
+            out.append({"seconds": s, "gradkit": share, "rss": data["rss"], "pss": data["pss"]})
+    return out
+
+
+def _stats(runs: list[dict], key: str) -> tuple[float, float]:
+    values = [r[key] for r in runs]
+    return statistics.median(values), max(values)
+
+
+def run_class(n: int, work: Path) -> dict[str, list[dict]]:
+    """Anchor, cold and warm runs of N learners, back to back."""
+    from gradkit.cli.warm import Progress, warm_lesson
+
+    lesson = lesson_files()[0].with_name(f"{LESSON}.ipynb")
+    cold, warm = work / f"cold-{n}", work / f"warm-{n}"
+    results = {"anchor": asyncio.run(_class(n, ["import torch"], cold, work))}
+    results["cold"] = asyncio.run(_class(n, None, cold, work))
+    before = os.environ.get("GRADKIT_CACHE")
+    os.environ["GRADKIT_CACHE"] = str(warm)  # what `gradkit warm --cache` does
+    try:
+        with open(os.devnull, "w") as quiet:
+            warm_lesson(lesson, 1800, Progress([lesson.stem], quiet))
+    finally:
+        os.environ.pop("GRADKIT_CACHE")
+        if before is not None:
+            os.environ["GRADKIT_CACHE"] = before
+    results["warm"] = asyncio.run(_class(n, None, warm, work))
+    return results
+
+
+def _rows(n: int, results: dict[str, list[dict]]) -> list[Row]:
+    a50, amax = _stats(results["anchor"], "seconds")
+    rows = []
+    for mode in ("cold", "warm"):
+        p50, top = _stats(results[mode], "seconds")
+        goal, met = "(no goal)", None
+        if mode == "warm" and n >= 20:
+            goal, met = "p50 <= 1.25x anchor", p50 <= 1.25 * a50
+        elif mode == "warm" and n == 1:
+            goal, met = "p50 <= anchor + 0.3 s", p50 <= a50 + 0.3
+        name = f"lesson 03, {n} learner(s), {mode} cache: p50|max"
+        ms = (p50 * 1000, top * 1000, _ANCHOR, a50 * 1000, amax * 1000)
+        rows.append(Row("classroom", name, *ms, goal, met))
+    return rows
+
+
+def detail(n: int, results: dict[str, list[dict]]) -> str:
+    """One line per run: p50 / max to the last cell, gradkit's share, memory per kernel."""
+    lines = []
+    for mode, runs in results.items():
+        (p50, top), (g50, gmax) = _stats(runs, "seconds"), _stats(runs, "gradkit")
+        rss, pss = _stats(runs, "rss")[0], _stats(runs, "pss")[0]
+        share = "" if mode == "anchor" else f"  gradkit {g50:5.2f} / {gmax:5.2f} s"
+        lines.append(f"N={n:<3} {mode:6}  last cell p50 {p50:6.2f} s  max {top:6.2f} s{share}"
+                     f"  kernel RSS {rss:5.0f} MiB  PSS {pss:5.0f} MiB")  # fmt: skip
+    return "\n".join(lines)
+
+
+def run(full: bool, device: str) -> list[Row]:
+    """``make bench`` suite: N = 1, 2 (``full``: 1, 10, 20); details on stderr."""
+    del device
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gradkit-class-") as work:
+        for n in (1, 10, 20) if full else (1, 2):
+            results = run_class(n, Path(work))
+            print(detail(n, results), file=sys.stderr, flush=True)
+            rows.extend(_rows(n, results))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.classroom --learners 1,10,20``."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.classroom", description=__doc__)
+    parser.add_argument("--learners", default="1,2", help="comma-separated N (default 1,2)")
+    args = parser.parse_args(argv)
+    print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="gradkit-class-") as work:
+        for n in [int(v) for v in args.learners.split(",")]:
+            print(detail(n, run_class(n, Path(work))), flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
