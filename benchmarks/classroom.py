@@ -15,7 +15,7 @@ a cell (intervals merged; torch work inside them counts), and its memory after t
 and PSS from ``/proc/self/smaps_rollup``, all N kernels alive). Rows compare p50 and max with
 the anchor's p50 and max from the same run.
 
-``python -m benchmarks.classroom --learners 1,10,20`` prints the detailed table;
+``python -m benchmarks.classroom --learners 1,10,20 [--lesson 00]`` prints the detailed table;
 ``make bench ARGS='--only classroom'`` runs N = 1, 2 (``--full``: 1, 10, 20).
 """
 
@@ -113,9 +113,11 @@ async def _learner(client: NotebookClient, cells: list, start: asyncio.Event) ->
     return time.time() - t0
 
 
-async def _class(n: int, cells_source: list[str] | None, cache: Path, work: Path) -> list[dict]:
+async def _class(
+    n: int, cells_source: list[str] | None, cache: Path, work: Path, lesson: str = LESSON
+) -> list[dict]:
     """N learners at once; per learner: seconds, gradkit's share, RSS and PSS (MiB)."""
-    source = nbformat.read(lesson_files()[0].with_name(f"{LESSON}.ipynb"), as_version=4)
+    source = nbformat.read(_lesson(lesson), as_version=4)
     env = {**os.environ, "GRADKIT_CACHE": str(cache)}
     books, clients = [], []
     for _ in range(n):
@@ -156,14 +158,19 @@ def _stats(runs: list[dict], key: str) -> tuple[float, float]:
     return statistics.median(values), max(values)
 
 
-def run_class(n: int, work: Path) -> dict[str, list[dict]]:
+def _lesson(name: str) -> Path:
+    """The shipped lesson whose name starts with ``name``."""
+    return next(p for p in lesson_files() if p.stem.startswith(name))
+
+
+def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[dict]]:
     """Anchor, cold and warm runs of N learners, back to back."""
     from gradkit.cli.warm import Progress, warm_lesson
 
-    lesson = lesson_files()[0].with_name(f"{LESSON}.ipynb")
+    lesson = _lesson(lesson_name)
     cold, warm = work / f"cold-{n}", work / f"warm-{n}"
-    results = {"anchor": asyncio.run(_class(n, ["import torch"], cold, work))}
-    results["cold"] = asyncio.run(_class(n, None, cold, work))
+    results = {"anchor": asyncio.run(_class(n, ["import torch"], cold, work, lesson.stem))}
+    results["cold"] = asyncio.run(_class(n, None, cold, work, lesson.stem))
     before = os.environ.get("GRADKIT_CACHE")
     os.environ["GRADKIT_CACHE"] = str(warm)  # what `gradkit warm --cache` does
     try:
@@ -173,7 +180,7 @@ def run_class(n: int, work: Path) -> dict[str, list[dict]]:
         os.environ.pop("GRADKIT_CACHE")
         if before is not None:
             os.environ["GRADKIT_CACHE"] = before
-    results["warm"] = asyncio.run(_class(n, None, warm, work))
+    results["warm"] = asyncio.run(_class(n, None, warm, work, lesson.stem))
     return results
 
 
@@ -221,11 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.classroom --learners 1,10,20``."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.classroom", description=__doc__)
     parser.add_argument("--learners", default="1,2", help="comma-separated N (default 1,2)")
+    parser.add_argument("--lesson", default=LESSON, help=f"a lesson's name or start ({LESSON})")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="gradkit-class-") as work:
         for n in [int(v) for v in args.learners.split(",")]:
-            print(detail(n, run_class(n, Path(work))), flush=True)
+            print(detail(n, run_class(n, Path(work), args.lesson)), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
