@@ -376,3 +376,21 @@ def test_warm_fills_the_cache_that_the_next_kernel_reads(tmp_path, monkeypatch, 
     monkeypatch.setenv("GRADKIT_CACHE", str(cache))
     make(SlopeExplorer, f="tanh(x)", x=1.0)
     assert torch_calls == []  # every scene read: another process's torch computed them
+
+
+def test_only_the_caches_own_files_are_ever_removed(monkeypatch, tmp_path):
+    scene_cache.fetch(scene_key("t", torch.sin, 1.0), Counter())
+    folder, day = scene_cache.folder, time.time() - 86400
+    for name in ("notes.txt", ".tmp-dead.gks", ".tmp-writing.gks"):
+        (folder / name).write_text("x")
+    for name in ("notes.txt", ".tmp-dead.gks"):
+        os.utime(folder / name, (day, day))
+    scene_cache.clear()
+    assert sorted(p.name for p in folder.iterdir()) == [".tmp-writing.gks", "notes.txt"]
+    monkeypatch.setenv("GRADKIT_CACHE", "off")  # no folder: nothing is scanned, not even "."
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.gks").write_text("x")
+    os.utime(tmp_path / "old.gks", (day, day))
+    assert scene_cache.size() == 0 and scene_cache.entries() == []
+    scene_cache.clear()
+    assert (tmp_path / "old.gks").exists()

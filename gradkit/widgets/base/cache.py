@@ -49,7 +49,7 @@ __all__ = [
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 512 * 2**20
-SUFFIX = ".gks"
+SUFFIX, TEMP = ".gks", ".tmp-"
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 _TRUST_ERRORS = (OSError, ValueError, KeyError, TypeError, IndexError, struct.error)
 
@@ -176,7 +176,7 @@ class SceneCache:
     @contextlib.contextmanager
     def _temp_file(folder: Path) -> Iterator[tuple[Any, str]]:
         """A new temp file in ``folder``, removed unless renamed away."""
-        fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=folder)
+        fd, temp = tempfile.mkstemp(prefix=TEMP, suffix=SUFFIX, dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
                 yield handle, temp
@@ -190,35 +190,40 @@ class SceneCache:
             if time.time() - path.stat().st_mtime > 3600 and path.parent not in self._read_only:
                 os.utime(path)
 
-    def entries(self) -> list[tuple[float, int, Path]]:
-        """(mtime, bytes, path) of every entry, oldest first."""
-        folder = self.folder
-        found = []
+    def entries(self, folder: Path | None = None) -> list[tuple[float, int, Path]]:
+        """(mtime, bytes, path) of every entry in ``folder`` (default: :attr:`folder`), oldest
+        first; temp files a writer left more than 10 minutes ago are removed on the way."""
+        folder = folder or self.folder
+        found: list[tuple[float, int, Path]] = []
+        if folder is None:
+            return found
         with contextlib.suppress(OSError), os.scandir(folder) as scan:
             for item in scan:
+                if not item.name.endswith(SUFFIX):
+                    continue  # never anything but our own files
                 with contextlib.suppress(OSError):
                     stat = item.stat()
-                    if item.name.endswith(SUFFIX) and not item.name.startswith("."):
+                    if not item.name.startswith("."):
                         found.append((stat.st_mtime, stat.st_size, Path(item.path)))
-                    elif time.time() - stat.st_mtime > 600:  # a writer that died mid-write
-                        os.unlink(item.path)
+                    elif item.name.startswith(TEMP) and time.time() - stat.st_mtime > 600:
+                        os.unlink(item.path)  # a writer that died mid-write
         return sorted(found)
 
-    def size(self) -> int:
+    def size(self, folder: Path | None = None) -> int:
         """Bytes in the cache folder now."""
-        return sum(size for _, size, _ in self.entries())
+        return sum(size for _, size, _ in self.entries(folder))
 
     def _grew(self, folder: Path, added: int) -> None:
         if folder not in self._estimate:
-            self._estimate[folder] = self.size()
+            self._estimate[folder] = self.size(folder)
         else:
             self._estimate[folder] += added
         if self._estimate[folder] > self.limit:
-            self._estimate[folder] = self.evict(int(0.8 * self.limit))
+            self._estimate[folder] = self.evict(int(0.8 * self.limit), folder)
 
-    def evict(self, target: int) -> int:
+    def evict(self, target: int, folder: Path | None = None) -> int:
         """Remove the oldest entries until at most ``target`` bytes are left; the bytes left."""
-        entries = self.entries()
+        entries = self.entries(folder)
         total = sum(size for _, size, _ in entries)
         for _, size, path in entries:
             if total <= target:
