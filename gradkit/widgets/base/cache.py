@@ -5,9 +5,11 @@ A family asks for a scene's tables in one line::
     rows = scene_cache.fetch(scene_key("slope", f, x, EPS_GRID), lambda: measure(f, x))
 
 and gets what ``compute()`` returns: read from disk when this torch already computed it here (or
-on the hub image, at build time: ``gradkit warm``), else computed and stored. Every number is
-still torch's, in the learner's dtype: an entry is only ever what ``compute()`` returned with the
-same torch, gradkit and code (the key and the file format: :mod:`.cache_entry`).
+on the hub image, at build time: ``gradkit warm``), else computed and stored. A scene of no
+function is keyed by its own tuple, ``fetch(("ruler", x, eps, dtype), ...)``; a key holds
+strings, numbers, dtypes and sequences of them. Every number is still torch's, in the learner's
+dtype: an entry is only ever what ``compute()`` returned with the same torch, gradkit and code
+(the key and the file format: :mod:`.cache_entry`).
 
 - **Folder**: ``$GRADKIT_CACHE`` (one folder for a whole hub; ``off`` turns the cache off), else
   the platform's cache folder (``~/.cache/gradkit``); entries go in its ``scenes/``. A folder
