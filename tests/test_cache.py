@@ -397,3 +397,21 @@ def test_only_the_caches_own_files_are_ever_removed(monkeypatch, tmp_path):
     assert scene_cache.size() == 0 and scene_cache.entries() == []
     scene_cache.clear()
     assert (tmp_path / "old.gks").exists()
+
+
+def test_warm_progress_is_a_bar_on_a_terminal_and_lines_elsewhere():
+    import io
+
+    from gradkit.cli.warm import Progress, WarmResult
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream in (Terminal(), io.StringIO()):
+        progress = Progress(["01_nudging", "03_why"], stream)
+        progress.step("03_why", 2, 4)
+        progress.lesson_done(WarmResult("03_why", stored=5, read=1, seconds=2.0))
+        text = stream.getvalue()
+        assert "03_why                          5 scenes stored,    1 read" in text
+        assert ("[" + "#" * 22) in text if stream.isatty() else "[" not in text
