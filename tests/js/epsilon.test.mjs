@@ -9,7 +9,7 @@ import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import { LAB_LAYOUT, epsilonView, labParts } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
-  errorLimits, errorText, labFound, labReadouts, labSlot, optimumInRange, theoryText, verdictText,
+  errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/epsilon.json", import.meta.url), "utf8"));
@@ -116,6 +116,8 @@ test("where f has no slope the page says why, with no numbers to draw", () => {
   const out = labReadouts(sc.scene, state, found, ALL);
   assert.equal(text(out.error), "f(x) = log(x) is NaN at x = -1 (outside its domain, or too large for float64), so there is no slope to measure; move x to a positive number");
   assert.equal(out.table, "");
+  assert.deepEqual(noSlopeLines("log(x)", -1, found.point), ["f(x) = log(x) is NaN at x = -1", "no slope to measure here: move x"]);
+  assert.equal(noSlopeLines("sqrt", 0, { fx: 0, analytic: Infinity })[0], "the slope of sqrt is ∞ at x = 0");
 });
 
 test("panels choose the parts, the theory switch hides the lines, the key names each state", () => {

@@ -7,7 +7,7 @@ import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, INK, logTicks } from "../base/plot.js";
 import { rowOf } from "../base/tables.js";
-import { errorLimits, labFound, labReadouts, noSlopeText, optimumInRange } from "./words.js";
+import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
 
 export const LAB_COLORS = { grey: "#777777", tolerance: "#B3261E" };
 export const LAB_LAYOUT = {
@@ -141,8 +141,10 @@ function drawPicture(ctx, found, parts) {
   const drawn = { ylim, curves: {}, stars: {}, strip: {}, no_slope: found.noSlope };
   const axes = [ax];
   if (found.noSlope) {
-    const text = noSlopeText(scene.function, state.x, found.point).replace(/&[^;]+;/g, "");
-    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2, text.split("; ")[0], { align: "center", color: LAB_COLORS.tolerance });
+    const [what, where] = noSlopeLines(scene.function, state.x, found.point);
+    const mid = { align: "center", color: LAB_COLORS.tolerance };
+    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 - 10, what, mid);
+    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 10, where, mid);
     return { drawn, axes };
   }
   dr.hline(ax, found.point.tolerance, { color: LAB_COLORS.tolerance, lw: 1.6 });

@@ -101,6 +101,14 @@ export function verdictText(r, tolerance) {
   return `${pyFormat(times, ".3g")} × the tolerance ${tol}: gradcheck fails`;
 }
 
+// The picture's two short lines for an x with no slope: what f does there, and what to do.
+export function noSlopeLines(fname, x, point) {
+  const at = `at x = ${pyFormat(x, ".6g")}`;
+  const what = Number.isFinite(point.fx) ? `the slope of ${fname} is ${pyFormat(point.analytic)} ${at}`
+    : `f(x) = ${fname} is ${pyFormat(point.fx)} ${at}`;
+  return [what, "no slope to measure here: move x"];
+}
+
 // Why there is nothing to measure at this x (f or its slope is not a finite number).
 export function noSlopeText(fname, x, point) {
   const at = `at x = ${pyFormat(x, ".6g")}`;
