@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import random
+import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -193,3 +196,12 @@ def test_monkey_moves_always_leave_the_scene_row_equal_to_torch(make):
             row = _arrays(w)["landing"][_slot(w, w.x), d, w.state["eps"]].tolist()
             r = w.ruler
             assert all(map(_same, row, [r.h, r.lower, r.upper])), (w.state, row, r)
+
+
+@pytest.mark.parametrize("cls", [FloatRuler, EpsilonLab])
+def test_the_family_bundle_parses_and_names_each_thing_once(cls):
+    names = re.findall(r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([\w$]+)", cls._esm)
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+    if shutil.which("node"):  # a module repeating a name, or any slip, fails to parse
+        run = ["node", "--input-type=module", "--check"]
+        assert subprocess.run(run, input=cls._esm, text=True, check=False).returncode == 0
