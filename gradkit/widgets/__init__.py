@@ -22,13 +22,13 @@ class's docstring; ``close()`` frees the widget, and re-running a notebook cell 
 widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
 """
 
-from .epsilon_lab import EpsilonLab
+from .epsilon import EpsilonLab
 from .exercise_panel import ExercisePanel
-from .float_ruler import FloatRuler
 from .gradcheck_lab import GradcheckLab
 from .jacobian_builder import JacobianBuilder
 from .predict import Predict
 from .quiz import Quiz
+from .ruler import FloatRuler
 from .slope import SlopeExplorer
 from .zoo_hunt import ZooHunt
 
