@@ -130,8 +130,10 @@ export function render({ model, el }, view, options = {}) {
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(hgt * dpr);
+      // drawn in CSS pixels of this size; a narrower output area shrinks it whole (aspect kept)
       canvas.style.width = `${w}px`;
-      canvas.style.height = `${hgt}px`;
+      canvas.style.maxWidth = "100%";
+      canvas.style.height = "auto";
     }
     figure.hidden = !(hgt > 0);
     let shown = null;

@@ -25,11 +25,11 @@ from ..._args import (
 )
 from ...numerics import SweepResult, sweep, unit_roundoff
 from ...plots.style import DTYPE_STYLES
-from ..base import GradkitWidget, InputError
+from ..base import InputError
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
+from ..base.point import PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, scheme_toggle, x_row
-from ..base.window import XWindow
 from .scene import FLAGS, OPTIMA, POINT, THEORY, LabPoint, exact_arrays, lab_point, stack_points
 
 __all__ = ["EpsilonLab"]
@@ -43,7 +43,7 @@ _READOUTS = [
 ]
 
 
-class EpsilonLab(GradkitWidget):
+class EpsilonLab(PointWidget):
     """The V-shaped error of the numeric slope versus eps, for float64, float32, float16, bfloat16.
 
     The theory lines show truncation (∝ eps² for central differences) and rounding (∝ u/eps) for
@@ -92,7 +92,6 @@ class EpsilonLab(GradkitWidget):
     view = "epsilonView"
     scripts = ("epsilon/words.js", "epsilon/epsilon.js")
     PANELS = ("curves", "theory", "table")
-    RADIUS = 5  # x positions sent either side of x (XWindow: refilled near the edge)
 
     def __init__(
         self,
@@ -111,13 +110,9 @@ class EpsilonLab(GradkitWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
-            self._functions_seen = 0
             self._build(selected, x, eps, dtype, scheme, shown)
-            self.on_change("function", lambda _change: self._new_function())
-            self._window.follow(self, self._send_window, self._send_exact)
-            self.on_change("eps", lambda _change: self._send_exact())
             self.on_change("panels", lambda _change: self._theory_switch())
-            self.guard(self._new_function)()
+            self.track_x(lambda at: lab_point(self.f, at))
 
     def _build(self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str,
                shown: list[str]) -> None:  # fmt: skip
@@ -151,27 +146,9 @@ class EpsilonLab(GradkitWidget):
             _READOUTS,
             alt="error of the numeric slope versus eps, log-log, one curve per dtype",
         )  # fmt: skip
-        self._window: XWindow[LabPoint] = XWindow(
-            lambda at: lab_point(self.f, at), self.x_slider.spec, self.RADIUS
-        )
         self._theory_switch()
 
     # ------------------------------------------------------------------------------ state
-    @property
-    def f(self) -> Callable:
-        """The function selected now."""
-        return self._menu[self.function_dropdown.value]
-
-    @property
-    def x(self) -> float:
-        """x as set (float64)."""
-        return float(self.x_slider.value)
-
-    @property
-    def dtype(self) -> torch.dtype:
-        """The highlighted dtype."""
-        return self.dtype_buttons.value
-
     @property
     def shown(self) -> list[str]:
         """The dtypes on screen."""
@@ -180,8 +157,7 @@ class EpsilonLab(GradkitWidget):
     @property
     def sweeps(self) -> dict[str, SweepResult]:
         """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
-        point = self._window.at(self._window.position(self.x))
-        return dict(point.sweeps or {})
+        return dict(self.point.sweeps or {})
 
     @property
     def sweep(self) -> SweepResult | None:
@@ -212,16 +188,9 @@ class EpsilonLab(GradkitWidget):
         """The theory check box belongs to the theory panel: hidden while that is closed."""
         self.theory_checkbox.hidden = "theory" not in self.panels
 
-    def _new_function(self) -> None:
-        """A new function (or the first): the current x first, the positions around it later."""
-        self._functions_seen += 1  # the scene's key: a new function, a new picture
-        self._window.clear()
-        self._window.first(self._send_window, self.later)
-        self._send_exact()  # a typed eps off the grid: its numbers at this x too
-
-    def _send_window(self, radius: int) -> None:
-        ks, measured = self._window.window(self._window.position(self.x), radius)
-        scene = {
+    def scene_of(self, measured: list[LabPoint]) -> dict:
+        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles."""
+        return {
             "function": self.function_dropdown.value,
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
@@ -231,18 +200,16 @@ class EpsilonLab(GradkitWidget):
             "default_eps": GRADCHECK_DEFAULTS["eps"],
             "u": {name: unit_roundoff(dt) for name, dt in DTYPES.items()},
             "styles": {name: list(style) for name, style in DTYPE_STYLES.items()},
-            "x_grid": {"origin": self._window.origin, "step": self._window.step},
-            "window": [ks[0], len(ks)],
         }
-        key = (self.function_dropdown.value, self._functions_seen, self._window.origin)
-        self.send_scene(scene, stack_points(measured), key=key)
 
-    def _send_exact(self) -> None:
-        """A typed eps off the grid: every scheme and dtype at that eps, at the current x."""
-        exact = self.state.get("eps_exact")
-        if exact is None or self._window.at(self._window.position(self.x)).sweeps is None:
-            return  # on the grid the tables have it; where f has no slope the page says so
-        self.send_exact(exact_arrays(self.f, self.x, exact), {"eps_exact": exact, "x": self.x})
+    def arrays_of(self, measured: list[LabPoint]) -> dict:
+        """The sweeps of each x position, stacked (:func:`.scene.stack_points`)."""
+        return stack_points(measured)
+
+    def exact_of(self, eps: float) -> dict | None:
+        """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
+        the page says so)."""
+        return None if self.point.sweeps is None else exact_arrays(self.f, self.x, eps)
 
 
 def _shown_dtypes(

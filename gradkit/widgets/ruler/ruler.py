@@ -13,10 +13,9 @@ from collections.abc import Sequence
 import torch
 
 from ..._args import DTYPES, EPS_GRID, as_dtype, check_x
-from ..base import GradkitWidget
 from ..base.eps import eps_of, eps_state
+from ..base.point import PointWidget
 from ..base.rows import dtype_toggle, eps_row, x_row
-from ..base.window import XWindow
 from .floats import Ruler, ruler
 from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point, stack_points
 
@@ -31,7 +30,7 @@ _READOUTS = [
 ]
 
 
-class FloatRuler(GradkitWidget):
+class FloatRuler(PointWidget):
     """A ruler of the numbers a dtype can hold near x, and where x ± eps really land.
 
     The landing panel spans x ± 1.6·eps in units of eps: the requested points x − eps and
@@ -67,7 +66,6 @@ class FloatRuler(GradkitWidget):
     view = "rulerView"
     scripts = ("ruler/ruler.js",)
     PANELS = ("landing", "spacing")
-    RADIUS = 5  # x positions sent either side of x (XWindow: refilled near the edge)
 
     def __init__(
         self,
@@ -94,51 +92,30 @@ class FloatRuler(GradkitWidget):
                 _READOUTS,
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )
-            self._window = XWindow(ruler_point, self.x_slider.spec, self.RADIUS)
-            self._window.follow(self, self._send_window, self._send_exact)
-            self.on_change("eps", lambda _change: self._send_exact())
-            self.guard(self._first_picture)()
+            self.track_x(ruler_point)
 
     # ------------------------------------------------------------------------------ state
-    @property
-    def dtype(self) -> torch.dtype:
-        """The dtype selected now."""
-        return self.dtype_buttons.value
-
     @property
     def ruler(self) -> Ruler:
         """Where x ± eps land in the dtype selected now (torch, in that dtype)."""
         return ruler(self.x, self.eps, self.dtype)
 
-    @property
-    def x(self) -> float:
-        """x as set (float64)."""
-        return float(self.x_slider.value)
-
-    # ---------------------------------------------------------------------------- updates
-    def _first_picture(self) -> None:
-        """The current x first (and a typed eps there); the positions around it later."""
-        self._window.first(self._send_window, self.later)
-        self._send_exact()
-
-    def _send_window(self, radius: int) -> None:
-        ks, measured = self._window.window(self._window.position(self.x), radius)
-        scene = {
+    # ---------------------------------------------------------------------- what is sent
+    def scene_of(self, measured: list) -> dict:
+        """What the arrays mean: the dtypes, their largest numbers, the panels' reach."""
+        return {
             "dtypes": list(DTYPES),
             "max": finfo_max(),
             "grid_size": len(EPS_GRID),
             "neighbours": NEIGHBOURS,
             "view": VIEW,
             "zoom_ulps": ZOOM_ULPS,
-            "x_grid": {"origin": self._window.origin, "step": self._window.step},
-            "window": [ks[0], len(ks)],
         }
-        self.send_scene(scene, stack_points(measured), key=("ruler", self._window.origin))
 
-    def _send_exact(self) -> None:
-        """A typed eps off the grid: where x ± eps land in every dtype (a dtype switch stays
-        local)."""
-        exact = self.state.get("eps_exact")
-        if exact is not None:
-            landing = exact_landings(self.x, exact)
-            self.send_exact({"landing": landing}, {"eps_exact": exact, "x": self.x})
+    def arrays_of(self, measured: list) -> dict:
+        """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
+        return stack_points(measured)
+
+    def exact_of(self, eps: float) -> dict:
+        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local)."""
+        return {"landing": exact_landings(self.x, eps)}
