@@ -74,7 +74,14 @@ def _executed(path: Path, log: Callable[[str], None]) -> Any:
         log(f"taken    {path} (already executed)")
         return notebook
     start = time.perf_counter()
-    run = execute(notebook, path.parent)
+    try:
+        run = execute(notebook, path.parent)
+    except Exception as error:
+        first = (str(error).strip().splitlines() or [""])[0][:300]
+        raise ExportError(
+            f"PATH {path} could not be executed ({type(error).__name__}: {first}); run it in "
+            "Jupyter to see why, or save it executed and export that. Nothing was written"
+        ) from error
     errors = sum(
         out.get("output_type") == "error"
         for cell in run["cells"]

@@ -11,7 +11,6 @@ the next cell, may not have recorded).
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -154,7 +153,7 @@ def execute(notebook: dict, folder: Path, timeout: int = 600) -> dict:
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
 
-    run = nbformat.from_dict(copy.deepcopy(notebook))
+    run = nbformat.reads(json.dumps(notebook), as_version=4)  # a copy, its lines joined
     run.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
     client = NotebookClient(
         run,
