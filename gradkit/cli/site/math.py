@@ -4,8 +4,8 @@ A static page cannot load MathJax from the internet (it must work from ``file://
 network), and gradkit ships no JavaScript typesetter; matplotlib (already a dependency) draws
 the subset of TeX the lessons use. Each formula becomes an ``<img>`` (an SVG data URI, so the
 glyph ids of several formulas never clash) whose ``alt`` is its LaTeX source, in a ``<span>``.
-An ``aligned`` block is drawn line by line; ``\\tfrac`` and ``\\dfrac`` are drawn as
-``\\frac``. A formula mathtext cannot draw is shown as its source, in code type.
+An ``aligned`` block is drawn line by line, fractions full size in a display formula (as LaTeX
+draws them). A formula mathtext cannot draw is shown as its source, in code type.
 """
 
 from __future__ import annotations
@@ -20,12 +20,21 @@ __all__ = ["math_html"]
 
 _ALIGNED = re.compile(r"\\begin\{(aligned|align\*?|gathered|split)\}(.*?)\\end\{\1\}", re.S)
 _SPACE = re.compile(r"\s+")
-_FONT_SIZE = {True: 15.0, False: 13.0}
+_FRAC = re.compile(r"(?<![A-Za-z])\\frac(?![A-Za-z])")
+_FONT_SIZE = {True: 16.0, False: 14.0}
 
 
-def _lines(tex: str) -> list[str]:
-    """The lines of a formula: an aligned block split at ``\\\\``, its ``&`` dropped."""
-    tex = tex.replace(r"\tfrac", r"\frac").replace(r"\dfrac", r"\frac")
+def _lines(tex: str, display: bool) -> list[str]:
+    """The lines of a formula: an aligned block split at ``\\\\``, its ``&`` dropped.
+
+    A fraction in a display formula is drawn full size (``\\dfrac``), as LaTeX draws it;
+    ``\\tfrac`` is always the small one.
+    """
+    if display:
+        tex = _FRAC.sub(r"\\dfrac", tex)
+    tex = tex.replace(r"\tfrac", r"\frac")
+    if not display:
+        tex = tex.replace(r"\dfrac", r"\frac")
     block = _ALIGNED.search(tex)
     if block is None:
         return [_SPACE.sub(" ", tex).strip()]
@@ -60,7 +69,8 @@ def math_html(tex: str, display: bool) -> str:
     kind = "gk-site-math-block" if display else "gk-site-math"
     try:
         images = [
-            f'<img src="{_svg(line, display)}" alt="{html.escape(line)}">' for line in _lines(tex)
+            f'<img src="{_svg(line, display)}" alt="{html.escape(line)}">'
+            for line in _lines(tex, display)
         ]
     except (ValueError, RuntimeError):
         return f'<{tag} class="{kind} gk-site-math-source"><code>{html.escape(tex)}</code></{tag}>'
