@@ -230,3 +230,20 @@ def test_printed_paths_of_the_exporting_machine_are_not_published():
     home = str(Path.home())
     text = public_text(f"{home}/venv/lib/python3.11/site-packages/torch/a.py:3: W\n{home}/x.txt")
     assert text == "…/site-packages/torch/a.py:3: W\n~/x.txt"
+
+
+def test_without_a_path_the_shipped_lessons_are_exported_with_binder_links(
+    saved, tmp_path, monkeypatch, capsys
+):
+    from gradkit.cli.site import export as export_module
+
+    shipped = tmp_path / "lessons"
+    shipped.mkdir()
+    (shipped / "07_tiny.ipynb").write_text(json.dumps(tiny_notebook(saved)), encoding="utf-8")
+    monkeypatch.setattr(export_module, "lessons_dir", lambda: shipped)
+    monkeypatch.setattr(export_module, "lesson_files", lambda: [shipped / "07_tiny.ipynb"])
+    assert cli.main(["export", "--out", str(tmp_path / "site")]) == 0
+    assert "taken    " in capsys.readouterr().out  # already executed: no kernel started
+    page = (tmp_path / "site" / PAGE).read_text(encoding="utf-8")
+    binder = "https://mybinder.org/v2/gh/gradkit/gradkit/HEAD?urlpath=%2Fnotebooks%2Fnotebooks%2F"
+    assert f'<a href="{binder}07_tiny.ipynb">open it on Binder</a>' in page

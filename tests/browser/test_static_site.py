@@ -231,3 +231,74 @@ def test_the_index_lists_each_lesson_with_its_first_words(open_page, static_site
     page.wait_for_selector("body[data-gk-site=ready]")
     assert page.title().startswith("Lesson 1")
     assert json.loads(page.locator("#gk-site-widgets").text_content())["models"]
+
+
+TINY_ESM = """
+let initialized = 0;
+export default {
+  initialize({ model }) { initialized += 1; },
+  render({ model, el }) {
+    const out = document.createElement("span");
+    out.className = "tiny-out";
+    const show = () => {
+      const tables = model.get("tables");
+      const n = model.get("state").n;
+      out.textContent = `${n} ${tables.byteLength} ${tables.getUint8(3)} ${initialized}`;
+    };
+    const add = document.createElement("button");
+    add.className = "tiny-add";
+    add.onclick = () => {
+      model.set("state", { n: model.get("state").n + 1 });
+      model.save_changes();
+    };
+    const ask = document.createElement("button");
+    ask.className = "tiny-ask";
+    ask.onclick = () => model.send({ type: "click", name: "anything" });
+    model.on("change:state", show);
+    show();
+    el.append(add, ask, out);
+  },
+};
+"""
+
+
+def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_path) -> None:
+    """A tiny widget of the test's own, on the contract's traits: its module gets the saved
+    state (bytes as a DataView), set fires change events in every view, initialize runs once
+    per model, _dom_classes and _css apply, and send says it needs a running notebook."""
+    from gradkit.cli.site import export_site
+
+    contract = {"control_state": {}, "scene": {}, "exact": {}, "error": "", "busy": False, "ack": 0}
+    state = {"_esm": TINY_ESM, "_css": ".tiny-out { color: rgb(1, 2, 3); }",
+             "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny"}, "state": {"n": 0},
+             **contract}  # fmt: skip
+    tables = [{"path": ["tables"], "encoding": "base64", "data": "AAECAwQFBgc="}]  # bytes 0..7
+    view = {"output_type": "display_data", "metadata": {}, "data": {
+        "application/vnd.jupyter.widget-view+json": {"model_id": "t1"}}}  # fmt: skip
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "t",
+            "outputs": [view]}  # fmt: skip
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": [cell, cell], "metadata": {
+        "widgets": {"application/vnd.jupyter.widget-state+json": {"state": {
+            "t1": {"model_name": "AnyModel", "state": state, "buffers": tables}}}}}}  # fmt: skip
+    (tmp_path / "tiny.ipynb").write_text(json.dumps(notebook))
+    export_site([tmp_path / "tiny.ipynb"], tmp_path / "site", log=lambda _line: None)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto((tmp_path / "site" / "tiny.html").as_uri())
+        page.wait_for_selector("body[data-gk-site=ready]")
+        views = page.locator(".gk-site-widget > .tiny-root")
+        assert views.count() == 2
+        assert views.locator(".tiny-out").all_inner_texts() == ["0 8 3 1", "0 8 3 1"]
+        views.first.locator(".tiny-add").click()
+        assert views.locator(".tiny-out").all_inner_texts() == ["1 8 3 1", "1 8 3 1"]
+        colour = views.first.locator(".tiny-out").evaluate("(e) => getComputedStyle(e).color")
+        assert colour == "rgb(1, 2, 3)"
+        lines = page.locator(".gk-site-kernel-line")
+        assert lines.count() == 2 and not lines.first.is_visible()
+        views.first.locator(".tiny-ask").click()
+        assert lines.all_inner_texts() == [OFFLINE_NOTE, OFFLINE_NOTE]  # in both views
+        assert errors == []
+    finally:
+        page.close()

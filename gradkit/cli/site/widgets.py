@@ -72,7 +72,7 @@ class Modules:
     def add(self, esm: str, css: str) -> str:
         """Register a module; returns its key (a hash of its text: same module, same file)."""
         key = hashlib.sha256(f"{esm}\0{css}".encode()).hexdigest()[:12]
-        name = f"assets/widget-{key}.js"
+        name = self.path(key)
         if name not in self.files:
             payload = json.dumps({"esm": esm, "css": css})
             self.files[name] = (
