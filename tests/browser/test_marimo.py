@@ -161,7 +161,7 @@ def test_the_readme_shows_a_three_line_marimo_example() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## In marimo\n", 1)[1].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    lines = code.strip().splitlines()
+    lines = [line for line in code.strip().splitlines() if line.strip()]
     assert len(lines) == 3 and lines[0] == "import marimo as mo", lines
     assert "mo.ui.anywidget(" in lines[2]
     namespace: dict = {}
