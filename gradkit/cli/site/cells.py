@@ -135,8 +135,8 @@ def cell_html(cell: Any, widgets: PageWidgets, folder: Path = Path(".")) -> str:
     outputs = "".join(output_html(out, widgets, folder) for out in cell.get("outputs", []))
     code = code_html(source) if source.strip() else ""
     shown = f'<div class="gk-site-outputs">{outputs}</div>' if outputs else ""
-    label = '<span class="gk-site-code-label" aria-hidden="true">code</span>' if code else ""
+    label = '<span class="gk-site-code-label">code</span>' if code else ""
     return (
         f'<section class="gk-site-cell gk-site-code">{label}'
-        f'<div class="gk-site-source" aria-label="code (read-only)">{code}</div>{shown}</section>'
+        f'<div class="gk-site-source">{code}</div>{shown}</section>'
     )
