@@ -183,11 +183,37 @@ def test_x_steps_move_the_point(open_page) -> None:
         for _ in range(3):  # past the first picture's tables: the ones sent after it are there
             before, after = _clicked(root, ".gradkit-x-up")
             was, now = before["drawn"], after["drawn"]
-            if "x" in was:
-                assert now["x"] > was["x"]
+            if "x" in was:  # a ruler of x's neighbours may look the same one step on
+                assert now["x"] > was["x"] and after["readouts"] != before["readouts"]
+                continue
             moved = [k for k in now if k.endswith("_px") and now[k] != was.get(k)]
             assert moved, "the point stayed where it was"
         assert opened.errors == []
+
+
+def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> None:
+    """With no kernel, an x past the positions saved with the page, or a typed eps off the grid,
+    cannot be measured: the picture keeps its last state and the error area says why."""
+    found = _live(open_page, ".gradkit-x-up")
+    assert found, "no widget with x steps in lessons 01 and 03"
+    opened, root = found[0]
+    last = None
+    for _ in range(30):  # far past any window saved with the page
+        root.locator(".gradkit-x-up").first.click()
+        now = root.evaluate(SNAPSHOT)["drawn"]
+        if now == last:
+            break
+        last = now
+    assert now == last, "the x window never ended: no position was beyond what was saved"
+    message = root.locator(".gradkit-error").inner_text()
+    assert OFFLINE_NOTE in message, message
+    box = root.locator("input.gradkit-eps-text")
+    if box.count():
+        box.fill("3e-7")
+        box.press("Enter")
+        assert root.evaluate(SNAPSHOT)["drawn"] == last, "an eps off the grid changed the picture"
+        assert OFFLINE_NOTE in root.locator(".gradkit-error").inner_text()
+    assert opened.errors == []
 
 
 def test_a_quiz_answer_is_marked(open_page) -> None:

@@ -69,12 +69,21 @@ export function render({ model, el }, view, options = {}) {
       seq += 1;
       const changes = { [name]: value, ...(opts.also || {}) };
       for (const k of Object.keys(changes)) pending[k] = seq;
+      const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
       if (opts.scene) ctx.sceneSeq = seq;
       localError = "";
       showErrors();
       paint();
-      if (offline) return;
+      if (offline) {
+        // no kernel to measure what the page was not given: go back and say so
+        if (waiting) {
+          ctx.state = before;
+          paint(true);
+          ctx.showError(options.offlineNote || "this needs a running notebook");
+        }
+        return;
+      }
       // send the page's own state (never a copy of the model's, which an older echo may have
       // overwritten) with __changed: the keys Python has not handled yet; Python applies only
       // those, so a stale copy of another key never undoes a newer change (the lost-click race)
@@ -176,8 +185,16 @@ export function render({ model, el }, view, options = {}) {
   model.on("change:control_state", () => paint());
   model.on("change:exact", () => { ctx.exact = model.get("exact") || {}; paint(); });
   model.on("change:error", showErrors);
-  model.on("change:scene", () => { loadScene(); fromPython(); paint(); });
-  model.on("change:tables", () => { loadScene(); paint(); });
+  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one
+  // at a time, in any order: decode once both are in, in one task
+  let sceneQueued = false;
+  const sceneChanged = () => {
+    if (sceneQueued) return;
+    sceneQueued = true;
+    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
+  };
+  model.on("change:scene", sceneChanged);
+  model.on("change:tables", sceneChanged);
   showErrors();
   loadScene();
   if (view.init) view.init(ctx);
