@@ -216,6 +216,7 @@ class CheckReport:
         if self.suggestion:
             lines.append(f"  try: {self.suggestion}")
         lines.extend(f"  note: {n}" for n in self.notes)
+        lines.extend(f"  torch warns: {w.strip()}" for w in self.warnings)
         if self.torch_message:
             lines.append("  torch says:")
             lines.extend("    " + line for line in self.torch_message.splitlines()[:12])
@@ -249,6 +250,18 @@ class CheckReport:
         )
         return rows
 
+    def _html_warnings(self) -> str:
+        """torch's warnings in their own words, in a box that stands out (or nothing)."""
+        if not self.warnings:
+            return ""
+        items = "".join(f"<li>{html.escape(w.strip())}</li>" for w in self.warnings)
+        return (
+            f"<div class='gradkit-warnings' role='alert' style='border-left:4px solid "
+            f"{PALETTE['warn']};color:{PALETTE['ink']};padding:0.3em 0.6em;"
+            f"margin:0.3em 0'><b style='color:{PALETTE['warn']}'>⚠ torch warns</b>"
+            f"<ul style='margin:0.2em 0;padding-left:1.2em'>{items}</ul></div>"
+        )
+
     def _repr_html_(self) -> str:
         color = PALETTE["pass"] if self.passed else PALETTE["error"]
         badge = "✔ pass" if self.passed else f"✘ {html.escape(self.verdict)}"
@@ -268,5 +281,5 @@ class CheckReport:
             f"<div class='gradkit-report' style='border:2px solid {color};border-radius:6px;"
             f"padding:0.5em 0.8em;margin:0.3em 0'>"
             f"<div style='font-weight:bold;color:{color};font-size:1.1em'>gradcheck: {badge}</div>"
-            f"<table style='margin:0.3em 0'>{body}</table>{message}</div>"
+            f"{self._html_warnings()}<table style='margin:0.3em 0'>{body}</table>{message}</div>"
         )

@@ -160,6 +160,20 @@ def test_text_and_html_renderings():
     assert "✘ GradcheckError" in html and "<b>bug</b>" in html and "Jacobian mismatch" in html
 
 
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("engine", ["torch", "batched"])
+def test_the_report_shows_torchs_warnings_in_its_own_words(engine):
+    # issue 17: where a lesson says "torch warns", the learner sees the warning on the card
+    x = torch.tensor([0.5], dtype=torch.float32, requires_grad=True)
+    report = check(SquareFn.apply, (x,), engine=engine)
+    (warning,) = (w.strip() for w in report.warnings)
+    assert warning.startswith("Input #0 requires gradient and is not a double precision")
+    assert f"  torch warns: {warning}" in str(report).splitlines()
+    html = report._repr_html_()
+    assert "⚠ torch warns" in html and f"<li>{warning}</li>" in html
+    assert "torch warns" not in check(SquareFn.apply, (_x(0.5),), engine=engine)._repr_html_()
+
+
 def test_check_never_changes_the_callers_tensors():
     def mutating(x):
         x.data.mul_(2)  # a forward that tramples its input
