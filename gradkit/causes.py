@@ -25,6 +25,7 @@ from .detectors import (
     find_nondeterminism,
     find_nonfinite,
     to_double,
+    worst_entry_fails,
 )
 from .engine import Verdict, batched_verdict, torch_verdict
 from .patterns import explain_bug, explain_error
@@ -95,21 +96,26 @@ def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
         return ("kink", *kink)
     facts = rounding_facts(report, fn, inputs)
     if facts is not None:
-        larger = _first_pass(rerun, fn, inputs, facts.larger)
+        larger = _first_pass(rerun, fn, report, inputs, facts.larger)
         if larger is not None or facts.bound is not None:
             return ("precision", *explain_rounding(report, facts, larger))
         smaller = [report.eps / 10, report.eps / 100]
         theory = safe_eps(facts.dtype, facts.scale)
         smaller += [theory] if theory < smaller[-1] else []
-        passing = _first_pass(rerun, fn, inputs, smaller)
+        passing = _first_pass(rerun, fn, report, inputs, smaller)
         if passing is not None:
             return ("truncation", *_explain_truncation(report, passing))
     return ("bug", *explain_bug(report, *counts))
 
 
-def _first_pass(rerun: Callable, fn: Callable, inputs: tuple, steps) -> float | None:
-    """The first eps among ``steps`` at which the same check passes, or None."""
+def _first_pass(rerun: Callable, fn: Callable, report, inputs: tuple, steps) -> float | None:
+    """The first eps among ``steps`` at which the same check passes, or None.
+
+    An eps where the worst entry still fails clearly is ruled out without a full rerun.
+    """
     for eps in steps:
+        if worst_entry_fails(fn, inputs, report, eps):
+            continue
         if rerun(fn, mirror_inputs(inputs), eps).passed:
             return eps
     return None
