@@ -13,6 +13,7 @@ Depends on torch only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import torch
@@ -41,6 +42,9 @@ from .rounding import (
 
 __all__ = ["diagnose"]
 
+#: Every explanation of a failure prints both numbers side by side, as HIPS/autograd does.
+_BOTH_NUMBERS = re.compile(r"numeric \S+ vs analytic \S+")
+
 
 def diagnose(
     report: CheckReport,
@@ -62,6 +66,18 @@ def diagnose(
     if verdict.error_type not in ("", "GradcheckError"):
         explain_error(report, verdict)
         return
+    _explain_failure(report, fn, inputs, settings, counts, recheck)
+    w = report.worst  # gradkit's own numbers: shown where they fail as torch's did
+    if (
+        w is not None
+        and not w.error <= w.tolerance
+        and not _BOTH_NUMBERS.search(report.explanation)
+    ):
+        report.explanation += f" The worst entry ({w.position}) reads {w.comparison}."
+
+
+def _explain_failure(report, fn, inputs, settings, counts, recheck) -> None:
+    """Cause, explanation and suggestion of a mismatch: the innocent causes first."""
     for cause, finder in (
         ("nonfinite", lambda: find_nonfinite(inputs, report)),
         ("layout", lambda: find_layout(inputs)),
