@@ -23,14 +23,11 @@ widgets its previous run made. See :mod:`gradkit.widgets._base` for building a n
 """
 
 from .epsilon_lab import EpsilonLab
-from .exercise_panel import ExercisePanel
 from .float_ruler import FloatRuler
 from .gradcheck_lab import GradcheckLab
 from .jacobian_builder import JacobianBuilder
-from .predict import Predict
-from .quiz import Quiz
+from .practice import ExercisePanel, Predict, Quiz, ZooHunt
 from .slope import SlopeExplorer
-from .zoo_hunt import ZooHunt
 
 __all__ = [
     "EpsilonLab",
