@@ -10,7 +10,7 @@ import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js
 import {
   howFar, isRight, parseGuess, predictReadouts, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
-import { huntReadouts } from "../../gradkit/widgets/practice/panel.js";
+import { huntReadouts, huntView } from "../../gradkit/widgets/practice/panel.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/practice.json", import.meta.url), "utf8"));
 
@@ -153,4 +153,10 @@ test("the hunt shows the specimen picked, its latest result or the invitation, a
   const scene = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, results: { b: "Right" }, prompt: "Run it.", score: "Score: 1" };
   assert.deepEqual(huntReadouts(scene, { entry: "a" }), { code: "<pre>A</pre>", result: "Run it.", score: "Score: 1" });
   assert.deepEqual(huntReadouts(scene, { entry: "b" }).result, "Right");
+});
+
+test("a specimen whose code has not arrived yet waits (null: the busy mark shows)", () => {
+  const scene = { specimens: { a: "<pre>A</pre>" }, results: {}, prompt: "Run it.", score: "" };
+  assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
+  assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
 });

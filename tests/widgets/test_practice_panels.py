@@ -11,7 +11,7 @@ from ipywidgets.widgets.widget import _instances
 from gradkit import zoo
 from gradkit.exercises import EXERCISES
 from gradkit.widgets import ExercisePanel, ZooHunt
-from gradkit.widgets.base import GradkitWidget
+from gradkit.widgets.base import GradkitWidget, schedule
 
 
 def page_sends(w, **changes):
@@ -40,6 +40,14 @@ def test_every_specimen_is_sent_ahead_without_a_giveaway(make):
         if e.bug:
             assert e.bug not in shown and "bug" not in shown.lower(), shown
         assert e.description not in shown
+
+
+def test_the_first_specimen_comes_first_and_the_rest_after_the_cell(make):
+    with schedule.deferring(True):
+        hunt = make(ZooHunt)
+        assert list(hunt.scene["specimens"]) == [hunt.entry_dropdown.options[0][0]] and hunt.busy
+        schedule.run_pending()
+    assert len(hunt.scene["specimens"]) == len(hunt.names) and not hunt.busy
 
 
 def test_the_page_switches_specimens_and_python_reads_them(make):

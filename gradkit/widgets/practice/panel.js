@@ -22,7 +22,8 @@ export const huntView = {
   key(ctx) { return JSON.stringify([ctx.state.entry]); },
   size() { return [0, 0]; },
   paint(ctx) {
-    if (!ctx.scene.specimens) return null;
+    // a specimen whose code has not arrived yet (sent after the first picture): wait, busy
+    if (!(ctx.state.entry in (ctx.scene.specimens || {}))) return null;
     return { readouts: huntReadouts(ctx.scene, ctx.state), drawn: { entry: ctx.state.entry } };
   },
 };

@@ -7,6 +7,7 @@ writes one specimen's code without its decorators, docstring or telling class na
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import inspect
 import textwrap
@@ -58,6 +59,7 @@ def specimen_source(e: zoo.ZooEntry, label: str) -> str:
     return "\n".join(lines).replace(e.name, label)
 
 
+@functools.cache  # the zoo's source does not change while a kernel runs
 def specimen_html(name: str, label: str) -> str:
     """What the hunt shows for one specimen: its formula, its input shapes and its code."""
     e = zoo.entry(name)

@@ -81,10 +81,11 @@ class ZooHunt(GradkitWidget):
             self._score = ""
             pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, 1)]
             self._labels = {n: f"Specimen{k}Fn" for k, n in enumerate(names, start=1)}
-            self._specimens = {label: specimen_html(n, self._labels[n]) for label, n in pairs}
+            self._by_label = dict(pairs)  # label -> zoo name
+            first, name = pairs[0]
+            self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
             self._build_controls(pairs)
-            self.code_html = PageText(lambda: self._specimens[self.current("entry")],
-                                      "gradkit-specimen-code")  # fmt: skip
+            self.code_html = PageText(self._code, "gradkit-specimen-code")
             self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT),
                                    "gradkit-hunt-result")  # fmt: skip
             self.score = PageText(lambda: self._score, "gradkit-hunt-score")
@@ -96,6 +97,7 @@ class ZooHunt(GradkitWidget):
                 alt="zoo hunt",
             )  # fmt: skip
             self._publish()
+            self.later(self._all_specimens)
             self.on_change("entry", lambda _change: self.update_state({"prediction": None}))
             self.on_click("run", self.run)
 
@@ -117,6 +119,17 @@ class ZooHunt(GradkitWidget):
             tooltip="Run gradkit.check on this Function's sample inputs (float64)",
         )  # fmt: skip
 
+    def _code(self) -> str:
+        """The code the page shows for the specimen picked (the same cached HTML it was sent)."""
+        name = self.entry_dropdown.value
+        return specimen_html(name, self._labels[name])
+
+    def _all_specimens(self) -> None:
+        """Every specimen's code, sent after the first picture (the page switches by itself)."""
+        labels = self._by_label.items()
+        self._specimens = {label: specimen_html(n, self._labels[n]) for label, n in labels}
+        self._publish()
+
     def _publish(self) -> None:
         """Every specimen's code, the results so far and the score (the page picks by entry)."""
         scene = {"specimens": self._specimens, "results": self._results, "prompt": _PROMPT,
@@ -125,7 +138,7 @@ class ZooHunt(GradkitWidget):
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The specimen the page picks must be one of the labels sent."""
-        if key == "entry" and value not in self._specimens:
+        if key == "entry" and value not in self._by_label:
             raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
         if key != "entry":
             super().check_page_value(key, value)
