@@ -1,16 +1,19 @@
 """ExercisePanel and ZooHunt: kernel buttons, the readouts Python writes into the scene, the
-specimens sent ahead, and what the page may send."""
+specimens sent ahead, what the page may send, and every practice bundle."""
 
 from __future__ import annotations
 
 import html
+import re
+import shutil
+import subprocess
 
 import pytest
 from ipywidgets.widgets.widget import _instances
 
 from gradkit import zoo
 from gradkit.exercises import EXERCISES
-from gradkit.widgets import ExercisePanel, ZooHunt
+from gradkit.widgets import ExercisePanel, Predict, Quiz, ZooHunt
 from gradkit.widgets.base import GradkitWidget, schedule
 
 
@@ -158,3 +161,17 @@ def test_on_the_base_and_closing_leaks_nothing(build):
     assert isinstance(w, GradkitWidget) and {"gradkit-widget", w.css} <= set(w._dom_classes)
     w.close()
     assert w.closed and len(_instances) == before
+
+
+@pytest.mark.parametrize("cls", [Quiz, Predict, ExercisePanel, ZooHunt])
+def test_each_bundle_parses_and_defines_every_name_once(cls):
+    source = cls._esm
+    names = re.findall(
+        r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([A-Za-z_$][\w$]*)", source
+    )
+    assert not sorted({n for n in names if names.count(n) > 1})
+    assert source.rstrip().endswith(f"render(args, {cls.view}, gradkitOptions) }};")
+    if shutil.which("node"):
+        done = subprocess.run(["node", "--input-type=module", "--check"], input=source,
+                              text=True, capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr

@@ -9,18 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base.controls import Control
-from ..base.host import THEME_CSS
+from ..base.host import THEME_CSS, GradkitWidget
 
-if TYPE_CHECKING:
-    from ..base.host import GradkitWidget
-
-__all__ = ["PRACTICE_CSS", "VERDICT_WORDS", "Choice", "PageText", "nullable", "verdict_text"]
+__all__ = [
+    "PRACTICE_CSS",
+    "VERDICT_WORDS",
+    "Choice",
+    "PageText",
+    "PracticeWidget",
+    "nullable",
+    "verdict_text",
+]
 
 #: The theme and the practice widgets' own rules (anywidget keeps one stylesheet per class).
 PRACTICE_CSS = THEME_CSS + (Path(__file__).parent / "practice.css").read_text(encoding="utf-8")
+
+
+class PracticeWidget(GradkitWidget):
+    """The base of the practice widgets: the theme with the family's stylesheet."""
+
+    _css = PRACTICE_CSS
+
 
 #: The words of a verdict, as the page writes them (``VERDICT`` in ``feedback.js``).
 VERDICT_WORDS = {"right": "Right.", "wrong": "Not quite.", "retry": "Try another answer."}

@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from ... import exercises
 from ...exercises import Exercise, Feedback, hint
 from ...exercises.grader import exercise_of
-from ..base import GradkitWidget
 from ..base.rows import button
-from .common import PRACTICE_CSS, PageText
+from .common import PageText, PracticeWidget
 
 __all__ = ["ExercisePanel", "user_namespace"]
 
@@ -46,7 +45,7 @@ def user_namespace() -> Mapping[str, object]:
     return shell.user_ns if shell is not None else {}
 
 
-class ExercisePanel(GradkitWidget):
+class ExercisePanel(PracticeWidget):
     """An exercise in a notebook: check, hints one at a time, and a solution on request.
 
     Parameters
@@ -74,7 +73,6 @@ class ExercisePanel(GradkitWidget):
     css = "gradkit-exercise"
     view = "exerciseView"
     scripts = ("practice/panel.js",)
-    _css = PRACTICE_CSS
 
     def __init__(
         self, exercise: str | Exercise, namespace: Mapping[str, object] | None = None

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ...quiz_bank import PredictEntry, QuizBank, as_actual, as_bank, grade_prediction, parse_guess
-from ..base import Control, GradkitWidget, InputError
-from .common import PRACTICE_CSS, Choice, PageText, verdict_text
+from ..base import Control, InputError
+from .common import Choice, PageText, PracticeWidget, verdict_text
 
 __all__ = ["Predict", "check_guess"]
 
@@ -45,7 +45,7 @@ def check_guess(entry: PredictEntry, raw: object) -> float | str:
         raise InputError(message) from None
 
 
-class Predict(GradkitWidget):
+class Predict(PracticeWidget):
     """A predict-then-run moment: guess, lock it in, then see the true value.
 
     Parameters
@@ -87,7 +87,6 @@ class Predict(GradkitWidget):
     css = "gradkit-predict"
     view = "predictView"
     scripts = ("practice/feedback.js", "practice/predict.js")
-    _css = PRACTICE_CSS
 
     def __init__(
         self,

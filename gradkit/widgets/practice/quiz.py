@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ...quiz_bank import QuizBank, grade_choice
-from ..base import GradkitWidget
-from .common import PRACTICE_CSS, Choice, PageText, verdict_text
+from .common import Choice, PageText, PracticeWidget, verdict_text
 from .inline import quiz_entry
 
 __all__ = ["Quiz"]
 
 
-class Quiz(GradkitWidget):
+class Quiz(PracticeWidget):
     """A multiple-choice question with feedback for the option picked.
 
     Parameters
@@ -66,7 +65,6 @@ class Quiz(GradkitWidget):
     css = "gradkit-quiz"
     view = "quizView"
     scripts = ("practice/feedback.js", "practice/quiz.js")
-    _css = PRACTICE_CSS
 
     def __init__(
         self,

@@ -14,9 +14,9 @@ from typing import Any
 from ... import zoo
 from ...diagnosis import check
 from ...report import CAUSES, CheckReport
-from ..base import Control, GradkitWidget, InputError
+from ..base import Control, InputError
 from ..base.rows import button, dropdown, toggle
-from .common import PRACTICE_CSS, PageText, nullable
+from .common import PageText, PracticeWidget, nullable
 from .specimens import hunt_names, specimen_html
 
 __all__ = ["ZooHunt"]
@@ -33,7 +33,7 @@ class _SpecimenMenu(Control):
         return list(self._pairs)
 
 
-class ZooHunt(GradkitWidget):
+class ZooHunt(PracticeWidget):
     """A hunt through the zoo: read a Function's code, predict gradcheck's verdict, then run it.
 
     Each Function is shown as "Specimen k" with its docstring removed and its class name
@@ -68,7 +68,6 @@ class ZooHunt(GradkitWidget):
     css = "gradkit-zoo-hunt"
     view = "huntView"
     scripts = ("practice/panel.js",)
-    _css = PRACTICE_CSS
 
     def __init__(self, names: Sequence[str] | None = None) -> None:
         names = hunt_names(names)
