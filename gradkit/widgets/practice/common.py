@@ -70,13 +70,10 @@ class PageText:
     ----------
     read : callable
         Returns the readout's text from the widget's state and scene.
-    css : str
-        The readout's CSS classes in the page (space-separated).
     """
 
-    def __init__(self, read: Callable[[], str], css: str) -> None:
+    def __init__(self, read: Callable[[], str]) -> None:
         self._read = read
-        self._dom_classes = ("gradkit-readout", *css.split())
 
     @property
     def value(self) -> str:

@@ -95,8 +95,7 @@ class ExercisePanel(PracticeWidget):
                 for name, text, tip in _buttons(ex)
             )
             self.feedback, self.hints_html, self.solution_html = (
-                PageText(lambda name=name: self.scene["readouts"][name], css)
-                for name, css in _READOUTS
+                PageText(lambda name=name: self.scene["readouts"][name]) for name, _css in _READOUTS
             )
             buttons = [self.check_button, self.hint_button, self.solution_button]
             self.layout(ex.title, ex.task, buttons, _READOUTS, alt=f"exercise: {ex.title}")

@@ -105,7 +105,7 @@ class Predict(PracticeWidget):
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
             self.update_state({"locked": False})
-            self.feedback_html = PageText(self._feedback_text, "gradkit-feedback gradkit-verdict")
+            self.feedback_html = PageText(self._feedback_text)
             readouts = [("result", "gradkit-predict-result"),
                         ("feedback", "gradkit-feedback gradkit-verdict")]  # fmt: skip
             self.layout(entry.prompt, "", [], readouts, alt=f"prediction: {entry.prompt}")

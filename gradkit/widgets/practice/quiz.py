@@ -86,7 +86,7 @@ class Quiz(PracticeWidget):
             self.choice_buttons = self.add_control(
                 Choice(self, spec, [(o, o) for o in options]), None
             )
-            self.feedback_html = PageText(self._feedback_text, "gradkit-feedback gradkit-verdict")
+            self.feedback_html = PageText(self._feedback_text)
             readouts = [("feedback", "gradkit-feedback gradkit-verdict")]
             self.layout(entry.question, "", [], readouts, alt=f"quiz: {entry.question}")
             self.send_scene(self._scene(options, seed), key=entry.id)

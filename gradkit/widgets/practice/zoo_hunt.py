@@ -84,10 +84,9 @@ class ZooHunt(PracticeWidget):
             first, name = pairs[0]
             self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
             self._build_controls(pairs)
-            self.code_html = PageText(self._code, "gradkit-specimen-code")
-            self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT),
-                                   "gradkit-hunt-result")  # fmt: skip
-            self.score = PageText(lambda: self._score, "gradkit-hunt-score")
+            self.code_html = PageText(self._code)
+            self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT))
+            self.score = PageText(lambda: self._score)
             self.layout(
                 "Zoo hunt", "read the code, predict gradcheck's verdict, then run it",
                 [self.entry_dropdown, self.prediction, self.run_button],
