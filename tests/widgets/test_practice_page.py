@@ -77,6 +77,7 @@ def test_a_quiz_marks_and_explains_with_no_kernel(offline_page):
     assert _drawn(quiz) == {"choice": "double", "correct": True, "order": ["single", "double"]}
     assert feedback.inner_text().endswith("Right. 64 bits.")
     assert single.get_attribute("aria-pressed") == "false"
+    assert not quiz.locator(".gk-offline-note").is_visible()  # it needs no kernel: no note
 
 
 def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(offline_page):
