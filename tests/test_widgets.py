@@ -6,8 +6,6 @@ Python side of that contract (tests/browser checks the drawing in chromium).
 
 from __future__ import annotations
 
-import io
-import math
 import random
 import re
 import sys
@@ -19,18 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-from gradkit._args import EPS_GRID
 from gradkit.widgets import (
-    EpsilonLab,
-    FloatRuler,
     GradcheckLab,
     _base,
     _format,
-    _stage,
     _theme,
 )
 from gradkit.widgets import _lab_ahead as gradcheck_lab_module
-from gradkit.widgets._epsilon_table import scene_cell, table_html
 from gradkit.zoo import SquareFn
 
 
@@ -44,54 +37,6 @@ def _slope(line) -> float:
 
 
 # ------------------------------------------------------------------------- SlopeExplorer
-
-
-# ---------------------------------------------------------------------------- EpsilonLab
-
-
-def test_epsilon_lab_shows_the_seed_point_at_gradchecks_eps(make):
-    w = make(EpsilonLab)
-    assert w.function_dropdown.value == "x³" and w.x_slider.value == 0.5
-    assert w.eps_slider.value == 1e-6
-    tolerance = w.artists.tolerance.get_data()[1][0]
-    eps, y32 = w.artists.curves["float32"].get_data()
-    _, y64 = w.artists.curves["float64"].get_data()
-    k = int(np.argmin(np.abs(np.log10(eps) + 6)))
-    assert y32[k] > tolerance > y64[k]
-    assert "fails" in _text(w.error_readout.value)
-    assert "13" in _text(w.error_readout.value)  # about 13 times the tolerance
-    table = _text(w.table_readout.value)
-    assert re.search(r"float64.*passes", table) and re.search(r"float32.*fails", table)
-    # the highlighted dtype is drawn thicker
-    assert w.artists.curves["float32"].get_linewidth() > w.artists.curves["float64"].get_linewidth()
-    # the marker sits on the float32 error measured at exactly this eps
-    assert w.artists.eps_marker.get_data()[1][0] == pytest.approx(
-        float(w.at_eps["float32"].error[0])
-    )
-    # float16 eps below its smallest number underflows: marked, not NaN on the curve
-    assert len(w.artists.underflow["float16"].get_data()[0]) > 0
-    stars = w.artists.optima["float32"].get_data()[0]
-    assert stars[0] == pytest.approx(1.55e-3, rel=0.05)
-    assert w.artists.ax.get_xscale() == "log"
-
-
-def test_epsilon_lab_controls(make):
-    w = make(EpsilonLab, f=torch.exp, x=1.0, dtype="float64")
-    assert w.function_dropdown.value == "your exp"
-    assert "float64 error" in _text(w.error_readout.value)
-    w.eps_text.value = "3e-3"
-    assert w.eps_slider.value == 3e-3
-    assert list(w.artists.eps_line.get_xdata()) == [3e-3, 3e-3]
-    w.dtype_buttons.value = torch.bfloat16
-    assert w.artists.curves["bfloat16"].get_alpha() == 1.0
-    assert w.artists.curves["float64"].get_alpha() < 1.0
-    w.theory_checkbox.value = False
-    assert not w.artists.rounding.get_visible()
-    w.function_dropdown.value = "x²"  # no truncation arm: no theoretical optimum
-    assert "no best eps" in _text(w.optimal_readout.value)
-    w.scheme_buttons.value = "forward"
-    assert w.sweep.scheme == "forward" and set(w.sweeps) == {"central", "forward"}
-    assert w.error_area.value == ""
 
 
 # -------------------------------------------------------------------------- GradcheckLab
@@ -168,53 +113,12 @@ def test_gradcheck_lab_takes_your_function(make, quiet_gradcheck):
         GradcheckLab("NoSuchFn")
 
 
-# ---------------------------------------------------------------------------- FloatRuler
-
-
-def test_float_ruler_shows_where_x_plus_minus_eps_land(make):
-    w = make(FloatRuler)
-    r = w.ruler
-    assert w.dtype_buttons.value is torch.float32
-    assert r.ulp == 2.0**-24
-    assert r.upper == pytest.approx(0.5 + 17 * 2.0**-24)
-    _, upper = w.artists.landed.get_data()[0]
-    assert upper == pytest.approx((r.upper - 0.5) / 1e-6)
-    assert w.artists.zoom_right.get_visible()  # x + eps lands beyond the 8-ulp zoom
-    assert "eps is 16.8 ulps" in _text(w.ulp_readout.value)
-    assert "0.5000010132789612" in _text(w.landing_readout.value)
-    assert "1.013" in _text(w.step_readout.value)
-    assert "three different float32" in _text(w.collapse_readout.value)
-    # just above a power of two the spacing below is half: ticks at -0.5, -1, ...
-    assert -0.5 in list(w.artists.zoom_ticks.get_data()[0])
-
-    w.eps_slider.value = 1e-8
-    assert w.ruler.collapsed
-    assert "exactly 0" in _text(w.collapse_readout.value)
-    assert list(w.artists.landed.get_data()[0]) == [0.0, 0.0]
-
-    w.dtype_buttons.value = torch.float64
-    w.eps_slider.value = 1e-6
-    assert w.artists.dense.get_visible()
-    assert w.artists.dense_text.get_visible()
-    assert "eps is 9.01e+09 ulps" in _text(w.ulp_readout.value)
-
-    w.dtype_buttons.value = torch.float16
-    w.eps_text.value = "1e-8"
-    assert w.ruler.underflow
-    assert "rounds to 0" in _text(w.collapse_readout.value)
-    w.x_slider.value = 0.1
-    assert "stored as 0.0999755859375" in _text(w.x_readout.value)
-    assert w.error_area.value == ""
-
-
 # -------------------------------------------------------------------- shared behaviour
 
 
 @pytest.mark.parametrize(
     ("cls", "css"),
     [
-        (EpsilonLab, "gradkit-epsilon-lab"),
-        (FloatRuler, "gradkit-float-ruler"),
         (GradcheckLab, "gradkit-gradcheck-lab"),
     ],
 )
@@ -250,35 +154,13 @@ def _walk(widget):
 
 def test_figures_never_enter_pyplot_and_close_frees_them():
     before = plt.get_fignums()
-    built = [cls() for cls in (EpsilonLab, FloatRuler, GradcheckLab)]
+    built = [cls() for cls in (GradcheckLab,)]
     assert plt.get_fignums() == before
     for w in built:
         w.close()
         assert w.closed and w.comm is None
         w.close()  # twice is fine
     assert plt.get_fignums() == before
-
-
-@pytest.mark.parametrize(
-    ("cls", "control", "values"),
-    [
-        (EpsilonLab, "eps_slider", [1e-4, 1e-9]),
-        (EpsilonLab, "dtype_buttons", [torch.float16]),
-        (EpsilonLab, "scheme_buttons", ["forward"]),
-        (EpsilonLab, "theory_checkbox", [False]),
-    ],
-)
-def test_moves_along_the_table_never_render_the_static_image(make, cls, control, values):
-    w = make(cls)
-    renders, png = w.render_count, w.png
-    for value in values:
-        getattr(w, control).value = value
-    w.eps_down.click()
-    w.eps_up.click()
-    assert w.render_count == renders and w.png is png
-    assert w.error_area.value == ""
-    w.x_slider.value = 1.0  # a new scene: one new static image
-    assert w.render_count == renders + 1
 
 
 def test_no_module_uses_ipympl():
@@ -295,119 +177,6 @@ def test_theme_colours_are_the_css_variables():
     for name, value in _theme.THEME.items():
         if value.startswith("#"):
             assert f"--gk-{name}: {value};" in css_text, name
-
-
-# ------------------------------------------------------------------- tables and transforms
-
-
-def test_epsilon_lab_scene_strings_are_the_readouts_python_shows(make):
-    w = make(EpsilonLab, f="sin(x)", x=0.7, dtypes=("float64", "float16"))
-    scene = w.scene
-    assert len(set(scene["strings"])) == len(scene["strings"])  # each string sent once
-    rng = random.Random(12)
-    for _ in range(20):
-        s, d, g = rng.randrange(2), rng.randrange(2), rng.randrange(len(EPS_GRID))
-        name = ("float64", "float16")[d]
-        w.scheme_buttons.value = scene["schemes"][s]
-        w.dtype_buttons.value = name
-        w.eps_slider.value = EPS_GRID[g]
-        sent = scene_cell(scene, s, scene["dtypes"].index(name), g)
-        cells = [scene_cell(scene, s, k, g) for k in range(len(scene["dtypes"]))]
-        table = table_html([{g: c} for c in cells], g, w.shown, name)  # as the browser does
-        assert w.readout_html == {**sent["r"], "table": table}, (s, name, g)
-
-
-def test_scene_renders_match_a_full_draw(make):
-    from PIL import Image
-
-    for w in (make(EpsilonLab),):
-        w.x_slider.value = 1.3  # a second scene: drawn over the cached background
-        cached = np.asarray(Image.open(io.BytesIO(w.png)))
-        full = np.asarray(Image.open(io.BytesIO(_stage.Stage.png(w._stage))))
-        assert cached.shape == full.shape
-        differ = int(np.any(cached != full, axis=-1).sum())
-        assert differ == 0, f"{type(w).__name__}: {differ} pixels differ from a full draw"
-
-
-def test_eps_is_shown_exactly_as_on_the_grid(make):
-    w = make(EpsilonLab)
-    w.eps_down.click()  # 1e-6 / 10
-    assert w.eps == 1e-07 and w.eps_text.value == "1e-07"
-    assert re.fullmatch(r"eps\s+1e-07 = 0\.0000001", _text(w.eps_readout.value))
-    labels = next(c for c in w.controls if c["name"] == "eps")["labels"]
-    assert labels[w.values["eps"]] == "1e-07"
-    assert all(float(label) == value for label, value in zip(labels, EPS_GRID, strict=True))
-
-
-def test_transforms_map_data_to_the_pixels_matplotlib_drew(make):
-    for w, points in (
-        (make(EpsilonLab), {"main": [(1e-9, 1e-5), (0.1, 1e-2)], "strip": [(1e-3, 2.0)]}),
-    ):
-        height = w.size[1]
-        for spec in w.axes:
-            ax = w._stage.axes[spec["name"]]
-            left, top, width, hgt = spec["box"]
-            for x, y in points.get(spec["name"], []):
-                X, Yb = ax.transData.transform((x, y))
-
-                def unit(v, lim, scale):
-                    if scale == "log":
-                        return (math.log10(v) - math.log10(lim[0])) / (
-                            math.log10(lim[1]) - math.log10(lim[0])
-                        )
-                    return (v - lim[0]) / (lim[1] - lim[0])
-
-                px = left + unit(x, spec["xlim"], spec["xscale"]) * width
-                py = top + (1 - unit(y, spec["ylim"], spec["yscale"])) * hgt
-                assert px == pytest.approx(X, abs=1e-6)
-                assert py == pytest.approx(height - Yb, abs=1e-6)
-
-
-def test_epsilon_lab_reveals_the_half_precisions(make):
-    w = make(EpsilonLab, dtypes=("float64", "float32"))
-    assert w.shown == ["float64", "float32"]
-    table = _text(w.table_readout.value)
-    assert "float32" in table and "float16" not in table
-    assert np.isnan(w.artists.curves["float16"].get_data()[1]).all()  # not drawn yet
-    assert w.reveal_button.spec["set"] == ["shown", ["float64", "float32", "float16", "bfloat16"]]
-    w.reveal("float16", "bfloat16")
-    assert w.shown == ["float64", "float32", "float16", "bfloat16"]
-    assert "bfloat16" in _text(w.table_readout.value)
-    assert not np.isnan(w.artists.curves["float16"].get_data()[1]).all()
-    # the strip lists only the shown dtypes, one row each, labelled by the browser
-    strip = w._stage.axes["strip"]
-    assert not any(tick.label1.get_visible() for tick in strip.yaxis.get_major_ticks())
-    w3 = make(EpsilonLab, dtypes=("float64", "float16"))
-    marks = w3.artists.underflow
-    assert set(marks["float16"].get_data()[1]) == {1}  # the second shown row, not float16's 2
-    assert len(marks["bfloat16"].get_data()[0]) == 0 and len(marks["float32"].get_data()[0]) == 0
-    w3.reveal()
-    assert set(marks["float16"].get_data()[1]) == {2}
-    w2 = make(EpsilonLab, dtypes=("float64",))
-    w2.reveal_button.click()
-    assert len(w2.shown) == 4
-    with pytest.raises(ValueError, match="dtypes"):
-        EpsilonLab(dtypes=("float8",))
-
-
-def test_epsilon_lab_marks_rounding_to_zero_off_the_error_axis(make):
-    w = make(EpsilonLab)
-    marks = w.artists.underflow["float16"]
-    assert marks.axes is not w.artists.ax  # a strip below the plot, not the error axis
-    assert len(marks.get_data()[0]) > 0
-    assert set(marks.get_data()[1]) == {2}  # float16's row of the strip
-
-
-@pytest.mark.parametrize(("f", "x", "words"), [("log(x)", 0.0, "−∞"), ("exp(x)", 800.0, "∞")])
-def test_epsilon_lab_outside_the_domain_gives_a_message(make, f, x, words):
-    before = plt.get_fignums()
-    w = make(EpsilonLab, f=f, x=x)
-    assert "Could not update" in w.error_area.value and words in w.error_area.value
-    assert "Traceback" not in w.error_area.value and "traceback" not in w.error_area.value
-    assert w.png[:4] == b"\x89PNG"  # the empty picture is still drawn
-    w.x_slider.value = 1.0
-    assert w.error_area.value == "" and w.sweep is not None
-    assert plt.get_fignums() == before
 
 
 # ------------------------------------------------------------------------ monkey tests
@@ -456,55 +225,7 @@ def _eps_actions(w):
     ]
 
 
-def _x_actions(w):
-    return [
-        (
-            "x",
-            lambda r: setattr(w.x_slider, "value", r.uniform(w.x_slider.min, w.x_slider.max)),
-            True,
-        ),
-        ("x down", lambda r: w.x_down.click(), True),
-        ("x up", lambda r: w.x_up.click(), True),
-    ]
-
-
 _DTYPES = [torch.float64, torch.float32, torch.float16, torch.bfloat16]
-
-
-def _function_and_scheme_actions(w):
-    """Random picks of the function dropdown and the scheme buttons."""
-    return [
-        (
-            "f",
-            lambda r: setattr(w.function_dropdown, "value", r.choice(w.function_dropdown.options)),
-            True,
-        ),
-        (
-            "scheme",
-            lambda r: setattr(w.scheme_buttons, "value", r.choice(["central", "forward"])),
-            True,
-        ),
-    ]
-
-
-def test_monkey_epsilon_lab(make):
-    w = make(EpsilonLab)
-    actions = (
-        _eps_actions(w)
-        + _x_actions(w)
-        + _function_and_scheme_actions(w)
-        + [("theory", lambda r: setattr(w.theory_checkbox, "value", r.random() < 0.5), True)]
-    )
-
-    def outside_the_domain(w) -> bool:  # log(x) at x <= 0: a clear message, no traceback
-        return isinstance(w.last_error, _format.InputError) and "domain" in str(w.last_error)
-
-    _monkey(w, actions, 1000, seed=2, allowed_error=outside_the_domain)
-
-
-def test_monkey_float_ruler(make):
-    w = make(FloatRuler)
-    _monkey(w, _eps_actions(w) + _x_actions(w), 1000, seed=3)
 
 
 def test_monkey_gradcheck_lab(make, quiet_gradcheck, monkeypatch):

@@ -78,6 +78,125 @@ def slope_fixture() -> dict:
     }
 
 
+def _number(value: float) -> float | str:
+    """A float for JSON: non-finite ones as Python's text ("inf", "-inf", "nan")."""
+    import math
+
+    return value if math.isfinite(value) else repr(float(value))
+
+
+def _first_picture(cls: type, **kwargs: object) -> tuple:
+    """A widget as its first picture leaves it (one x position), and a function that closes it
+    and returns its scene, tables (base64) and exact answer."""
+    sys.path.insert(0, str(ROOT))
+    import base64
+
+    from gradkit.widgets.base.schedule import deferring, run_pending
+    from gradkit.widgets.base.tables import json_safe
+
+    with deferring(True):
+        w = cls(**kwargs)
+
+    def done() -> dict:
+        sent = {"scene": w.scene, "tables": base64.b64encode(w.tables).decode()}
+        sent["exact"] = json_safe(w.exact)
+        w.close()
+        run_pending()  # the closed widget's deferred work: nothing left for later
+        return sent
+
+    return w, done
+
+
+def _walked_ticks(x: float, eps: float, dtype: object, steps: int = 80) -> list | None:
+    """The representable numbers within x ± 1.6·eps in units of eps, walked with nextafter (not
+    the bit keys ruler.js reads); None when ``steps`` numbers either side do not reach that far."""
+    import math
+
+    import torch
+
+    x_t = torch.tensor(x, dtype=dtype)
+    if not math.isfinite(float(x_t)):
+        return None
+    reach, sides = 1.6 * eps, []
+    for end in (-math.inf, math.inf):
+        v, walked = x_t, []
+        for _ in range(steps):
+            v = torch.nextafter(v, torch.tensor(end, dtype=dtype))
+            walked.append(float(v) - float(x_t))
+        if not abs(walked[-1]) >= reach:
+            return None
+        sides += walked
+    return sorted(o / eps for o in [0.0, *sides] if abs(o) <= reach)
+
+
+def ruler_fixture() -> dict:
+    """FloatRuler scenes (0.5, 0.1, 70000 and 1e300; one x position each) and what torch says for
+    every dtype at a few eps, plus a typed eps off the grid (3e-7 at 0.5)."""
+    sys.path.insert(0, str(ROOT))
+    from gradkit._args import DTYPES
+    from gradkit.widgets.ruler import FloatRuler
+
+    scenes = {}
+    for name, x in (("half", 0.5), ("tenth", 0.1), ("overflow", 70000.0), ("huge", 1e300)):
+        w, done = _first_picture(FloatRuler, x=x, eps=3e-7 if name == "half" else 1e-6)
+        states = []
+        for dtype in DTYPES:
+            for eps in (1e-12, 1e-8, 1e-6, 1e-3, 0.5):
+                w.update_state({"dtype": dtype})
+                w.eps = eps
+                r = w.ruler
+                flags = ("underflow", "overflow", "lower_collapsed", "upper_collapsed", "collapsed")
+                states.append({
+                    "state": dict(w.state),
+                    "ruler": {k: _number(getattr(r, k)) for k in ("x", "h", "ulp", "ulp_below",
+                              "lower", "upper")} | {k: getattr(r, k) for k in flags},
+                    "ticks": _walked_ticks(x, eps, DTYPES[dtype]),
+                })  # fmt: skip
+        w.eps = 3e-7
+        exact_state = dict(w.state)
+        scenes[name] = {**done(), "states": states, "exact_state": exact_state}
+    return scenes
+
+
+def epsilon_fixture() -> dict:
+    """EpsilonLab scenes (x³ at 0.5 and at 0, log at −1; one x position each) and what
+    gradkit.sweep measures there, plus a typed eps off the grid (3e-7 at 0.5)."""
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    from gradkit import sweep
+    from gradkit._args import EPS_GRID, WIDGET_SCHEMES
+    from gradkit.widgets.epsilon import EpsilonLab
+
+    scenes = {}
+    for name, f, x in (("main", "x³", 0.5), ("zero", "x³", 0.0), ("log", "log(x)", -1.0)):
+        w, done = _first_picture(EpsilonLab, f=f, x=x, eps=3e-7)
+        sweeps = (
+            {s: sweep(w.f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES} if x >= 0 else {}
+        )
+        at = {s: sweep(w.f, x, eps=[3e-7], scheme=s) for s in WIDGET_SCHEMES} if x >= 0 else {}
+        states = []
+        for scheme, result in sweeps.items():
+            for dtype, curve in result.dtypes.items():
+                for g in (0, EPS_GRID.index(1e-6), EPS_GRID.index(1e-3), len(EPS_GRID) - 2):
+                    w.update_state({"dtype": dtype, "scheme": scheme, "eps": g, "eps_exact": None})
+                    keys = ("error", "underflow", "collapsed", "passes")
+                    want = {k: _number(float(getattr(curve, k)[g])) for k in keys}
+                    states.append({"state": dict(w.state), "want": want})
+        errors = np.array([[c.error.numpy() for c in r.dtypes.values()] for r in sweeps.values()])
+        positive = (
+            [v for v in errors.ravel().tolist() if v > 0] + [sweeps["central"].tolerance]
+            if sweeps
+            else []
+        )
+        limits = [max(min(positive) / 8, 1e-18), max(max(positive) * 8, 1)] if sweeps else None
+        exact = {
+            s: {d: _number(float(c.error[0])) for d, c in r.dtypes.items()} for s, r in at.items()
+        }
+        scenes[name] = {**done(), "states": states, "limits": limits, "exact_want": exact}
+    return scenes
+
+
 #: The practice widgets' quiz file (fixed: lesson edits never make the fixture stale).
 PRACTICE_BANK = FIXTURES / "practice_bank.toml"
 #: Typed guesses for a number and for a choice; (entry id, true value, guesses locked in).
@@ -159,6 +278,8 @@ def _quiz_answers(quiz: object) -> dict:
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
     "slope.json": slope_fixture,
+    "ruler.json": ruler_fixture,
+    "epsilon.json": epsilon_fixture,
     "practice.json": practice_fixture,
 }
 

@@ -22,11 +22,11 @@ class's docstring; ``close()`` frees the widget, and re-running a notebook cell 
 widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
 """
 
-from .epsilon_lab import EpsilonLab
-from .float_ruler import FloatRuler
+from .epsilon import EpsilonLab
 from .gradcheck_lab import GradcheckLab
 from .jacobian_builder import JacobianBuilder
 from .practice import ExercisePanel, Predict, Quiz, ZooHunt
+from .ruler import FloatRuler
 from .slope import SlopeExplorer
 
 __all__ = [

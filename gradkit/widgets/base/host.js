@@ -130,8 +130,10 @@ export function render({ model, el }, view, options = {}) {
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(hgt * dpr);
+      // drawn in CSS pixels of this size; a narrower output area shrinks it whole (aspect kept)
       canvas.style.width = `${w}px`;
-      canvas.style.height = `${hgt}px`;
+      canvas.style.maxWidth = "100%";
+      canvas.style.height = "auto";
     }
     figure.hidden = !(hgt > 0);
     let shown = null;
@@ -153,7 +155,9 @@ export function render({ model, el }, view, options = {}) {
         const v = (shown.readouts || {})[name] ?? "";
         if (node.innerHTML !== v) node.innerHTML = v;
       }
-      figure.dataset.drawn = JSON.stringify(shown.drawn || {});
+      const drawn = shown.drawn || {};
+      if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
+      figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
       figure.dataset.values = figure.dataset.state;
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
