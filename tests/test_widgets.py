@@ -19,7 +19,6 @@ import torch
 
 from gradkit.widgets import (
     GradcheckLab,
-    Quiz,
     _base,
     _format,
     _theme,
@@ -112,45 +111,6 @@ def test_gradcheck_lab_takes_your_function(make, quiet_gradcheck):
         GradcheckLab(lambda v: v * v)
     with pytest.raises(ValueError, match="not a zoo entry"):
         GradcheckLab("NoSuchFn")
-
-
-# ---------------------------------------------------------------------------------- Quiz
-
-
-def test_quiz_gives_immediate_feedback(make):
-    q = make(
-        Quiz,
-        "What does gradcheck do when a backward rule is wrong?",
-        ["It returns False", "It raises GradcheckError", "It fixes the rule"],
-        answer=1,
-        explain={"It returns False": "Only with raise_exception=False."},
-    )
-    assert q.correct is None and q.feedback_html.value == ""
-    q.choice_buttons.value = "It returns False"
-    assert q.correct is False
-    assert "Not quite" in q.feedback_html.value
-    assert "raise_exception=False" in q.feedback_html.value
-    q.choice_buttons.value = "It raises GradcheckError"
-    assert q.correct is True and q.attempts == 2
-    assert "Right" in q.feedback_html.value
-    assert "gradkit-verdict" in q.feedback_html._dom_classes
-    assert q.figure is None
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
-    [
-        ({"choices": ["a"], "answer": 0}, ValueError, "at least two"),
-        ({"choices": ["a", "a"], "answer": 0}, ValueError, "distinct"),
-        ({"choices": ["a", "b"], "answer": 2}, ValueError, "not an index"),
-        ({"choices": ["a", "b"], "answer": "c"}, ValueError, "not one of the choices"),
-        ({"choices": "ab", "answer": 0}, TypeError, "list of strings"),
-        ({"choices": ["a", "b"], "answer": 0, "explain": ["x"]}, ValueError, "one per choice"),
-    ],
-)
-def test_quiz_rejects_bad_arguments(kwargs, error, match):
-    with pytest.raises(error, match=match):
-        Quiz("Q?", **kwargs)
 
 
 # -------------------------------------------------------------------- shared behaviour
@@ -294,15 +254,3 @@ def test_monkey_gradcheck_lab(make, quiet_gradcheck, monkeypatch):
         return "complex" in w.error_area.value and w.dtype in (torch.float16, torch.bfloat16)
 
     _monkey(w, actions, 1000, seed=4, allowed_error=complex_in_half)
-
-
-def test_monkey_quiz(make):
-    q = make(Quiz, "Q?", ["a", "b", "c"], "b", explain=["no", "yes", "no"])
-    before = plt.get_fignums()
-    rng = random.Random(5)
-    for _ in range(1000):
-        choice = rng.choice(["a", "b", "c", None])
-        q.choice_buttons.value = choice
-        assert q.correct == (None if choice is None else choice == "b")
-        assert q.error_area.value == ""
-    assert plt.get_fignums() == before

@@ -197,11 +197,90 @@ def epsilon_fixture() -> dict:
     return scenes
 
 
+#: The practice widgets' quiz file (fixed: lesson edits never make the fixture stale).
+PRACTICE_BANK = FIXTURES / "practice_bank.toml"
+#: Typed guesses for a number and for a choice; (entry id, true value, guesses locked in).
+NUMBER_TEXTS = ("22", " 22 ", "1e-3", "−1.5", "1_000", ".5", "5.", "+3", "2E3", "twenty two",
+                "", "   ", "nan", "inf", "1e400", "1,5", "0x10")  # fmt: skip
+CHOICE_TEXTS = ("passes", " passes ", "maybe", "")
+PREDICT_LOCKS = (
+    ("p-slope", 1.0132789611816406, ("1.0133", "1.01", "1.0", "1.02335", "0.9", "-1.0133")),
+    ("p-calls", None, ("22", "22.0", "2.2e1", "21", "23")),
+    ("p-edge", None, ("105", "95", "105.0000001", "94.9999999", "100")),
+    ("p-fast", "passes", ("fails", "passes")),
+)
+
+
+def practice_fixture() -> dict:
+    """Quiz and Predict scenes from :data:`PRACTICE_BANK` and what Python reads from them:
+    each option's verdict and feedback, typed guesses checked, locked guesses graded."""
+    sys.path.insert(0, str(ROOT))
+    import os
+
+    from gradkit.quiz_bank import load_bank
+    from gradkit.widgets import Predict, Quiz
+    from gradkit.widgets.base.guard import InputError
+    from gradkit.widgets.practice.predict import check_guess
+
+    bank = load_bank(PRACTICE_BANK)
+    saved = os.environ.pop("GRADKIT_QUIZ_ORDER", None)  # the learner's own order: a seed
+    try:
+        quizzes = [_quiz_answers(Quiz(i, bank=bank, user="learner")) for i in bank.quizzes]
+        seeds = {i: [_closed(Quiz(i, bank=bank, user=f"learner{k}")).scene["seed"]
+                     for k in range(8)] for i in bank.quizzes}  # fmt: skip
+    finally:
+        if saved is not None:
+            os.environ["GRADKIT_QUIZ_ORDER"] = saved
+    inline = Quiz("Is `x < y` & y > x?", ["yes", "no"], 0, explain=["Both `<`.", "Read again."])
+
+    def checked(entry_id: str, text: str) -> dict:
+        try:
+            return {"text": text, "value": check_guess(bank.predict(entry_id), text)}
+        except InputError as error:
+            return {"text": text, "error": str(error)}
+
+    def locked(entry_id: str, compute: object, guess: str) -> dict:
+        p = Predict(entry_id, compute, bank=bank)
+        p.lock(guess)
+        _closed(p)
+        return {"guess": guess, "correct": p.correct, "feedback": p.feedback_html.value}
+
+    predicts = []
+    for entry_id, actual, guesses in PREDICT_LOCKS:
+        compute = None if actual is None else (lambda a=actual: a)
+        scene = _closed(Predict(entry_id, compute, bank=bank)).scene
+        texts = NUMBER_TEXTS if scene["kind"] == "number" else CHOICE_TEXTS
+        predicts.append({
+            "scene": scene,
+            "locks": [locked(entry_id, compute, g) for g in guesses],
+            "guesses": [checked(entry_id, t) for t in texts],
+        })  # fmt: skip
+    return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}
+
+
+def _closed(widget: object) -> object:
+    """``widget``, closed: a fixture reads what it sent, nothing more."""
+    widget.close()
+    return widget
+
+
+def _quiz_answers(quiz: object) -> dict:
+    """A quiz's scene and, for each option chosen, Python's verdict and feedback text."""
+    answers = []
+    for option in quiz.choices:
+        quiz.choose(option)
+        text = quiz.feedback_html.value
+        answers.append({"choice": option, "correct": quiz.correct, "text": text})
+    quiz.close()
+    return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers}
+
+
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
     "slope.json": slope_fixture,
     "ruler.json": ruler_fixture,
     "epsilon.json": epsilon_fixture,
+    "practice.json": practice_fixture,
 }
 
 

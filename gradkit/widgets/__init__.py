@@ -23,14 +23,11 @@ widgets its previous run made. See :mod:`gradkit.widgets._base` for building a n
 """
 
 from .epsilon import EpsilonLab
-from .exercise_panel import ExercisePanel
 from .gradcheck_lab import GradcheckLab
 from .jacobian_builder import JacobianBuilder
-from .predict import Predict
-from .quiz import Quiz
+from .practice import ExercisePanel, Predict, Quiz, ZooHunt
 from .ruler import FloatRuler
 from .slope import SlopeExplorer
-from .zoo_hunt import ZooHunt
 
 __all__ = [
     "EpsilonLab",
