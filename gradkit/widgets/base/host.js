@@ -43,7 +43,8 @@ export function render({ model, el }, view, options = {}) {
   const legend = h("div", { class: "gk-legend" });
   const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, figure, legend);
-  if (offline && options.offlineNote) root.append(note);
+  // the offline note only where some control needs the kernel (a quiz needs none)
+  if (offline && options.offlineNote && (spec.controls || []).some((c) => c.kernel)) root.append(note);
 
   let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
   const pending = {};
