@@ -256,6 +256,6 @@ def test_predict_closes_without_leaks():
 
 def test_view_files_exist():
     static = Path(__file__).resolve().parents[1] / "gradkit" / "widgets" / "static"
-    for view in ("quiz", "predict", "jacobian_builder"):
+    for view in ("quiz", "predict"):
         text = (static / f"{view}.js").read_text(encoding="utf-8")
         assert f"VIEWS.{view} = " in text

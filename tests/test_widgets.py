@@ -23,16 +23,13 @@ from gradkit._args import EPS_GRID
 from gradkit.widgets import (
     EpsilonLab,
     FloatRuler,
-    GradcheckLab,
     Quiz,
     _base,
     _format,
     _stage,
     _theme,
 )
-from gradkit.widgets import _lab_ahead as gradcheck_lab_module
 from gradkit.widgets._epsilon_table import scene_cell, table_html
-from gradkit.zoo import SquareFn
 
 
 def _text(html: str) -> str:
@@ -93,80 +90,6 @@ def test_epsilon_lab_controls(make):
     w.scheme_buttons.value = "forward"
     assert w.sweep.scheme == "forward" and set(w.sweeps) == {"central", "forward"}
     assert w.error_area.value == ""
-
-
-# -------------------------------------------------------------------------- GradcheckLab
-
-
-def test_gradcheck_lab_verdicts(make, quiet_gradcheck):
-    w = make(GradcheckLab)
-    assert w.function_dropdown.value == "SquareFn"
-    assert "pass" in _text(w.verdict_html.value)
-    assert "gradkit-verdict" in w.verdict_html._dom_classes
-    assert w.retry_button.disabled
-
-    w.dtype_buttons.value = torch.float32
-    verdict = _text(w.verdict_html.value)
-    assert "GradcheckError" in verdict and "precision" in verdict
-    assert not w.retry_button.disabled
-    assert "float64" in _text(w.suggestion_html.value)
-    assert "requires gradient" in _text(w.message_html.value)  # torch's warning, shown
-    w.retry_button.click()
-    assert w.dtype_buttons.value is torch.float64
-    assert "pass" in _text(w.verdict_html.value)
-
-    w.function_dropdown.value = "WrongSquareFn"
-    verdict = _text(w.verdict_html.value)
-    assert "GradcheckError" in verdict and "bug" in verdict
-    assert "Jacobian mismatch" in w.message_html.value
-    assert "worst entry" in _text(w.worst_readout.value)
-    # heatmaps: numeric diag(1, 3), analytic diag(1.5, 4.5), worst entry boxed
-    np.testing.assert_allclose(np.diag(w.artists.images[0].get_array()), [1.0, 3.0], rtol=1e-6)
-    np.testing.assert_allclose(np.diag(w.artists.images[1].get_array()), [1.5, 4.5])
-    r, c = w.report.worst.index
-    assert w.artists.worst[2].get_visible() and w.artists.worst[2].get_xy() == (c - 0.5, r - 0.5)
-    assert w.error_area.value == ""
-
-
-def test_gradcheck_lab_settings_and_other_entries(make, quiet_gradcheck):
-    w = make(GradcheckLab, "MatmulFn")
-    assert w.report.passed
-    assert len(w.artists.separators) == 3  # two inputs: one line per heatmap
-    w.atol_text.value = "0"
-    w.rtol_text.value = "0"
-    assert not w.report.passed  # nothing survives a zero tolerance
-    w.atol_text.value = "lots"
-    assert "atol must be a number" in w.error_area.value
-    w.atol_text.value = "1e-5"
-    w.rtol_text.value = "1e-3"
-    assert w.error_area.value == "" and w.report.passed
-    w.fast_mode_checkbox.value = True
-    assert w.report.fast_mode
-    w.function_dropdown.value = "UnreducedBroadcastAddFn"
-    assert "RuntimeError" in _text(w.verdict_html.value)
-    assert "no analytic Jacobian" in w.artists.notes[1].get_text()
-    w.function_dropdown.value = "ComplexSquareFn"
-    w.dtype_buttons.value = torch.float16
-    assert "complex" in w.error_area.value
-    w.dtype_buttons.value = torch.float32
-    assert w.error_area.value == ""
-    assert "precision" in _text(w.verdict_html.value)
-
-
-def test_gradcheck_lab_takes_your_function(make, quiet_gradcheck):
-    x = torch.tensor([0.25, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
-    w = make(GradcheckLab, lambda v: SquareFn.apply(v) * 3, (x,))
-    assert w.function_dropdown.value == "fn (yours)"
-    assert w.report.passed and w.artists.images[0].get_array().shape == (3, 3)
-    w.dtype_buttons.value = torch.float32
-    assert "precision" in _text(w.verdict_html.value)
-    assert x.dtype is torch.float64  # the caller's tensor is untouched
-    w2 = make(GradcheckLab, SquareFn)
-    assert w2.function_dropdown.value == "SquareFn"
-    with pytest.raises(TypeError, match="inputs= is needed"):
-        GradcheckLab(lambda v: v * v)
-    with pytest.raises(ValueError, match="not a zoo entry"):
-        GradcheckLab("NoSuchFn")
 
 
 # ---------------------------------------------------------------------------- FloatRuler
@@ -255,7 +178,6 @@ def test_quiz_rejects_bad_arguments(kwargs, error, match):
     [
         (EpsilonLab, "gradkit-epsilon-lab"),
         (FloatRuler, "gradkit-float-ruler"),
-        (GradcheckLab, "gradkit-gradcheck-lab"),
     ],
 )
 def test_widgets_carry_the_css_classes_browser_tests_use(make, cls, css):
@@ -290,7 +212,7 @@ def _walk(widget):
 
 def test_figures_never_enter_pyplot_and_close_frees_them():
     before = plt.get_fignums()
-    built = [cls() for cls in (EpsilonLab, FloatRuler, GradcheckLab)]
+    built = [cls() for cls in (EpsilonLab, FloatRuler)]
     assert plt.get_fignums() == before
     for w in built:
         w.close()
@@ -545,34 +467,6 @@ def test_monkey_epsilon_lab(make):
 def test_monkey_float_ruler(make):
     w = make(FloatRuler)
     _monkey(w, _eps_actions(w) + _x_actions(w), 1000, seed=3)
-
-
-def test_monkey_gradcheck_lab(make, quiet_gradcheck, monkeypatch):
-    # compute ahead only the first state of each scene: the moves stay the same 1,000, each cheaper
-    monkeypatch.setattr(gradcheck_lab_module, "AHEAD_BUDGET_S", 0.0)
-    w = make(GradcheckLab)
-    names = list(w.function_dropdown.options)
-
-    def bad_tolerance(r) -> None:
-        w.rtol_text.value = "-1"
-        assert "rtol must be between" in w.error_area.value
-        w.rtol_text.value = "1e-3"
-        assert "rtol" not in w.error_area.value
-
-    actions = [a for a in _eps_actions(w) if a[0] not in ("eps", "eps text")] + [
-        ("eps", lambda r: setattr(w.eps_slider, "value", r.choice([1e-8, 1e-6, 1e-4, 1e-2])), True),
-        ("f", lambda r: setattr(w.function_dropdown, "value", r.choice(names)), True),
-        ("atol", lambda r: setattr(w.atol_text, "value", r.choice(["1e-5", "1e-3", "0"])), True),
-        ("rtol", lambda r: setattr(w.rtol_text, "value", r.choice(["1e-3", "0.1", "0"])), True),
-        ("bad tol", bad_tolerance, None),
-        ("fast", lambda r: setattr(w.fast_mode_checkbox, "value", r.random() < 0.5), True),
-        ("retry", lambda r: w.retry_button.click(), True),
-    ]
-
-    def complex_in_half(w) -> bool:
-        return "complex" in w.error_area.value and w.dtype in (torch.float16, torch.bfloat16)
-
-    _monkey(w, actions, 1000, seed=4, allowed_error=complex_in_half)
 
 
 def test_monkey_quiz(make):

@@ -23,13 +23,6 @@ from .error_curves import (
     update_error_highlight,
     update_error_marker,
 )
-from .jacobians import (
-    JacobianArtists,
-    draw_jacobians,
-    jacobian_cells,
-    ratio_colour,
-    update_jacobians,
-)
 from .ruler import RulerArtists, draw_float_ruler, update_float_ruler
 from .slope import SlopeArtists, draw_slope, update_slope, update_slope_view, zoom_limits
 from .style import DTYPE_STYLES, STYLE
@@ -38,20 +31,15 @@ __all__ = [
     "DTYPE_STYLES",
     "STYLE",
     "ErrorCurveArtists",
-    "JacobianArtists",
     "RulerArtists",
     "SlopeArtists",
     "draw_error_curves",
     "draw_float_ruler",
-    "draw_jacobians",
     "draw_slope",
-    "jacobian_cells",
-    "ratio_colour",
     "update_error_curves",
     "update_error_highlight",
     "update_error_marker",
     "update_float_ruler",
-    "update_jacobians",
     "update_slope",
     "update_slope_view",
     "zoom_limits",

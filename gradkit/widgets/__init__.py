@@ -25,8 +25,8 @@ widgets its previous run made. See :mod:`gradkit.widgets._base` for building a n
 from .epsilon_lab import EpsilonLab
 from .exercise_panel import ExercisePanel
 from .float_ruler import FloatRuler
-from .gradcheck_lab import GradcheckLab
-from .jacobian_builder import JacobianBuilder
+from .jacobian import JacobianBuilder
+from .lab import GradcheckLab
 from .predict import Predict
 from .quiz import Quiz
 from .slope import SlopeExplorer
