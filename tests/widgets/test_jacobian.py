@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import random
+import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -13,7 +16,7 @@ from ipywidgets.widgets.widget import _instances
 import gradkit
 from gradkit import zoo
 from gradkit.cost import count_calls
-from gradkit.widgets import JacobianBuilder
+from gradkit.widgets import GradcheckLab, JacobianBuilder
 from gradkit.widgets.base import schedule
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.jacobian import Calls
@@ -262,3 +265,13 @@ def test_monkey(build):
         assert 0 <= b.position <= b.total_steps == 2 * b.n
         assert b.calls.forward == 1 + 2 * min(b.position, b.n)
         assert b.error_area.value == ""
+
+
+@pytest.mark.parametrize("cls", [JacobianBuilder, GradcheckLab])
+def test_each_family_bundle_parses_with_unique_names(cls):
+    names = re.findall(r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([\w$]+)", cls._esm)
+    assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)
+    if shutil.which("node"):
+        done = subprocess.run(["node", "--input-type=module", "--check"], input=cls._esm,
+                              text=True, capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
