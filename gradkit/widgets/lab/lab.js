@@ -5,7 +5,7 @@
 // state up, colours the cells and writes the readouts.
 import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked, pyFormat } from "../base/format.js";
-import { diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
+import { diverging, INK, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
 import { exactFor } from "../base/tables.js";
 import {
   cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
@@ -182,7 +182,8 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
   matrixLines(dr, ax, { rows: splits.row_splits, cols: splits.col_splits });
   const cell = found.rec.worst && found.rec.worst.cell;
   if (!cell) return { ax, box: null };
-  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]]);
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], INK, 3.4); // ink with a white core: seen
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], "#FFFFFF", 1.2); // on any cell colour
   return { ax, box: [+ax.px(cell[1] + 0.5).toFixed(2), +ax.py(cell[0] + 0.5).toFixed(2)] };
 }
 
