@@ -8,7 +8,7 @@ import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
   callsHtml, historyHtml, jbLayout, statusHtml, stepParts, tint, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
-import { cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/jacobian/matrix.js";
+import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/jacobian/matrix.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/jacobian.json", import.meta.url), "utf8"));
 const bytes = Buffer.from(fixture.tables, "base64");
@@ -87,6 +87,8 @@ test("matrix helpers: entry ticks thin out before they collide, cells print shor
   assert.deepEqual([0, 0.25, -1.5, 2e-7, 123456, 3.14159, NaN].map(cellText),
     ["0", "0.25", "−1.5", "2.0e−07", "1.2e+05", "3.14", ""]);
   assert.ok(fits("0.25", 40, 20, 11) && !fits("1.2e+05", 30, 20, 11) && !fits("1", 30, 10, 11));
+  const edges = cellEdges(66.4, 216, 10);
+  assert.ok(edges.every(Number.isInteger) && edges[0] === 66 && edges[10] === 282, String(edges));
   assert.equal(tint("#0072B2", 1), "rgb(0,114,178)");
   assert.equal(tint("#0072B2", 0), "rgb(255,255,255)");
 });

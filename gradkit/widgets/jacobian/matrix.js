@@ -36,11 +36,11 @@ export function fits(text, w, h, size) {
   return textWidth(text, size) + 4 <= w && size + 2 <= h;
 }
 
-// The cell's box in pixels: [x, y, w, h].
+// The cell's box in pixels, on the whole-pixel edges the cells are filled to: [x, y, w, h].
 export function cellBox(ax, i, j) {
-  const w = ax.width / ax.xlim[1];
-  const h = ax.height / ax.ylim[0];
-  return [ax.left + j * w, ax.top + i * h, w, h];
+  const x = (k) => edgeAt(ax.left, ax.width, ax.xlim[1], k);
+  const y = (k) => edgeAt(ax.top, ax.height, ax.ylim[0], k);
+  return [x(j), y(i), x(j + 1) - x(j), y(i + 1) - y(i)];
 }
 
 // The frame: entry ticks, axis labels and a title of one or two lines above the panel.
@@ -60,22 +60,36 @@ export function matrixFrame(painter, ax, title, o = {}) {
   });
 }
 
+// Cell edges on whole pixels: neighbouring cells share an edge, so no pale seam shows between
+// two cells of one colour (two anti-aliased half-covered edges let the white through).
+export function cellEdges(start, size, count) {
+  return Array.from({ length: count + 1 }, (_, k) => edgeAt(start, size, count, k));
+}
+
+function edgeAt(start, size, count, k) {
+  return Math.round(start + (size * k) / count);
+}
+
 // The cells, coloured by colour(i, j), inside the panel's spines.
 export function matrixCells(painter, ax, colour) {
-  painter.cells(ax, ax.ylim[0], ax.xlim[1], colour);
+  for (let i = 0; i < ax.ylim[0]; i++) {
+    for (let j = 0; j < ax.xlim[1]; j++) painter.rect(...cellBox(ax, i, j), { fill: colour(i, j) });
+  }
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: INK, lw: 0.8 });
 }
 
-// Each cell's label where it fits: text(i, j) and ink(i, j) give it ("" for none).
+// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 8 px)
+// at which every label fits its cell; none when even 8 px is too large (a uniform look).
 export function cellLabels(painter, ax, text, ink, size = 11) {
   const rows = ax.ylim[0];
   const cols = ax.xlim[1];
-  for (let i = 0; i < rows; i++) {
-    for (let j = 0; j < cols; j++) {
-      const s = text(i, j);
-      const [x, y, w, h] = cellBox(ax, i, j);
-      if (s && fits(s, w, h, size)) painter.text(x + w / 2, y + h / 2, s, { align: "center", size, color: ink(i, j) });
-    }
+  const labels = [];
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
+  let s = size;
+  while (s >= 8 && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
+  if (s < 8) return;
+  for (const [i, j, t, [x, y, w, h]] of labels) {
+    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: s, color: ink(i, j) });
   }
 }
 
