@@ -213,24 +213,25 @@ class JacobianBuilder(GradkitWidget):
     @property
     def numeric(self) -> torch.Tensor:
         """The numeric Jacobian as built so far (columns not nudged yet are NaN)."""
-        r = self.result
-        if r is None:
-            return torch.empty(0, self.n, dtype=torch.float64)
-        out = torch.full_like(r.numeric, float("nan"))
-        done = min(self.position, r.n)
-        out[:, :done] = r.numeric[:, :done]
-        return out
+        return self._built("numeric")
 
     @property
     def analytic(self) -> torch.Tensor:
         """The analytic Jacobian as built so far (rows not run through backward yet are NaN)."""
+        return self._built("analytic")
+
+    def _built(self, name: str) -> torch.Tensor:
+        """Jacobian ``name`` up to the current step: numeric columns, then analytic rows."""
         r = self.result
         if r is None:
             return torch.empty(0, self.n, dtype=torch.float64)
-        out = torch.full_like(r.analytic, float("nan"))
-        done = max(0, self.position - r.n)
-        out[:done] = r.analytic[:done]
-        return out
+        full = getattr(r, name)
+        done = torch.zeros_like(full, dtype=torch.bool)
+        if name == "numeric":
+            done[:, : min(self.position, r.n)] = True
+        else:
+            done[: max(0, self.position - r.n)] = True
+        return torch.where(done, full, torch.full_like(full, float("nan")))
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The page's step must be a whole number 0 … n + m; other keys as the base checks."""
