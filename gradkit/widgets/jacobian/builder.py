@@ -267,8 +267,10 @@ class JacobianBuilder(GradkitWidget):
         self.result = result
         self.gradcheck_calls = _gradcheck_count(self._f, x, self._nudge)
         self._record(result)
-        self.update_state({"step": min(1, result.steps)})  # the first column built
-        self.send_scene(self._scene(result), self._arrays(result), key=(self.label, self._builds))
+        with self.hold_sync():  # one message: the new step never meets the old scene
+            self.update_state({"step": min(1, result.steps)})  # the first column built
+            key = (self.label, self._builds)
+            self.send_scene(self._scene(result), self._arrays(result), key=key)
 
     def _record(self, r: JacobianSteps) -> None:
         """The history row of this n (the latest build of each n)."""

@@ -155,7 +155,8 @@ function buttons(ctx) {
 
 export const jacobianView = {
   init: buttons,
-  key(ctx) { return JSON.stringify([ctx.state.n, ctx.state.step, ctx.panels()]); },
+  // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
+  key(ctx) { return JSON.stringify([ctx.state.step, ctx.panels()]); },
   size(ctx) {
     const sc = ctx.scene;
     return sc.failed || !sc.n ? [860, 0] : jbLayout(ctx.panels(), sc.n, sc.m).size;
