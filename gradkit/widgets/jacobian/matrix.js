@@ -49,9 +49,10 @@ export function matrixFrame(painter, ax, title, o = {}) {
   const cols = ax.xlim[1];
   const xticks = entryTicks(cols, ax.width / cols, textWidth(String(cols - 1), 10) + 5);
   const yticks = entryTicks(rows, ax.height / rows, 13);
+  const ylabel = o.ylabel === undefined ? "output entry i" : o.ylabel;
   painter.frame(ax, {
-    xticks, yticks, tickSize: 10, ylabelGap: 30,
-    xlabel: o.xlabel ?? "input entry j", ylabel: o.ylabel === undefined ? "output entry i" : o.ylabel,
+    xticks, yticks, tickSize: 10, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
   const lines = Array.isArray(title) ? title : [title];
   lines.forEach((line, k) => {
@@ -104,7 +105,7 @@ export function outline(painter, ax, [i0, j0, i1, j1], color = INK, lw = 2.2) {
 export function matrixLines(painter, ax, { rows = [], cols = [], grid = null } = {}) {
   const R = ax.ylim[0];
   const C = ax.xlim[1];
-  if (grid) {
+  if (grid && ax.width / C >= 8 && ax.height / R >= 8) {
     for (let i = 1; i < R; i++) painter.hline(ax, i, { color: grid, lw: 1 });
     for (let j = 1; j < C; j++) painter.vline(ax, j, { color: grid, lw: 1 });
   }

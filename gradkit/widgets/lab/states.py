@@ -70,7 +70,24 @@ class LabState:
 
 
 def report_state(report: CheckReport, dtype: str, eps: float) -> LabState:
-    """A report as the page shows it: every string and number the readouts and heatmaps need."""
+    """A report as the page shows it: every string and number the readouts and heatmaps need.
+
+    Parameters
+    ----------
+    report : CheckReport
+        torch's verdict and gradkit's explanation for one state.
+    dtype : str
+        The inputs' dtype name, e.g. ``"float32"``.
+    eps : float
+        The step the report was computed with.
+
+    Returns
+    -------
+    LabState
+        ``record``: verdict, cause, explanation, suggestion, torch's message and warnings,
+        notes, the worst entry (its numbers and its [row, col] in the joined matrix); the two
+        Jacobians joined into matrices (None where the report has none).
+    """
     numeric, analytic, rows, cols, worst = report_matrices(report)
     w = report.worst
     record = {
@@ -197,7 +214,17 @@ class LabStates:
         return done
 
     def pack(self, states: dict[str, LabState]) -> tuple[dict, dict[str, np.ndarray]]:
-        """States by page key as (JSON part of a scene, arrays): each distinct matrix once."""
+        """States by page key as the page reads them: each distinct matrix sent once.
+
+        Returns
+        -------
+        tuple
+            ``(part, arrays)``: ``part`` holds ``states`` (records whose ``numeric``,
+            ``analytic`` and ``ratio`` are indices into the arrays, -1 where missing),
+            ``shape`` [rows, cols] and the block lines ``row_splits`` / ``col_splits``;
+            ``arrays`` holds ``matrices`` (float64, one per distinct Jacobian) and ``ratios``
+            (float32, |analytic − numeric| ÷ allowed: drawn, never read out).
+        """
         shaped = next((s for s in states.values() if s.numeric is not None or
                        s.analytic is not None), None)  # fmt: skip
         shape = (1, 1) if shaped is None else _shape_of(shaped)
