@@ -9,6 +9,7 @@ from here.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 
 import torch
@@ -154,7 +155,7 @@ def _one_number(value: object, argument: str, wanted: str) -> float:
             f"{argument} must be {wanted}, got a {type(value).__name__} of {len(value)} values; "
             "pass one number (to compare several, call once per value)"
         )
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy.float32 is Real
         raise TypeError(f"{argument} must be {wanted}, got {type(value).__name__}")
     return float(value)
 
@@ -193,19 +194,16 @@ def snap_eps(eps: float) -> int:
     return min(range(len(EPS_GRID)), key=lambda k: abs(math.log10(EPS_GRID[k]) - target))
 
 
-def check_tolerance(value: object, argument: str) -> float:
-    """A tolerance (atol, rtol, nondet_tol) as a float: finite and >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(
-            f"{argument} must be a number >= 0 such as 1e-5, got {type(value).__name__}"
-        )
-    if not math.isfinite(value) or value < 0:
+def check_tolerance(value: object, argument: str, *, allow_inf: bool = False) -> float:
+    """A tolerance (atol, rtol, nondet_tol) as a float: >= 0, and finite unless ``allow_inf``."""
+    value = _one_number(value, argument, "a number >= 0 such as 1e-5")
+    if math.isnan(value) or value < 0 or (math.isinf(value) and not allow_inf):
         default = GRADCHECK_DEFAULTS.get(argument, 0.0)
         raise ValueError(
-            f"{argument} must be a finite number >= 0 (gradcheck's default is {default:g}), "
-            f"got {value!r}"
+            f"{argument} must be a {'' if allow_inf else 'finite '}number >= 0 (gradcheck's "
+            f"default is {default:g}), got {value!r}"
         )
-    return float(value)
+    return value
 
 
 def check_x(x: object, argument: str = "x") -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -66,6 +67,20 @@ def test_eps_rules():
     with pytest.raises(ValueError, match=r"outside the range 1e-12 to 1"):
         check_control_eps(2.0)
     assert check_control_eps(1e-12) == 1e-12
+
+
+def test_numpy_numbers_are_numbers_and_a_tolerance_may_be_inf_where_torch_allows_it():
+    # issue 19, case 7: "eps must be a positive number such as 1e-6, got float32" was wrong
+    assert check_eps(np.float32(1e-3)) == float(np.float32(1e-3))
+    assert check_x(np.float64(2.0)) == 2.0
+    assert check_tolerance(np.float32(0.5), "atol") == 0.5
+    assert check_tolerance(math.inf, "atol", allow_inf=True) == math.inf
+    with pytest.raises(ValueError, match=r"atol must be a finite number >= 0.*got inf"):
+        check_tolerance(math.inf, "atol")
+    with pytest.raises(ValueError, match=r"rtol must be a number >= 0.*got nan"):
+        check_tolerance(math.nan, "rtol", allow_inf=True)
+    with pytest.raises(TypeError, match=r"eps must be a positive number.*got bool"):
+        check_eps(np.bool_(True))
 
 
 def test_eps_values_follow_the_same_rule_as_one_eps():

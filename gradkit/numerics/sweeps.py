@@ -17,6 +17,7 @@ from .._args import (
     SCHEMES,
     as_dtype,
     check_eps_values,
+    check_function,
     check_points,
     check_scheme,
     check_tolerance,
@@ -160,6 +161,7 @@ def sweep(
     -------
     SweepResult
     """
+    f = check_function(f, "f")
     _, _, _, order = SCHEMES[check_scheme(scheme)]
     atol, rtol = check_tolerance(atol, "atol"), check_tolerance(rtol, "rtol")
     x64 = check_points(x)  # finite and real: the imaginary part is never dropped silently

@@ -6,8 +6,8 @@ same for every picture:
 
 >>> from matplotlib.figure import Figure
 >>> fig = Figure()
->>> art = draw_error_curves(fig.add_subplot())
->>> # ... later, on every change:  update_error_curves(art, eps=..., errors=..., ...)
+>>> art = draw_slope(fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2))
+>>> # ... later, on every change:  update_slope(art, x=..., eps=..., ...)
 
 ``draw_*`` builds the artists once and returns them in a small dataclass; ``update_*`` changes
 their data. Each dataclass lists, in ``animated``, the artists whose data change when the
@@ -16,30 +16,14 @@ learner moves a control; a widget can redraw just those (blitting) while axes an
 
 from __future__ import annotations
 
-from .error_curves import (
-    ErrorCurveArtists,
-    draw_error_curves,
-    update_error_curves,
-    update_error_highlight,
-    update_error_marker,
-)
-from .ruler import RulerArtists, draw_float_ruler, update_float_ruler
 from .slope import SlopeArtists, draw_slope, update_slope, update_slope_view, zoom_limits
 from .style import DTYPE_STYLES, STYLE
 
 __all__ = [
     "DTYPE_STYLES",
     "STYLE",
-    "ErrorCurveArtists",
-    "RulerArtists",
     "SlopeArtists",
-    "draw_error_curves",
-    "draw_float_ruler",
     "draw_slope",
-    "update_error_curves",
-    "update_error_highlight",
-    "update_error_marker",
-    "update_float_ruler",
     "update_slope",
     "update_slope_view",
     "zoom_limits",

@@ -22,15 +22,12 @@ class's docstring; ``close()`` frees the widget, and re-running a notebook cell 
 widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
 """
 
-from .epsilon_lab import EpsilonLab
-from .exercise_panel import ExercisePanel
-from .float_ruler import FloatRuler
+from .epsilon import EpsilonLab
 from .jacobian import JacobianBuilder
 from .lab import GradcheckLab
-from .predict import Predict
-from .quiz import Quiz
+from .practice import ExercisePanel, Predict, Quiz, ZooHunt
+from .ruler import FloatRuler
 from .slope import SlopeExplorer
-from .zoo_hunt import ZooHunt
 
 __all__ = [
     "EpsilonLab",

@@ -69,12 +69,21 @@ export function render({ model, el }, view, options = {}) {
       seq += 1;
       const changes = { [name]: value, ...(opts.also || {}) };
       for (const k of Object.keys(changes)) pending[k] = seq;
+      const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
       if (opts.scene) ctx.sceneSeq = seq;
       localError = "";
       showErrors();
       paint();
-      if (offline) return;
+      if (offline) {
+        // no kernel to measure what the page was not given: go back and say so
+        if (waiting) {
+          ctx.state = before;
+          paint(true);
+          ctx.showError(options.offlineNote || "this needs a running notebook");
+        }
+        return;
+      }
       // send the page's own state (never a copy of the model's, which an older echo may have
       // overwritten) with __changed: the keys Python has not handled yet; Python applies only
       // those, so a stale copy of another key never undoes a newer change (the lost-click race)
@@ -130,8 +139,10 @@ export function render({ model, el }, view, options = {}) {
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(hgt * dpr);
+      // drawn in CSS pixels of this size; a narrower output area shrinks it whole (aspect kept)
       canvas.style.width = `${w}px`;
-      canvas.style.height = `${hgt}px`;
+      canvas.style.maxWidth = "100%";
+      canvas.style.height = "auto";
     }
     figure.hidden = !(hgt > 0);
     let shown = null;
@@ -153,7 +164,9 @@ export function render({ model, el }, view, options = {}) {
         const v = (shown.readouts || {})[name] ?? "";
         if (node.innerHTML !== v) node.innerHTML = v;
       }
-      figure.dataset.drawn = JSON.stringify(shown.drawn || {});
+      const drawn = shown.drawn || {};
+      if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
+      figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
       figure.dataset.values = figure.dataset.state;
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
@@ -172,8 +185,16 @@ export function render({ model, el }, view, options = {}) {
   model.on("change:control_state", () => paint());
   model.on("change:exact", () => { ctx.exact = model.get("exact") || {}; paint(); });
   model.on("change:error", showErrors);
-  model.on("change:scene", () => { loadScene(); fromPython(); paint(); });
-  model.on("change:tables", () => { loadScene(); paint(); });
+  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one
+  // at a time, in any order: decode once both are in, in one task
+  let sceneQueued = false;
+  const sceneChanged = () => {
+    if (sceneQueued) return;
+    sceneQueued = true;
+    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
+  };
+  model.on("change:scene", sceneChanged);
+  model.on("change:tables", sceneChanged);
   showErrors();
   loadScene();
   if (view.init) view.init(ctx);

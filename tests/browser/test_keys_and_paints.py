@@ -1,0 +1,174 @@
+"""Every control answers at once, from the keyboard too, with one repaint per action.
+
+In Notebook 7 and JupyterLab 4 (and Voila for the keys): each slider of every gradkit widget
+moves with the arrow keys, Page Up/Down, Home and End while the notebook keeps its own keys
+away (the active cell does not change), says its value to screen readers (``aria-valuetext``),
+and the picture follows. Each click paints the picture exactly once, and the kernel's answer
+never repaints it. The widgets' chrome follows JupyterLab's dark theme.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import harness as jp
+
+pytestmark = pytest.mark.browser
+
+WIDGETS = "_widgets.ipynb"  # written next to the lessons by conftest (EXTRA_NOTEBOOKS)
+
+_SLIDERS_JS = """(scope) => {
+  const root = scope === 'page' ? document : window.jupyterapp.shell.currentWidget.node;
+  return [...root.querySelectorAll('.gradkit-widget input[type=range]')].map((el, i) => {
+    el.dataset.gkProbe = String(i);
+    const w = el.closest('.gradkit-widget');
+    const kind = [...w.classList].find((c) => c.startsWith('gradkit-') && c !== 'gradkit-widget');
+    return {i, kind, css: el.className, min: +el.min, max: +el.max, value: +el.value,
+            valuetext: el.getAttribute('aria-valuetext'), label: el.getAttribute('aria-label')};
+  });
+}"""
+
+_ACTIVE_CELL_JS = """() => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  return nb.activeCellIndex;
+}"""
+
+
+def _slider(page, probe: int):
+    return page.locator(f"input[data-gk-probe='{probe}']")
+
+
+def _figure_state(page, probe: int) -> dict:
+    return _slider(page, probe).evaluate(
+        """(el) => {
+          const fig = el.closest('.gradkit-widget').querySelector('.gradkit-figure');
+          return {drawn: fig.dataset.drawn || '', paints: +(fig.dataset.paints || 0),
+                  value: +el.value, valuetext: el.getAttribute('aria-valuetext')};
+        }"""
+    )
+
+
+def _press(page, probe: int, key: str) -> dict:
+    _slider(page, probe).focus()
+    page.keyboard.press(key)
+    jp.next_frame(page)
+    return _figure_state(page, probe)
+
+
+@pytest.fixture(scope="module", params=["notebook", "lab"])
+def widget_page(request, browser_context, servers):
+    """``_widgets.ipynb`` after Run All in Notebook 7 or JupyterLab 4."""
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    jp.open_notebook(page, servers[request.param], WIDGETS)
+    widgets = jp.run_all(page)
+    assert widgets["rendered"] == widgets["expected"] > 0, widgets
+    jp.wait_quiet(page, 500)
+    page.errors = errors
+    page.front_end = request.param
+    try:
+        yield page
+    finally:
+        jp.shutdown_kernel(page)
+        page.close()
+
+
+def test_arrow_keys_move_every_slider_and_the_picture_follows(widget_page) -> None:
+    page = widget_page
+    sliders = page.evaluate(_SLIDERS_JS, "notebook")
+    assert len(sliders) >= 5, sliders
+    for s in sliders:
+        assert s["label"] and s["valuetext"], f"{s['kind']} {s['css']}: no accessible name/value"
+        _slider(page, s["i"]).scroll_into_view_if_needed()
+        _slider(page, s["i"]).focus()  # focus makes the widget's cell the active one
+        cell = page.evaluate(_ACTIVE_CELL_JS)
+        start = _figure_state(page, s["i"])
+        key = "ArrowLeft" if start["value"] == s["max"] else "ArrowRight"
+        moved = _press(page, s["i"], key)
+        step = -1 if key == "ArrowLeft" else 1
+        where = f"{page.front_end}: {s['kind']} slider {s['css']}"
+        assert moved["value"] == start["value"] + step, f"{where}: {key} did not move it"
+        assert moved["valuetext"] != start["valuetext"], f"{where}: aria-valuetext stayed"
+        assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
+        jp.wait_quiet(page, 300)
+        after = _figure_state(page, s["i"])
+        assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
+        assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
+        assert _press(page, s["i"], "Home")["value"] == s["min"], f"{where}: Home"
+        paged = _press(page, s["i"], "PageUp")["value"]
+        assert paged > s["min"], f"{where}: Page Up did not move it"
+        _press(page, s["i"], "PageDown")
+        back = _figure_state(page, s["i"])
+        assert back["value"] == s["min"], f"{where}: Page Down did not undo Page Up"
+        for _ in range(abs(start["value"] - s["min"])):  # back where it was, for the next test
+            page.keyboard.press("ArrowRight")
+        jp.wait_quiet(page, 300)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(
+    "move",
+    [".gradkit-eps-down", ".gradkit-eps-up", "dtype:float32", "dtype:float64",
+     "scheme:forward", "scheme:central", ".gradkit-x-up", ".gradkit-x-down"],
+)  # fmt: skip
+def test_each_click_paints_once_and_the_kernel_never_repaints(widget_page, move: str) -> None:
+    page = widget_page
+    root = page.locator(".gradkit-slope-explorer").first
+    root.scroll_into_view_if_needed()
+    figure = root.locator(".gradkit-figure")
+    jp.wait_quiet(page, 300)
+    before = int(figure.get_attribute("data-paints"))
+    if move.startswith("."):
+        root.locator(move).first.click()
+    else:
+        css, value = move.split(":")
+        root.locator(f".gradkit-{css} button[data-value='{value}']").first.click()
+    jp.next_frame(page)
+    painted = int(figure.get_attribute("data-paints"))
+    jp.wait_quiet(page, 500)  # the kernel has answered (and refilled, for x)
+    page.wait_for_timeout(200)
+    final = int(figure.get_attribute("data-paints"))
+    state = json.loads(figure.get_attribute("data-drawn"))
+    assert painted == before + 1, f"{move}: {painted - before} paints right after the click"
+    assert final == painted, f"{move}: the kernel's answer repainted {final - painted} times"
+    assert state, f"{move}: nothing drawn"
+
+
+def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
+    page = browser_context.new_page()
+    try:
+        jp.open_notebook(page, servers["lab"], WIDGETS)
+        jp.run_all(page)
+        page.evaluate(
+            "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
+            " {theme: 'JupyterLab Dark'})"
+        )
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+        page.wait_for_timeout(500)
+        colours = page.evaluate(
+            """() => [...document.querySelectorAll('.gradkit-widget')].map((w) => {
+                 const rgb = (c) => (c.match(/\\d+/g) || []).slice(0, 3).map(Number);
+                 const lum = (c) => rgb(c).reduce((a, b) => a + b, 0) / 3;
+                 const button = w.querySelector('button');
+                 const canvas = w.querySelector('canvas');
+                 return {bg: lum(getComputedStyle(w).backgroundColor),
+                         fg: lum(getComputedStyle(w).color),
+                         button: button ? lum(getComputedStyle(button).backgroundColor) : null,
+                         canvas: canvas ? lum(getComputedStyle(canvas).backgroundColor) : null};
+               })"""
+        )
+        assert colours
+        for c in colours:
+            assert c["bg"] < 80 and c["fg"] > 150, f"a widget stays light in the dark theme: {c}"
+            assert c["button"] is None or c["button"] < 100, c
+            assert c["canvas"] is None or c["canvas"] > 240, f"the picture is not framed light: {c}"
+    finally:
+        page.evaluate(
+            "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
+            " {theme: 'JupyterLab Light'})"
+        )
+        jp.shutdown_kernel(page)
+        page.close()
