@@ -296,5 +296,92 @@ def main() -> None:
         print(f"wrote {FIXTURES / name}")
 
 
+def _sent(w) -> dict:
+    """What a widget sent the page: scene, tables (base64), exact and state."""
+    import base64
+
+    from gradkit.widgets.base.tables import json_safe
+
+    sent = {"scene": w.scene, "exact": w.exact, "state": dict(w.state)}
+    return json_safe({**sent, "tables": base64.b64encode(w.tables).decode()})
+
+
+#: GradcheckLab's first pictures the fixture holds besides WrongSquareFn's states ahead.
+LAB_FIRST_PICTURES = {
+    "missing": {"fn": "UnreducedBroadcastAddFn"},
+    "unavailable": {"fn": "ComplexSquareFn", "dtype": "float16"},
+}
+
+
+def _failing(w) -> dict[str, list]:
+    """[row, col] of the entries outside gradcheck's allowance, per state the lab sent."""
+    from gradkit.widgets.base.tables import unpack
+
+    ratios = unpack(w.tables, w.scene["tables"])["ratios"]
+    return {
+        key: [[int(i), int(j)] for i, j in zip(*(ratios[rec["ratio"]] > 1).nonzero(), strict=True)]
+        for key, rec in w.scene["states"].items()
+        if rec["ratio"] >= 0
+    }
+
+
+def lab_fixture() -> dict:
+    """GradcheckLab scenes (SquareFn and WrongSquareFn with their states ahead, a typed eps, a
+    missing analytic Jacobian, complex inputs in float16) and the entries Python finds failing."""
+    sys.path.insert(0, str(ROOT))
+    import math
+
+    from gradkit.widgets.base.schedule import deferring, run_pending
+    from gradkit.widgets.lab import GradcheckLab, states
+
+    budget, states.AHEAD_BUDGET_S = states.AHEAD_BUDGET_S, math.inf  # every state, however slow
+    out = {}
+    try:
+        for name in ("SquareFn", "WrongSquareFn"):
+            w = GradcheckLab(name)
+            out[name] = {**_sent(w), "failing": _failing(w)}
+            if name == "WrongSquareFn":
+                w.eps_text.value = "3e-7"
+                out["typed"] = _sent(w)
+            w.close()
+    finally:
+        states.AHEAD_BUDGET_S = budget
+    with deferring(True):  # the first picture only: one state each
+        for name, kwargs in LAB_FIRST_PICTURES.items():
+            lab = GradcheckLab(**kwargs)
+            out[name] = _sent(lab)
+            lab.close()
+        run_pending()
+    return out
+
+
+def jacobian_fixture() -> dict:
+    """A JacobianBuilder scene (WrongSquareFn, n = 3; times fixed so the file is stable) and
+    the calls Python reads at every step."""
+    sys.path.insert(0, str(ROOT))
+    import base64
+
+    import numpy as np
+
+    from gradkit.widgets.base.tables import pack, unpack
+    from gradkit.widgets.jacobian import JacobianBuilder
+
+    b = JacobianBuilder("WrongSquareFn", n=3)
+    steps = []
+    for k in range(b.total_steps + 1):
+        b.update_state({"step": k})
+        steps.append({"step": k, "calls": list(b.calls)})
+    sent = _sent(b)
+    b.close()
+    arrays = dict(unpack(base64.b64decode(sent["tables"]), sent["scene"]["tables"]))
+    arrays["seconds"] = np.arange(len(arrays["seconds"])) * 1e-4
+    buffer, sent["scene"]["tables"] = pack(arrays)
+    sent["tables"] = base64.b64encode(buffer).decode()
+    sent["scene"]["history"] = [{**h, "seconds": 0.0009} for h in sent["scene"]["history"]]
+    return {**sent, "steps": steps}
+
+
+FIXTURE_MAKERS.update({"lab.json": lab_fixture, "jacobian.json": jacobian_fixture})
+
 if __name__ == "__main__":
     main()

@@ -16,26 +16,14 @@ learner moves a control; a widget can redraw just those (blitting) while axes an
 
 from __future__ import annotations
 
-from .jacobians import (
-    JacobianArtists,
-    draw_jacobians,
-    jacobian_cells,
-    ratio_colour,
-    update_jacobians,
-)
 from .slope import SlopeArtists, draw_slope, update_slope, update_slope_view, zoom_limits
 from .style import DTYPE_STYLES, STYLE
 
 __all__ = [
     "DTYPE_STYLES",
     "STYLE",
-    "JacobianArtists",
     "SlopeArtists",
-    "draw_jacobians",
     "draw_slope",
-    "jacobian_cells",
-    "ratio_colour",
-    "update_jacobians",
     "update_slope",
     "update_slope_view",
     "zoom_limits",

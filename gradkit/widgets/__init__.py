@@ -23,8 +23,8 @@ widgets its previous run made. See :mod:`gradkit.widgets._base` for building a n
 """
 
 from .epsilon import EpsilonLab
-from .gradcheck_lab import GradcheckLab
-from .jacobian_builder import JacobianBuilder
+from .jacobian import JacobianBuilder
+from .lab import GradcheckLab
 from .practice import ExercisePanel, Predict, Quiz, ZooHunt
 from .ruler import FloatRuler
 from .slope import SlopeExplorer

@@ -139,6 +139,15 @@ function interpolate(anchors, t) {
 
 export function diverging(t) { return interpolate(DIVERGING, (t + 1) / 2); }
 export function sequential(t) { return interpolate(SEQUENTIAL, t); }
+// A colour scale of one's own: `anchors` ("#RRGGBB", low to high) interpolated at t in [0, 1].
+export function ramp(anchors, t) { return interpolate(anchors, t); }
+
+// Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"): white on dark fills, else INK.
+export function inkOn(fill) {
+  const m = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(String(fill).replace(/\s/g, ""));
+  const [r, g, b] = m ? m.slice(1).map(Number) : hexRgb(fill);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 * 255 ? "#FFFFFF" : INK;
+}
 
 // ------------------------------------------------------------------------------- painter
 // Canvas helpers in CSS pixels. `g` is a 2D context already scaled for devicePixelRatio.

@@ -1,4 +1,4 @@
-"""The compute side of JacobianBuilder: both Jacobians, one gradcheck step at a time (torch only).
+"""JacobianBuilder's numbers: both Jacobians, one gradcheck step at a time, and the comparison.
 
 gradcheck's slow mode builds two Jacobians of ``f`` at ``x`` and compares them entry by entry:
 
@@ -9,27 +9,32 @@ gradcheck's slow mode builds two Jacobians of ``f`` at ``x`` and compares them e
   backward, which returns ``e_iᵀ J``, row i: one backward call per output entry.
 
 :func:`jacobian_steps` makes every call up front, in gradcheck's order, and records the running
-call counts and times after each step, so a widget can replay the build without asking the
-kernel again.
+call counts and times after each step, so the page replays the build without asking the kernel.
+:func:`difference_ratio` is gradcheck's comparison ``|analytic − numeric| ≤ atol + rtol·|numeric|``
+(torch.allclose), written once for the widgets as a ratio to the allowed difference: the
+builder's wrong entries and GradcheckLab's difference heatmap both come from it.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
-from .. import zoo
-from .._args import GRADCHECK_DEFAULTS, check_eps
+from ... import zoo
+from ..._args import GRADCHECK_DEFAULTS, check_eps
 
 __all__ = [
     "N_MAX",
     "N_MIN",
     "JacobianSteps",
     "as_function",
+    "as_input",
+    "check_n",
+    "difference_ratio",
     "jacobian_steps",
     "sample_input",
 ]
@@ -277,18 +282,23 @@ def _analytic_rows(log: _CallLog, y: torch.Tensor, xg: torch.Tensor) -> torch.Te
     return analytic
 
 
-def close_entries(steps: JacobianSteps) -> torch.Tensor:
-    """Which entries gradcheck's test accepts: ``|a - n| <= atol + rtol·|n|`` (bool, (m, n))."""
-    atol, rtol = GRADCHECK_DEFAULTS["atol"], GRADCHECK_DEFAULTS["rtol"]
-    # gradcheck's allclose: |analytic - numeric| <= atol + rtol * |numeric|
-    return (steps.analytic - steps.numeric).abs() <= atol + rtol * steps.numeric.abs()
+def difference_ratio(
+    numeric: np.ndarray, analytic: np.ndarray, atol: float, rtol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """gradcheck's comparison entry by entry, as a ratio to the allowed difference.
 
-
-def fmt_entry(value: float) -> str:
-    """A Jacobian entry in at most 6 characters ("0.25", "-1.5", "2e-07")."""
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0"
-    text = f"{value:.3g}"
-    return text if len(text) <= 6 else f"{value:.0e}"
+    Returns
+    -------
+    tuple
+        ``(ratio, outside)``: ``|analytic − numeric| / (atol + rtol·|numeric|)`` (0 where both
+        the difference and the allowance are 0, inf where only the allowance is), and where an
+        entry fails gradcheck (``|analytic − numeric| > atol + rtol·|numeric|``).
+    """
+    n_mat = np.asarray(numeric, dtype=np.float64)
+    diff = np.abs(np.asarray(analytic, dtype=np.float64) - n_mat)
+    allowed = atol + rtol * np.abs(n_mat)  # gradcheck's rule (torch.allclose)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(allowed > 0, diff / np.where(allowed > 0, allowed, 1.0), np.inf)
+    ratio = np.where((allowed == 0) & (diff == 0), 0.0, ratio)
+    ratio = np.where(np.isnan(diff), np.nan, ratio)
+    return ratio, ~(diff <= allowed)

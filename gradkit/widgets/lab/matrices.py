@@ -1,7 +1,7 @@
 """A report's Jacobians as GradcheckLab draws them: one matrix each, with its block boundaries.
 
 A Jacobian comes as blocks ``J[o][i]`` (output o, input i); the heatmaps show them joined into
-one matrix with lines between the blocks.
+one matrix (row: output entry, column: input entry) with lines between the blocks.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..report import CheckReport
+from ...report import CheckReport
 
-__all__ = ["block_splits", "combine_blocks", "missing_jacobian_note", "report_matrices"]
+__all__ = ["block_splits", "combine_blocks", "report_matrices"]
 
 
 def combine_blocks(jacobian: Sequence[Sequence[torch.Tensor]]) -> tuple[np.ndarray, list, list]:
@@ -63,10 +63,3 @@ def report_matrices(report: CheckReport) -> tuple:
     if w is not None and rows:
         worst = (sum(rows[: w.output]) + w.index[0], sum(cols[: w.input]) + w.index[1])
     return numeric, analytic, rows, cols, worst
-
-
-def missing_jacobian_note(report: CheckReport, analytic: np.ndarray | None) -> str:
-    """What an empty heatmap says: torch raised before a backward, or there is no Jacobian."""
-    if analytic is None and not report.passed:
-        return f"no analytic Jacobian:\ntorch raised {report.verdict}"
-    return "no Jacobian"

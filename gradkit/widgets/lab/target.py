@@ -1,4 +1,8 @@
-"""What GradcheckLab checks: the Function named by ``fn=``, and its inputs in the chosen dtype."""
+"""What GradcheckLab checks: the Function named by ``fn=``, and its inputs in the chosen dtype.
+
+One place resolves what the lab's ``fn`` may be (:func:`resolve_function`); :class:`LabTargets`
+holds the menu and gives each entry's callable and inputs in a dtype (:func:`cast_inputs`).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
-from .._args import as_input_tuple, complex_counterpart, dtype_name
-from ..realview import is_floating
-from ..zoo import CATALOGUE, ZooEntry
-from ._format import InputError
+from ..._args import as_input_tuple, complex_counterpart, dtype_name
+from ...realview import is_floating
+from ...zoo import CATALOGUE, ZooEntry
+from ..base.guard import InputError
 
 __all__ = ["COMPLEX_INPUT_DTYPES", "LabTargets", "cast_inputs", "resolve_function"]
 
