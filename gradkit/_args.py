@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import torch
 
@@ -22,6 +23,7 @@ __all__ = [
     "GRADCHECK_DEFAULTS",
     "SCHEMES",
     "WIDGET_SCHEMES",
+    "allowance",
     "as_dtype",
     "as_input_tuple",
     "check_control_eps",
@@ -37,6 +39,9 @@ __all__ = [
     "dtype_name",
     "snap_eps",
 ]
+
+#: A float, a numpy array or a tensor: what :func:`allowance` takes and gives.
+Number = TypeVar("Number")
 
 #: The dtypes a learner can switch between, by name.
 DTYPES: dict[str, torch.dtype] = {
@@ -78,6 +83,16 @@ _COMPLEX_OF: dict[torch.dtype, torch.dtype] = {
     torch.float32: torch.complex64,
     torch.float16: torch.complex32,
 }
+
+
+def allowance(numeric: Number, atol: float, rtol: float) -> Number:
+    """gradcheck's allowed difference for a numeric value: ``atol + rtol·|numeric|``.
+
+    An entry passes when ``|analytic − numeric| <= allowance(numeric, atol, rtol)``
+    (``torch.allclose``'s rule, the one torch's gradcheck applies). ``numeric`` may be a float,
+    a numpy array or a tensor; the result is of the same kind.
+    """
+    return atol + rtol * abs(numeric)
 
 
 def dtype_name(dtype: torch.dtype) -> str:

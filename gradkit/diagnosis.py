@@ -13,7 +13,14 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ._args import GRADCHECK_DEFAULTS, check_eps, check_function, check_tolerance, dtype_name
+from ._args import (
+    GRADCHECK_DEFAULTS,
+    allowance,
+    check_eps,
+    check_function,
+    check_tolerance,
+    dtype_name,
+)
 from .analytic import analytic_jacobian
 from .causes import diagnose
 from .engine import batched_verdict, torch_verdict
@@ -223,7 +230,7 @@ def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
             # in place where possible: fresh large buffers cost page faults (engine="batched")
             n64, a64 = n.double(), a.double()
             diff = torch.sub(a64, n64).abs_()
-            allowed = n64.abs().mul_(rtol).add_(atol)  # atol + rtol |n|
+            allowed = allowance(n64, atol, rtol)
             n_bad += int(torch.gt(diff, allowed).sum())
             n_total += diff.numel()
             top = float(diff.max())  # NaN counts as inf, inf as the largest float
@@ -240,7 +247,7 @@ def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
                     (r, c),
                     value,
                     float(a64[r, c]),
-                    atol + rtol * abs(value),  # allowed = atol + rtol |numeric|
+                    allowance(value, atol, rtol),
                     n_outputs=len(numeric),
                     n_inputs=len(nrow),
                 )

@@ -5,7 +5,7 @@ computes analytic rows in batches. That reaches torch's verdict only when the fu
 change its inputs, behaves the same without autograd, returns floating outputs only, and when
 no batched number sits closer to torch's tolerance than batching can move it. Each check here
 either passes or says, in one sentence, why the engine must compute torch's way instead.
-Depends on torch only.
+Depends on torch and gradkit's argument rules only.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import torch
 
+from .._args import allowance
 from ..batching import short_reason
 from ..realview import as_output_tuple, is_floating
 
@@ -96,7 +97,7 @@ def near_the_line(passes, inputs, slack, analytic_slack: float, atol, rtol) -> s
             n64 = n.to(torch.complex128 if n.is_complex() else torch.float64)
             a64 = a.to(n64.dtype)
             # distance from torch's line |a - n| = atol + rtol |n|; n moves by up to bound
-            distance = ((a64 - n64).abs() - (atol + rtol * n64.abs())).abs()
+            distance = ((a64 - n64).abs() - allowance(n64, atol, rtol)).abs()
             if bool((distance <= bound * (1 + rtol)).any()):
                 return (
                     f"batched calls round differently from single calls (by up to {bound:.2g} "

@@ -15,6 +15,7 @@ import torch
 from .._args import (
     GRADCHECK_DEFAULTS,
     SCHEMES,
+    allowance,
     as_dtype,
     check_eps_values,
     check_function,
@@ -172,7 +173,7 @@ def sweep(
         grid = check_eps_values(eps)
     grid = grid.to(x64.device)
     analytic = _analytic_slopes(f, x64)
-    allowed = atol + rtol * analytic.abs()  # gradcheck's allowance, per entry
+    allowed = allowance(analytic, atol, rtol)  # gradcheck's allowance, per entry
     deriv = _worst_derivatives(f, x64, order)
     curves = {}
     for dt in dtypes:

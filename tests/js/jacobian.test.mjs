@@ -8,7 +8,7 @@ import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
   callsHtml, historyHtml, jbLayout, statusHtml, stepParts, tint, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
-import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/jacobian/matrix.js";
+import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/jacobian.json", import.meta.url), "utf8"));
 const bytes = Buffer.from(fixture.tables, "base64");

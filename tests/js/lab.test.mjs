@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { linearTicks } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { textWidth } from "../../gradkit/widgets/jacobian/matrix.js";
+import { textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
   BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, layoutFor,
   ratioColour, ratioTicks,

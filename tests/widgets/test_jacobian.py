@@ -18,13 +18,13 @@ from gradkit import zoo
 from gradkit.cost import count_calls
 from gradkit.widgets import GradcheckLab, JacobianBuilder
 from gradkit.widgets.base import schedule
+from gradkit.widgets.base.jacobians import difference_ratio
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.jacobian import Calls
 from gradkit.widgets.jacobian.steps import (
     N_MAX,
     as_function,
     as_input,
-    difference_ratio,
     jacobian_steps,
     sample_input,
 )  # fmt: skip

@@ -111,7 +111,17 @@ export function render({ model, el }, view, options = {}) {
     readouts.append(readoutNodes[r.name]);
   }
   const g = canvas.getContext("2d");
-  ctx.painter = makePainter(g);
+  // The canvas keeps its last picture until the view draws the next one: a view whose data has
+  // not arrived (paint returns null) leaves the old picture on screen, dimmed by the busy mark.
+  let cleared = false;
+  const clearOnce = () => {
+    if (cleared) return;
+    cleared = true;
+    g.clearRect(0, 0, canvas.width, canvas.height);
+  };
+  const painter = makePainter(g);
+  ctx.painter = Object.fromEntries(Object.entries(painter).map(([k, v]) =>
+    [k, typeof v === "function" ? (...args) => { clearOnce(); return v.apply(painter, args); } : v]));
 
   function showErrors() {
     const fromPython = model.get("error") || "";
@@ -134,7 +144,7 @@ export function render({ model, el }, view, options = {}) {
   function paint(force = false) {
     for (const b of built) b.sync();
     const key = `${ctx.scene.key ?? ""}|${view.key ? view.key(ctx) : JSON.stringify(ctx.state)}`;
-    if (key === lastKey && !force) { markBusy(); return; }
+    if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
     const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
@@ -149,7 +159,7 @@ export function render({ model, el }, view, options = {}) {
     let shown = null;
     try {
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
-      g.clearRect(0, 0, w, hgt);
+      cleared = false;
       ctx.drawn = {};
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
@@ -169,7 +179,6 @@ export function render({ model, el }, view, options = {}) {
       if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
       figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
-      figure.dataset.values = figure.dataset.state;
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
       figure.dataset.paints = String(paints);
     }

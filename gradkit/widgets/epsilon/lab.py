@@ -23,8 +23,8 @@ from ..._args import (
     check_x,
     dtype_name,
 )
+from ..._palette import DTYPE_STYLES
 from ...numerics import SweepResult, sweep, unit_roundoff
-from ...plots.style import DTYPE_STYLES
 from ..base import InputError
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu

@@ -22,6 +22,7 @@ import torch
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
 from ...cost import count_calls
 from ..base import Control, GradkitWidget, InputError
+from ..base.jacobians import difference_ratio
 from ..base.rows import slider
 from .steps import (
     N_MAX,
@@ -30,7 +31,6 @@ from .steps import (
     as_function,
     as_input,
     check_n,
-    difference_ratio,
     jacobian_steps,
     sample_input,
 )  # fmt: skip
@@ -97,7 +97,7 @@ class JacobianBuilder(GradkitWidget):
 
     css = "gradkit-jacobian-builder"
     view = "jacobianView"
-    scripts = ("jacobian/matrix.js", "jacobian/jacobian.js")
+    scripts = ("base/matrix.js", "jacobian/jacobian.js")
     PANELS = ("numeric", "analytic", "counts")
 
     def __init__(

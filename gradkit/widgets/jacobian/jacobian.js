@@ -4,7 +4,7 @@
 // matrices; the numeric one fills a column per nudged entry, the analytic one a row per backward.
 import { marked, pyFormat, readoutHtml } from "../base/format.js";
 import { inkOn } from "../base/plot.js";
-import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "./matrix.js";
+import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "../base/matrix.js";
 
 export const JB_COLORS = { numeric: "#0072B2", analytic: "#009E73", bad: "#D55E00", current: "#E69F00", grid: "#DDDDDD" };
 

@@ -10,9 +10,6 @@ gradcheck's slow mode builds two Jacobians of ``f`` at ``x`` and compares them e
 
 :func:`jacobian_steps` makes every call up front, in gradcheck's order, and records the running
 call counts and times after each step, so the page replays the build without asking the kernel.
-:func:`difference_ratio` is gradcheck's comparison ``|analytic − numeric| ≤ atol + rtol·|numeric|``
-(torch.allclose), written once for the widgets as a ratio to the allowed difference: the
-builder's wrong entries and GradcheckLab's difference heatmap both come from it.
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from ... import zoo
@@ -34,7 +30,6 @@ __all__ = [
     "as_function",
     "as_input",
     "check_n",
-    "difference_ratio",
     "jacobian_steps",
     "sample_input",
 ]
@@ -280,25 +275,3 @@ def _analytic_rows(log: _CallLog, y: torch.Tensor, xg: torch.Tensor) -> torch.Te
         analytic[i] = 0.0 if row is None else row.reshape(-1).to(torch.float64)
         log.record()
     return analytic
-
-
-def difference_ratio(
-    numeric: np.ndarray, analytic: np.ndarray, atol: float, rtol: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """gradcheck's comparison entry by entry, as a ratio to the allowed difference.
-
-    Returns
-    -------
-    tuple
-        ``(ratio, outside)``: ``|analytic − numeric| / (atol + rtol·|numeric|)`` (0 where both
-        the difference and the allowance are 0, inf where only the allowance is), and where an
-        entry fails gradcheck (``|analytic − numeric| > atol + rtol·|numeric|``).
-    """
-    n_mat = np.asarray(numeric, dtype=np.float64)
-    diff = np.abs(np.asarray(analytic, dtype=np.float64) - n_mat)
-    allowed = atol + rtol * np.abs(n_mat)  # gradcheck's rule (torch.allclose)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(allowed > 0, diff / np.where(allowed > 0, allowed, 1.0), np.inf)
-    ratio = np.where((allowed == 0) & (diff == 0), 0.0, ratio)
-    ratio = np.where(np.isnan(diff), np.nan, ratio)
-    return ratio, ~(diff <= allowed)

@@ -9,7 +9,7 @@ import { diverging, INK, inkOn, linearTicks, powerLabel, ramp } from "../base/pl
 import { exactFor } from "../base/tables.js";
 import {
   cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
-} from "../jacobian/matrix.js";
+} from "../base/matrix.js";
 
 export const LAB_COLORS = { pass: "#1B7F3B", fail: "#B3261E", missing: "#E6E6E6" };
 // The difference scale: blues below 1 (passing; darker is safer), reds above (failing; the red

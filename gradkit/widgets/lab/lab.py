@@ -79,7 +79,7 @@ class GradcheckLab(GradkitWidget):
 
     css = "gradkit-gradcheck-lab"
     view = "labView"
-    scripts = ("jacobian/matrix.js", "lab/lab.js")
+    scripts = ("base/matrix.js", "lab/lab.js")
     PANELS = ("verdict", "jacobians", "difference")
 
     def __init__(

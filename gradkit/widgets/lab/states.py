@@ -21,7 +21,7 @@ from ..._args import DTYPES, EPS_GRID
 from ...diagnosis import check
 from ...report import CheckReport
 from ..base.guard import InputError
-from ..jacobian.steps import difference_ratio
+from ..base.jacobians import difference_ratio
 from .matrices import block_splits, report_matrices
 
 __all__ = [

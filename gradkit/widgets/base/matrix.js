@@ -1,8 +1,8 @@
 // A Jacobian drawn as a matrix, in JacobianBuilder (jacobian.js) and GradcheckLab (lab/lab.js):
 // row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
 // helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
-import { pyFormat } from "../base/format.js";
-import { Axes, INK } from "../base/plot.js";
+import { pyFormat } from "./format.js";
+import { Axes, INK } from "./plot.js";
 
 // A panel whose data units are entries: x in [0, cols], y in [rows, 0] (row 0 on top).
 export function matrixAxes(name, box, rows, cols) {
