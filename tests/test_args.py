@@ -132,3 +132,36 @@ def test_tolerance_x_scheme_and_input_rules():
         check_points(torch.tensor([1 + 2j]))
     with pytest.raises(ValueError, match="x must hold finite numbers, got nan"):
         check_points(math.nan)
+
+
+def _inline_allowances(source: str) -> int:
+    """How many ``atol + rtol * ...`` expressions a module's code writes (comments ignored)."""
+    import ast
+
+    def name(node) -> str:
+        return node.id if isinstance(node, ast.Name) else ""
+
+    found = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if "atol" in name(a) and isinstance(b, ast.BinOp) and isinstance(b.op, ast.Mult):
+                    found += any("rtol" in name(part) for part in ast.walk(b))
+    return found
+
+
+def test_the_tolerance_rule_is_written_once():
+    from pathlib import Path
+
+    import gradkit
+    from gradkit._args import allowance
+
+    root = Path(gradkit.__file__).parent
+    places = {
+        str(p.relative_to(root)): _inline_allowances(p.read_text(encoding="utf-8"))
+        for p in root.rglob("*.py")
+    }
+    assert {p: n for p, n in places.items() if n} == {"_args.py": 1}
+    assert _inline_allowances("x = atol + rtol * abs(n)\ny = 2 * rtol * n + atol\n") == 2
+    assert allowance(-2.0, 1e-5, 1e-3) == 1e-5 + 2e-3
+    assert allowance(torch.tensor([-2.0]), 0.0, 0.5).tolist() == [1.0]
