@@ -22,7 +22,7 @@
 # <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
 # body[data-voila] .gradkit-voila-only { display: block; }</style>
 #
-# <div class="gradkit-voila-only" hidden>
+# <div class="gradkit-voila-only" hidden="hidden">
 #
 # **This lesson's exercises are written in code.** This page shows the lesson without its
 # code, so the exercises cannot be written here: open the lesson in Jupyter (Notebook 7 or

@@ -381,6 +381,11 @@ HIDE_NOTEBOOK_ONLY = (
 )
 
 
+#: How a note meant only for a page without code starts (hidden in the notebook; the CSS above
+#: shows it in Voila).
+VOILA_ONLY = '<div class="gradkit-voila-only" hidden="hidden">'
+
+
 def _tagged(cell, tag: str = NOTEBOOK_ONLY) -> bool:
     return tag in cell.metadata.get("tags", [])
 
@@ -417,7 +422,8 @@ def test_a_lesson_with_a_code_exercise_says_in_voila_that_it_needs_the_notebook(
     notes = [
         c.source
         for c in nb.cells
-        if c.cell_type == "markdown" and '<div class="gradkit-voila-only" hidden>' in c.source
+        if c.cell_type == "markdown"
+        and '<div class="gradkit-voila-only" hidden="hidden">' in c.source
     ]
     assert bool(notes) == exercise
     for note in notes:

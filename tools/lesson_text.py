@@ -63,7 +63,7 @@ CELL_WORDS = re.compile(
     r"\b(?:run|re-?run|fix|edit|execute)\b[^.\n]{0,40}\bcells?\b"
     r"|\b(?:the|this|that|next|previous)\s+cells?\b"
     r"|\bcells?\s+(?:above|below)\b"
-    r"|\bShift\s*\+\s*Enter\b|\bRun All\b|\bRun\s*[▸>→]",
+    r"|\bShift\s*\+\s*Enter\b|(?-i:\bRun All\b|\bRun\s*[▸>→])",
     re.IGNORECASE,
 )
 
