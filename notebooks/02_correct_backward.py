@@ -117,7 +117,7 @@ print(gradkit.analytic_jacobian(SquareFn.apply, (good,))[0][0])
 gradkit.check(SquareFn.apply, (good,))
 
 # %% [markdown]
-# ## Your turn: the chain rule
+# ## The chain rule
 #
 # sin(x²) is sin applied to x². The **chain rule** gives its derivative: the outer
 # derivative, taken at the inner value, times the inner derivative, so cos(x²) · 2x. Its

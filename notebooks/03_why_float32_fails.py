@@ -58,23 +58,6 @@ print(f"0.5 - 1e-6 lands {(x - (x - 1e-6)).item() / below:.0f} spacings below 0.
 # 5.96e-08 above 0.5 and 2.98e-08 below it, and eps = 1e-6 spans 16.8 spacings above and 33.6
 # below: the landings, 17 and 34 spacings away, miss their targets by a fraction of a spacing.
 #
-# ## See it on the float ruler
-#
-# `FloatRuler` draws the float32 numbers near 0.5 as ticks, and where x − eps and x + eps
-# land. **Notice:** just below 0.5 the ticks stand twice as close as above it: a new binade.
-
-# %%
-from torch.autograd import gradcheck
-
-from gradkit.widgets import FloatRuler, Predict, Quiz
-
-# panels: the ruler picture (ticks near 0.5, where x ± eps land), the eps row, the dtype
-# switch, the spacing (ulp) and landing readouts; the text does not discuss the
-# "nudge that really happened" readout, which would give the prediction below away
-ruler = FloatRuler(x=0.5, eps=1e-6, dtype=torch.float32)
-ruler
-
-# %% [markdown]
 # ## Predict
 #
 # gradcheck measures the slope of x² at 0.5 from exactly these two landings: it divides
@@ -83,12 +66,26 @@ ruler
 
 # %%
 import gradkit
+from gradkit.widgets import FloatRuler, Predict, Quiz
 
 predict = Predict(
     "03-float32-slope",
     compute=lambda: gradkit.numeric_slope(lambda v: v * v, 0.5, 1e-6, dtype=torch.float32),
 )
 predict
+
+# %% [markdown]
+# ## See it on the float ruler
+#
+# `FloatRuler` draws the float32 numbers near 0.5 as ticks, and where x − eps and x + eps
+# land; its readouts give the spacing and the nudge that really happened, to compare with
+# your guess. **Notice:** just below 0.5 the ticks stand twice as close as above it: a new
+# binade.
+
+# %%
+# panels: all but the x row (the text keeps x at 0.5)
+ruler = FloatRuler(x=0.5, eps=1e-6, dtype=torch.float32)
+ruler
 
 # %% [markdown]
 # ## gradcheck on a float32 input
@@ -98,6 +95,8 @@ predict
 # `GradcheckError` (caught here, so that the lesson goes on).
 
 # %%
+from torch.autograd import gradcheck
+
 from gradkit.zoo import SquareFn
 
 bad32 = torch.tensor([0.5], dtype=torch.float32, requires_grad=True)
@@ -108,8 +107,9 @@ except Exception as error:
     print(error)
 
 # %% [markdown]
-# The numeric slope reads 1.0133 where the exact slope is 1: both landings lie 1.0133 times
-# eps from 0.5, so the real step is 1.0133 times the 2 · eps gradcheck divides by.
+# The numeric slope reads 1.0133 where the exact slope is 1, as the ruler showed: both
+# landings lie 1.0133 times eps from 0.5, so the real step is 1.0133 times the 2 · eps
+# gradcheck divides by.
 # `gradkit.check` retries the same rule in float64, sees it pass there, and names the cause
 # *precision*:
 

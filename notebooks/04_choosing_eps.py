@@ -110,7 +110,8 @@ for name in ("float64", "float32"):
 # **The payoff.** eps* grows like the cube root of u: a u 5.4e8 times larger moves it only
 # 810 times, from 1.9e-06 to 0.0016. gradcheck's default eps = 1e-6 sits right next to
 # float64's best; float32's best is near 1e-3. At 1e-6 the formula predicts a float32 error
-# of 0.0075, ten times what gradcheck allows for a slope of 0.75 (0.00076, printed below).
+# of 0.0075 (the lab below measures 0.00996), ten times what gradcheck allows for a slope
+# of 0.75 (0.00076, printed below).
 #
 # ## See the V
 #
@@ -123,8 +124,8 @@ for name in ("float64", "float32"):
 # them.)
 
 # %%
-# panels: the picture, the eps row, the dtype switch, the tolerance readout and the
-# "best eps" readout (discussed below); no scheme switch (central only in this lesson)
+# panels: the picture, the eps row, the highlight switch, the error, tolerance and "best eps"
+# readouts (discussed below); no function list, x row or scheme switch in this lesson
 eps_lab = EpsilonLab(f="x³", x=0.5, dtypes=("float64", "float32"))
 eps_lab
 
@@ -152,12 +153,13 @@ for name, curve in result.dtypes.items():
 
 # %% [markdown]
 # The formula's E(ε) is an estimate of the worst case: it lets every rounding be as large as
-# u·|f| and push the same way. Real roundings are often smaller and partly cancel, so near eps*
-# the measured errors scatter below the formula's 7.2e-06 (float32) and 1.1e-11 (float64),
-# and which step comes out smallest is partly luck: float32's 3.6e-07 at 0.002 is a lucky
-# landing, and in float64 three steps tie at 6.2e-12 (the lab names the first). The bottom of
-# the V is a wide, noisy valley, and eps* sits in its middle: any eps within a few times of
-# eps* does about as well. That is why the two "best eps" differ, and why either will do.
+# u·|f| and push the same way. Real roundings are often smaller and partly cancel, so near the
+# bottom the measured errors sit at or below the formula (7.2e-06 at eps* in float32,
+# 1.1e-11 in float64), and which step comes out smallest is partly luck: float32's 3.6e-07
+# at 0.002 is a lucky landing, and in float64 three steps tie at 6.2e-12 (the lab names the
+# first). The bottom of the V is a wide, noisy valley with eps* in its middle: any eps within
+# a few times of eps* does about as well. That is why the lab's measured best eps and the
+# formula's eps* differ, and why either will do.
 #
 # ## An eps for float32 in gradcheck
 #
