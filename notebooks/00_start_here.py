@@ -80,10 +80,10 @@ gradkit.check(WrongSquareFn.apply, (x,))
 #
 # | widget | what it shows | lessons |
 # | --- | --- | --- |
-# | `SlopeExplorer` | f near x: the tangent (analytic) and the secant (numeric) | 00, 01, 05, 10 |
+# | `SlopeExplorer` | f near x, with its analytic and its numeric slope as lines | 00, 01, 05, 10 |
 # | `JacobianBuilder` | gradcheck's two tables of slopes, one column or row at a time | 02 |
-# | `FloatRuler` | the numbers a dtype can hold near x, and where x ± eps land | 03 |
-# | `EpsilonLab` | the error against eps for each dtype, with gradcheck's tolerance | 04 |
+# | `FloatRuler` | the numbers float32 (or another format) holds near x | 03 |
+# | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 06, 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
 # | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
@@ -102,8 +102,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # %%
 from gradkit.widgets import Quiz, SlopeExplorer
 
-# panels: the picture, the eps row, the numeric and analytic readouts (the text discusses no
-# dtype, scheme or error readout here)
+# panels: picture, eps row, numeric and analytic readouts
 explorer = SlopeExplorer(f="x²", x=2.0, eps=1e-3)
 explorer
 

@@ -103,8 +103,7 @@ for eps in (1e-1, 1e-2, 1e-3):
 # large eps tilts it; the forward scheme draws the secant from x to x + eps only.
 
 # %%
-# panels: the picture, the function list, the eps row, the scheme switch, the numeric and
-# analytic readouts (the text discusses no dtype here)
+# panels: picture, function list, eps row, scheme switch, numeric and analytic readouts
 explorer = SlopeExplorer(f=f, x=2.0, eps=1e-3)
 explorer
 

@@ -88,8 +88,7 @@ print("Correct backward passes:", gradcheck(SquareFn.apply, (good,)))
 # %%
 from gradkit.widgets import ExercisePanel, JacobianBuilder, Quiz
 
-# panels: both matrices, the step / run all / n controls, the status line and the calls line
-# (the text does not discuss the history table or the timing)
+# panels: both matrices, step / run all / n controls, status line, calls line
 builder = JacobianBuilder(f=SquareFn, n=3)
 builder
 

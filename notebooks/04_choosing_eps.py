@@ -124,8 +124,7 @@ for name in ("float64", "float32"):
 # them.)
 
 # %%
-# panels: the picture, the eps row, the highlight switch, the error, tolerance and "best eps"
-# readouts (discussed below); no function list, x row or scheme switch in this lesson
+# panels: picture, eps row, highlight switch, half-precision button, error, tolerance, best eps
 eps_lab = EpsilonLab(f="x³", x=0.5, dtypes=("float64", "float32"))
 eps_lab
 

@@ -122,8 +122,7 @@ predict
 # turns towards the tangent.
 
 # %%
-# panels: the picture, the eps row, the numeric and analytic readouts (no dtype, scheme or
-# function list: the text discusses WrongSquareFn's two slopes only)
+# panels: picture, eps row, numeric and analytic readouts
 explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3)
 explorer
 

@@ -64,8 +64,7 @@ for cause, meaning in gradkit.CAUSES.items():
 # %%
 n = CATALOGUE["OneEntryWrongSquareFn"].inputs()[0].numel()
 print(f"OneEntryWrongSquareFn: {n} inputs, a {n} × {n} Jacobian, {n * n} entries")
-# panels: the function list, the verdict, the worst-entry readout and the difference heatmap
-# (the numeric and analytic heatmaps, dtype, eps and tolerances are not discussed here)
+# panels: function list, verdict, worst-entry readout, difference heatmap
 lab = GradcheckLab(fn="OneEntryWrongSquareFn")
 lab
 
@@ -100,7 +99,7 @@ def items(names):
     return "".join(f"<li><code>{name}</code>: {CATALOGUE[name].bug}</li>" for name in names)
 
 
-later = f"{len(LATER)} more, not taught here (conj is the complex conjugate, a + bi → a − bi)"
+later = f"{len(LATER)} more, not taught here (conj, the complex conjugate: 3 + 4i → 3 − 4i)"
 HTML(f"<ul>{items(bugs)}</ul><details><summary>{later}</summary><ul>{items(LATER)}</ul></details>")
 
 # %% [markdown]
@@ -121,8 +120,9 @@ print(gradkit.check(entry.apply, entry.inputs()))
 # everywhere. (torch prints the transpose, so in its message each row repeats one value.)
 #
 # Not every bug reaches the Jacobian comparison. `UnreducedBroadcastAddFn` adds a bias b of
-# shape [3] to x of shape [3, 4], and returns b's gradient with x's shape. Autograd refuses
-# it before gradcheck can compare anything:
+# shape [3] to x of shape [3, 4]: torch **broadcasts** b, using each of its entries across a
+# whole row of x, so b's gradient must add up that row. This backward returns it with x's
+# shape instead, and autograd refuses it before gradcheck can compare anything:
 
 # %%
 entry = CATALOGUE["UnreducedBroadcastAddFn"]

@@ -120,8 +120,7 @@ class MySoftmax(torch.autograd.Function):
 # %%
 logits = torch.tensor([0.1, 1.2, -0.4, 0.7], dtype=torch.float64, requires_grad=True)
 print(gradkit.check(MySoftmax.apply, (logits,)))
-# panels: the verdict, the worst-entry readout and the difference heatmap (the text discusses
-# no dtype, eps, tolerance or function list here)
+# panels: verdict, worst-entry readout, difference heatmap
 softmax_lab = GradcheckLab(fn=MySoftmax, inputs=(logits,))
 softmax_lab
 
@@ -138,7 +137,8 @@ quiz
 # 1. **float64 inputs** (complex128 for complex), each with `requires_grad=True`.
 # 2. **Small inputs with unequal sizes**, e.g. 3 × 4 and not 4 × 4: a missing transpose then
 #    fails loudly, and slow mode stays cheap (2n + 2 forward calls).
-# 3. **Ordinary values**: random, distinct, more than eps away from kinks (0 for relu, abs).
+# 3. **Ordinary values**: random, distinct, more than eps away from kinks, where the slope
+#    jumps (0 for relu, abs).
 # 4. **Slow mode** for the verdict; fast_mode only as a quick screen.
 # 5. **Read the cause**: *precision* → use float64; *bug* → look at the worst entry (output
 #    entry i, input entry j) and its pattern; *error* → read torch's message.

@@ -65,13 +65,15 @@ for x0 in (0.0, 5e-7, 1e-5):
 # tangent is flat; one notch up both read 1.
 
 # %%
+# panels: picture, x row, numeric and analytic readouts
 explorer = SlopeExplorer(f="relu(x)", x=0.0, eps=1e-3)
 explorer
 
 # %% [markdown]
 # ## 2. Random forwards and noisy backwards
 #
-# A dropout-like forward draws a new random mask on every call, so the nudged outputs
+# **Dropout** zeroes random entries during training. A dropout-like forward draws a new
+# random mask (which entries to zero) on every call, so the nudged outputs
 # change by far more than the nudge. Two runs on the same input:
 
 # %%
@@ -108,8 +110,8 @@ print("with nondet_tol=1e-8:", tolerant.passed)
 # %% [markdown]
 # ## 3. Complex inputs: the missing conj
 #
-# **conj(z)**, the complex conjugate, flips the sign of the imaginary part: a + bi becomes
-# a − bi. torch differentiates complex functions with **Wirtinger calculus**, which treats z
+# **conj(z)**, the complex conjugate, flips the sign of the imaginary part: 3 + 4i becomes
+# 3 − 4i. torch differentiates complex functions with **Wirtinger calculus**, which treats z
 # and conj(z) as two separate variables. For a function such as z², its convention wants
 # backward to return `grad_output * conj(df/dz)`; here df/dz = 2z. gradcheck checks the real
 # and imaginary parts of the outputs separately. Forgetting `.conj()` fails on the imaginary
