@@ -536,8 +536,9 @@ PRINTED: dict[str, list[str]] = {
         "float32: finfo.eps 1.19e-07, u = finfo.eps / 2 = 5.96e-08",
         "float32's u is 5.4e+08 times float64's; its cube root is 8.1e+02",
         "float64: eps* = 1.9e-06\n",
-        "float64: eps* = 1.9e-06, predicted error at eps=1e-6: 1.5e-11",
-        "float32: eps* = 0.0016, predicted error at eps=1e-6: 0.0075",
+        "float64: eps* = 1.9e-06; at eps=1e-6 the error is predicted 1.5e-11,",
+        "float32: eps* = 0.0016; at eps=1e-6 the error is predicted 0.0075,\n"
+        "         measured 0.00996",
         "gradcheck allows: 0.00076",
         "float32: eps* 0.0016, formula's error there 7.2e-06",
         "  measured best eps 0.002; measured errors near eps*:",
