@@ -115,14 +115,19 @@ except ValueError as error:
     print("ValueError:", error)
 
 # %% [markdown]
-# Slip 2: a float32 input, the default dtype of `torch.tensor([...])`. torch warns, in a
-# pink box, that the input is not double precision; then gradcheck fails the zoo's correct
-# sigmoid, and `gradkit.check` names the cause (lessons 3 and 4):
+# Slip 2: a float32 input, the default dtype of `torch.tensor([...])`. torch warns that the
+# input is not double precision (the warning is caught and printed below); then gradcheck
+# fails the zoo's correct sigmoid, and `gradkit.check` names the cause (lessons 3 and 4):
 
 # %%
+import warnings
+
 default_dtype = torch.tensor([0.1, 1.2, -0.4], requires_grad=True)
 print("dtype:", default_dtype.dtype)
-ok = torch.autograd.gradcheck(SigmoidFn.apply, (default_dtype,), raise_exception=False)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    ok = torch.autograd.gradcheck(SigmoidFn.apply, (default_dtype,), raise_exception=False)
+print("\n".join(f"{w.category.__name__}: {w.message}" for w in caught))
 print("gradcheck passes:", ok)
 print("cause:", gradkit.check(SigmoidFn.apply, (default_dtype,)).cause)
 
