@@ -56,7 +56,7 @@ def test_wheel_contains_every_lesson_unchanged(wheel):
             assert member in names, f"{member} missing from {wheel.name}"
             assert archive.read(member) == notebook.read_bytes()
         assert "gradkit/data/quizzes.toml" in names
-        assert "gradkit/cost.py" in names
+        assert "gradkit/cost/__init__.py" in names
         assert not any(n.startswith(("tools/", "tests/", "notebooks/")) for n in names)
 
 

@@ -1,62 +1,25 @@
-"""What gradcheck costs, and what fast_mode saves and misses (torch only).
-
-- :func:`call_plan` is the one statement of how many calls one passing gradcheck makes (torch 2.x,
-  real inputs and outputs, default checks), part by part. For one input of ``n`` entries and one
-  output of ``m`` entries, slow mode makes ``2n + 2`` forward calls (one plain run, ``2n`` nudged
-  runs, one more for the undefined-gradient check) and ``2m + 2`` backward passes (the analytic
-  Jacobian, one pass per output entry, built twice to test that backward answers the same twice,
-  then a zero ``grad_output`` and an undefined gradient); fast mode makes 4 and 4 whatever ``n``.
-  The lessons print it, and the Jacobian builder shows it.
-- :func:`count_calls` measures the same numbers the way a learner could: it wraps the function in
-  a counter, and hooks the outputs to count the backward passes. ``tests/test_cost.py`` holds the
-  two together, against torch itself.
-- :func:`time_gradcheck` times slow mode against fast mode for growing inputs.
-- :func:`fast_mode_miss` shows fast mode passing a backward rule with one wrong Jacobian entry
-  (:class:`gradkit.zoo.OneEntryWrongSquareFn`) that slow mode rejects. Fast mode compares one
-  number, ``qᵀ J p``, for random vectors ``p`` (input-sized) and ``q`` (output-sized; torch's own
-  source calls them u and v) that torch draws from a fresh ``torch.Generator()`` with its default
-  state on every call: the verdict depends on the input size and values only, never on
-  ``torch.manual_seed``. So a miss at a given size repeats exactly, and :func:`fast_mode_miss`
-  recomputes the same ``p`` and ``q`` to show the bug's share of that one number next to the
-  tolerance it hides in.
-
->>> call_plan(10).forward, call_plan(10).backward
-(22, 22)
->>> count_calls(torch.sin, (torch.rand(10, dtype=torch.float64, requires_grad=True),)).forward
-22
->>> miss = fast_mode_miss(10)
->>> miss.fast_passed, miss.slow_passed
-(True, False)
-"""
+"""gradcheck's calls: :func:`call_plan`, the one statement of them, and :func:`count_calls`,
+which measures them on torch's own gradcheck (part of :mod:`gradkit.cost`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import torch
 from torch.autograd.graph import register_multi_grad_hook
 
-from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count, check_function
-from .zoo import OneEntryWrongSquareFn
+from .._args import as_input_tuple, check_count, check_function
 
 __all__ = [
     "CallCount",
     "CallPart",
     "CallPlan",
-    "FastModeMiss",
-    "Timing",
     "call_plan",
     "call_table",
     "count_calls",
-    "fast_mode_miss",
-    "fast_mode_misses",
-    "time_gradcheck",
+    "sample_input",
 ]
-
-#: The offset OneEntryWrongSquareFn adds to the first Jacobian entry.
-_ONE_ENTRY_ERROR = 0.1
 
 
 @dataclass(frozen=True)
@@ -213,44 +176,6 @@ class CallCount:
     plan: CallPlan | None = None
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Best-of-``repeats`` wall time of one gradcheck, in seconds, for ``n`` input entries."""
-
-    n: int
-    slow_s: float
-    fast_s: float
-
-    @property
-    def ratio(self) -> float:
-        """How many times longer slow mode took."""
-        return self.slow_s / self.fast_s if self.fast_s > 0 else float("inf")
-
-
-@dataclass(frozen=True)
-class FastModeMiss:
-    """Fast and slow gradcheck on OneEntryWrongSquareFn with ``n`` inputs.
-
-    ``p0`` and ``q0`` are the first entries of fast mode's random vectors (input-sized ``p``,
-    output-sized ``q``); the wrong entry shifts fast mode's one number by
-    ``bug_term = 0.1 * p0 * q0``, and fast mode lets it through when that is at most
-    ``allowed = atol * sum(p) * sum(q) + rtol * |qᵀ J p|``.
-    """
-
-    n: int
-    fast_passed: bool
-    slow_passed: bool
-    p0: float
-    q0: float
-    bug_term: float
-    allowed: float
-
-    @property
-    def missed(self) -> bool:
-        """True when fast mode passed a bug that slow mode caught."""
-        return self.fast_passed and not self.slow_passed
-
-
 def _as_output_tuple(value: object) -> tuple:
     """What ``fn`` returned, as a tuple (torch's own ``_as_tuple``, for the call counter)."""
     return value if isinstance(value, tuple) else (value,)
@@ -342,7 +267,8 @@ def count_calls(
     )
 
 
-def _sample(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def sample_input(n: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """``n`` evenly spaced inputs from 0.25 to 2.0 that require grad (the lessons' sample)."""
     return torch.linspace(0.25, 2.0, n, dtype=dtype).requires_grad_(True)
 
 
@@ -353,86 +279,7 @@ def call_table(
     rows = []
     for n in sizes:
         n = check_count(n, "sizes")
-        slow = count_calls(fn, (_sample(n),))
-        fast = count_calls(fn, (_sample(n),), fast_mode=True)
+        slow = count_calls(fn, (sample_input(n),))
+        fast = count_calls(fn, (sample_input(n),), fast_mode=True)
         rows.append((slow, fast))
     return rows
-
-
-def _best_time(fn: Callable, x: torch.Tensor, fast_mode: bool, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        torch.autograd.gradcheck(fn, (x,), fast_mode=fast_mode)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def time_gradcheck(
-    sizes: Iterable[int] = (10, 100, 1000), fn: Callable = torch.sin, repeats: int = 3
-) -> list[Timing]:
-    """Time slow and fast gradcheck of ``fn`` on float64 inputs of each size (best of repeats).
-
-    One untimed warm-up call runs first, so the first size does not pay for torch's start-up.
-    """
-    repeats = check_count(repeats, "repeats")
-    sizes = [check_count(n, "sizes") for n in sizes]
-    torch.autograd.gradcheck(fn, (_sample(2),))
-    torch.autograd.gradcheck(fn, (_sample(2),), fast_mode=True)
-    return [
-        Timing(
-            n, _best_time(fn, _sample(n), False, repeats), _best_time(fn, _sample(n), True, repeats)
-        )
-        for n in sizes
-    ]
-
-
-def _fast_mode_vectors(n: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The p and q (torch: u and v) fast mode draws for one real input and one output of ``n``
-    entries."""
-    generator = torch.Generator()  # what torch does: a fresh generator in its default state
-    p = torch.rand(n, generator=generator).to(torch.float64)
-    p /= p.norm()
-    q = torch.rand(n, generator=generator).to(torch.float64)
-    q /= q.norm()
-    return p, q
-
-
-def fast_mode_miss(
-    n: int = 10,
-    *,
-    atol: float = GRADCHECK_DEFAULTS["atol"],
-    rtol: float = GRADCHECK_DEFAULTS["rtol"],
-) -> FastModeMiss:
-    """Check OneEntryWrongSquareFn on ``n`` inputs (0.25..2.0) in fast and in slow mode.
-
-    Parameters
-    ----------
-    n : int
-        Number of input entries. Fast mode misses the bug at n = 6, 10, 12, 13, ... and catches
-        it at n = 16 (the zoo's own sample size); see :func:`fast_mode_misses`.
-    atol, rtol : float
-        gradcheck's tolerances.
-
-    Returns
-    -------
-    FastModeMiss
-        Both verdicts (torch's own) and fast mode's arithmetic for the one wrong entry.
-    """
-    n = check_count(n, "n")
-    settings = {"atol": atol, "rtol": rtol, "raise_exception": False}
-    fast = torch.autograd.gradcheck(
-        OneEntryWrongSquareFn.apply, (_sample(n),), fast_mode=True, **settings
-    )
-    slow = torch.autograd.gradcheck(OneEntryWrongSquareFn.apply, (_sample(n),), **settings)
-    p, q = _fast_mode_vectors(n)
-    x = _sample(n).detach()
-    projection = float((q * 2 * x * p).sum())
-    bug_term = _ONE_ENTRY_ERROR * float(p[0]) * float(q[0])
-    allowed = atol * float(p.sum()) * float(q.sum()) + rtol * abs(projection)
-    return FastModeMiss(n, bool(fast), bool(slow), float(p[0]), float(q[0]), bug_term, allowed)
-
-
-def fast_mode_misses(sizes: Iterable[int] = range(1, 41)) -> list[int]:
-    """The sizes at which fast mode passes OneEntryWrongSquareFn while slow mode fails it."""
-    return [n for n in sizes if fast_mode_miss(check_count(n, "sizes")).missed]
