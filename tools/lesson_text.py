@@ -41,9 +41,13 @@ __all__ = [
 ]
 
 #: The cell tag for what a page without a kernel or without code must not show: instructions
-#: about cells and code. Each lesson's first cell carries the CSS that hides such cells in Voila
-#: (nbconvert gives a tagged cell the class ``celltag_notebook-only``); a static export drops
-#: them with ``--TagRemovePreprocessor.remove_cell_tags=notebook-only``.
+#: about cells and code. Each lesson's first cell carries the CSS that hides such cells wherever
+#: nbconvert renders the page (Voila; an HTML export), since nbconvert gives a tagged cell the
+#: class ``celltag_notebook-only``; an export can also drop them:
+#: ``jupyter nbconvert --to html --TagRemovePreprocessor.enabled=True
+#: --TagRemovePreprocessor.remove_cell_tags='{"notebook-only"}' LESSON.ipynb``.
+#: The counterpart, a note only for such a page, is a ``<div class="gradkit-voila-only"
+#: hidden="hidden">`` that the same CSS shows in Voila.
 NOTEBOOK_ONLY = "notebook-only"
 
 # A number as prose and outputs write it: 4, 0.75, 1,000,000, 2.0266e-06, 5.4e8, −3 (with a
