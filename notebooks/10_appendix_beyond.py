@@ -17,12 +17,16 @@
 #
 # **After this appendix you will be able to** tell a kink from a bug, handle random
 # forwards and noisy backwards, check complex inputs and second derivatives, and say what
-# TF32 does to the numbers you compare. Each topic stands alone: read the ones you need.
+# half precision and TF32 do to the numbers you compare. Each topic stands alone: read the
+# ones you need.
+#
+# <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
+# body[data-voila] .gradkit-voila-only { display: block; }</style>
 
-# %% [markdown]
-# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
-# > above them have run, in order from the top. A pink box under a cell is a warning, not an
-# > error: the cell still ran.
+# %% [markdown] tags=["notebook-only"]
+# > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
+# > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %%
 # %matplotlib inline
@@ -61,13 +65,15 @@ for x0 in (0.0, 5e-7, 1e-5):
 # tangent is flat; one notch up both read 1.
 
 # %%
+# panels: picture, x row, numeric and analytic readouts
 explorer = SlopeExplorer(f="relu(x)", x=0.0, eps=1e-3)
 explorer
 
 # %% [markdown]
 # ## 2. Random forwards and noisy backwards
 #
-# A dropout-like forward draws a new random mask on every call, so the nudged outputs
+# **Dropout** zeroes random entries during training. A dropout-like forward draws a new
+# random mask (which entries to zero) on every call, so the nudged outputs
 # change by far more than the nudge. Two runs on the same input:
 
 # %%
@@ -86,11 +92,14 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# Fix the randomness for the check (a generator with a fixed seed inside forward, or
-# dropout off).
-# A backward that adds tiny noise, like `atomicAdd` on a GPU, answers slightly differently
-# for the same input; gradcheck asks backward twice and compares. `nondet_tol` accepts that
-# much noise:
+# Fix the randomness for the check (a generator started from a fixed state inside forward,
+# or dropout off).
+#
+# A backward can be noisy too. On a GPU many threads often add into one number with
+# **`atomicAdd`**, an addition that one thread at a time completes; the order of the additions
+# changes from run to run, and with it the last bits of the sum. Such a backward answers
+# slightly differently for the same input; gradcheck asks backward twice and compares.
+# `nondet_tol` accepts that much noise:
 
 # %%
 entry = zoo.CATALOGUE["NoisyBackwardTanhFn"]
@@ -101,10 +110,12 @@ print("with nondet_tol=1e-8:", tolerant.passed)
 # %% [markdown]
 # ## 3. Complex inputs: the missing conj
 #
-# For a complex input z and a function such as z², torch's convention (Wirtinger calculus)
-# wants backward to return `grad_output * conj(df/dz)`; here df/dz = 2z. gradcheck checks
-# the real and imaginary parts of the outputs separately. Forgetting `.conj()` fails on
-# the imaginary part:
+# **conj(z)**, the complex conjugate, flips the sign of the imaginary part: 3 + 4i becomes
+# 3 − 4i. torch differentiates complex functions with **Wirtinger calculus**, which treats z
+# and conj(z) as two separate variables. For a function such as z², its convention wants
+# backward to return `grad_output * conj(df/dz)`; here df/dz = 2z. gradcheck checks the real
+# and imaginary parts of the outputs separately. Forgetting `.conj()` fails on the imaginary
+# part:
 
 # %%
 z = zoo.CATALOGUE["ComplexSquareFn"].inputs()
@@ -175,11 +186,34 @@ plt.show()
 
 
 # %% [markdown]
-# ## 5. Low precision and TF32
+# ## 5. Low precision: float16, bfloat16 and TF32
 #
-# Check a rule in float64, then test a low-precision kernel against a float64 reference with
-# a tolerance that fits its dtype. On NVIDIA GPUs from the Ampere generation on, float32
-# matrix products may run in **TF32**, which keeps 10 of float32's 23 mantissa bits
+# float16 and bfloat16 are common in training large models. They keep far fewer significant
+# bits (mantissa bits, lesson 3) than float32, so their u is far larger, and so is their
+# best eps. x³ at 0.5 again, measured on EpsilonLab's eps steps (lesson 4), as its *show
+# float16 and bfloat16* button shows them:
+
+# %%
+steps = [m * 10.0**k for k in range(-12, 0) for m in (1, 2, 5)]  # the lab's eps steps
+result = gradkit.sweep(lambda v: v**3, 0.5, eps=steps, dtypes=("float16", "bfloat16"))
+exact = gradkit.analytic_slope(lambda v: v**3, 0.5)
+print(f"gradcheck allows: {result.tolerance:.2g}; the exact slope is {exact:g}")
+for name, curve in result.dtypes.items():
+    bits = int(1 / torch.finfo(gradkit.DTYPES[name]).eps).bit_length()
+    slope = gradkit.numeric_slope(lambda v: v**3, 0.5, 1e-6, dtype=name)
+    print(f"{name}: {bits} significant bits, eps* {curve.optimal_eps:.2g}")
+    print(f"  measured best eps {curve.best_eps:.2g}, error there {curve.best_error:.2g}")
+    print(f"  at eps=1e-6 the slope reads {slope:g}")
+
+# %% [markdown]
+# Even at its best eps float16's error, 0.00049, is close to the 0.00076 that gradcheck
+# allows, and bfloat16's, 0.012, is far above it. At eps = 1e-6, x ± eps rounds back to x:
+# the measured slope is 0, an error of 0.75, the whole slope. Check a rule in float64, then
+# test a low-precision kernel against a float64 reference with a tolerance that fits its
+# dtype.
+#
+# On NVIDIA GPUs from the Ampere generation on, float32 matrix products may run in **TF32**,
+# which keeps only the first 10 bits of float32's mantissa
 # (`torch.backends.cuda.matmul.allow_tf32`). The CPU can imitate that rounding:
 
 
@@ -205,7 +239,7 @@ plt.show()
 # %% [markdown]
 # About a thousand times more error: compare TF32 results against float64 with a tolerance
 # near 1e-3, not 1e-5. gradcheck itself runs in float64, which TF32 never touches. On a GPU
-# the next cell measures the real thing; without one it says so and skips.
+# the measurement below uses the real thing; without one it says so and skips.
 
 # %%
 if torch.cuda.is_available():
@@ -224,5 +258,5 @@ else:
 # ## Check yourself
 
 # %%
-quiz = Quiz("09-kink")
+quiz = Quiz("10-leaky-kink")
 quiz
