@@ -86,12 +86,8 @@ _COMPLEX_OF: dict[torch.dtype, torch.dtype] = {
 
 
 def allowance(numeric: Number, atol: float, rtol: float) -> Number:
-    """gradcheck's allowed difference for a numeric value: ``atol + rtol·|numeric|``.
-
-    An entry passes when ``|analytic − numeric| <= allowance(numeric, atol, rtol)``
-    (``torch.allclose``'s rule, the one torch's gradcheck applies). ``numeric`` may be a float,
-    a numpy array or a tensor; the result is of the same kind.
-    """
+    """gradcheck's allowed difference ``atol + rtol·|numeric|`` (float, array or tensor alike):
+    an entry passes when ``|analytic − numeric| <= allowance(...)`` (torch.allclose's rule)."""
     return atol + rtol * abs(numeric)
 
 
@@ -101,13 +97,10 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
-    """A real floating dtype from a name in :data:`DTYPES` (``"float32"``, ``"torch.float32"``)
-    or a torch dtype.
+    """A real floating dtype from a name in :data:`DTYPES` (``"float32"``) or a torch dtype.
 
-    Raises a ValueError for an unknown name or an 8-bit float (torch has no arithmetic for a
-    nudge in float8), a TypeError for anything that is not a floating dtype (integer, complex,
-    bool, other objects).
-    """
+    ValueError for an unknown name or a float8 (no arithmetic for a nudge there), TypeError for
+    anything that is not a floating dtype."""
     if isinstance(dtype, str):
         name = dtype.removeprefix("torch.")
         if name not in DTYPES:
@@ -128,11 +121,8 @@ def as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
 
 
 def complex_counterpart(dtype: torch.dtype | str) -> torch.dtype:
-    """The complex dtype built from two ``dtype`` numbers (float64 -> complex128).
-
-    A complex dtype is returned unchanged. bfloat16 has no complex counterpart in torch, so it
-    is refused with a ValueError.
-    """
+    """The complex dtype built from two ``dtype`` numbers (float64 -> complex128); a complex
+    dtype is returned unchanged, bfloat16 (no complex counterpart in torch) is a ValueError."""
     if isinstance(dtype, torch.dtype) and dtype.is_complex:
         return dtype
     real = as_dtype(dtype)
