@@ -9,7 +9,9 @@ from here.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import torch
 
@@ -21,6 +23,7 @@ __all__ = [
     "GRADCHECK_DEFAULTS",
     "SCHEMES",
     "WIDGET_SCHEMES",
+    "allowance",
     "as_dtype",
     "as_input_tuple",
     "check_control_eps",
@@ -36,6 +39,9 @@ __all__ = [
     "dtype_name",
     "snap_eps",
 ]
+
+#: A float, a numpy array or a tensor: what :func:`allowance` takes and gives.
+Number = TypeVar("Number")
 
 #: The dtypes a learner can switch between, by name.
 DTYPES: dict[str, torch.dtype] = {
@@ -79,19 +85,22 @@ _COMPLEX_OF: dict[torch.dtype, torch.dtype] = {
 }
 
 
+def allowance(numeric: Number, atol: float, rtol: float) -> Number:
+    """gradcheck's allowed difference ``atol + rtol·|numeric|`` (float, array or tensor alike):
+    an entry passes when ``|analytic − numeric| <= allowance(...)`` (torch.allclose's rule)."""
+    return atol + rtol * abs(numeric)
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     """Short name of a dtype, e.g. ``"float32"`` for ``torch.float32``."""
     return str(dtype).removeprefix("torch.")
 
 
 def as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
-    """A real floating dtype from a name in :data:`DTYPES` (``"float32"``, ``"torch.float32"``)
-    or a torch dtype.
+    """A real floating dtype from a name in :data:`DTYPES` (``"float32"``) or a torch dtype.
 
-    Raises a ValueError for an unknown name or an 8-bit float (torch has no arithmetic for a
-    nudge in float8), a TypeError for anything that is not a floating dtype (integer, complex,
-    bool, other objects).
-    """
+    ValueError for an unknown name or a float8 (no arithmetic for a nudge there), TypeError for
+    anything that is not a floating dtype."""
     if isinstance(dtype, str):
         name = dtype.removeprefix("torch.")
         if name not in DTYPES:
@@ -112,11 +121,8 @@ def as_dtype(dtype: torch.dtype | str, argument: str = "dtype") -> torch.dtype:
 
 
 def complex_counterpart(dtype: torch.dtype | str) -> torch.dtype:
-    """The complex dtype built from two ``dtype`` numbers (float64 -> complex128).
-
-    A complex dtype is returned unchanged. bfloat16 has no complex counterpart in torch, so it
-    is refused with a ValueError.
-    """
+    """The complex dtype built from two ``dtype`` numbers (float64 -> complex128); a complex
+    dtype is returned unchanged, bfloat16 (no complex counterpart in torch) is a ValueError."""
     if isinstance(dtype, torch.dtype) and dtype.is_complex:
         return dtype
     real = as_dtype(dtype)
@@ -154,7 +160,7 @@ def _one_number(value: object, argument: str, wanted: str) -> float:
             f"{argument} must be {wanted}, got a {type(value).__name__} of {len(value)} values; "
             "pass one number (to compare several, call once per value)"
         )
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy.float32 is Real
         raise TypeError(f"{argument} must be {wanted}, got {type(value).__name__}")
     return float(value)
 
@@ -193,19 +199,16 @@ def snap_eps(eps: float) -> int:
     return min(range(len(EPS_GRID)), key=lambda k: abs(math.log10(EPS_GRID[k]) - target))
 
 
-def check_tolerance(value: object, argument: str) -> float:
-    """A tolerance (atol, rtol, nondet_tol) as a float: finite and >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(
-            f"{argument} must be a number >= 0 such as 1e-5, got {type(value).__name__}"
-        )
-    if not math.isfinite(value) or value < 0:
+def check_tolerance(value: object, argument: str, *, allow_inf: bool = False) -> float:
+    """A tolerance (atol, rtol, nondet_tol) as a float: >= 0, and finite unless ``allow_inf``."""
+    value = _one_number(value, argument, "a number >= 0 such as 1e-5")
+    if math.isnan(value) or value < 0 or (math.isinf(value) and not allow_inf):
         default = GRADCHECK_DEFAULTS.get(argument, 0.0)
         raise ValueError(
-            f"{argument} must be a finite number >= 0 (gradcheck's default is {default:g}), "
-            f"got {value!r}"
+            f"{argument} must be a {'' if allow_inf else 'finite '}number >= 0 (gradcheck's "
+            f"default is {default:g}), got {value!r}"
         )
-    return float(value)
+    return value
 
 
 def check_x(x: object, argument: str = "x") -> float:

@@ -1,15 +1,15 @@
 """The colours of every gradkit picture, card and readout, written once.
 
 Okabe-Ito colours for the data (distinguishable with the common colour-vision deficiencies),
-plus the verdict colours. matplotlib takes them from here (:mod:`gradkit.plots.style`), so do
-the HTML cards of :mod:`gradkit.report` and the exercises; the browser side has the same values
-as CSS variables ``--gk-<name>`` in ``gradkit/widgets/static/gradkit.css`` (a test keeps the two
-equal). Depends on nothing.
+plus the verdict colours. The HTML cards of :mod:`gradkit.report` and the exercises take them
+from here, the widgets send them to the page (:data:`DTYPE_STYLES`), and the browser side has
+the same values as CSS variables ``--gk-<name>`` in ``gradkit/widgets/base/theme.css`` (a test
+keeps the two equal). Depends on nothing.
 """
 
 from __future__ import annotations
 
-__all__ = ["PALETTE"]
+__all__ = ["DTYPE_STYLES", "PALETTE"]
 
 #: Colour by name.
 PALETTE: dict[str, str] = {
@@ -27,4 +27,12 @@ PALETTE: dict[str, str] = {
     "warn": "#8A5A00",  # a warning: half a nudge survives, torch warned
     "paper": "#FFFFFF",
     "line": "#D0D0D0",
+}
+
+#: Colour, marker and line style of each dtype's curve, wherever dtypes are drawn side by side.
+DTYPE_STYLES: dict[str, tuple[str, str, str]] = {
+    "float64": (PALETTE["blue"], "o", "-"),
+    "float32": (PALETTE["vermillion"], "s", "-"),
+    "float16": (PALETTE["green"], "^", "--"),
+    "bfloat16": (PALETTE["pink"], "D", "-."),
 }

@@ -21,10 +21,15 @@ class BatchedCaller:
     leading batch dimension (seed-style ``autograd.Function`` classes cannot be vmapped). Each is
     verified on its first batch, whose row 0 holds the unperturbed input: that row must reproduce
     ``reference`` (an earlier single call), which catches Python side effects (a call counter)
-    and random forwards; the leading batch dimension must also reproduce single calls on three
-    perturbed rows, which catches a forward that mixes rows (``x - x.mean()`` over everything).
-    When neither holds, ``mode`` becomes ``"loop"`` and :meth:`batched` returns None: the caller
-    then nudges one entry per call, as torch's gradcheck does. ``reasons`` says why.
+    and random forwards; three perturbed rows must reproduce single calls too, which catches a
+    forward that mixes rows (``x - x.mean()`` over everything). When neither holds, ``mode``
+    becomes ``"loop"`` and :meth:`batched` returns None: the caller then nudges one entry per
+    call, as torch's gradcheck does. ``reasons`` says why.
+
+    Batched kernels may round differently from single calls (a matrix-matrix product sums in
+    another order), so the verification allows a few dozen roundings; ``spread`` keeps the
+    largest difference it saw, ``max |batched - single|``, so that the engine can tell whether
+    a difference that small could change torch's verdict.
 
     Only the outputs listed in ``keep`` (by default all) are returned and verified: integer
     outputs have no numeric Jacobian, so they are left out.
@@ -43,6 +48,7 @@ class BatchedCaller:
         self.reference = tuple(reference[k] for k in self.keep)
         self.mode: str | None = None
         self.reasons: list[str] = []
+        self.spread = 0.0
 
     def single(self, value: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The kept outputs of ``fn`` with the input at ``index`` replaced by ``value``."""
@@ -87,15 +93,24 @@ class BatchedCaller:
                 "the unperturbed row differs from a single call (Python side effects, a random "
                 "forward, or a batched kernel of lower precision such as TF32)"
             )
-        if mode == "vmap" or size < 2:
-            return None
-        for row in sorted({1, size // 2, size - 1}):
+        pairs = list(zip((o[0] for o in out), self.reference, strict=True))
+        for row in sorted({1, size // 2, size - 1} - {0, size}):
             single = self.single(batch[row])
             if len(single) != len(out) or not all(
                 same_values(o[row], s) for o, s in zip(out, single, strict=True)
             ):
                 return f"row {row} differs from a single call (the forward mixes batch rows)"
+            pairs += zip((o[row] for o in out), single, strict=True)
+        self.spread = max(_largest_gap(b, s) for b, s in pairs) if pairs else 0.0
         return None
+
+
+def _largest_gap(batched: torch.Tensor, single: torch.Tensor) -> float:
+    """max |batched - single| over the entries (0 for equal tensors and empty ones)."""
+    if batched.numel() == 0 or torch.equal(batched, single):
+        return 0.0
+    gap = torch.sub(batched, single).abs().nan_to_num_(nan=0.0)  # NaN in both: same_values
+    return float(gap.max())
 
 
 def short_reason(error: Exception) -> str:

@@ -1,28 +1,49 @@
 """Why a check passed or failed: the cause, an explanation with numbers, and a suggestion.
 
 :func:`diagnose` fills in a :class:`~gradkit.report.CheckReport` whose verdict is torch's. It
-tests the innocent explanations before it blames the backward rule: an error torch raised, a
-function that changes its own input, a random forward or a non-reentrant backward
-(:mod:`gradkit.detectors`), rounding (:mod:`gradkit.rounding`), a kink; only then a bug,
-described by :mod:`gradkit.patterns`.
+tests the innocent explanations before it blames the backward rule: an error torch raised, NaN
+or inf, memory that overlaps, a function that changes its own input, a random forward or a
+non-reentrant backward (:mod:`gradkit.detectors`), low precision, a nudge that rounds away, a
+kink within eps of x, rounding noise (:mod:`gradkit.rounding`), truncation at a large eps. It
+says "bug" only when a larger and a smaller eps both fail too and the difference is beyond
+rounding; the bug is then described by :mod:`gradkit.patterns`. Every explanation of a
+failure prints the numeric and the analytic number side by side.
 Depends on torch only.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import torch
 
 from ._args import dtype_name
-from .detectors import find_kink, find_layout, find_mutation, find_nondeterminism, to_double
+from .detectors import (
+    find_kink,
+    find_layout,
+    find_mutation,
+    find_nondeterminism,
+    find_nonfinite,
+    to_double,
+    worst_entry_fails,
+)
 from .engine import Verdict, batched_verdict, torch_verdict
 from .patterns import explain_bug, explain_error
 from .plan import differentiable_inputs, mirror_inputs
 from .report import CheckReport, format_difference
-from .rounding import explain_low_precision, rounding_cause
+from .rounding import (
+    collapsed_nudge,
+    explain_low_precision,
+    explain_rounding,
+    rounding_facts,
+    safe_eps,
+)
 
 __all__ = ["diagnose"]
+
+#: Every explanation of a failure prints both numbers side by side, as HIPS/autograd does.
+_BOTH_NUMBERS = re.compile(r"numeric \S+ vs analytic \S+")
 
 
 def diagnose(
@@ -45,7 +66,20 @@ def diagnose(
     if verdict.error_type not in ("", "GradcheckError"):
         explain_error(report, verdict)
         return
+    _explain_failure(report, fn, inputs, settings, counts, recheck)
+    w = report.worst  # gradkit's own numbers: shown where they fail as torch's did
+    if (
+        w is not None
+        and not w.error <= w.tolerance
+        and not _BOTH_NUMBERS.search(report.explanation)
+    ):
+        report.explanation += f" The worst entry ({w.position}) reads {w.comparison}."
+
+
+def _explain_failure(report, fn, inputs, settings, counts, recheck) -> None:
+    """Cause, explanation and suggestion of a mismatch: the innocent causes first."""
     for cause, finder in (
+        ("nonfinite", lambda: find_nonfinite(inputs, report)),
         ("layout", lambda: find_layout(inputs)),
         ("mutation", lambda: find_mutation(fn, inputs)),
         ("nondeterministic", lambda: find_nondeterminism(fn, inputs, settings["nondet_tol"])),
@@ -63,17 +97,57 @@ def diagnose(
     if low:
         _low_precision(report, fn, inputs, settings, low, recheck)
         return
-    for cause, finder in (
-        ("precision", lambda: rounding_cause(report, fn, inputs, _rerun(report, settings))),
-        ("kink", lambda: find_kink(fn, inputs, report)),
-    ):
-        found = finder()
-        if found:
-            report.cause = cause
-            report.explanation, report.suggestion = found
-            return
-    report.cause = "bug"
-    report.explanation, report.suggestion = explain_bug(report, *counts)
+    report.cause, report.explanation, report.suggestion = _numbers_or_rule(
+        report, fn, inputs, _rerun(report, settings), counts
+    )
+
+
+def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
+    """(cause, explanation, suggestion) of a full-precision failure: the numbers, or the rule."""
+    collapsed = collapsed_nudge(report, inputs)
+    if collapsed:
+        return ("precision", *collapsed)
+    kink = find_kink(fn, inputs, report)
+    if kink:
+        return ("kink", *kink)
+    facts = rounding_facts(report, fn, inputs)
+    if facts is not None:
+        larger = _first_pass(rerun, fn, report, inputs, facts.larger)
+        if larger is not None or facts.bound is not None:
+            return ("precision", *explain_rounding(report, facts, larger))
+        smaller = [report.eps / 10, report.eps / 100]
+        theory = safe_eps(facts.dtype, facts.scale)
+        smaller += [theory] if theory < smaller[-1] else []
+        passing = _first_pass(rerun, fn, report, inputs, smaller)
+        if passing is not None:
+            return ("truncation", *_explain_truncation(report, passing))
+    return ("bug", *explain_bug(report, *counts))
+
+
+def _first_pass(rerun: Callable, fn: Callable, report, inputs: tuple, steps) -> float | None:
+    """The first eps among ``steps`` at which the same check passes, or None.
+
+    An eps where the worst entry still fails clearly is ruled out without a full rerun.
+    """
+    for eps in steps:
+        if worst_entry_fails(fn, inputs, report, eps):
+            continue
+        if rerun(fn, mirror_inputs(inputs), eps).passed:
+            return eps
+    return None
+
+
+def _explain_truncation(report: CheckReport, passing: float) -> tuple[str, str]:
+    """(explanation, suggestion): the step, not the rule, failed the check."""
+    w = report.worst
+    numbers = f"the worst entry ({w.position}) reads {w.comparison}" if w else "it fails"
+    return (
+        f"at eps={report.eps:g} the central difference's own error, about eps²·|f'''|/6 "
+        f"(truncation: it shrinks 100x when eps shrinks 10x), swamps the slope: {numbers}. "
+        f"The same check passes at eps={passing:g}, so the step, not the rule, failed it: the "
+        "backward is fine.",
+        f"use a smaller eps: eps={passing:g} passes (gradcheck's default is 1e-6)",
+    )
 
 
 def _rerun(report: CheckReport, settings: dict) -> Callable:
@@ -90,12 +164,19 @@ def _explain_pass(report: CheckReport, counts: tuple[int, int]) -> None:
     """A pass: the closest call, fast mode's blind spot, or a vacuous pass."""
     report.cause = "pass"
     w, (n_bad, n_total) = report.worst, counts
-    if report.numeric is not None and not any(len(row) for row in report.numeric) and not n_total:
+    if report.numeric is not None and not n_total:
+        nothing = not any(len(row) for row in report.numeric)
         report.explanation = (
-            "the function returned no outputs (an empty tuple), so gradcheck had nothing to "
-            "compare and passes without checking anything."
+            "the function returned no outputs (an empty tuple)"
+            if nothing
+            else "no Jacobian entry was compared (an input or output with no entries, or no "
+            "output that requires grad)"
+        ) + ", so gradcheck had nothing to compare and passes without checking anything."
+        report.suggestion = (
+            "return the tensor(s) whose gradients you want checked"
+            if nothing
+            else "check inputs and outputs with at least one entry"
         )
-        report.suggestion = "return the tensor(s) whose gradients you want checked"
         return
     if w is None:
         report.explanation = "gradcheck passed: every nudge agrees with the backward rule."

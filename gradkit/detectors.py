@@ -15,14 +15,50 @@ import torch
 
 from .plan import differentiable_inputs, mirror_inputs, overlapping_itself
 from .realview import as_output_tuple, is_floating, real_view
-from .report import CheckReport, format_value
+from .report import CheckReport, entry_name, format_value, round_up
 
-__all__ = ["find_kink", "find_layout", "find_mutation", "find_nondeterminism", "to_double"]
+__all__ = [
+    "find_kink",
+    "find_layout",
+    "find_mutation",
+    "find_nondeterminism",
+    "find_nonfinite",
+    "to_double",
+    "worst_entry_fails",
+]
+
+#: Unit roundoff of float64, the precision every experiment here runs in.
+_U64 = torch.finfo(torch.float64).eps / 2
 
 
 def to_double(t: torch.Tensor) -> torch.dtype:
     """The double-precision dtype of ``t``'s kind: complex128 for complex, else float64."""
     return torch.complex128 if t.is_complex() else torch.float64
+
+
+def find_nonfinite(inputs: tuple, report: CheckReport) -> tuple[str, str] | None:
+    """NaN or inf in a nudged input, or in the worst Jacobian entry: no slope to compare."""
+    for i in differentiable_inputs(inputs):
+        flat = real_view(inputs[i].detach())
+        bad = (~torch.isfinite(flat)).nonzero()
+        if bad.numel():
+            k = int(bad[0])
+            return (
+                f"{entry_name('input', k, i if len(inputs) > 1 else None)} is "
+                f"{float(flat[k])}: no slope can be measured at NaN or infinity, so the numeric "
+                "Jacobian holds NaN there and no tolerance can accept it.",
+                "check the function at finite inputs",
+            )
+    w = report.worst
+    if w is None or all(math.isfinite(v) for v in (w.numeric, w.analytic)):
+        return None
+    return (
+        f"at {w.position} the slopes are numeric {format_value(w.numeric)} vs analytic "
+        f"{format_value(w.analytic)}: the function is not finite at x or at x ± eps={report.eps:g} "
+        "there (outside its domain, or an overflow), so there is no slope to compare.",
+        "move the inputs into the function's domain, more than eps from its edge (e.g. log "
+        "needs x > eps)",
+    )
 
 
 def find_layout(inputs: tuple) -> tuple[str, str] | None:
@@ -124,60 +160,76 @@ def _backward_noise(fn, inputs, nondet_tol: float) -> tuple[str, str] | None:
                 f"two backward runs on the same input and grad_output differ by up to {diff:.3g}: "
                 "the backward is not reentrant (e.g. atomicAdd on a GPU), so gradcheck refuses it "
                 "even though the rule may be right.",
-                f"if this noise is expected, pass nondet_tol={_round_up(diff):g}; otherwise make "
+                f"if this noise is expected, pass nondet_tol={round_up(diff):g}; otherwise make "
                 "the backward deterministic",
             )
     return None
 
 
-def _round_up(value: float) -> float:
-    """The next power of ten at or above ``value``."""
-    return 10 ** math.ceil(math.log10(value)) if value > 0 else 0.0
-
-
 def find_kink(fn, inputs, report: CheckReport) -> tuple[str, str] | None:
-    """Compare one-sided slopes at the worst entry, in float64, at two step sizes.
+    """One-sided slopes at the worst entry, in float64, at eps, eps/2, eps/4 and eps/8.
 
-    For a smooth f the gap right - left is eps·f'', so gap / eps (a curvature estimate) is the
-    same at eps and eps/2. Across a kink the gap is (part of) the jump in slope, and gap / eps
-    changes with the step. So it is a kink when the gap is outside tolerance and the two
-    curvature estimates disagree by more than a quarter.
+    For a smooth f the gap right - left is about eps·f'' (plus eps³ terms), so it shrinks at
+    least as fast as the step. Where a kink lies within the step of x it does not: the gap stays
+    (a kink at x) or shrinks more slowly, then collapses to 0 once the step no longer reaches the
+    kink (a kink near x). So it is a kink when the gap is outside tolerance and, while it stands
+    clear of rounding noise, it shrinks by less than a factor 1.5 or collapses at a halved step.
     """
     w = report.worst
-    if w is None:
-        return None
     x = mirror_inputs(inputs, to_double)
-    diff_index = [k for k, t in enumerate(x) if isinstance(t, torch.Tensor) and t.requires_grad]
-    position = w.input if w.input < len(x) else None
-    if position is None or position not in diff_index:
+    if w is None or w.input not in differentiable_inputs(x):
         return None
     h = report.eps
-    values = _values_along(fn, x, position, w.index, w.output, (-h, -h / 2, 0.0, h / 2, h))
+    steps = [h / 2**k for k in range(4)]
+    offsets = sorted({0.0, *steps, *(-t for t in steps)})
+    values = _values_along(fn, x, w.input, w.index, w.output, tuple(offsets))
     if values is None:
         return None
-
-    def sides(step: float) -> tuple[float, float]:
-        left = (values[0.0] - values[-step]) / step  # (f(x) - f(x - eps)) / eps
-        right = (values[step] - values[0.0]) / step  # (f(x + eps) - f(x)) / eps
-        return left, right
-
-    left, right = sides(h)
-    half_left, half_right = sides(h / 2)
-    gap, half_gap = abs(right - left), abs(half_right - half_left)
+    sides = {t: ((values[0.0] - values[-t]) / t, (values[t] - values[0.0]) / t) for t in steps}
+    gaps = [abs(sides[t][1] - sides[t][0]) for t in steps]  # (f(x+t) - 2 f(x) + f(x-t)) / t
+    # rounding noise in a gap: four values of f, each off by about u |f|, over t
+    noise = [4 * _U64 * max(abs(v) for v in values.values()) / t for t in steps]
+    left, right = sides[h]
     allowed = report.atol + report.rtol * max(abs(left), abs(right))
-    curvature, half_curvature = gap / h, half_gap / (h / 2)
-    if gap <= allowed or abs(curvature - half_curvature) <= 0.25 * max(curvature, half_curvature):
+    if gaps[0] <= max(allowed, 10 * noise[0]) or not _gap_breaks(gaps, noise):
         return None
-    x_value = float(real_view(x[position].detach())[w.index[1]])
+    x_value = float(real_view(x[w.input].detach())[w.index[1]])
     return (
-        f"at {w.input_position} (x = {x_value:.3g}) the slope from the left is "
-        f"{left:.4g} and from the right {right:.4g}, a gap that does not scale with the step: "
-        f"the function has a kink within eps={h:g} of x, so the central difference averages the "
-        f"two sides to {format_value(w.numeric)} while the backward claims "
-        f"{format_value(w.analytic)}.",
-        f"test away from the kink: keep every input more than eps={h:g} from it (e.g. nudge x "
-        "away from 0), and check the kink's own convention separately",
+        f"at {w.input_position} (x = {x_value:.3g}) the slope from the left is {left:.4g} and "
+        f"from the right {right:.4g}, a gap that does not shrink with the step as a smooth "
+        f"function's does: the function has a kink within eps={h:g} of x, and the central "
+        f"difference averages its two sides, so {w.position} reads {w.comparison}.",
+        f"check at a point more than eps={h:g} away from the kink (e.g. move x away from 0 for "
+        "abs or relu), and check the kink's own convention separately",
     )
+
+
+def _gap_breaks(gaps: list[float], noise: list[float]) -> bool:
+    """Whether the gaps, step by halved step, behave as a kink's (see :func:`find_kink`)."""
+    for k in range(1, len(gaps)):
+        expected = gaps[k - 1] / 2  # a smooth function's gap at least halves with the step
+        if expected <= 10 * noise[k]:
+            return False  # from here on rounding noise hides the shape of the gap
+        if gaps[k] > gaps[k - 1] / 1.5 or gaps[k] < 0.1 * expected:
+            return True
+    return False
+
+
+def worst_entry_fails(fn, inputs, report: CheckReport, eps: float) -> bool:
+    """Whether the worst entry still fails clearly (by twice its allowance) at another eps.
+
+    One central difference, two calls of ``fn`` in float64: a check cannot pass at ``eps``
+    while its worst entry fails there, so this spares a full rerun.
+    """
+    w = report.worst
+    x = mirror_inputs(inputs, to_double)
+    if w is None or w.input not in differentiable_inputs(x) or x[w.input].is_complex():
+        return False  # torch compares a complex input's entries as complex numbers
+    values = _values_along(fn, x, w.input, w.index, w.output, (-eps, eps))
+    if values is None:
+        return False
+    numeric = (values[eps] - values[-eps]) / (2 * eps)  # (f(x + eps) - f(x - eps)) / (2 eps)
+    return abs(w.analytic - numeric) > 2 * (report.atol + report.rtol * abs(numeric))
 
 
 def _values_along(
@@ -187,7 +239,12 @@ def _values_along(
     values = {}
     try:
         for offset in offsets:
-            args = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in x]
+            args = [  # contiguous, so that real_view is a view and the nudge lands in args
+                t.detach().clone(memory_format=torch.contiguous_format)
+                if isinstance(t, torch.Tensor)
+                else t
+                for t in x
+            ]
             real_view(args[position])[index[1]] += offset
             with torch.no_grad():
                 out = as_output_tuple(fn(*args))[output]

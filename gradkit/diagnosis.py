@@ -13,12 +13,19 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from ._args import GRADCHECK_DEFAULTS, check_eps, check_function, check_tolerance, dtype_name
+from ._args import (
+    GRADCHECK_DEFAULTS,
+    allowance,
+    check_eps,
+    check_function,
+    check_tolerance,
+    dtype_name,
+)
 from .analytic import analytic_jacobian
 from .causes import diagnose
 from .engine import batched_verdict, torch_verdict
-from .jacobian import check_size, numeric_jacobian
-from .plan import mirror_inputs, plan_check, validate_inputs
+from .jacobian import check_size, numeric_jacobian_details
+from .plan import input_notes, mirror_inputs, plan_check, validate_inputs
 from .realview import as_output_tuple, is_floating
 from .report import CheckReport, WorstEntry
 
@@ -36,10 +43,10 @@ def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine) -> dict:
         raise ValueError("engine='batched' computes full Jacobians; use fast_mode=False with it")
     return {
         "eps": check_eps(eps),
-        "atol": check_tolerance(atol, "atol"),
-        "rtol": check_tolerance(rtol, "rtol"),
+        "atol": check_tolerance(atol, "atol", allow_inf=True),
+        "rtol": check_tolerance(rtol, "rtol", allow_inf=True),
         "fast_mode": bool(fast_mode),
-        "nondet_tol": check_tolerance(nondet_tol, "nondet_tol"),
+        "nondet_tol": check_tolerance(nondet_tol, "nondet_tol", allow_inf=True),
     }
 
 
@@ -61,8 +68,9 @@ def check(
     fn : callable
         A Function's ``apply`` or any function of tensors.
     inputs : tensor or sequence of tensors
-        At least one must require grad; plain numbers and None are passed through, as torch
-        does. check() never changes them.
+        At least one must require grad; plain numbers, None and lists are passed through, as
+        torch does. check() never changes them: their values, ``.grad`` and ``requires_grad``
+        are as they were when it returns, whatever ``fn`` does.
     eps, atol, rtol, fast_mode, nondet_tol
         As in ``torch.autograd.gradcheck``.
     engine : {"torch", "batched"}
@@ -75,7 +83,16 @@ def check(
     -------
     CheckReport
         ``passed`` equals ``torch.autograd.gradcheck(fn, inputs, ..., raise_exception=False)``
-        (False where torch raises another error, with cause ``"error"``).
+        (False where torch raises another error, with cause ``"error"``). Where gradkit would
+        have warned (an input with no entries, NaN or inf, a tolerance of inf), ``notes`` says
+        so; ``warnings`` holds torch's own warnings.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments torch's gradcheck refuses too (no input requires grad, not a tensor), bad
+        settings (eps <= 0, a NaN tolerance, an unknown engine), and full Jacobians too large to
+        hold (the message suggests fast_mode=True).
 
     Examples
     --------
@@ -94,16 +111,29 @@ def check(
         verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
     else:
         verdict = torch_verdict(fn, inputs, **settings)
-
-    numeric = analytic = None
-    checked = None
-    if not isinstance(probe, BaseException):
-        numeric, analytic = verdict.jacobians or _jacobians(fn, inputs, settings["eps"])
-        checked = plan_check(inputs, probe).checked
-    worst, max_err, n_bad, n_total = _worst(numeric, analytic, settings, checked)
-    report = _report(verdict, settings, inputs, engine, (numeric, analytic), (worst, max_err))
+    jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, inputs, probe, verdict, settings)
+    report = _report(verdict, settings, inputs, engine, jacobians, (worst, max_err))
+    report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
     diagnose(report, fn, inputs, settings, verdict, (n_bad, n_total), check)
     return report
+
+
+def _notes(inputs: tuple, probe, settings: dict) -> list[str]:
+    """What gradkit would have warned about, where torch goes ahead and gives its verdict."""
+    notes = input_notes(inputs)
+    for name in ("atol", "rtol"):
+        if settings[name] == math.inf:
+            notes.append(f"{name}=inf accepts any difference: this check compares nothing")
+    for k, o in enumerate(() if isinstance(probe, BaseException) else probe):
+        if is_floating(o) and o.numel() and not bool(torch.isfinite(o).all()):
+            bad = int((~torch.isfinite(o)).sum())
+            compared = "" if o.requires_grad else " (torch does not compare it: it needs no grad)"
+            notes.append(
+                f"the function's output {k} holds {bad} NaN or inf value(s) at these inputs, "
+                f"where no slope can be measured{compared}; move the inputs into the "
+                "function's domain (e.g. log needs x > 0)"
+            )
+    return notes
 
 
 def _report(verdict, settings: dict, inputs: tuple, engine: str, jacobians, worst) -> CheckReport:
@@ -132,7 +162,7 @@ def _report(verdict, settings: dict, inputs: tuple, engine: str, jacobians, wors
 
 
 def _probe_outputs(fn: Callable, inputs: tuple) -> tuple[torch.Tensor, ...] | BaseException:
-    """Run the forward once: non-tensor and NaN/inf outputs are the caller's mistake.
+    """Run the forward once (non-tensor outputs are the caller's mistake: a TypeError).
 
     With autograd on, so that the outputs say which of them require grad (torch checks those).
     """
@@ -141,29 +171,43 @@ def _probe_outputs(fn: Callable, inputs: tuple) -> tuple[torch.Tensor, ...] | Ba
             raw = fn(*mirror_inputs(inputs))
     except Exception as error:  # noqa: BLE001 - any failure of user code is reported, not raised
         return error
-    outputs = as_output_tuple(raw)
-    for k, o in enumerate(outputs):
-        if is_floating(o) and not bool(torch.isfinite(o).all()):
-            bad = int((~torch.isfinite(o)).sum())
-            raise ValueError(
-                f"the function's output {k} holds {bad} NaN or inf value(s) at these inputs; "
-                "gradients cannot be checked there: move the inputs into the function's domain "
-                "(e.g. log needs x > 0)"
-            )
-    return outputs
+    return as_output_tuple(raw)
 
 
-def _jacobians(fn: Callable, inputs: tuple, eps: float):
-    """Both Jacobians on copies of the inputs, or None where the function fails."""
+def _numbers(fn: Callable, inputs: tuple, probe, verdict, settings: dict):
+    """((numeric, analytic), (worst, max |a - n|, entries outside tolerance, entries compared)).
+
+    The engine's own Jacobians where it kept them; else gradkit computes them in batches, and
+    again one entry per call (torch's numbers) where the batched ones disagree with torch's
+    verdict.
+    """
+    if isinstance(probe, BaseException):
+        return (None, None), _worst(None, None, settings, None)
+    checked = plan_check(inputs, probe).checked
+    jacobians = verdict.jacobians or _jacobians(fn, inputs, settings["eps"])
+    found = _worst(*jacobians, settings, checked)
+    mismatch = not verdict.passed and "Jacobian mismatch" in verdict.message
+    disagree = (verdict.passed and found[2]) or (mismatch and not found[2])
+    if disagree and verdict.jacobians is None and not settings["fast_mode"]:
+        jacobians = _jacobians(fn, inputs, settings["eps"], exact=True)
+        found = _worst(*jacobians, settings, checked)
+    return jacobians, found
+
+
+def _jacobians(fn: Callable, inputs: tuple, eps: float, *, exact: bool = False):
+    """Both Jacobians on copies of the inputs, or None where the function fails.
+
+    ``exact``: one nudge and one backward per call, as torch's gradcheck computes them.
+    """
     try:
-        numeric = numeric_jacobian(fn, mirror_inputs(inputs), eps=eps)
+        numeric = numeric_jacobian_details(fn, mirror_inputs(inputs), eps=eps, exact=exact)
     except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
         return None, None
     try:
-        analytic = analytic_jacobian(fn, mirror_inputs(inputs))
+        analytic = analytic_jacobian(fn, mirror_inputs(inputs), batched=not exact)
     except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
         analytic = None
-    return numeric, analytic
+    return numeric.jacobians, analytic
 
 
 def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
@@ -186,7 +230,7 @@ def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
             # in place where possible: fresh large buffers cost page faults (engine="batched")
             n64, a64 = n.double(), a.double()
             diff = torch.sub(a64, n64).abs_()
-            allowed = n64.abs().mul_(rtol).add_(atol)  # atol + rtol |n|
+            allowed = allowance(n64, atol, rtol)
             n_bad += int(torch.gt(diff, allowed).sum())
             n_total += diff.numel()
             top = float(diff.max())  # NaN counts as inf, inf as the largest float
@@ -203,7 +247,7 @@ def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):
                     (r, c),
                     value,
                     float(a64[r, c]),
-                    atol + rtol * abs(value),  # allowed = atol + rtol |numeric|
+                    allowance(value, atol, rtol),
                     n_outputs=len(numeric),
                     n_inputs=len(nrow),
                 )

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import product
+from typing import NamedTuple
 
 import torch
 
-from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count, check_eps
+from ._args import GRADCHECK_DEFAULTS, as_input_tuple, check_count, check_eps, check_function
 from .batching import BatchedCaller
 from .plan import differentiable_inputs, mirror_inputs, plan_check
 from .realview import (
@@ -28,6 +29,7 @@ from .realview import (
 __all__ = [
     "CHUNK_SCALARS",
     "MAX_JACOBIAN_ENTRIES",
+    "NumericDetails",
     "check_size",
     "numeric_jacobian",
     "numeric_jacobian_details",
@@ -42,6 +44,9 @@ CHUNK_SCALARS = 2**24
 #: for bit (a batched elementwise kernel may take a vectorised path where a small single call
 #: takes a scalar one, and round differently in the last bit).
 _SMALL_INPUT = 8
+#: Batched rows are verified against single calls on a few rows only; the others are allowed
+#: this many times the largest difference seen there.
+_SPREAD_SAFETY = 4.0
 
 
 def check_size(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> None:
@@ -94,24 +99,52 @@ def numeric_jacobian(
         require grad get an empty (numel_out, 0) matrix, and integer outputs (which torch leaves
         out) a matrix of zeros.
     """
-    return numeric_jacobian_details(fn, inputs, eps=eps, chunk_size=chunk_size)[0]
+    return numeric_jacobian_details(fn, inputs, eps=eps, chunk_size=chunk_size).jacobians
 
 
-def numeric_jacobian_details(fn, inputs, *, eps, chunk_size=None, reference=None):
-    """:func:`numeric_jacobian`, plus how each input was evaluated.
+class NumericDetails(NamedTuple):
+    """What :func:`numeric_jacobian_details` returns: the Jacobians and how they were made.
+
+    Attributes
+    ----------
+    jacobians : tuple of tuple of torch.Tensor
+        As :func:`numeric_jacobian` returns them.
+    modes : dict[int, str]
+        Per nudged input: ``"vmap"``, ``"broadcast"``, ``"loop"`` (batching refused;
+        ``reasons[i]`` says why), ``"small"`` (at most 8 entries: one call per entry by
+        choice), ``"exact"`` (one call per entry on request) or ``"in place"`` (overlapping
+        memory, nudged as torch nudges it).
+    reasons : dict[int, list[str]]
+        Why batching was refused, per input.
+    slack : dict[int, float]
+        Per input, a bound on how far a batched Jacobian entry may sit from the one single calls
+        give (0 where every entry came from single calls).
+    """
+
+    jacobians: tuple[tuple[torch.Tensor, ...], ...]
+    modes: dict[int, str]
+    reasons: dict[int, list[str]]
+    slack: dict[int, float]
+
+
+def numeric_jacobian_details(  # long: the numpy docstring; the body is 25 lines
+    fn: Callable,
+    inputs: Sequence[torch.Tensor] | torch.Tensor,
+    *,
+    eps: float,
+    chunk_size: int | None = None,
+    reference: tuple[torch.Tensor, ...] | None = None,
+    exact: bool = False,
+) -> NumericDetails:
+    """:func:`numeric_jacobian`, plus how each input was evaluated (:class:`NumericDetails`).
 
     ``reference`` may hold the outputs of ``fn(*inputs)`` already computed (saves a call).
-    Returns ``(jacobians, modes, reasons)``: ``modes[i]`` is ``"vmap"``, ``"broadcast"``,
-    ``"loop"`` (batching refused; ``reasons[i]`` says why), ``"small"`` (at most
-    ``_SMALL_INPUT`` entries: one call per entry by choice) or ``"in place"`` (overlapping
-    memory, nudged as torch nudges it).
+    ``exact=True`` nudges every input one entry per call, as torch's gradcheck does.
     """
-    eps = check_eps(eps)
+    fn, eps, inputs = check_function(fn), check_eps(eps), as_input_tuple(inputs)
     if chunk_size is not None:
         check_count(chunk_size, "chunk_size")
-    inputs = as_input_tuple(inputs)
-    modes: dict[int, str] = {}
-    reasons: dict[int, list[str]] = {}
+    details = NumericDetails((), {}, {}, {})
     with torch.no_grad():
         detached = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs)
         if reference is None:
@@ -120,15 +153,13 @@ def numeric_jacobian_details(fn, inputs, *, eps, chunk_size=None, reference=None
         check_size(inputs, reference)
         plan = plan_check(inputs, reference)
         jac = [[None] * len(inputs) for _ in reference]
-        for i in range(len(detached)):
-            columns = _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size)
-            if columns is None:
-                continue
-            caller, blocks = columns
+        for i in plan.differentiable:
+            caller, blocks = _columns_of_input(
+                fn, detached, i, plan, reference, eps, chunk_size, exact
+            )
             for o, block in zip(plan.floating, blocks, strict=True):
                 jac[o][i] = block
-            modes[i] = (caller.mode or "loop") if isinstance(caller, BatchedCaller) else caller
-            reasons[i] = caller.reasons if isinstance(caller, BatchedCaller) else []
+            _describe(details, i, caller, eps)
         for o, out in enumerate(reference):
             for i, x in enumerate(detached):
                 if jac[o][i] is None:  # not nudged, or an integer output: torch leaves it out
@@ -136,28 +167,43 @@ def numeric_jacobian_details(fn, inputs, *, eps, chunk_size=None, reference=None
                     jac[o][i] = out.new_zeros(
                         (real_view(out).numel(), width), dtype=difference_dtype(out)
                     )
-    return tuple(tuple(row) for row in jac), modes, reasons
+    return details._replace(jacobians=tuple(tuple(row) for row in jac))
 
 
-def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size):
-    """(how, blocks): the floating outputs' Jacobians with respect to input ``i``, or None."""
-    if i not in plan.differentiable:
-        return None
+def _describe(details: NumericDetails, i: int, caller, eps: float) -> None:
+    """Record how input ``i`` was nudged: its mode, why batching was refused, its slack."""
+    if not isinstance(caller, BatchedCaller):
+        details.modes[i], details.reasons[i], details.slack[i] = caller, [], 0.0
+        return
+    details.modes[i] = caller.mode or "loop"
+    details.reasons[i] = caller.reasons
+    batched = details.modes[i] in ("vmap", "broadcast")
+    # each of f(x + eps), f(x - eps) may be off by the spread: |error| <= 2 spread / (2 eps)
+    details.slack[i] = _SPREAD_SAFETY * caller.spread / eps if batched else 0.0
+
+
+def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size, exact):
+    """(how, blocks): the floating outputs' Jacobians with respect to nudged input ``i``."""
     if i in plan.in_place:
         return "in place", in_place_columns(fn, detached, i, eps, plan.floating)
     caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating)
-    return caller, numeric_columns(caller, detached[i], eps, chunk_size)
+    return caller, numeric_columns(caller, detached[i], eps, chunk_size, exact=exact)
 
 
-def numeric_columns(caller: BatchedCaller, x, eps, chunk_size) -> list[torch.Tensor]:
-    """Every kept output's Jacobian with respect to input ``x`` (one per output), chunk by chunk."""
+def numeric_columns(
+    caller: BatchedCaller, x, eps, chunk_size, *, exact: bool = False
+) -> list[torch.Tensor]:
+    """Every kept output's Jacobian with respect to input ``x`` (one per output), chunk by chunk.
+
+    Small inputs, and every input when ``exact``, are nudged one entry per call.
+    """
     flat = real_view(x)
     n = flat.numel()
     reference = caller.reference
     per_sample = n + sum(real_view(out).numel() for out in reference)
     size = chunk_size or max(1, CHUNK_SCALARS // max(1, 2 * per_sample))
-    if n <= _SMALL_INPUT:
-        caller.mode = "small"
+    if n <= _SMALL_INPUT or exact:
+        caller.mode = "exact" if exact else "small"
         return looped_columns(caller, x, 0, eps)
 
     jac = [

@@ -10,8 +10,7 @@
   its precision warning.
 - :class:`CheckPlan` / :func:`plan_check`: which inputs are nudged (and which of them must be
   nudged in place, as torch does, because their memory overlaps), which outputs get a numeric
-  Jacobian (floating ones) and which are compared (those that require grad), paired exactly as
-  torch pairs them.
+  Jacobian (floating ones) and which are compared (those that require grad).
 
 Depends on torch only.
 """
@@ -31,6 +30,7 @@ from .realview import is_floating
 __all__ = [
     "CheckPlan",
     "differentiable_inputs",
+    "input_notes",
     "mirror_inputs",
     "overlapping_itself",
     "plan_check",
@@ -70,7 +70,11 @@ def _refuse_tensor(k: int, t: torch.Tensor) -> None:
 
 
 def validate_inputs(inputs: object) -> tuple:
-    """The inputs as a tuple, refusing what no gradcheck can use, with the fix in the message."""
+    """The inputs as a tuple, refusing what no gradcheck can use, with the fix in the message.
+
+    What torch's gradcheck accepts is accepted (an empty input, a list passed through to the
+    function); :func:`input_notes` says what gradkit would have warned about.
+    """
     inputs = as_input_tuple(inputs)
     tensors = [(k, t) for k, t in enumerate(inputs) if isinstance(t, torch.Tensor)]
     if not tensors:
@@ -80,13 +84,9 @@ def validate_inputs(inputs: object) -> tuple:
                     f"inputs[{k}] is a {type(t).__name__}, not a tensor; wrap it with {_WRAP}"
                 )
         raise TypeError(f"inputs holds no tensors; make one with {_WRAP}")
-    for k, t in enumerate(inputs):
-        if isinstance(t, list):  # torch would pass the list through untouched and nudge nothing
-            raise TypeError(f"inputs[{k}] is a list, not a tensor; wrap it with {_WRAP}")
     for k, t in tensors:
         _refuse_tensor(k, t)
-    diff = differentiable_inputs(inputs)
-    if not diff:
+    if not differentiable_inputs(inputs):
         ints = [k for k, t in tensors if not is_floating(t)]
         if ints:
             raise TypeError(
@@ -97,13 +97,33 @@ def validate_inputs(inputs: object) -> tuple:
             "no input requires grad, so there is nothing to check; create the input with "
             "requires_grad=True (or call x.requires_grad_())"
         )
-    if all(inputs[i].numel() == 0 for i in diff):
-        k = diff[0]
-        raise ValueError(
-            f"inputs[{k}] is empty (shape {tuple(inputs[k].shape)}); gradcheck needs at least "
-            "one entry to nudge"
-        )
     return inputs
+
+
+def input_notes(inputs: tuple) -> list[str]:
+    """What gradkit would warn about in inputs torch accepts: empty, non-finite, lists."""
+    notes = []
+    diff = differentiable_inputs(inputs)
+    if all(inputs[i].numel() == 0 for i in diff):
+        notes.append(
+            f"nothing was checked: input {diff[0]} has no entries (shape "
+            f"{tuple(inputs[diff[0]].shape)}), so gradcheck passes without nudging anything; "
+            "give it at least one entry"
+        )
+    for i in diff:
+        bad = int((~torch.isfinite(inputs[i].detach())).sum()) if inputs[i].numel() else 0
+        if bad:
+            notes.append(
+                f"input {i} holds {bad} NaN or inf value(s): no slope can be measured there; "
+                "check the function at finite inputs"
+            )
+    for k, t in enumerate(inputs):
+        if isinstance(t, list):  # torch passes the list through untouched and nudges nothing
+            notes.append(
+                f"inputs[{k}] is a list, not a tensor: gradcheck passes it to the function "
+                f"untouched and checks no gradient for it; to check it, wrap it with {_WRAP}"
+            )
+    return notes
 
 
 def _storage_key(t: torch.Tensor) -> tuple[str, int] | None:
@@ -149,25 +169,58 @@ def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
 
 @contextmanager
 def preserved(inputs: tuple) -> Iterator[None]:
-    """Give ``inputs`` to code that may change them in place; restore their memory afterwards.
+    """Give ``inputs`` to code that may change them; restore them when the block ends.
 
-    torch's gradcheck nudges its inputs in place (and puts the values back unless the function
-    raises midway); a function may also write into ``x.data``. Whatever happens, the caller's
-    tensors hold their old values when the block ends.
+    torch's gradcheck nudges its inputs in place (and leaves a nudge in when the function raises
+    midway); a function may also write into ``x.data``, rebind it, call ``backward()`` (which
+    fills ``x.grad``) or flip ``requires_grad``. Whatever happens, each tensor holds its old
+    memory, values, ``.grad`` and ``requires_grad`` afterwards.
     """
-    saved = []
-    seen: set = set()
+    saved, seen = [], set()
     for t in inputs:
         if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.device.type != "meta":
             key = _storage_key(t)
             if key is not None and key not in seen:
                 seen.add(key)
                 saved.append((t.untyped_storage(), t.untyped_storage().clone()))
+    states = [_TensorState(t) for t in dict.fromkeys(_tensors(inputs))]
     try:
         yield
     finally:
+        for state in states:
+            state.restore()
         for storage, copy in saved:
             storage.copy_(copy)
+
+
+def _tensors(inputs: tuple) -> list[torch.Tensor]:
+    return [t for t in inputs if isinstance(t, torch.Tensor)]
+
+
+class _TensorState:
+    """A tensor's binding (``x.data``), ``.grad`` (its values too) and ``requires_grad``."""
+
+    def __init__(self, t: torch.Tensor) -> None:
+        self.tensor, self.alias, self.flag = t, t.detach(), t.requires_grad
+        self.grad = t.grad if t.is_leaf else None  # a non-leaf's .grad is never filled
+        self.grad_values = None if self.grad is None else self.grad.detach().clone()
+
+    def restore(self) -> None:
+        t, alias = self.tensor, self.alias
+        if (t.untyped_storage().data_ptr(), t.shape, t.stride(), t.storage_offset()) != (
+            alias.untyped_storage().data_ptr(),
+            alias.shape,
+            alias.stride(),
+            alias.storage_offset(),
+        ):
+            t.data = alias  # the function rebound x.data
+        if t.is_leaf:
+            if t.requires_grad != self.flag:
+                t.requires_grad_(self.flag)
+            t.grad = self.grad
+            if self.grad is not None:
+                with torch.no_grad():
+                    self.grad.copy_(self.grad_values)  # backward() accumulates in place
 
 
 def torch_input_checks(inputs: tuple) -> None:
@@ -211,17 +264,12 @@ class CheckPlan:
         Outputs with a numeric Jacobian (floating or complex); integer outputs are left out.
     checked : tuple of int
         Outputs torch compares (those that require grad), in torch's order.
-    numeric_for : tuple of int or None
-        For each checked output, the floating output whose numeric Jacobian torch pairs with it.
-        torch pairs by position among *all* outputs, so an integer output before a floating one
-        shifts the pairing, and None means torch runs out of numeric Jacobians (an IndexError).
     """
 
     differentiable: tuple[int, ...]
     in_place: frozenset[int]
     floating: tuple[int, ...]
     checked: tuple[int, ...]
-    numeric_for: tuple[int | None, ...]
 
 
 def overlapping_itself(t: object) -> bool:
@@ -255,8 +303,4 @@ def plan_check(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> CheckPlan:
     diff = differentiable_inputs(inputs)
     floating = tuple(k for k, o in enumerate(outputs) if is_floating(o))
     checked = tuple(k for k, o in enumerate(outputs) if o.requires_grad)
-    # torch: numerical = [nj for o, nj in zip(func_out, numerical) if o.requires_grad], where
-    # numerical has one entry per *floating* output: zip pairs output k with floating[k]
-    paired = [f for (o, f) in zip(outputs, floating, strict=False) if o.requires_grad]
-    numeric_for = tuple(paired[k] if k < len(paired) else None for k in range(len(checked)))
-    return CheckPlan(tuple(diff), _overlapping(inputs, diff), floating, checked, numeric_for)
+    return CheckPlan(tuple(diff), _overlapping(inputs, diff), floating, checked)

@@ -19,6 +19,7 @@ Depends on torch only.
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -34,6 +35,7 @@ __all__ = [
     "format_difference",
     "format_value",
     "jacobian_position",
+    "round_up",
 ]
 
 #: Every cause check() can report, with a one-line meaning.
@@ -44,7 +46,12 @@ CAUSES: dict[str, str] = {
         "for them"
     ),
     "bug": "the backward rule disagrees with the nudges in float64",
+    "truncation": (
+        "eps is too large: the central difference's own error (about eps²·|f'''|/6), not the "
+        "rule, failed the check"
+    ),
     "kink": "an input sits within eps of a point where the function is not differentiable",
+    "nonfinite": "an input or a slope is NaN or inf, so there is no slope to compare",
     "nondeterministic": "two runs on the same input give different results",
     "mutation": (
         "the function changes its own input in place, so the nudges measure a moving target"
@@ -64,6 +71,11 @@ def format_value(value: float) -> str:
 def format_difference(value: float) -> str:
     """|diff| or the allowed difference in verdict text: 3 significant digits, both alike."""
     return f"{value:.3g}"
+
+
+def round_up(value: float) -> float:
+    """The next power of ten at or above ``value`` (0 for 0): a tolerance worth suggesting."""
+    return 10 ** math.ceil(math.log10(value)) if value > 0 else 0.0
 
 
 def entry_name(side: str, entry: int, tensor: int | None = None) -> str:
@@ -204,6 +216,7 @@ class CheckReport:
         if self.suggestion:
             lines.append(f"  try: {self.suggestion}")
         lines.extend(f"  note: {n}" for n in self.notes)
+        lines.extend(f"  torch warns: {w.strip()}" for w in self.warnings)
         if self.torch_message:
             lines.append("  torch says:")
             lines.extend("    " + line for line in self.torch_message.splitlines()[:12])
@@ -237,13 +250,26 @@ class CheckReport:
         )
         return rows
 
+    def _html_warnings(self) -> str:
+        """torch's warnings in their own words, in a box that stands out (or nothing)."""
+        if not self.warnings:
+            return ""
+        items = "".join(f"<li>{html.escape(w.strip())}</li>" for w in self.warnings)
+        return (
+            f"<div class='gradkit-warnings' role='alert' style='border-left:4px solid "
+            f"{PALETTE['warn']};color:{PALETTE['ink']};padding:0.3em 0.6em;"
+            f"margin:0.3em 0'><b style='color:{PALETTE['warn']}'>⚠ torch warns</b>"
+            f"<ul style='margin:0.2em 0;padding-left:1.2em'>{items}</ul></div>"
+        )
+
     def _repr_html_(self) -> str:
         color = PALETTE["pass"] if self.passed else PALETTE["error"]
         badge = "✔ pass" if self.passed else f"✘ {html.escape(self.verdict)}"
+        rows = [*self._html_rows(), *(("note", html.escape(n)) for n in self.notes)]
         body = "".join(
             f"<tr><th style='text-align:left;padding-right:1em;vertical-align:top'>{k}</th>"
             f"<td style='text-align:left'>{v}</td></tr>"
-            for k, v in self._html_rows()
+            for k, v in rows
         )
         message = (
             f"<details><summary>torch's message</summary><pre style='white-space:pre-wrap'>"
@@ -255,5 +281,5 @@ class CheckReport:
             f"<div class='gradkit-report' style='border:2px solid {color};border-radius:6px;"
             f"padding:0.5em 0.8em;margin:0.3em 0'>"
             f"<div style='font-weight:bold;color:{color};font-size:1.1em'>gradcheck: {badge}</div>"
-            f"<table style='margin:0.3em 0'>{body}</table>{message}</div>"
+            f"{self._html_warnings()}<table style='margin:0.3em 0'>{body}</table>{message}</div>"
         )

@@ -17,11 +17,14 @@
 #
 # **After this lesson you will be able to** measure a slope by nudging an input, tell the
 # central difference from the forward difference, and say why the size of the nudge matters.
+#
+# <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
+# body[data-voila] .gradkit-voila-only { display: block; }</style>
 
-# %% [markdown]
-# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
-# > above them have run, in order from the top. A pink box under a cell is a warning, not an
-# > error: the cell still ran.
+# %% [markdown] tags=["notebook-only"]
+# > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
+# > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## A slope from two nudges
@@ -47,9 +50,8 @@ print("Exact gradient:", 4.0)
 # The numeric slope is the slope of the line through (2 − eps, f(2 − eps)) and
 # (2 + eps, f(2 + eps)): a **secant**. The exact slope is the slope of the **tangent** at 2.
 # `gradkit.numeric_slope` makes the same measurement in any **dtype** (a tensor's number
-# format, such as float64 or float32), and
-# `gradkit.analytic_slope` asks autograd for the exact slope. Unrounded, the numeric slope
-# is not exactly 4: its last digits carry float64 rounding.
+# format, such as float64 or float32), and `gradkit.analytic_slope` asks autograd for the
+# exact slope. Unrounded, the numeric slope is not exactly 4: its last digits carry rounding.
 
 # %%
 import gradkit
@@ -58,27 +60,26 @@ print("numeric: ", gradkit.numeric_slope(f, 2.0, 1e-3))
 print("analytic:", gradkit.analytic_slope(f, 2.0))
 
 # %% [markdown]
-# ## See it
+# ## Predict first: one side or both
 #
-# The widget draws f near x with both lines; the zoom keeps even a tiny eps visible.
-#
-# **Try:** 1. set eps to 0.5, then 1. 2. Pick x³ from the function list. 3. Switch the
-# scheme to *forward*.
-# **Notice:** for x² the secant stays parallel to the tangent whatever eps; for x³ a large
-# eps tilts it; the forward scheme draws the secant from x to x + eps only.
+# The nudge above looks both ways, from x − eps to x + eps: the **central** difference,
+# (f(x + eps) − f(x − eps)) / (2 eps), which gradcheck uses. The **forward** difference
+# looks one way only: (f(x + eps) − f(x)) / eps. Work out by hand what it measures for x² at
+# 2 with a large nudge, eps = 0.1, and lock in your guess.
 
 # %%
-from gradkit.widgets import Quiz, SlopeExplorer
+from gradkit.widgets import Predict, Quiz, SlopeExplorer
 
-explorer = SlopeExplorer(f=f, x=2.0, eps=1e-3)
-explorer
+predict = Predict(
+    "01-forward-slope",
+    compute=lambda: gradkit.numeric_slope(f, 2.0, 0.1, scheme="forward"),
+)
+predict
 
 # %% [markdown]
 # ## Forward versus central difference
 #
-# The **forward** difference (f(x + eps) − f(x)) / eps looks to one side only; the
-# **central** difference (f(x + eps) − f(x − eps)) / (2 eps), which gradcheck uses, looks
-# both ways. For x² at 2:
+# Both differences for x² at 2, at three sizes of eps:
 
 # %%
 for eps in (1e-1, 1e-2, 1e-3):
@@ -88,10 +89,26 @@ for eps in (1e-1, 1e-2, 1e-3):
 
 
 # %% [markdown]
-# The forward difference reads 4.100000, 4.010000, 4.001000: its error equals eps and shrinks
-# in step with it. The central difference reads 4.000000 at every eps: its error is
-# proportional to eps² times the third derivative, and the third derivative of x² is 0.
-# For x³ at 0.5 (exact slope 0.75) both errors show:
+# The forward difference reads 4.100000, 4.010000, 4.001000: (2 + eps)² − 2² = 4 eps + eps²,
+# so after dividing by eps its error is exactly eps, and it shrinks in step with eps. The
+# central difference reads 4.000000 at every eps: looking both ways, the eps² terms cancel.
+#
+# ## See it
+#
+# The widget draws f near x with both lines; the zoom keeps even a tiny eps visible.
+#
+# **Try:** 1. set eps to 0.5, then 1. 2. Pick x³ from the function list. 3. Switch the
+# scheme to *forward*.
+# **Notice:** for x² the central secant stays parallel to the tangent whatever eps; for x³ a
+# large eps tilts it; the forward scheme draws the secant from x to x + eps only.
+
+# %%
+# panels: picture, function list, eps row, scheme switch, numeric and analytic readouts
+explorer = SlopeExplorer(f=f, x=2.0, eps=1e-3)
+explorer
+
+# %% [markdown]
+# For x³ at 0.5 (exact slope 0.75) both differences make an error:
 
 
 # %%
@@ -107,12 +124,12 @@ for eps in (1e-1, 1e-2, 1e-3):
 
 # %% [markdown]
 # Make eps ten times smaller: the forward error (0.160000, 0.015100, 0.001501) shrinks about
-# ten times, the central error (0.010000, 0.000100, 0.000001) a hundred times. That is why
-# gradcheck uses the central difference. Lessons 3 and 4 show what stops you from making eps
-# tiny.
+# ten times, in step with eps; the central error (0.010000, 0.000100, 0.000001) a hundred
+# times, in step with eps². That is why gradcheck uses the central difference. Lessons 3 and
+# 4 show what stops you from making eps tiny.
 #
 # ## Check yourself
 
 # %%
-quiz = Quiz("01-central-or-forward")
+quiz = Quiz("01-central-error")
 quiz

@@ -16,13 +16,24 @@
 # # Lesson 2: a correct backward passes
 #
 # **After this lesson you will be able to** write a custom `torch.autograd.Function` with
-# `forward` and `backward`, check it with gradcheck, and say how gradcheck builds the two
-# Jacobians it compares.
+# `forward` and `backward`, check it with gradcheck, say how gradcheck builds the two
+# Jacobians it compares, and write a backward with the chain rule.
+#
+# <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
+# body[data-voila] .gradkit-voila-only { display: block; }</style>
+#
+# <div class="gradkit-voila-only" hidden="hidden">
+#
+# **This lesson has an exercise written in code.** This page shows the lesson without its
+# code, so the exercise cannot be written here: open the lesson in Jupyter (Notebook 7 or
+# JupyterLab) to do it. Its hints and its solution work on this page too.
+#
+# </div>
 
-# %% [markdown]
-# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
-# > above them have run, in order from the top. A pink box under a cell is a warning, not an
-# > error: the cell still ran.
+# %% [markdown] tags=["notebook-only"]
+# > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
+# > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## A custom square
@@ -67,18 +78,23 @@ print("Correct backward passes:", gradcheck(SquareFn.apply, (good,)))
 # - the **analytic** Jacobian: run `backward` with `grad_output` 1 at output entry i and 0
 #   elsewhere, and fill row i with what it returns.
 #
+# The widget writes e<sub>j</sub> for the direction that is 1 at entry j and 0 elsewhere: x +
+# eps·e<sub>j</sub> is x with entry j nudged. Building both Jacobians takes one plain run of
+# forward, two nudged runs per input entry, and one backward call per output entry.
+#
 # **Try:** press *step* a few times, then raise n. **Notice:** a column of the numeric
 # Jacobian appears per nudged entry, a row of the analytic one per backward call.
 
 # %%
-from gradkit.widgets import GradcheckLab, JacobianBuilder, Quiz
+from gradkit.widgets import ExercisePanel, JacobianBuilder, Quiz
 
+# panels: both matrices, step / run all / n controls, status line, calls line
 builder = JacobianBuilder(f=SquareFn, n=3)
 builder
 
 # %% [markdown]
 # `x * x` works entry by entry (output entry i depends on input entry i only), so both
-# Jacobians are diagonal. For our two inputs the diagonal holds 2x = 1 and 3:
+# Jacobians are diagonal. For our two inputs, 0.5 and 1.5, the diagonal holds 2x = 1 and 3:
 
 # %%
 import gradkit
@@ -100,21 +116,41 @@ print(gradkit.analytic_jacobian(SquareFn.apply, (good,))[0][0])
 gradkit.check(SquareFn.apply, (good,))
 
 # %% [markdown]
-# ## Play with it
+# ## The chain rule
 #
-# `GradcheckLab` runs gradcheck on every change and draws the Jacobians.
-#
-# **Try:** press *float32*, then *retry in float64*; then pick `WrongSquareFn` from the list.
-# **Notice:** float32 fails a correct rule (lesson 3 explains why); the wrong twin fails in
-# every dtype (lesson 5).
+# sin(x²) is sin applied to x². The **chain rule** gives its derivative: the outer
+# derivative, taken at the inner value, times the inner derivative, so cos(x²) · 2x. Its
+# backward returns `grad_output` times that. The Function below, `MySinSquare`, forgets the
+# inner derivative. The panel under it checks the class with gradcheck (through
+# `gradkit.check`, in float64) and catches the slip: its feedback names an entry where the
+# nudges and backward disagree.
+
+# %% [markdown] tags=["notebook-only"]
+# **Try:** read the panel's feedback, fix `backward` in the next cell, run that cell again and
+# press *Check my code*. *Hint* shows one hint at a time; *Show solution* asks once more
+# before it shows anything.
+
 
 # %%
-lab = GradcheckLab(fn=SquareFn, inputs=(good,))
-lab
+class MySinSquare(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sin(x**2)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.cos(x**2)  # the outer derivative; and the inner one?
+
+
+# %%
+chain_panel = ExercisePanel("sin_square")
+chain_panel
 
 # %% [markdown]
 # ## Check yourself
 
 # %%
-quiz = Quiz("02-tolerance")
+quiz = Quiz("02-jacobian-shape")
 quiz

@@ -15,14 +15,17 @@
 # %% [markdown]
 # # Lesson 5: a wrong backward fails
 #
-# **After this lesson you will be able to** catch a `GradcheckError` and carry on, see the
-# slope your backward claims next to the measured one, read torch's "Jacobian mismatch"
-# message, and find a wrong entry in a large Jacobian.
+# **After this lesson you will be able to** catch a `GradcheckError` and carry on, say which
+# slope the nudges measure when backward is wrong, and read torch's "Jacobian mismatch"
+# message.
+#
+# <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
+# body[data-voila] .gradkit-voila-only { display: block; }</style>
 
-# %% [markdown]
-# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
-# > above them have run, in order from the top. A pink box under a cell is a warning, not an
-# > error: the cell still ran.
+# %% [markdown] tags=["notebook-only"]
+# > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
+# > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## Two squares, one wrong
@@ -79,7 +82,8 @@ print("Correct backward passes:", good_ok)
 # %% [markdown]
 # The second call raises `GradcheckError`, so the program catches it in an `except` block,
 # which prints the error type; then it prints the failure as False. Catching the error lets
-# one program report both outcomes and still finish cleanly.
+# one program report both outcomes and still finish cleanly. The last line asks again with
+# `raise_exception=False`, and gradcheck returns False instead of raising.
 
 # %%
 bad_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
@@ -90,30 +94,42 @@ except Exception as error:
     bad_ok = False
     print("Wrong backward error type:", type(error).__name__)
 print("Wrong backward passes:", bad_ok)
+print(gradcheck(WrongSquareFn.apply, (bad_input,), raise_exception=False))
 
 # %% [markdown]
-# With `raise_exception=False`, gradcheck returns False instead of raising:
+# ## Predict: which slope do the nudges see?
+#
+# At x = 2, WrongSquareFn's backward claims the slope 3x = 6. gradcheck's nudges measure a
+# slope of their own. Which one, once eps is small? Lock in your guess.
 
 # %%
-print(gradcheck(WrongSquareFn.apply, (bad_input,), raise_exception=False))
+import gradkit
+from gradkit.widgets import Predict, Quiz, SlopeExplorer
+
+predict = Predict(
+    "05-wrong-secant",
+    compute=lambda: gradkit.numeric_slope(lambda v: WrongSquareFn.apply(v), 2.0, 1e-6),
+)
+predict
 
 # %% [markdown]
 # ## Your backward on screen
 #
 # `SlopeExplorer` also takes a Function. Its tangent then has the slope **your backward**
-# claims, and the secant the slope the nudges measure. At x = 2, WrongSquareFn's backward
-# claims 3x = 6; the true slope of x² is 4.
+# claims, and its secant the slope the nudges measure.
 #
-# **Try:** press ÷10 several times. **Notice:** the secant settles on slope 4 and never
-# turns towards the tangent's 6: no eps rescues a wrong rule.
+# **Try:** press ÷10 several times. **Notice:** where the secant settles, and whether it ever
+# turns towards the tangent.
 
 # %%
-from gradkit.widgets import GradcheckLab, Quiz, SlopeExplorer
-
+# panels: picture, eps row, numeric and analytic readouts
 explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3)
 explorer
 
 # %% [markdown]
+# The secant settles on slope 4, the slope of x², and never turns towards the tangent's 6:
+# the nudges run forward only, and forward is right. No eps rescues a wrong rule.
+#
 # ## Reading torch's message
 #
 # The message names the output and the input (both 0 here) and prints both Jacobians whole:
@@ -134,32 +150,13 @@ except GradcheckError as error:
 # two entries you can spot the bug, with a hundred you cannot. `gradkit.check` can:
 
 # %%
-import gradkit
-
 gradkit.check(WrongSquareFn.apply, (bad_input,))
 
 # %% [markdown]
-# ## A wrong entry among 256
+# Lesson 6 finds a single wrong entry in a large Jacobian, in a picture.
 #
-# `GradcheckLab` draws the numeric and analytic Jacobians and a heatmap of their difference
-# divided by what gradcheck allows: cells within the tolerance are blue (darker means safer),
-# cells beyond it red (darker means further off).
-#
-# **Try:** pick `OneEntryWrongSquareFn` from the list: x² on 16 inputs whose backward is off
-# in one entry only. **Notice:** one hot cell in a 16 × 16 heatmap; torch's message would
-# print two 16 × 16 matrices.
-
-# %%
-from gradkit.zoo import CATALOGUE
-
-n = CATALOGUE["OneEntryWrongSquareFn"].inputs()[0].numel()
-print(f"OneEntryWrongSquareFn: {n} inputs, a {n} × {n} Jacobian, {n * n} entries")
-lab = GradcheckLab(fn="WrongSquareFn")
-lab
-
-# %% [markdown]
 # ## Check yourself
 
 # %%
-quiz = Quiz("05-wrong-backward")
+quiz = Quiz("05-exp-times-x")
 quiz

@@ -16,38 +16,72 @@
 # # Lesson 7: what gradcheck costs, and what fast_mode misses
 #
 # **After this lesson you will be able to** predict how many times gradcheck runs your
-# function, watch that cost grow with the input, and explain how `fast_mode=True` can pass
-# a wrong backward.
+# function, count it yourself, watch the cost grow with the input, and explain how
+# `fast_mode=True` can pass a wrong backward.
+#
+# <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
+# body[data-voila] .gradkit-voila-only { display: block; }</style>
 
-# %% [markdown]
-# > **Live widgets.** The widgets need a running Python kernel: they come alive once the cells
-# > above them have run, in order from the top. A pink box under a cell is a warning, not an
-# > error: the cell still ran.
+# %% [markdown] tags=["notebook-only"]
+# > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
+# > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## Predict first
 #
 # gradcheck suits small inputs, because every input is nudged one entry at a time. Recall
 # lesson 2: two nudged runs (x + eps and x − eps) per input entry fill one column of the
-# numeric Jacobian. How many times does gradcheck call forward for an input of 10 entries?
-# Type a number and lock it in.
+# numeric Jacobian, after one plain run. How many times does gradcheck call forward for an
+# input of 10 entries? Type a number and lock it in.
 
 # %%
 import torch
 
 from gradkit import cost
-from gradkit.widgets import GradcheckLab, JacobianBuilder, Predict, Quiz
-from gradkit.zoo import OneEntryWrongSquareFn, SquareFn
+from gradkit.widgets import Predict, Quiz
 
 ten = torch.linspace(0.25, 2.0, 10, dtype=torch.float64, requires_grad=True)
 calls = Predict("07-calls-n10", compute=lambda: cost.count_calls(torch.sin, (ten,)).forward)
 calls
 
 # %% [markdown]
-# ## Counting calls
+# ## Count them yourself
 #
-# `gradkit.cost.count_calls` counts the forward and backward calls of one gradcheck, here
-# on `torch.sin` with n input entries:
+# Any function can count its own calls: wrap it in one that adds 1 to a counter, then
+# hand the wrapper to gradcheck.
+
+# %%
+forward_calls = 0
+
+
+def counted_sin(t):
+    global forward_calls
+    forward_calls += 1
+    return torch.sin(t)
+
+
+torch.autograd.gradcheck(counted_sin, (ten,))
+print("forward calls for n = 10:", forward_calls)
+
+# %% [markdown]
+# The count has parts. Besides the plain run and the nudges, gradcheck checks that backward
+# copes with an **undefined gradient**: what backward receives for an output that nothing
+# later used, no tensor at all (None) rather than zeros. A **backward pass** is one run of
+# autograd from the outputs back to the inputs (for a Function, one call of its `backward`).
+# `gradkit.cost.call_plan` states every part of one passing gradcheck:
+
+# %%
+plan = cost.call_plan(10)
+for part in plan.parts():
+    print(f"{part.name:19}{part.forward:3} forward {part.backward:3} backward   {part.what}")
+print(f"{'in all, n = m = 10':19}{plan.forward:3} forward {plan.backward:3} backward")
+
+# %% [markdown]
+# For n input entries and m output entries: 2n + 2 forward calls and 2m + 2 backward passes.
+# The analytic Jacobian is built twice, to see that backward gives the same answer twice.
+# `gradkit.cost.count_calls` counts both kinds with a wrapper, as above, on `torch.sin`
+# (here m = n), in slow mode and with `fast_mode=True`:
 
 # %%
 for slow, fast in cost.call_table((1, 10, 100)):
@@ -57,24 +91,9 @@ for slow, fast in cost.call_table((1, 10, 100)):
     )
 
 # %% [markdown]
-# Slow mode (the default) makes 2n + 2 forward calls (4, 22, 202): one plain run, two nudged
-# runs per input entry, and one to check that backward copes with an undefined gradient.
-# Backward runs 2m + 2 times for m output entries (here m = n): one call per output entry
-# builds the analytic Jacobian, built twice to see that backward answers the same both
-# times, plus one run with a zero `grad_output` and one with an undefined gradient.
-#
-# ## Watch the cost grow
-#
-# **Try:** press *run all*, then raise n to 10, 20, 40 and run again. **Notice:** the call
-# counts grow in step with n, and the time with them: an input of a million entries would
-# need 2n + 2 forward calls, each on the whole input.
-
-# %%
-builder = JacobianBuilder(f=SquareFn, n=4)
-builder
-
-# %% [markdown]
-# Best of three timings on this machine (your numbers will differ; the trend will not):
+# Slow mode's 4, 22 and 202 forward calls grow in step with n, each on the whole input: an
+# input of a million entries would need two million runs. Best of three timings on this
+# machine (your numbers will differ; the trend will not):
 
 # %%
 for t in cost.time_gradcheck((10, 50, 200)):
@@ -86,8 +105,10 @@ for t in cost.time_gradcheck((10, 50, 200)):
 # %% [markdown]
 # ## fast_mode
 #
-# `fast_mode=True` skips the Jacobians. It draws two random vectors u and v and compares
-# one number, vᵀ J u, computed from the nudges and from backward: 4 calls whatever n.
+# `fast_mode=True` skips the Jacobians. It draws two random vectors, p the size of the input
+# and q the size of the output, and compares one number, qᵀ J p, computed from the nudges
+# (along p) and from backward (of q): 4 forward calls whatever n. (torch's own code calls
+# them u and v; here u stays the unit roundoff of lesson 4.)
 #
 # `OneEntryWrongSquareFn` is x * x whose backward adds 0.1 to one Jacobian entry (output
 # entry 0, input entry 0). Slow mode fails it on 10 inputs. Does fast_mode?
@@ -96,21 +117,18 @@ for t in cost.time_gradcheck((10, 50, 200)):
 catch = Predict("07-fast-mode-catches", compute=lambda: cost.fast_mode_miss(10).fast_passed)
 catch
 
-# %% [markdown]
-# The arithmetic behind the verdict:
-
 # %%
 miss = cost.fast_mode_miss(10)
 print("fast_mode passes:", miss.fast_passed)
 print("slow mode passes:", miss.slow_passed)
-print(f"the bug's share of vᵀJu, 0.1·u0·v0: {miss.bug_term:.2e}")
+print(f"the bug's share of qᵀJp, 0.1·p0·q0: {miss.bug_term:.2e}")
 print(f"the difference fast_mode allows:    {miss.allowed:.2e}")
 
 # %% [markdown]
-# The wrong entry enters vᵀ J u only with the weight u0 · v0, and here that weight is small:
-# the bug adds 6.24e-04 where 2.42e-03 is allowed, so fast_mode passes it. torch draws u and
-# v from a generator with a fixed seed, so this verdict repeats every run. Which input sizes
-# let the bug through?
+# The wrong entry enters qᵀ J p only with the weight p0 · q0 (the first entries of p and q),
+# and here that weight is small: the bug adds 6.24e-04 where 2.42e-03 is allowed, so
+# fast_mode passes it. torch draws p and q from a fresh generator in its default state, so
+# this verdict repeats on every run. Which input sizes let the bug through?
 
 # %%
 print("fast_mode misses the bug at n =", cost.fast_mode_misses(range(1, 21)))
@@ -119,20 +137,8 @@ print("fast_mode misses the bug at n =", cost.fast_mode_misses(range(1, 21)))
 # Four sizes out of twenty. Luck decides, so use fast_mode for a quick screen and slow mode
 # on a small input for the verdict.
 #
-# ## See it in the lab
-#
-# The lab holds OneEntryWrongSquareFn on the same 10 inputs.
-#
-# **Try:** tick *fast_mode*, then untick it. **Notice:** slow mode shows one hot cell, at
-# output entry 0, input entry 0 of the 10 × 10 difference heatmap; fast_mode passes.
-
-# %%
-lab = GradcheckLab(fn=OneEntryWrongSquareFn, inputs=(ten,))
-lab
-
-# %% [markdown]
 # ## Check yourself
 
 # %%
-quiz = Quiz("07-big-input")
+quiz = Quiz("07-loss-calls")
 quiz

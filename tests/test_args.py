@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -68,6 +69,20 @@ def test_eps_rules():
     assert check_control_eps(1e-12) == 1e-12
 
 
+def test_numpy_numbers_are_numbers_and_a_tolerance_may_be_inf_where_torch_allows_it():
+    # issue 19, case 7: "eps must be a positive number such as 1e-6, got float32" was wrong
+    assert check_eps(np.float32(1e-3)) == float(np.float32(1e-3))
+    assert check_x(np.float64(2.0)) == 2.0
+    assert check_tolerance(np.float32(0.5), "atol") == 0.5
+    assert check_tolerance(math.inf, "atol", allow_inf=True) == math.inf
+    with pytest.raises(ValueError, match=r"atol must be a finite number >= 0.*got inf"):
+        check_tolerance(math.inf, "atol")
+    with pytest.raises(ValueError, match=r"rtol must be a number >= 0.*got nan"):
+        check_tolerance(math.nan, "rtol", allow_inf=True)
+    with pytest.raises(TypeError, match=r"eps must be a positive number.*got bool"):
+        check_eps(np.bool_(True))
+
+
 def test_eps_values_follow_the_same_rule_as_one_eps():
     assert check_eps_values([1e-3, 1e-6]).tolist() == [1e-3, 1e-6]
     for bad in ([], [1e-3, 0.0], [-1e-3], [math.nan]):
@@ -117,3 +132,36 @@ def test_tolerance_x_scheme_and_input_rules():
         check_points(torch.tensor([1 + 2j]))
     with pytest.raises(ValueError, match="x must hold finite numbers, got nan"):
         check_points(math.nan)
+
+
+def _inline_allowances(source: str) -> int:
+    """How many ``atol + rtol * ...`` expressions a module's code writes (comments ignored)."""
+    import ast
+
+    def name(node) -> str:
+        return node.id if isinstance(node, ast.Name) else ""
+
+    found = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if "atol" in name(a) and isinstance(b, ast.BinOp) and isinstance(b.op, ast.Mult):
+                    found += any("rtol" in name(part) for part in ast.walk(b))
+    return found
+
+
+def test_the_tolerance_rule_is_written_once():
+    from pathlib import Path
+
+    import gradkit
+    from gradkit._args import allowance
+
+    root = Path(gradkit.__file__).parent
+    places = {
+        str(p.relative_to(root)): _inline_allowances(p.read_text(encoding="utf-8"))
+        for p in root.rglob("*.py")
+    }
+    assert {p: n for p, n in places.items() if n} == {"_args.py": 1}
+    assert _inline_allowances("x = atol + rtol * abs(n)\ny = 2 * rtol * n + atol\n") == 2
+    assert allowance(-2.0, 1e-5, 1e-3) == 1e-5 + 2e-3
+    assert allowance(torch.tensor([-2.0]), 0.0, 0.5).tolist() == [1.0]

@@ -125,6 +125,17 @@ def test_table_shows_ratio_and_verdict():
     assert "4.0x" in table and table.endswith(">=2x  ok")
 
 
+def test_widget_builds_time_the_first_picture_apart_from_the_rest():
+    from benchmarks import widgets as suite
+    from gradkit.widgets import SlopeExplorer
+
+    first, rest = suite._builds(SlopeExplorer, 2)
+    assert len(first) == len(rest) == 2 and min(first) > 0 and min(rest) > 0
+    row = suite._row("x", [300.0], [100.0], True)
+    assert row.met is False and row.goal == "p95 <= 250 ms"
+    assert suite._row("x", [10.0], [100.0], True).met is True
+
+
 def test_classroom_merges_overlapping_spans():
     from benchmarks.classroom import _merged
 

@@ -160,6 +160,20 @@ def test_text_and_html_renderings():
     assert "✘ GradcheckError" in html and "<b>bug</b>" in html and "Jacobian mismatch" in html
 
 
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("engine", ["torch", "batched"])
+def test_the_report_shows_torchs_warnings_in_its_own_words(engine):
+    # issue 17: where a lesson says "torch warns", the learner sees the warning on the card
+    x = torch.tensor([0.5], dtype=torch.float32, requires_grad=True)
+    report = check(SquareFn.apply, (x,), engine=engine)
+    (warning,) = (w.strip() for w in report.warnings)
+    assert warning.startswith("Input #0 requires gradient and is not a double precision")
+    assert f"  torch warns: {warning}" in str(report).splitlines()
+    html = report._repr_html_()
+    assert "⚠ torch warns" in html and f"<li>{warning}</li>" in html
+    assert "torch warns" not in check(SquareFn.apply, (_x(0.5),), engine=engine)._repr_html_()
+
+
 def test_check_never_changes_the_callers_tensors():
     def mutating(x):
         x.data.mul_(2)  # a forward that tramples its input
@@ -187,11 +201,6 @@ def test_check_never_changes_the_callers_tensors():
         ((torch.tensor([1.0], dtype=torch.float64),), ValueError, "no input requires grad"),
         ((torch.tensor([1, 2]),), TypeError, r"inputs\[0\] is an integer tensor"),
         (
-            (torch.zeros(0, dtype=torch.float64, requires_grad=True),),
-            ValueError,
-            r"inputs\[0\] is empty",
-        ),
-        (
             (torch.zeros(3000, dtype=torch.float64, requires_grad=True),),
             ValueError,
             r"3000 x 3000 = 9,000,000 entries.*fast_mode=True",
@@ -215,9 +224,9 @@ def test_large_inputs_work_in_fast_mode():
         ({"eps": 0}, "eps must be a finite number > 0"),
         ({"eps": math.nan}, "eps must be a finite number > 0"),
         ({"eps": math.inf}, "eps must be a finite number > 0"),
-        ({"atol": -1e-5}, "atol must be a finite number >= 0"),
-        ({"rtol": -1e-3}, "rtol must be a finite number >= 0"),
-        ({"nondet_tol": -1.0}, "nondet_tol must be a finite number >= 0"),
+        ({"atol": -1e-5}, "atol must be a number >= 0"),
+        ({"rtol": -1e-3}, "rtol must be a number >= 0"),
+        ({"nondet_tol": -1.0}, "nondet_tol must be a number >= 0"),
         ({"engine": "fast"}, "engine='fast'"),
     ],
 )
@@ -233,16 +242,21 @@ def test_bad_functions_are_named():
         check(3, (_x(0.5),))
     with pytest.raises(TypeError, match="must return a tensor or a tuple of tensors, got float"):
         check(lambda x: 3.0, (_x(0.5),))
-    with pytest.raises(ValueError, match=r"NaN or inf.*log needs x > 0"):
-        check(gradkit.zoo.LogFn.apply, (_x(-1.0),))
 
 
-def test_a_smooth_function_with_tight_tolerances_is_a_bug_not_a_kink():
+def test_a_function_outside_its_domain_gets_torchs_verdict_and_a_note():
+    report = check(gradkit.zoo.LogFn.apply, (_x(-1.0),))
+    assert report.passed is _torch_says(gradkit.zoo.LogFn.apply, (_x(-1.0),)) is False
+    assert report.cause == "nonfinite"
+    assert any(re.search(r"NaN or inf.*log needs x > 0", note) for note in report.notes)
+
+
+def test_a_smooth_function_with_tight_tolerances_is_rounding_not_a_kink_or_a_bug():
     # one-sided slopes of x^2 differ by 2 eps, which a tiny tolerance notices; the gap halves with
-    # the step, so it is curvature, not a kink
+    # the step, so it is curvature, not a kink; numeric and analytic differ by rounding only
     report = check(SquareFn.apply, (_x(0.5, 1.5),), atol=1e-12, rtol=1e-12)
     assert not report.passed
-    assert report.cause == "bug"
+    assert report.cause == "precision" and "not the rule" in report.explanation
     entry = CATALOGUE["OneEntryWrongSquareFn"]
     assert check(entry.apply, entry.inputs(), eps=1e-3).cause == "bug"
 

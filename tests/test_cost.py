@@ -1,4 +1,8 @@
-"""gradkit.cost: call counts, timings and fast_mode's miss, checked against torch itself."""
+"""gradkit.cost: call counts, timings and fast_mode's miss, checked against torch itself.
+
+``call_plan`` is the one statement of gradcheck's calls; every count here is measured by
+``count_calls`` (a wrapper and a hook, as a learner could write them) on torch's own gradcheck.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +32,100 @@ def test_slow_mode_makes_2m_plus_2_backward_calls_for_m_outputs(repeat, m):
 
     counted = cost.count_calls(fn, (x,))
     assert (counted.forward, counted.backward) == (22, 2 * m + 2)
+
+
+def _two_outputs(a, b):
+    return a.sin(), (b * 2).cos()
+
+
+def _mixed(a, b):
+    return a * b.sum()
+
+
+# (function, input sizes, settings): one and several inputs and outputs, both modes, and the
+# undefined-gradient check switched off
+PLAN_CASES = [
+    (torch.sin, (1,), {}),
+    (torch.sin, (7,), {}),
+    (torch.sin, (7,), {"fast_mode": True}),
+    (torch.sin, (7,), {"check_undefined_grad": False}),
+    (_mixed, (5, 3), {}),
+    (_mixed, (5, 3), {"fast_mode": True}),
+    (_two_outputs, (5, 3), {}),
+    (_two_outputs, (5, 3), {"fast_mode": True}),
+    (_two_outputs, (4, 2), {"check_undefined_grad": False}),
+    (lambda t: t.sum().reshape(1), (6,), {}),
+    (lambda t: t.repeat(3), (2,), {}),
+]
+
+
+@pytest.mark.parametrize(("fn", "sizes", "settings"), PLAN_CASES)
+def test_call_plan_is_what_torch_does(fn, sizes, settings):
+    """The one statement of gradcheck's cost equals what a wrapped function counts."""
+    inputs = tuple(torch.rand(k, dtype=torch.float64, requires_grad=True) for k in sizes)
+    counted = cost.count_calls(fn, inputs, **settings)
+    assert counted.passed
+    plan = counted.plan
+    assert plan is not None and (plan.n, plan.m) == (counted.n, counted.m)
+    assert (counted.forward, counted.backward) == (plan.forward, plan.backward), plan
+    assert sum(p.forward for p in plan.parts()) == plan.forward
+    assert sum(p.backward for p in plan.parts()) == plan.backward
+
+
+def test_call_plan_states_2n_plus_2_and_its_parts():
+    plan = cost.call_plan(10)
+    assert (plan.forward, plan.backward) == (22, 22)
+    assert [(p.name, p.forward, p.backward) for p in plan.parts()] == [
+        ("plain run", 1, 0),
+        ("nudged runs", 20, 0),
+        ("analytic side", 0, 20),
+        ("zero grad_output", 0, 1),
+        ("undefined gradient", 1, 1),
+    ]
+    fast = cost.call_plan(10, fast_mode=True)
+    assert (fast.forward, fast.backward) == (4, 4)
+    assert cost.call_plan(4, 9).backward == 20
+
+
+def test_a_functions_own_counters_agree_with_the_plan():
+    calls = {"forward": 0, "backward": 0}
+
+    class Counted(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            calls["forward"] += 1
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            calls["backward"] += 1
+            (x,) = ctx.saved_tensors
+            return grad_output * 2 * x
+
+    x = torch.tensor([0.5, 1.5, 2.5, 3.0], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(Counted.apply, (x,))
+    plan = cost.call_plan(4)
+    assert (calls["forward"], calls["backward"]) == (plan.forward, plan.backward)
+
+
+def test_complex_inputs_have_no_plan():
+    z = torch.rand(3, dtype=torch.complex128, requires_grad=True)
+    assert cost.count_calls(lambda t: t * t, (z,)).plan is None
+
+
+@pytest.mark.parametrize(
+    ("args", "settings", "message"),
+    [
+        ((0,), {}, "n must be"),
+        ((3, 0), {}, "m must be"),
+        ((2,), {"inputs": 3}, "3 input"),
+        ((2, 2), {"outputs": 3}, "3 output"),
+    ],
+)
+def test_call_plan_refuses_impossible_shapes(args, settings, message):
+    with pytest.raises(ValueError, match=message):
+        cost.call_plan(*args, **settings)
 
 
 def test_fast_mode_makes_four_calls_whatever_n():
@@ -76,6 +174,7 @@ def test_fast_mode_arithmetic_reproduces_torchs_verdict(n):
     """Our u, v and tolerance give torch's fast-mode verdict at every size."""
     miss = cost.fast_mode_miss(n)
     assert miss.fast_passed == (miss.bug_term <= miss.allowed)
+    assert miss.bug_term == pytest.approx(0.1 * miss.p0 * miss.q0)
     assert miss.slow_passed is False
 
 

@@ -141,7 +141,7 @@ def test_dense_jacobians_agree_with_torch_within_rounding_of_one_evaluation():
     # single vector-matrix products: each value can move by a few roundings, divided by 2 eps
     f, x = _dense(96)
     per_input = _get_numerical_jacobian(f, (x,), eps=1e-6)
-    numeric, modes, _ = numeric_jacobian_details(f, (x,), eps=1e-6)
+    numeric, modes, _, _ = numeric_jacobian_details(f, (x,), eps=1e-6)
     assert modes == {0: "vmap"}
     w = f(torch.eye(96, dtype=torch.float64))
     scale = float((x.detach().abs() @ w.abs()).max())  # matmul rounding scales with sum |x w|
@@ -205,7 +205,7 @@ def test_unbatchable_functions_loop_with_a_note_and_keep_torchs_verdict(make, ex
     report = gradkit.check(make(), (_x24(),), engine="batched")
     assert report.passed is expected
     assert any("could not be batched" in note for note in report.notes)
-    _, modes, reasons = numeric_jacobian_details(make(), (_x24(),), eps=1e-6)
+    _, modes, reasons, _ = numeric_jacobian_details(make(), (_x24(),), eps=1e-6)
     assert modes == {0: "loop"}
     assert reasons[0]
 
@@ -247,7 +247,7 @@ def test_plain_row_mixing_code_is_batched_exactly_by_vmap():
 
 def test_small_inputs_are_nudged_one_entry_per_call_without_a_note():
     x = torch.tensor([0.5, 1.5, -0.75], dtype=torch.float64, requires_grad=True)
-    _, modes, reasons = numeric_jacobian_details(torch.nn.functional.softplus, (x,), eps=1e-6)
+    _, modes, reasons, _ = numeric_jacobian_details(torch.nn.functional.softplus, (x,), eps=1e-6)
     assert modes == {0: "small"} and reasons == {0: []}
     assert not gradkit.check(torch.nn.functional.softplus, (x,), engine="batched").notes
 
@@ -275,7 +275,9 @@ def test_dense_batched_check_calls_the_forward_a_constant_number_of_times():
         counted, calls = _counting(f)
         assert torch.autograd.gradcheck(counted, (x,))
         assert calls["n"] >= 2 * n + 2  # torch's slow mode: one call per nudge, and more
-    assert counts[32] == counts[128] <= 6
+    # one forward with autograd and one without (the engine's proof), one batched call, three
+    # single rows verifying it, the undefined-grad check; never one per entry
+    assert counts[32] == counts[128] <= 10
 
 
 # ---------------------------------------------------------------------------- torch's checks

@@ -1,5 +1,6 @@
-"""Imports flow one way: the argument rules and the palette, the zoo, the torch-only core, plots,
-widgets; the command line uses the core only. Read from the source (no import runs)."""
+"""Imports flow one way: the argument rules and the palette, the zoo, the torch-only core, the
+widgets; the command line uses the core only. Inside the widgets, a family imports only the base.
+Read from the source (no import runs)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,14 @@ ALLOWED: dict[str, set[str]] = {
     "_palette": set(),
     "zoo": {"_args"},
     **{name: _BASE | {"zoo"} | _CORE for name in _CORE},
-    "plots": _BASE | _CORE,
-    "widgets": _BASE | {"zoo", "plots"} | _CORE,
+    "widgets": _BASE | {"zoo"} | _CORE,
     "cli": _BASE | {"zoo"} | _CORE,
     "gradkit": _BASE | {"zoo"} | _CORE,  # the package's __init__
 }
 
 
 def _part(module: str) -> str:
-    """``gradkit.plots.slope`` -> ``plots``; ``gradkit`` -> ``gradkit``."""
+    """``gradkit.numerics.slopes`` -> ``numerics``; ``gradkit`` -> ``gradkit``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 
@@ -87,5 +87,57 @@ def test_a_planted_upward_import_is_caught(tmp_path):
     (package / "numerics" / "slopes.py").write_text(
         "def f():\n    from ..widgets import SlopeExplorer  # a lazy upward import\n"
     )
-    (package / "zoo.py").write_text("from .plots import STYLE\n")
-    assert violations(package) == ["numerics -> widgets", "zoo -> plots"]
+    (package / "zoo.py").write_text("from .numerics import sweep\n")
+    assert violations(package) == ["numerics -> widgets", "zoo -> numerics"]
+
+
+# ------------------------------------------------------------------- inside gradkit.widgets
+def widget_imports(widgets: Path) -> dict[str, set[str]]:
+    """For each part of ``gradkit/widgets`` (``base``, a family, or a top-level module such as
+    ``__init__``), the other parts its modules import (relative or absolute imports)."""
+    found: dict[str, set[str]] = {}
+    for path in widgets.rglob("*.py"):
+        rel = path.relative_to(widgets).parts
+        part = rel[0] if len(rel) > 1 else path.stem
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == len(rel):  # from widgets' top
+                targets = [node.module] if node.module else [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "gradkit.widgets."
+            ):
+                targets = [node.module.removeprefix("gradkit.widgets.")]
+            for target in targets:
+                if target.split(".")[0] != part:
+                    found.setdefault(part, set()).add(target.split(".")[0])
+    return found
+
+
+def widget_violations(widgets: Path) -> list[str]:
+    """base imports no family; a family imports only base; only ``__init__`` imports families."""
+    out = []
+    for part, imported in sorted(widget_imports(widgets).items()):
+        if part == "__init__":
+            continue
+        allowed = set() if part == "base" else {"base"}
+        out.extend(f"widgets.{part} -> widgets.{other}" for other in sorted(imported - allowed))
+    return out
+
+
+def test_widget_families_import_only_the_base():
+    assert widget_violations(ROOT / "gradkit" / "widgets") == []
+
+
+def test_a_planted_family_import_is_caught(tmp_path):
+    widgets = tmp_path / "widgets"
+    for part in ("base", "slope", "ruler"):
+        (widgets / part).mkdir(parents=True)
+        (widgets / part / "__init__.py").write_text("")
+    (widgets / "__init__.py").write_text("from .slope import SlopeExplorer\n")
+    (widgets / "slope" / "explorer.py").write_text("from ..base import host\nfrom . import scene\n")
+    (widgets / "ruler" / "ruler.py").write_text("from ..slope.scene import slope_rows\n")
+    (widgets / "base" / "host.py").write_text("from ..ruler import ruler\n")
+    assert widget_violations(widgets) == [
+        "widgets.base -> widgets.ruler",
+        "widgets.ruler -> widgets.slope",
+    ]

@@ -77,13 +77,66 @@ def test_every_entry_is_used_once():
     )
 
 
-def test_the_three_predict_moments_the_course_promises():
-    kinds = {p["id"]: p["kind"] for p in _raw()["predict"]}
-    assert kinds == {
-        "03-float32-slope": "number",  # the float32 slope at eps 1e-6
-        "07-calls-n10": "number",  # the call count for n = 10
-        "07-fast-mode-catches": "choice",  # whether fast_mode catches a bug
-    }
+def test_predict_then_run_in_at_least_six_places_across_five_lessons():
+    uses = [(stem, entry_id) for stem, widget, entry_id in _uses() if widget == "Predict"]
+    assert len(uses) >= 6, uses
+    assert len({stem for stem, _ in uses}) >= 5, uses
+    for stem in ("01", "03", "04", "05", "07"):
+        assert any(s.startswith(stem) for s, _ in uses), f"lesson {stem} has no predict"
+
+
+@pytest.mark.parametrize("entry", _raw()["predict"], ids=lambda e: e["id"])
+def test_a_numeric_predict_states_a_tolerance_a_reasoned_answer_can_meet(entry):
+    """The prompt says how close counts ("within 10% counts"), the same as the tolerance, and
+    it is not zero: a learner who reasons it out to a round number is right."""
+    if entry["kind"] != "number":
+        return
+    tolerance = entry["tolerance"]
+    assert tolerance > 0, "an exact number cannot be reached by reasoning"
+    stated = re.search(r"[Ww]ithin (\d+(?:\.\d+)?)% counts", entry["prompt"])
+    assert stated, f"{entry['id']}: the prompt must state its tolerance"
+    assert float(stated.group(1)) / 100 == pytest.approx(tolerance)
+    for feedback in (entry["right"], entry["wrong"]):
+        assert re.search(r"\d", feedback), "the feedback explains the answer with its numbers"
+
+
+def _quizzes_by_lesson() -> dict[str, list[dict]]:
+    by_lesson: dict[str, list[dict]] = {path.stem[:2]: [] for path in NOTEBOOKS}
+    used = {entry_id for _, widget, entry_id in _uses() if widget == "Quiz"}
+    for entry in _raw()["quiz"]:
+        if entry["id"] in used:
+            by_lesson[entry["id"][:2]].append(entry)
+    return by_lesson
+
+
+def _options(entry: dict) -> list[str]:
+    return [entry["answer"], *(w["option"] for w in entry["wrong"])]
+
+
+def test_every_lesson_has_a_transfer_question():
+    """A transfer question carries the lesson's idea to a function, dtype or shape it did not
+    use; ``transfer`` in the quiz file says which."""
+    from gradkit.quiz_bank import TRANSFERS
+
+    for lesson, entries in _quizzes_by_lesson().items():
+        kinds = [e.get("transfer", "") for e in entries]
+        assert any(k in TRANSFERS for k in kinds), f"lesson {lesson} has no transfer question"
+
+
+@pytest.mark.parametrize("entry", _raw()["quiz"], ids=lambda e: e["id"])
+def test_options_are_of_similar_length(entry):
+    lengths = [len(option) for option in _options(entry)]
+    assert max(lengths) <= 2 * min(lengths), f"{entry['id']}: option lengths {lengths}"
+
+
+def test_the_right_answer_is_rarely_the_longest():
+    """Length never gives the answer away: the right option is strictly the longest in at most
+    a third of the questions."""
+    entries = _raw()["quiz"]
+    longest = [
+        e["id"] for e in entries if len(e["answer"]) > max(len(w["option"]) for w in e["wrong"])
+    ]
+    assert len(longest) <= len(entries) / 3, longest
 
 
 @pytest.mark.parametrize("entry", _raw()["quiz"], ids=lambda e: e["id"])

@@ -24,7 +24,8 @@ EXPECTED = [
     "06_bug_zoo.ipynb",
     "07_cost_and_fast_mode.ipynb",
     "08_write_your_own.ipynb",
-    "09_appendix_beyond.ipynb",
+    "09_capstone_softmax.ipynb",
+    "10_appendix_beyond.ipynb",
 ]
 
 
@@ -55,7 +56,7 @@ def test_wheel_contains_every_lesson_unchanged(wheel):
             assert member in names, f"{member} missing from {wheel.name}"
             assert archive.read(member) == notebook.read_bytes()
         assert "gradkit/data/quizzes.toml" in names
-        assert "gradkit/cost.py" in names
+        assert "gradkit/cost/__init__.py" in names
         assert not any(n.startswith(("tools/", "tests/", "notebooks/")) for n in names)
 
 
@@ -86,7 +87,7 @@ def test_lessons_copies_then_skips_then_forces_with_backup(tmp_path, capsys):
     assert cli.main(["lessons", str(target)]) == 0
     for notebook in NOTEBOOKS:
         assert (target / notebook.name).read_bytes() == notebook.read_bytes()
-    assert "10 lesson(s)" in capsys.readouterr().out
+    assert f"{len(EXPECTED)} lesson(s)" in capsys.readouterr().out
 
     edited = target / "03_why_float32_fails.ipynb"
     nb = json.loads(edited.read_text(encoding="utf-8"))
@@ -96,7 +97,7 @@ def test_lessons_copies_then_skips_then_forces_with_backup(tmp_path, capsys):
 
     assert cli.main(["lessons", str(target)]) == 0
     out = capsys.readouterr().out
-    assert "skipped  10 existing file(s)" in out
+    assert f"skipped  {len(EXPECTED)} existing file(s)" in out
     assert edited.read_text(encoding="utf-8") == my_version
     assert not list(target.glob("*.bak*"))
 

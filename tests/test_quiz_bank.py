@@ -91,6 +91,17 @@ def test_loads_entries_by_id(bank_file):
     assert bank.predict("03-slope-f32").answer is None
 
 
+def test_a_transfer_question_says_what_it_carries_the_idea_to(tmp_path, bank_file):
+    text = GOOD.replace(
+        'answer = "Rounding error swamps the difference"',
+        'answer = "Rounding error swamps the difference"\ntransfer = "dtype"',
+    )
+    path = tmp_path / "transfer.toml"
+    path.write_text(text, encoding="utf-8")
+    assert load_bank(path).quiz("03-why-float32").transfer == "dtype"
+    assert load_bank(bank_file).quiz("03-why-float32").transfer == ""
+
+
 def test_an_edited_file_is_read_again(bank_file):
     first = load_bank(bank_file)
     assert load_bank(bank_file) is first  # cached while unchanged
@@ -142,6 +153,11 @@ def test_missing_file_names_the_path(tmp_path):
             '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplanation = "e"\n'
             '[[quiz.wrong]]\noption = "b"',
             r"quiz 'q1', wrong option #1: field 'explanation' is missing",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplanation = "e"\n'
+            'transfer = "size"\n[[quiz.wrong]]\noption = "b"\nexplanation = "x"',
+            r"quiz 'q1': field 'transfer' must be one of \['function', 'dtype', 'shape'\]",
         ),
         (
             '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "guess"\nright = "r"\nwrong = "w"',

@@ -72,21 +72,40 @@ def test_module_table_lists_every_public_module():
     assert public - set(_module_table()) == set()
 
 
+def widget_files_named(table: str) -> set[str]:
+    """The files a widgets-map table names: ``base/host.py`` in full, or a bare ``lab.js`` in the
+    row of its folder (a row whose first cell is ``lab/``)."""
+    named = set()
+    for row in table.splitlines():
+        cells = row.split("|")
+        if len(cells) < 3:
+            continue
+        names = re.findall(r"`([\w./]+\.(?:py|js|css|json))`", row)
+        folder = re.match(r"\s*`([\w]+)/`", cells[1])
+        named |= {n for n in names if "/" in n}
+        if folder:
+            named |= {f"{folder.group(1)}/{n}" for n in names if "/" not in n}
+        named |= {n for n in names if "/" not in n and not folder}
+    return named
+
+
 def test_the_widgets_map_names_every_widget_file():
     """gradkit/widgets/README.md maps the folder: every module and browser file has a row."""
     folder = ROOT / "gradkit" / "widgets"
     table = (folder / "README.md").read_text(encoding="utf-8").split("## Where things live")[1]
     table = table.split("\n## ")[0]
-    named = set(re.findall(r"`(?:static/)?([\w.]+\.(?:py|js|css))`", table))
-    files = {p.name for p in folder.glob("*.py") if p.name != "__init__.py"}
-    files |= {p.name for p in (folder / "static").iterdir() if p.suffix in (".js", ".css")}
-    views = {p.name for p in (folder / "static").glob("*.js")} - {
-        "base.js",
-        "draw.js",
-        "controls.js",
-        "render.js",
-    }  # one view per widget: the row `static/<view>.js` covers them
-    assert files - views - named == set()
+    files = {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.suffix in (".py", ".js", ".css", ".json") and p.name != "__init__.py"
+    }
+    assert files - widget_files_named(table) == set()
+    # a planted file without a row is caught
+    assert "slope/extra.js" not in widget_files_named(table)
+    assert widget_files_named("| `lab/` | the lab (`lab.py`, `lab.js`) |") == {
+        "lab/lab.py",
+        "lab/lab.js",
+    }
 
 
 def test_commands_in_the_readme_exist():

@@ -78,7 +78,210 @@ def slope_fixture() -> dict:
     }
 
 
-FIXTURE_MAKERS = {"eps.json": eps_fixture, "slope.json": slope_fixture}
+def _number(value: float) -> float | str:
+    """A float for JSON: non-finite ones as Python's text ("inf", "-inf", "nan")."""
+    import math
+
+    return value if math.isfinite(value) else repr(float(value))
+
+
+def _first_picture(cls: type, **kwargs: object) -> tuple:
+    """A widget as its first picture leaves it (one x position), and a function that closes it
+    and returns its scene, tables (base64) and exact answer."""
+    sys.path.insert(0, str(ROOT))
+    import base64
+
+    from gradkit.widgets.base.schedule import deferring, run_pending
+    from gradkit.widgets.base.tables import json_safe
+
+    with deferring(True):
+        w = cls(**kwargs)
+
+    def done() -> dict:
+        sent = {"scene": w.scene, "tables": base64.b64encode(w.tables).decode()}
+        sent["exact"] = json_safe(w.exact)
+        w.close()
+        run_pending()  # the closed widget's deferred work: nothing left for later
+        return sent
+
+    return w, done
+
+
+def _walked_ticks(x: float, eps: float, dtype: object, steps: int = 80) -> list | None:
+    """The representable numbers within x ± 1.6·eps in units of eps, walked with nextafter (not
+    the bit keys ruler.js reads); None when ``steps`` numbers either side do not reach that far."""
+    import math
+
+    import torch
+
+    x_t = torch.tensor(x, dtype=dtype)
+    if not math.isfinite(float(x_t)):
+        return None
+    reach, sides = 1.6 * eps, []
+    for end in (-math.inf, math.inf):
+        v, walked = x_t, []
+        for _ in range(steps):
+            v = torch.nextafter(v, torch.tensor(end, dtype=dtype))
+            walked.append(float(v) - float(x_t))
+        if not abs(walked[-1]) >= reach:
+            return None
+        sides += walked
+    return sorted(o / eps for o in [0.0, *sides] if abs(o) <= reach)
+
+
+def ruler_fixture() -> dict:
+    """FloatRuler scenes (0.5, 0.1, 70000 and 1e300; one x position each) and what torch says for
+    every dtype at a few eps, plus a typed eps off the grid (3e-7 at 0.5)."""
+    sys.path.insert(0, str(ROOT))
+    from gradkit._args import DTYPES
+    from gradkit.widgets.ruler import FloatRuler
+
+    scenes = {}
+    for name, x in (("half", 0.5), ("tenth", 0.1), ("overflow", 70000.0), ("huge", 1e300)):
+        w, done = _first_picture(FloatRuler, x=x, eps=3e-7 if name == "half" else 1e-6)
+        states = []
+        for dtype in DTYPES:
+            for eps in (1e-12, 1e-8, 1e-6, 1e-3, 0.5):
+                w.update_state({"dtype": dtype})
+                w.eps = eps
+                r = w.ruler
+                flags = ("underflow", "overflow", "lower_collapsed", "upper_collapsed", "collapsed")
+                states.append({
+                    "state": dict(w.state),
+                    "ruler": {k: _number(getattr(r, k)) for k in ("x", "h", "ulp", "ulp_below",
+                              "lower", "upper")} | {k: getattr(r, k) for k in flags},
+                    "ticks": _walked_ticks(x, eps, DTYPES[dtype]),
+                })  # fmt: skip
+        w.eps = 3e-7
+        exact_state = dict(w.state)
+        scenes[name] = {**done(), "states": states, "exact_state": exact_state}
+    return scenes
+
+
+def epsilon_fixture() -> dict:
+    """EpsilonLab scenes (x³ at 0.5 and at 0, log at −1; one x position each) and what
+    gradkit.sweep measures there, plus a typed eps off the grid (3e-7 at 0.5)."""
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    from gradkit import sweep
+    from gradkit._args import EPS_GRID, WIDGET_SCHEMES
+    from gradkit.widgets.epsilon import EpsilonLab
+
+    scenes = {}
+    for name, f, x in (("main", "x³", 0.5), ("zero", "x³", 0.0), ("log", "log(x)", -1.0)):
+        w, done = _first_picture(EpsilonLab, f=f, x=x, eps=3e-7)
+        sweeps = (
+            {s: sweep(w.f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES} if x >= 0 else {}
+        )
+        at = {s: sweep(w.f, x, eps=[3e-7], scheme=s) for s in WIDGET_SCHEMES} if x >= 0 else {}
+        states = []
+        for scheme, result in sweeps.items():
+            for dtype, curve in result.dtypes.items():
+                for g in (0, EPS_GRID.index(1e-6), EPS_GRID.index(1e-3), len(EPS_GRID) - 2):
+                    w.update_state({"dtype": dtype, "scheme": scheme, "eps": g, "eps_exact": None})
+                    keys = ("error", "underflow", "collapsed", "passes")
+                    want = {k: _number(float(getattr(curve, k)[g])) for k in keys}
+                    states.append({"state": dict(w.state), "want": want})
+        errors = np.array([[c.error.numpy() for c in r.dtypes.values()] for r in sweeps.values()])
+        positive = (
+            [v for v in errors.ravel().tolist() if v > 0] + [sweeps["central"].tolerance]
+            if sweeps
+            else []
+        )
+        limits = [max(min(positive) / 8, 1e-18), max(max(positive) * 8, 1)] if sweeps else None
+        exact = {
+            s: {d: _number(float(c.error[0])) for d, c in r.dtypes.items()} for s, r in at.items()
+        }
+        scenes[name] = {**done(), "states": states, "limits": limits, "exact_want": exact}
+    return scenes
+
+
+#: The practice widgets' quiz file (fixed: lesson edits never make the fixture stale).
+PRACTICE_BANK = FIXTURES / "practice_bank.toml"
+#: Typed guesses for a number and for a choice; (entry id, true value, guesses locked in).
+NUMBER_TEXTS = ("22", " 22 ", "1e-3", "−1.5", "1_000", ".5", "5.", "+3", "2E3", "twenty two",
+                "", "   ", "nan", "inf", "1e400", "1,5", "0x10")  # fmt: skip
+CHOICE_TEXTS = ("passes", " passes ", "maybe", "")
+PREDICT_LOCKS = (
+    ("p-slope", 1.0132789611816406, ("1.0133", "1.01", "1.0", "1.02335", "0.9", "-1.0133")),
+    ("p-calls", None, ("22", "22.0", "2.2e1", "21", "23")),
+    ("p-edge", None, ("105", "95", "105.0000001", "94.9999999", "100")),
+    ("p-fast", "passes", ("fails", "passes")),
+)
+
+
+def practice_fixture() -> dict:
+    """Quiz and Predict scenes from :data:`PRACTICE_BANK` and what Python reads from them:
+    each option's verdict and feedback, typed guesses checked, locked guesses graded."""
+    sys.path.insert(0, str(ROOT))
+    import os
+
+    from gradkit.quiz_bank import load_bank
+    from gradkit.widgets import Predict, Quiz
+    from gradkit.widgets.base.guard import InputError
+    from gradkit.widgets.practice.predict import check_guess
+
+    bank = load_bank(PRACTICE_BANK)
+    saved = os.environ.pop("GRADKIT_QUIZ_ORDER", None)  # the learner's own order: a seed
+    try:
+        quizzes = [_quiz_answers(Quiz(i, bank=bank, user="learner")) for i in bank.quizzes]
+        seeds = {i: [_closed(Quiz(i, bank=bank, user=f"learner{k}")).scene["seed"]
+                     for k in range(8)] for i in bank.quizzes}  # fmt: skip
+    finally:
+        if saved is not None:
+            os.environ["GRADKIT_QUIZ_ORDER"] = saved
+    inline = Quiz("Is `x < y` & y > x?", ["yes", "no"], 0, explain=["Both `<`.", "Read again."])
+
+    def checked(entry_id: str, text: str) -> dict:
+        try:
+            return {"text": text, "value": check_guess(bank.predict(entry_id), text)}
+        except InputError as error:
+            return {"text": text, "error": str(error)}
+
+    def locked(entry_id: str, compute: object, guess: str) -> dict:
+        p = Predict(entry_id, compute, bank=bank)
+        p.lock(guess)
+        _closed(p)
+        return {"guess": guess, "correct": p.correct, "feedback": p.feedback_html.value}
+
+    predicts = []
+    for entry_id, actual, guesses in PREDICT_LOCKS:
+        compute = None if actual is None else (lambda a=actual: a)
+        scene = _closed(Predict(entry_id, compute, bank=bank)).scene
+        texts = NUMBER_TEXTS if scene["kind"] == "number" else CHOICE_TEXTS
+        predicts.append({
+            "scene": scene,
+            "locks": [locked(entry_id, compute, g) for g in guesses],
+            "guesses": [checked(entry_id, t) for t in texts],
+        })  # fmt: skip
+    return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}
+
+
+def _closed(widget: object) -> object:
+    """``widget``, closed: a fixture reads what it sent, nothing more."""
+    widget.close()
+    return widget
+
+
+def _quiz_answers(quiz: object) -> dict:
+    """A quiz's scene and, for each option chosen, Python's verdict and feedback text."""
+    answers = []
+    for option in quiz.choices:
+        quiz.choose(option)
+        text = quiz.feedback_html.value
+        answers.append({"choice": option, "correct": quiz.correct, "text": text})
+    quiz.close()
+    return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers}
+
+
+FIXTURE_MAKERS = {
+    "eps.json": eps_fixture,
+    "slope.json": slope_fixture,
+    "ruler.json": ruler_fixture,
+    "epsilon.json": epsilon_fixture,
+    "practice.json": practice_fixture,
+}
 
 
 def render(name: str) -> str:
@@ -92,6 +295,93 @@ def main() -> None:
         (FIXTURES / name).write_text(render(name), encoding="utf-8")
         print(f"wrote {FIXTURES / name}")
 
+
+def _sent(w) -> dict:
+    """What a widget sent the page: scene, tables (base64), exact and state."""
+    import base64
+
+    from gradkit.widgets.base.tables import json_safe
+
+    sent = {"scene": w.scene, "exact": w.exact, "state": dict(w.state)}
+    return json_safe({**sent, "tables": base64.b64encode(w.tables).decode()})
+
+
+#: GradcheckLab's first pictures the fixture holds besides WrongSquareFn's states ahead.
+LAB_FIRST_PICTURES = {
+    "missing": {"fn": "UnreducedBroadcastAddFn"},
+    "unavailable": {"fn": "ComplexSquareFn", "dtype": "float16"},
+}
+
+
+def _failing(w) -> dict[str, list]:
+    """[row, col] of the entries outside gradcheck's allowance, per state the lab sent."""
+    from gradkit.widgets.base.tables import unpack
+
+    ratios = unpack(w.tables, w.scene["tables"])["ratios"]
+    return {
+        key: [[int(i), int(j)] for i, j in zip(*(ratios[rec["ratio"]] > 1).nonzero(), strict=True)]
+        for key, rec in w.scene["states"].items()
+        if rec["ratio"] >= 0
+    }
+
+
+def lab_fixture() -> dict:
+    """GradcheckLab scenes (SquareFn and WrongSquareFn with their states ahead, a typed eps, a
+    missing analytic Jacobian, complex inputs in float16) and the entries Python finds failing."""
+    sys.path.insert(0, str(ROOT))
+    import math
+
+    from gradkit.widgets.base.schedule import deferring, run_pending
+    from gradkit.widgets.lab import GradcheckLab, states
+
+    budget, states.AHEAD_BUDGET_S = states.AHEAD_BUDGET_S, math.inf  # every state, however slow
+    out = {}
+    try:
+        for name in ("SquareFn", "WrongSquareFn"):
+            w = GradcheckLab(name)
+            out[name] = {**_sent(w), "failing": _failing(w)}
+            if name == "WrongSquareFn":
+                w.eps_text.value = "3e-7"
+                out["typed"] = _sent(w)
+            w.close()
+    finally:
+        states.AHEAD_BUDGET_S = budget
+    with deferring(True):  # the first picture only: one state each
+        for name, kwargs in LAB_FIRST_PICTURES.items():
+            lab = GradcheckLab(**kwargs)
+            out[name] = _sent(lab)
+            lab.close()
+        run_pending()
+    return out
+
+
+def jacobian_fixture() -> dict:
+    """A JacobianBuilder scene (WrongSquareFn, n = 3; times fixed so the file is stable) and
+    the calls Python reads at every step."""
+    sys.path.insert(0, str(ROOT))
+    import base64
+
+    import numpy as np
+
+    from gradkit.widgets.base.tables import pack, unpack
+    from gradkit.widgets.jacobian import JacobianBuilder
+
+    b = JacobianBuilder("WrongSquareFn", n=3)
+    steps = []
+    for k in range(b.total_steps + 1):
+        b.update_state({"step": k})
+        steps.append({"step": k, "calls": list(b.calls)})
+    sent = _sent(b)
+    b.close()
+    arrays = dict(unpack(base64.b64decode(sent["tables"]), sent["scene"]["tables"]))
+    arrays["seconds"] = np.arange(len(arrays["seconds"])) * 1e-4
+    buffer, sent["scene"]["tables"] = pack(arrays)
+    sent["tables"] = base64.b64encode(buffer).decode()
+    sent["scene"]["history"] = [{**h, "seconds": 0.0009} for h in sent["scene"]["history"]]
+    return {**sent, "steps": steps}
+
+
+FIXTURE_MAKERS.update({"lab.json": lab_fixture, "jacobian.json": jacobian_fixture})
 
 if __name__ == "__main__":
     main()

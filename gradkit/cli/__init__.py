@@ -10,6 +10,8 @@
   Exit status 0 pass, 1 fail, 2 usage error.
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
   127.0.0.1 with a random token (never an empty one).
+- ``gradkit export [PATH ...] --out SITE [--force]``: the lessons as a static site whose widgets
+  still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`).
 - ``gradkit warm [LESSONS...] [--cache DIR]``: fill the scene cache with the lessons' scenes
   (:mod:`~gradkit.cli.warm`; a hub image runs it once at build time).
 
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from .check_run import MAX_INPUT_ENTRIES, run_check
 from .errors import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
+from .export import add_export_parser, run_export
 from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
 from .server import notebook_command, run_notebook
 from .warm import add_parser as add_warm_parser
@@ -71,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     nb.add_argument("dir", metavar="DIR", nargs="?", default=".", help="folder to serve")
     nb.add_argument("--port", type=int, default=8888)
     nb.add_argument("--token", default=None, help="access token (default: a random one)")
+    add_export_parser(sub)
     add_warm_parser(sub)
     return parser
 
@@ -95,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return copy_lessons(Path(args.dir), args.force)
         if args.command == "check":
             return run_check(args)
+        if args.command == "export":
+            return run_export(args)
         if args.command == "warm":
             return run_warm(args)
         return run_notebook(args)

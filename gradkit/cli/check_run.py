@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.util
 import inspect
 import math
 import os
 import re
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,31 +68,69 @@ def _is_path(module_name: str) -> bool:
 
 
 def load_target(target: str) -> object:
-    """Import MODULE (a module name, or a ``.py`` file) and return its attribute ATTR."""
+    """Import MODULE (a module name, or a ``.py`` file) and return its attribute ATTR.
+
+    A file is loaded from the path given, whatever its name: ``random.py`` is the learner's
+    file, never the standard library's ``random``. Any exit during the import (``sys.exit(0)``
+    too) is a usage error: a module that stops while loading defines nothing to check.
+    """
     module_name, attr = split_target(target)
     if _is_path(module_name):
-        path = Path(module_name).resolve()
-        if not path.is_file():
-            raise UsageError(f"no such file: {module_name}")
-        sys.path.insert(0, str(path.parent))
-        module_name = path.stem
-    elif os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise UsageError(f"cannot import module {module_name!r}: {error}") from error
-    except Exception as error:  # the learner's module failed while importing: a message
-        raise UsageError(
-            f"importing module {module_name!r} raised {type(error).__name__}: {error}; fix the "
-            "module, then run gradkit check again"
-        ) from error
+        module, module_name = _load_file(module_name)
+    else:
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        module = _imported(module_name, lambda: importlib.import_module(module_name))
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise UsageError(f"module {module_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def _load_file(text: str) -> tuple[types.ModuleType, str]:
+    """(module, its name) for the ``.py`` file at ``text``, under a name nothing else uses."""
+    path = Path(text).resolve()
+    if not path.is_file():
+        raise UsageError(f"no such file: {text}")
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))  # so that the file can import its neighbours
+    private = f"_gradkit_check_{path.stem}"  # never the name of a real module
+    spec = importlib.util.spec_from_file_location(private, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{text} is not a Python file; name a .py file (e.g. mymodule.py:MyFn)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module  # dataclasses and pickle look their module up there
+
+    def load() -> types.ModuleType:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return module
+
+    try:
+        return _imported(path.stem, load), path.stem
+    except UsageError:
+        sys.modules.pop(private, None)
+        raise
+
+
+def _imported(name: str, load: Callable[[], types.ModuleType]) -> types.ModuleType:
+    """``load()``, with every way an import can fail turned into a usage error."""
+    try:
+        return load()
+    except ImportError as error:
+        raise UsageError(f"cannot import module {name!r}: {error}") from error
+    except SystemExit as error:  # sys.exit(0) at import would otherwise read as a pass
+        raise UsageError(
+            f"importing module {name!r} called sys.exit({error.code!r}), so it stopped before "
+            "defining anything to check; move the script part of the file under "
+            "`if __name__ == '__main__':`"
+        ) from None
+    except Exception as error:  # the learner's module failed while importing: a message
+        raise UsageError(
+            f"importing module {name!r} raised {type(error).__name__}: {error}; fix the "
+            "module, then run gradkit check again"
+        ) from error
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

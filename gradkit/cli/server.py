@@ -11,11 +11,22 @@ from pathlib import Path
 
 from .errors import EXIT_PASS, UsageError
 
-__all__ = ["notebook_command", "run_notebook"]
+__all__ = ["check_port", "notebook_command", "run_notebook"]
+
+
+def check_port(port: int) -> int:
+    """A TCP port a server can listen on, 1 to 65535, or a usage error that names --port."""
+    if not 1 <= port <= 65535:
+        raise UsageError(
+            f"--port must be a whole number from 1 to 65535 (e.g. 8888), got {port}; "
+            "no server was started"
+        )
+    return port
 
 
 def notebook_command(root: Path, port: int, token: str, extra: Sequence[str] = ()) -> list[str]:
     """The exact command line ``gradkit notebook`` (and so ``make notebook``) runs."""
+    check_port(port)
     if not token:
         raise UsageError("--token must not be empty: an empty token switches authentication off")
     command = [
@@ -35,6 +46,8 @@ def notebook_command(root: Path, port: int, token: str, extra: Sequence[str] = (
 
 
 def run_notebook(args: argparse.Namespace) -> int:
+    """``gradkit notebook``: check DIR, --port and --token, then become the Jupyter server."""
+    check_port(args.port)
     root = Path(args.dir).resolve()
     if not root.is_dir():
         raise UsageError(f"DIR {root} is not a folder")

@@ -8,8 +8,8 @@ must compute, sample inputs, hints revealed one at a time, and a solution shown 
 - :mod:`gradkit.exercises.grader`: :func:`grade` checks a learner's Function (forward first, then
   gradcheck in float64) and returns :class:`Feedback`; :func:`hint` and :func:`solution` give the
   same help as plain text.
-- The notebook versions are widgets: :class:`gradkit.widgets.exercise_panel.ExercisePanel` and
-  :class:`gradkit.widgets.zoo_hunt.ZooHunt`. They are also importable from here, loaded only
+- The notebook versions are widgets: :class:`gradkit.widgets.ExercisePanel` and
+  :class:`gradkit.widgets.ZooHunt`. They are also importable from here, loaded only
   when asked for, so that this package itself needs no widgets.
 
 >>> import torch
@@ -46,8 +46,8 @@ __all__ = [
 
 #: Widgets that lived here before; kept importable (``from gradkit.exercises import ZooHunt``).
 _WIDGETS = {
-    "ExercisePanel": "gradkit.widgets.exercise_panel",
-    "ZooHunt": "gradkit.widgets.zoo_hunt",
+    "ExercisePanel": "gradkit.widgets.practice",
+    "ZooHunt": "gradkit.widgets.practice",
 }
 
 

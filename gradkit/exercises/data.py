@@ -102,6 +102,21 @@ EXERCISES: dict[str, Exercise] = {
     e.key: e
     for e in [
         _exercise(
+            "sin_square",
+            title="Your turn: the chain rule",
+            task="Write MySinSquare, a Function computing sin(x²), with a backward rule that "
+            "passes gradcheck.",
+            class_name="MySinSquare",
+            forward=lambda x: torch.sin(x**2),
+            make_inputs=_inputs((0.3, -0.8, 1.2)),
+            hints=(
+                "sin(x²) is sin of an inner function, x²: the chain rule multiplies the outer "
+                "derivative, cos(x²), by the derivative of the inner function.",
+                "The inner function is x², whose derivative is 2x.",
+                "return grad_output * torch.cos(x**2) * 2 * x",
+            ),
+        ),
+        _exercise(
             "cube",
             title="Exercise 1: the cube",
             task="Write MyCube, a Function computing x³, with a backward rule that passes "

@@ -110,7 +110,8 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     Parameters
     ----------
     exercise : str or Exercise
-        A key of :data:`EXERCISES` (``"cube"``, ``"sigmoid"``, ``"product"``) or an Exercise.
+        A key of :data:`EXERCISES` (``"sin_square"``, ``"cube"``, ``"sigmoid"``, ``"product"``)
+        or an Exercise.
     function : torch.autograd.Function subclass or callable
         The learner's class (or its ``apply``).
 

@@ -16,6 +16,7 @@ from .._args import (
     as_dtype,
     check_eps,
     check_eps_values,
+    check_function,
     check_scheme,
     check_x,
     dtype_name,
@@ -83,6 +84,7 @@ def numeric_slopes(
         float64 slopes, one per eps; NaN where eps rounds to 0 in ``dtype`` (marked, not computed).
     """
     steps = check_eps_values(eps)  # the rule of numeric_slope's eps, for every value
+    f = check_function(f, "f")
     return _slopes(f, check_x(x), steps, as_dtype(dtype), check_scheme(scheme))
 
 
@@ -140,7 +142,7 @@ def numeric_slope(  # long for its numpy docstring; the body is 10 lines
     >>> round(numeric_slope(lambda v: v * v, 2.0, 1e-3), 3)
     4.0
     """
-    eps, dtype, x = check_eps(eps), as_dtype(dtype), check_x(x)
+    f, eps, dtype, x = check_function(f, "f"), check_eps(eps), as_dtype(dtype), check_x(x)
     steps = torch.tensor([eps], dtype=torch.float64)
     slope = _slopes(f, x, steps, dtype, check_scheme(scheme))[0].item()
     if math.isnan(slope) and torch.tensor(eps, dtype=dtype).item() == 0:
@@ -153,8 +155,12 @@ def numeric_slope(  # long for its numpy docstring; the body is 10 lines
 
 
 def analytic_slope(f: Callable, x: float) -> float:
-    """Exact slope of a scalar function at ``x`` from autograd in float64 (the referee)."""
-    x_t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
+    """Exact slope of a scalar function at ``x`` from autograd in float64 (the referee).
+
+    ``f`` and ``x`` follow the rules of :func:`numeric_slope` (a callable; one finite number).
+    """
+    f, x = check_function(f, "f"), check_x(x)
+    x_t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     y = scalar_output(f(x_t), "f")
     if not y.requires_grad:
         raise ValueError(

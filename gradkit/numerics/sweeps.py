@@ -15,8 +15,10 @@ import torch
 from .._args import (
     GRADCHECK_DEFAULTS,
     SCHEMES,
+    allowance,
     as_dtype,
     check_eps_values,
+    check_function,
     check_points,
     check_scheme,
     check_tolerance,
@@ -160,6 +162,7 @@ def sweep(
     -------
     SweepResult
     """
+    f = check_function(f, "f")
     _, _, _, order = SCHEMES[check_scheme(scheme)]
     atol, rtol = check_tolerance(atol, "atol"), check_tolerance(rtol, "rtol")
     x64 = check_points(x)  # finite and real: the imaginary part is never dropped silently
@@ -170,7 +173,7 @@ def sweep(
         grid = check_eps_values(eps)
     grid = grid.to(x64.device)
     analytic = _analytic_slopes(f, x64)
-    allowed = atol + rtol * analytic.abs()  # gradcheck's allowance, per entry
+    allowed = allowance(analytic, atol, rtol)  # gradcheck's allowance, per entry
     deriv = _worst_derivatives(f, x64, order)
     curves = {}
     for dt in dtypes:

@@ -13,6 +13,7 @@ File format::
     question = "Why does a correct backward fail gradcheck in float32?"
     answer = "Rounding error of about u·|f|/eps swamps the tiny difference"
     explanation = "Why the right answer is right (shown after a right answer)."
+    transfer = "dtype"   # optional: a transfer question ("function", "dtype" or "shape")
     [[quiz.wrong]]
     option = "float32 backward rules are less accurate"
     explanation = "Why this one is wrong (shown when the learner picks it)."
@@ -46,12 +47,13 @@ from .entries import (
     WrongOption,
 )
 from .grading import as_actual, grade_choice, grade_prediction, parse_guess
-from .loading import DEFAULT_PATH, as_bank, load_bank, parse_bank
+from .loading import DEFAULT_PATH, TRANSFERS, as_bank, load_bank, parse_bank
 from .order import ORDER_VARIABLE, learner_name, option_order, shuffled_options
 
 __all__ = [
     "DEFAULT_PATH",
     "ORDER_VARIABLE",
+    "TRANSFERS",
     "Grade",
     "PredictEntry",
     "QuizBank",

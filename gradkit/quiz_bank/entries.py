@@ -54,6 +54,10 @@ class QuizEntry:
         Why the right answer is right.
     wrong : tuple of WrongOption
         The other options, each with its own explanation.
+    transfer : str
+        For a transfer question, what it carries the lesson's idea to ("function", "dtype" or
+        "shape": one the lesson did not use); empty for a question about the lesson's own
+        example.
     """
 
     id: str
@@ -61,6 +65,7 @@ class QuizEntry:
     answer: str
     explanation: str
     wrong: tuple[WrongOption, ...]
+    transfer: str = ""
 
     @property
     def options(self) -> tuple[str, ...]:

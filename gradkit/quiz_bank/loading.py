@@ -19,11 +19,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["DEFAULT_PATH", "as_bank", "load_bank", "parse_bank"]
+__all__ = ["DEFAULT_PATH", "TRANSFERS", "as_bank", "load_bank", "parse_bank"]
 
 #: The quiz file shipped with gradkit (its content belongs to the lessons).
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "quizzes.toml"
-_QUIZ_FIELDS = {"id", "question", "answer", "explanation", "wrong"}
+_QUIZ_FIELDS = {"id", "question", "answer", "explanation", "wrong", "transfer"}
+#: What a transfer question carries the lesson's idea to: ``transfer = "dtype"``, etc.
+TRANSFERS = ("function", "dtype", "shape")
 _WRONG_FIELDS = {"option", "explanation"}
 _PREDICT_FIELDS = {
     "id",
@@ -183,7 +185,13 @@ def _parse_quiz(raw: Mapping[str, object], label: str) -> QuizEntry:
     duplicates = sorted({o for o in options if options.count(o) > 1})
     if duplicates:
         raise QuizBankError(f"{label}: option(s) {duplicates} appear twice; options must differ")
-    return QuizEntry(entry_id, question, answer, explanation, tuple(wrong))
+    transfer = raw.get("transfer", "")
+    if transfer not in ("", *TRANSFERS):
+        raise QuizBankError(
+            f"{label}: field 'transfer' must be one of {list(TRANSFERS)} (what the question "
+            f"carries the lesson's idea to), got {transfer!r}"
+        )
+    return QuizEntry(entry_id, question, answer, explanation, tuple(wrong), transfer)
 
 
 def _parse_predict(raw: Mapping[str, object], label: str) -> PredictEntry:

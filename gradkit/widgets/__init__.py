@@ -14,12 +14,13 @@
 - :class:`ExercisePanel`, :class:`ZooHunt`: write a backward and get it checked; diagnose the zoo.
 
 Each widget is one anywidget (an ipywidgets ``DOMWidget``, so it composes in ``VBox`` and works in
-Voila) with the CSS classes ``gradkit-widget`` and its own root class. matplotlib (Agg, never
-pyplot) draws the static picture once per scene; the browser draws what moves over it from a
-table torch computed ahead, so eps, dtype and scheme moves need no kernel message. Controls,
-readouts (``.value``) and the error area (``error_area``) are Python handles, listed in each
-class's docstring; ``close()`` frees the widget, and re-running a notebook cell closes the
-widgets its previous run made. See :mod:`gradkit.widgets._base` for building a new widget.
+Notebook 7, JupyterLab 4, Voila, marimo and a static export) with the CSS classes
+``gradkit-widget`` and its own root class. Python computes, with torch and ahead of time, every
+place a control can reach and sends it as tables; the page draws every picture and writes every
+readout from them, so eps, dtype, scheme and x moves need no kernel message. Controls and the
+error area (``error_area``) are Python handles, listed in each class's docstring; ``close()``
+frees the widget, and re-running a notebook cell closes the widgets its previous run made.
+``README.md`` beside this file is the guide for a new widget.
 """
 
 from __future__ import annotations
@@ -30,15 +31,15 @@ from typing import Any
 #: Each public class and its module, imported on first use: a lesson pays only for the
 #: widgets it shows (``from gradkit.widgets import SlopeExplorer`` loads no other family).
 _HOMES = {
-    "EpsilonLab": ".epsilon_lab",
-    "ExercisePanel": ".exercise_panel",
-    "FloatRuler": ".float_ruler",
-    "GradcheckLab": ".gradcheck_lab",
-    "JacobianBuilder": ".jacobian_builder",
-    "Predict": ".predict",
-    "Quiz": ".quiz",
+    "EpsilonLab": ".epsilon",
+    "ExercisePanel": ".practice",
+    "FloatRuler": ".ruler",
+    "GradcheckLab": ".lab",
+    "JacobianBuilder": ".jacobian",
+    "Predict": ".practice",
+    "Quiz": ".practice",
     "SlopeExplorer": ".slope",
-    "ZooHunt": ".zoo_hunt",
+    "ZooHunt": ".practice",
 }
 
 __all__ = [

@@ -1185,10 +1185,10 @@ def write_notebook(path: Path, cells: Sequence[str]) -> Path:
 
 
 # ------------------------------------------------------------------- gradkit widgets (anywidget)
-# The hooks gradkit/widgets/static/base.js publishes: the root has the widget's CSS class and
-# ``gradkit-widget`` (``gk-is-busy`` while a scene is recomputed); ``.gradkit-figure`` holds the
-# static ``<img>`` and the moving ``<canvas>``, with ``data-drawn`` (what the view drew, JSON),
-# ``data-values`` (control state), ``data-scene`` and ``data-renders``; readouts are
+# The hooks gradkit/widgets/base/host.js publishes: the root has the widget's CSS class and
+# ``gradkit-widget`` (``gk-is-busy`` while the page waits for the kernel); ``.gradkit-figure`` holds
+# the ``<canvas>`` the page draws, with ``data-drawn`` (what the view drew, JSON), ``data-state``
+# (the control state it was drawn for), ``data-scene`` and ``data-paints``; readouts are
 # ``.gradkit-readout.<css>``; toggle buttons carry ``data-value`` and ``aria-pressed``; the eps
 # grid row is ``.gk-grid`` with its ``input[type=range]`` and the label ``.gk-value``.
 
@@ -1216,18 +1216,16 @@ _WIDGET_STATE_JS = """(root) => {
                     label: text(row.querySelector('.gk-value'))};
   }
   const canvas = fig ? fig.querySelector('canvas') : null;
-  const img = fig ? fig.querySelector('img') : null;
   return {
     found: !!fig,
     drawn: fig ? parse(fig.dataset.drawn) : null,
-    values: fig ? parse(fig.dataset.values) : null,
+    values: fig ? parse(fig.dataset.state) : null,
     scene: fig ? fig.dataset.scene : null,
-    renders: fig ? fig.dataset.renders : null,
+    paints: fig ? +(fig.dataset.paints || 0) : null,
     readouts, pressed, sliders,
     busy: root.classList.contains('gk-is-busy') || !!root.querySelector('.gk-is-busy'),
     error: text(root.querySelector('.gradkit-error')),
     pixels: canvas ? canvas.toDataURL() : null,
-    image: img ? img.currentSrc || img.src : null,
     dpr: window.devicePixelRatio || 1,
   };
 }"""
@@ -1235,10 +1233,10 @@ _WIDGET_STATE_JS = """(root) => {
 
 def widget_state(root) -> dict:
     """What a gradkit widget (``root``: a Locator of its root) shows right now: ``drawn`` (its
-    figure's ``data-drawn``), ``values``, ``scene``, ``renders``, ``readouts`` (text by CSS
-    class), ``pressed`` (toggle values by CSS class), ``sliders`` (value and label by CSS
-    class), ``busy``, ``error`` (error area text), ``pixels`` (the canvas as a PNG data URL),
-    ``image`` (the static image's address), ``dpr``."""
+    figure's ``data-drawn``), ``values`` (its ``data-state``), ``scene``, ``paints``,
+    ``readouts`` (text by CSS class), ``pressed`` (toggle values by CSS class), ``sliders`` (value
+    and label by CSS class), ``busy``, ``error`` (error area text), ``pixels`` (the canvas as a
+    PNG data URL), ``dpr``."""
     return root.evaluate(_WIDGET_STATE_JS)
 
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from conftest import FRONT_ENDS
+from test_voila import voila_text_problems
 
 from gradkit.cli import lesson_files
 
@@ -28,7 +29,7 @@ CASES = [(front_end, name) for front_end in FRONT_ENDS for name in LESSONS]
 
 
 def test_there_are_lessons() -> None:
-    assert len(LESSONS) >= 9, f"expected the nine lessons 00..08 in notebooks/, found {LESSONS}"
+    assert len(LESSONS) >= 11, f"expected the lessons 00..10 in notebooks/, found {LESSONS}"
 
 
 @pytest.mark.parametrize(("front_end", "name"), CASES, ids=[f"{f}-{n[:2]}" for f, n in CASES])
@@ -52,8 +53,20 @@ def test_lesson_runs_clean(all_lessons, front_end: str, name: str) -> None:
         if front_end == "voila":
             shown = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
             assert not shown, f"{where}: the Voila app tells the learner to use menus: {shown}"
+            assert voila_text_problems(name, run.text) == [], where
+        else:
+            _notebook_only_notes_show_in_the_notebook(run, where)
     finally:
         lessons.release(name)
+
+
+def _notebook_only_notes_show_in_the_notebook(run, where: str) -> None:
+    """In Notebook 7 and JupyterLab the notebook-only note is there, the note meant for a page
+    without code (Voila) is not, and the CSS that switches them in Voila never shows as text."""
+    text = run.page.locator("body").inner_text()
+    assert "Live widgets" in text, f"{where}: the note on running cells is missing"
+    assert "open the lesson in Jupyter" not in text, f"{where} shows the Voila-only note"
+    assert "celltag_" not in text and "gradkit-voila-only" not in text, f"{where} shows CSS"
 
 
 @pytest.mark.parametrize("front_end", ["lab-no-ipympl", "notebook"])

@@ -1,9 +1,10 @@
 """gradkit widgets as a Voila app: token required, no code shown, and eps, dtype and the
-GradcheckLab verdict work from the browser.
+GradcheckLab verdict work from the browser; every lesson reads right without its code.
 
 Voila 0.5 serves with no authentication at all unless given a token (``--token=T``, or the bare
 ``--token`` flag for a random one); :func:`harness.start_voila` always passes one. The lessons
-themselves run in Voila in ``test_lessons.py``.
+themselves run in Voila in ``test_lessons.py``; the checks on what a Voila page of each lesson
+says (no "run the cell", the note that a code exercise needs the notebook) read those runs.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import nbformat
 import psutil
 import pytest
 from conftest import EXTRA_NOTEBOOKS
 from widget_checks import SLOPE, check_slope_picture, click, click_toggle
+
+from gradkit.cli import lesson_files
+from tools.lesson_text import CELL_WORDS
 
 import harness as jp
 
@@ -100,3 +105,40 @@ def test_voila_dtype_switch(voila_app: VoilaApp, check_dtype_switch) -> None:
     check_dtype_switch(voila_app.page.locator(".gradkit-gradcheck-lab").first)
     assert jp.output_problems(voila_app.page, "page") == []
     assert voila_app.errors == []
+
+
+#: Lessons whose exercise is writing code: in Voila they must say that it needs the notebook.
+CODE_EXERCISES = [
+    path.name
+    for path in lesson_files()
+    if any("ExercisePanel(" in c.source for c in nbformat.read(path, as_version=4).cells)
+]
+
+
+def voila_text_problems(name: str, text: str) -> list[str]:
+    """What is wrong with the visible text of lesson ``name`` as a Voila app.
+
+    Voila runs the cells itself and hides the code, so the page must never tell the learner to
+    run or fix a cell; its notebook-only cells are hidden (the note on running cells, and no
+    CSS shown as text); and a lesson whose exercise is writing code says it needs the notebook.
+    ``test_lessons.py`` applies it to every lesson while its Voila page is open.
+    """
+    problems = [f"sends the learner to a cell: {m.group(0)!r}" for m in CELL_WORDS.finditer(text)]
+    if "Live widgets" in text:
+        problems.append("shows the notebook-only note on running cells")
+    if "celltag_" in text or "gradkit-voila-only" in text:
+        problems.append("shows the CSS that hides notebook-only cells as text")
+    if ("open the lesson in Jupyter" in text) != (name in CODE_EXERCISES):
+        problems.append("the note that a code exercise needs the notebook is missing or misplaced")
+    return problems
+
+
+def test_voila_text_problems_are_found():
+    """The check catches each kind of problem (planted in a page text)."""
+    clean = "Lesson 1: a gradient measured by nudging. Press ×10 and lock in your guess."
+    assert voila_text_problems("01_nudging.ipynb", clean) == []
+    planted = clean + " Run the next cell, then fix it. Live widgets. .celltag_notebook-only"
+    assert len(voila_text_problems("01_nudging.ipynb", planted)) == 3
+    assert voila_text_problems("08_write_your_own.ipynb", clean) == [
+        "the note that a code exercise needs the notebook is missing or misplaced"
+    ]

@@ -150,7 +150,10 @@ def test_numbers_equal_the_kernels_torch_values(page, explorer) -> None:
     code = (
         "from gradkit.numerics import numeric_slope\n"
         "from gradkit._args import EPS_GRID\n"
-        "from gradkit.widgets._format import fmt\n"
+        "import math\n"
+        "def fmt(v, spec):  # as the page writes numbers (format.js pyFormat)\n"
+        "    return 'NaN' if math.isnan(v) else ('∞' if v > 0 else '−∞') if math.isinf(v)"
+        " else format(v, spec)\n"
         "for index, dtype in " + repr([(i, d) for i, d, _, _ in shown]) + ":\n"
         "    try:\n"
         "        v = numeric_slope(explorer.f, explorer.x_slider.value, EPS_GRID[index],"

@@ -177,3 +177,9 @@ def test_monkey_random_moves_never_break_it(make):
         rng.choice(moves)()
         assert "traceback" not in w.error_area.value  # only slips, never a crash
         assert isinstance(w.numeric, float)
+
+
+def test_a_typed_eps_at_construction_is_answered_at_once(make):
+    w = make(SlopeExplorer, eps=3e-7)
+    assert w.exact["match"] == {"eps_exact": 3e-7, "x": 2.0}
+    assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)

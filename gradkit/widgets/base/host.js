@@ -43,7 +43,8 @@ export function render({ model, el }, view, options = {}) {
   const legend = h("div", { class: "gk-legend" });
   const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, figure, legend);
-  if (offline && options.offlineNote) root.append(note);
+  // the offline note only where some control needs the kernel (a quiz needs none)
+  if (offline && options.offlineNote && (spec.controls || []).some((c) => c.kernel)) root.append(note);
 
   let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
   const pending = {};
@@ -69,12 +70,21 @@ export function render({ model, el }, view, options = {}) {
       seq += 1;
       const changes = { [name]: value, ...(opts.also || {}) };
       for (const k of Object.keys(changes)) pending[k] = seq;
+      const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
       if (opts.scene) ctx.sceneSeq = seq;
       localError = "";
       showErrors();
       paint();
-      if (offline) return;
+      if (offline) {
+        // no kernel to measure what the page was not given: go back and say so
+        if (waiting) {
+          ctx.state = before;
+          paint(true);
+          ctx.showError(options.offlineNote || "this needs a running notebook");
+        }
+        return;
+      }
       // send the page's own state (never a copy of the model's, which an older echo may have
       // overwritten) with __changed: the keys Python has not handled yet; Python applies only
       // those, so a stale copy of another key never undoes a newer change (the lost-click race)
@@ -101,7 +111,17 @@ export function render({ model, el }, view, options = {}) {
     readouts.append(readoutNodes[r.name]);
   }
   const g = canvas.getContext("2d");
-  ctx.painter = makePainter(g);
+  // The canvas keeps its last picture until the view draws the next one: a view whose data has
+  // not arrived (paint returns null) leaves the old picture on screen, dimmed by the busy mark.
+  let cleared = false;
+  const clearOnce = () => {
+    if (cleared) return;
+    cleared = true;
+    g.clearRect(0, 0, canvas.width, canvas.height);
+  };
+  const painter = makePainter(g);
+  ctx.painter = Object.fromEntries(Object.entries(painter).map(([k, v]) =>
+    [k, typeof v === "function" ? (...args) => { clearOnce(); return v.apply(painter, args); } : v]));
 
   function showErrors() {
     const fromPython = model.get("error") || "";
@@ -124,20 +144,22 @@ export function render({ model, el }, view, options = {}) {
   function paint(force = false) {
     for (const b of built) b.sync();
     const key = `${ctx.scene.key ?? ""}|${view.key ? view.key(ctx) : JSON.stringify(ctx.state)}`;
-    if (key === lastKey && !force) { markBusy(); return; }
+    if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
     const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(hgt * dpr);
+      // drawn in CSS pixels of this size; a narrower output area shrinks it whole (aspect kept)
       canvas.style.width = `${w}px`;
-      canvas.style.height = `${hgt}px`;
+      canvas.style.maxWidth = "100%";
+      canvas.style.height = "auto";
     }
     figure.hidden = !(hgt > 0);
     let shown = null;
     try {
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
-      g.clearRect(0, 0, w, hgt);
+      cleared = false;
       ctx.drawn = {};
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
@@ -157,7 +179,6 @@ export function render({ model, el }, view, options = {}) {
       if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
       figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
-      figure.dataset.values = figure.dataset.state;
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));
       figure.dataset.paints = String(paints);
     }
@@ -174,8 +195,16 @@ export function render({ model, el }, view, options = {}) {
   model.on("change:control_state", () => paint());
   model.on("change:exact", () => { ctx.exact = model.get("exact") || {}; paint(); });
   model.on("change:error", showErrors);
-  model.on("change:scene", () => { loadScene(); fromPython(); paint(); });
-  model.on("change:tables", () => { loadScene(); paint(); });
+  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one
+  // at a time, in any order: decode once both are in, in one task
+  let sceneQueued = false;
+  const sceneChanged = () => {
+    if (sceneQueued) return;
+    sceneQueued = true;
+    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
+  };
+  model.on("change:scene", sceneChanged);
+  model.on("change:tables", sceneChanged);
   showErrors();
   loadScene();
   if (view.init) view.init(ctx);

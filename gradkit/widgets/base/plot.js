@@ -121,9 +121,8 @@ export function paddedLimits(values, margin = 0.08) {
 
 // -------------------------------------------------------------------------------- colours
 // Colour maps as anchor lists, interpolated in RGB: diverging blue-white-red for signed values in
-// [-1, 1] (the difference heatmap), sequential for magnitudes in [0, 1].
+// [-1, 1] (the Jacobian heatmaps).
 const DIVERGING = ["#2166AC", "#4393C3", "#92C5DE", "#D1E5F0", "#F7F7F7", "#FDDBC7", "#F4A582", "#D6604D", "#B2182B"];
-const SEQUENTIAL = ["#F7FBFF", "#DEEBF7", "#C6DBEF", "#9ECAE1", "#6BAED6", "#4292C6", "#2171B5", "#08519C", "#08306B"];
 
 function hexRgb(hex) { const n = parseInt(hex.slice(1), 16); return [(n >> 16) & 255, (n >> 8) & 255, n & 255]; }
 
@@ -138,7 +137,15 @@ function interpolate(anchors, t) {
 }
 
 export function diverging(t) { return interpolate(DIVERGING, (t + 1) / 2); }
-export function sequential(t) { return interpolate(SEQUENTIAL, t); }
+// A colour scale of one's own: `anchors` ("#RRGGBB", low to high) interpolated at t in [0, 1].
+export function ramp(anchors, t) { return interpolate(anchors, t); }
+
+// Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"): white on dark fills, else INK.
+export function inkOn(fill) {
+  const m = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(String(fill).replace(/\s/g, ""));
+  const [r, g, b] = m ? m.slice(1).map(Number) : hexRgb(fill);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 * 255 ? "#FFFFFF" : INK;
+}
 
 // ------------------------------------------------------------------------------- painter
 // Canvas helpers in CSS pixels. `g` is a 2D context already scaled for devicePixelRatio.
@@ -278,17 +285,6 @@ export function makePainter(g) {
       if (o.xlabel) text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), o.xlabel, { align: "center", baseline: "top" });
       if (o.ylabel) text(L - (o.ylabelGap || 46), T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
       if (o.title) text(L, T - 9, o.title, { baseline: "bottom", size: 13 });
-    },
-    // matrix cells in a panel whose limits are [0, cols] x [rows, 0]; color(i, j) -> CSS colour
-    cells(ax, rows, cols, color) {
-      const w = ax.width / cols;
-      const h = ax.height / rows;
-      for (let i = 0; i < rows; i++) {
-        for (let j = 0; j < cols; j++) {
-          g.fillStyle = color(i, j);
-          g.fillRect(ax.left + j * w, ax.top + i * h, Math.ceil(w), Math.ceil(h));
-        }
-      }
     },
     // a vertical colour bar: `cmap(t)` for t from lo (bottom) to hi (top), ticks [value, label]
     colorbar(ax, cmap, lo, hi, ticks = [], label = "") {

@@ -11,6 +11,8 @@ export function decodeTables(buffer, layout) {
   for (const [name, spec] of Object.entries(layout)) {
     const size = spec.shape.reduce((a, b) => a * b, 1);
     const Kind = spec.dtype === "float32" ? Float32Array : Float64Array;
+    // a layout for another buffer (one trait arrived before the other): not this array
+    if (spec.offset + size * Kind.BYTES_PER_ELEMENT > bytes.byteLength) continue;
     out[name] = { data: new Kind(bytes, spec.offset, size), shape: spec.shape };
   }
   return out;

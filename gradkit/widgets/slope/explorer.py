@@ -14,17 +14,36 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from ..._args import DTYPES, SCHEMES, WIDGET_SCHEMES, as_dtype, check_scheme, check_x, dtype_name
-from ..base import GradkitWidget
+from ..._args import (
+    DTYPES,
+    EPS_GRID,
+    SCHEMES,
+    WIDGET_SCHEMES,
+    as_dtype,
+    check_scheme,
+    check_x,
+    dtype_name,
+)
+from ..base.cache import scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
+from ..base.point import PointWidget
 from ..base.rows import dropdown, dtype_toggle, eps_row, scheme_toggle, x_row
-from .scene import FIELDS, HALF_WIDTH, VIEW_HALF_WIDTH, ZOOM_POINTS, SlopeScene, slope_rows
+from .scene import (
+    FIELDS,
+    HALF_WIDTH,
+    VIEW_HALF_WIDTH,
+    ZOOM_POINTS,
+    curve,
+    slope_point,
+    slope_rows,
+    stack_points,
+)
 
 __all__ = ["SlopeExplorer"]
 
 
-class SlopeExplorer(GradkitWidget):
+class SlopeExplorer(PointWidget):
     """f near x with its tangent (analytic slope) and a secant (numeric slope).
 
     The numeric slope nudges x by eps in the chosen dtype; the analytic slope comes from
@@ -64,8 +83,6 @@ class SlopeExplorer(GradkitWidget):
     view = "slopeView"
     scripts = ("slope/slope.js",)
     PANELS = ("curve", "zoom")
-    #: x positions sent either side of the current one; the kernel refills near the edge.
-    RADIUS = 5
 
     def __init__(
         self,
@@ -83,9 +100,6 @@ class SlopeExplorer(GradkitWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
-            self._scene: SlopeScene | None = None
-            self._window: tuple[int, int] = (0, -1)
-            self._functions_seen = 0
             self.function_dropdown = dropdown(
                 self, "function", list(menu), value=selected, label="f(x) =",
                 css="gradkit-function", tooltip="the function whose slope is measured",
@@ -106,38 +120,21 @@ class SlopeExplorer(GradkitWidget):
                  ("eps", "gradkit-eps-readout"), ("note", "gradkit-note")],
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )  # fmt: skip
-            self.on_change("function", lambda _change: self._new_function())
-            self.on_change("x", lambda _change: self._x_moved())
-            self.on_change("eps", lambda _change: self._send_exact())
-            self.guard(self._new_function)()
+            self.track_x(lambda at: scene_cache.fetch(
+                scene_key("slope", self.f, at, EPS_GRID, [*DTYPES]), lambda: slope_point(self.f, at)
+            ))  # fmt: skip
 
     # ------------------------------------------------------------------------------ state
-    @property
-    def f(self) -> Callable:
-        """The function selected now."""
-        return self._menu[self.function_dropdown.value]
-
     @property
     def custom(self) -> bool:
         """Whether f is an autograd.Function: the analytic slope is what its backward says."""
         return is_custom_function(self.f)
 
-    @property
-    def dtype(self) -> torch.dtype:
-        """The dtype selected now."""
-        return self.dtype_buttons.value
-
-    @property
-    def x(self) -> float:
-        """x as set (float64)."""
-        return float(self.x_slider.value)
-
     def _row(self) -> tuple[float, np.ndarray]:
         """(analytic slope, the row of FIELDS) the page shows now (measured now if needed)."""
         s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
         d = list(DTYPES).index(dtype_name(self.dtype))
-        k = self._scene.position(self.x)
-        analytic, rows, _zoom = self._scene.at(k)
+        analytic, rows, _zoom = self.point
         exact = self.state.get("eps_exact")
         if exact is None:
             return analytic, rows[s, d, int(self.state["eps"])]
@@ -151,30 +148,18 @@ class SlopeExplorer(GradkitWidget):
     @property
     def analytic(self) -> float:
         """The analytic slope at x (what autograd, or your backward, says), in float64."""
-        return float(self._row()[0])
+        return float(self.point[0])
 
-    # ---------------------------------------------------------------------------- updates
-    def _new_function(self) -> None:
-        """A new function (or the first): the row at x first, the rest after the picture."""
-        spec = self.x_slider.spec
-        self._functions_seen += 1  # the scene's key: a new function, a new picture
-        self._scene = SlopeScene(self.f, spec["origin"], spec["step"], (spec["lo"], spec["hi"]))
-        k = self._scene.position(self.x)
-        self._send_window(k, 0)
-        self.later(lambda: self._send_window(self._scene.position(self.x), self.RADIUS))
+    # ---------------------------------------------------------------------- what is sent
+    def new_function(self) -> None:
+        """A new function: its curve once, then the positions around x (PointWidget)."""
+        lo, hi = (self._window.x_at(k) for k in self._window.x_range)
+        self._curve = curve(self.f, lo, hi)
+        super().new_function()
 
-    def _x_moved(self) -> None:
-        """x moved: nothing to send inside the positions sent; near their edge, refill."""
-        k = self._scene.position(self.x)
-        lo, hi = self._window
-        if not lo + self.RADIUS // 2 <= k <= hi - self.RADIUS // 2:
-            self._send_window(k, self.RADIUS)
-        self._send_exact()
-
-    def _send_window(self, center: int, radius: int) -> None:
-        ks, arrays = self._scene.window(center, radius)
-        self._window = (ks[0], ks[-1])
-        scene = {
+    def scene_of(self, measured: list) -> dict:
+        """What the arrays mean, and the function drawn."""
+        return {
             "function": self.function_dropdown.value,
             "custom": self.custom,
             "dtypes": list(DTYPES),
@@ -184,19 +169,13 @@ class SlopeExplorer(GradkitWidget):
             "half_width": HALF_WIDTH,
             "zoom_points": ZOOM_POINTS,
             "view_half_width": VIEW_HALF_WIDTH,
-            "x_grid": {"origin": self._scene.origin, "step": self._scene.step},
-            "window": [ks[0], len(ks)],
         }
-        arrays.update(self._scene.curve())
-        key = (self.function_dropdown.value, self._functions_seen, self._scene.origin)
-        self.send_scene(scene, arrays, key=key)
 
-    def _send_exact(self) -> None:
-        """A typed eps off the grid: its rows at the current x (a dtype switch stays local)."""
-        exact = self.state.get("eps_exact")
-        if exact is None or self._scene is None:
-            return
-        analytic = self._scene.at(self._scene.position(self.x))[0]
-        rows, zoom = slope_rows(self.f, self.x, [exact], analytic)
-        match = {"eps_exact": exact, "x": self.x}
-        self.send_exact({"rows": rows[:, :, 0], "zoom": zoom[:, 0]}, match)
+    def arrays_of(self, measured: list) -> dict[str, np.ndarray]:
+        """Per x position: analytic slope, rows, zoom; and the function's curve."""
+        return {**stack_points(measured), **self._curve}
+
+    def exact_of(self, eps: float) -> dict:
+        """Every scheme and dtype at a typed eps, at the current x."""
+        rows, zoom = slope_rows(self.f, self.x, [eps], self.point[0])
+        return {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}

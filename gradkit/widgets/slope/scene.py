@@ -1,14 +1,13 @@
 """SlopeExplorer's numbers: for each x of its grid, every grid eps × dtype × scheme, by torch.
 
-:func:`slope_rows` measures one x in one batched pass per dtype; :class:`SlopeScene` keeps the
-rows of the x positions around the current one (the page moves x, eps, dtype and scheme among
-them with no kernel message) and the curve f drawn in the overview. The page looks rows up in
-``slope.js`` (``slopeRow``), the twin of :meth:`SlopeScene.row`.
+:func:`slope_rows` measures one x in one batched pass per dtype; SlopeExplorer sends the x
+positions around the current one (the page moves x, eps, dtype and scheme among them with no
+kernel message) and the curve f drawn in the overview (:func:`curve`). The page looks rows up
+in ``slope.js`` (``slopeRow``).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -16,10 +15,17 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID, SCHEMES, WIDGET_SCHEMES
 from ...numerics import analytic_slope, numeric_slopes
-from ..base.cache import scene_cache, scene_key
 from ..base.floats import evaluate, sample
 
-__all__ = ["FIELDS", "HALF_WIDTH", "ZOOM_POINTS", "SlopeScene", "slope_rows"]
+__all__ = [
+    "FIELDS",
+    "HALF_WIDTH",
+    "ZOOM_POINTS",
+    "curve",
+    "slope_point",
+    "slope_rows",
+    "stack_points",
+]
 
 #: The columns of one row (one x, one eps, one dtype, one scheme).
 FIELDS = ("numeric", "h", "p0", "p1", "v0", "v1", "fx", "xs", "underflow", "collapsed", "lo", "hi")
@@ -99,62 +105,25 @@ def _zoom_limits(
     return np.stack([low - 0.12 * span, high + 0.12 * span], axis=1)
 
 
-class SlopeScene:
-    """The rows of one function around x: computed per x position, kept for reuse.
+def slope_point(f: Callable, x: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """(analytic slope, rows, zoom) at one x: what SlopeExplorer sends per x position."""
+    analytic = analytic_slope(f, x)
+    rows, zoom = slope_rows(f, x, EPS_GRID, analytic)
+    return analytic, rows, zoom
 
-    x positions are ``origin + k * step`` (the x slider's grid, the same sum in the page).
-    """
 
-    #: x positions kept (a learner walking along x reuses the ones already measured).
-    KEEP = 64
+def stack_points(measured: list[tuple[float, np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+    """A window of :func:`slope_point` measurements as the scene's arrays (position first)."""
+    return {
+        "analytic": np.array([m[0] for m in measured]),
+        "rows": np.stack([m[1] for m in measured]),
+        "zoom": np.stack([m[2] for m in measured]).astype(np.float32),  # drawn, never read out
+    }
 
-    def __init__(self, f: Callable, origin: float, step: float, x_range: tuple[int, int]) -> None:
-        self.f, self.origin, self.step, self.x_range = f, origin, step, x_range
-        self._rows: OrderedDict[int, tuple[float, np.ndarray, np.ndarray]] = OrderedDict()
 
-    def x_at(self, k: int) -> float:
-        """The x of grid position k."""
-        return self.origin + k * self.step
-
-    def position(self, x: float) -> int | None:
-        """The grid position of x, or None when x is off the grid."""
-        k = round((x - self.origin) / self.step)
-        return k if self.x_at(k) == x else None
-
-    def at(self, k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        """(analytic slope, rows, zoom) at position k, measured once (or read from the scene
-        cache, :mod:`..base.cache`, when this torch measured it before for a built-in f)."""
-        if k in self._rows:
-            self._rows.move_to_end(k)
-            return self._rows[k]
-        x = self.x_at(k)
-        key = scene_key("slope", self.f, x, EPS_GRID, list(DTYPES), WIDGET_SCHEMES, ZOOM_POINTS)
-        self._rows[k] = scene_cache.fetch(key, lambda: self.measure(x))
-        while len(self._rows) > self.KEEP:
-            self._rows.popitem(last=False)
-        return self._rows[k]
-
-    def measure(self, x: float) -> tuple[float, np.ndarray, np.ndarray]:
-        """(analytic slope, rows, zoom) at x, computed by torch now (:meth:`at` caches it)."""
-        analytic = analytic_slope(self.f, x)
-        return (analytic, *slope_rows(self.f, x, EPS_GRID, analytic))
-
-    def window(self, center: int, radius: int) -> tuple[list[int], dict[str, np.ndarray]]:
-        """Positions center ± radius (inside the slider's range) and their arrays."""
-        lo, hi = self.x_range
-        ks = list(range(max(lo, center - radius), min(hi, center + radius) + 1))
-        measured = [self.at(k) for k in ks]
-        arrays = {
-            "analytic": np.array([m[0] for m in measured]),
-            "rows": np.stack([m[1] for m in measured]),
-            "zoom": np.stack([m[2] for m in measured]).astype(np.float32),  # drawn, not read
-        }
-        return ks, arrays
-
-    def curve(self) -> dict[str, np.ndarray]:
-        """f in float64 along the whole slider range and the overview's reach beyond it."""
-        lo, hi = self.x_at(self.x_range[0]), self.x_at(self.x_range[1])
-        lo, hi = lo - VIEW_HALF_WIDTH, hi + VIEW_HALF_WIDTH
-        n = int(min(4001, max(201, (hi - lo) / CURVE_STEP + 1)))
-        t, y = sample(self.f, lo, hi, n)
-        return {"curve": np.stack([t.numpy(), y.numpy()])}
+def curve(f: Callable, lo: float, hi: float) -> dict[str, np.ndarray]:
+    """f in float64 along lo … hi and the overview's reach beyond (shape (2, n): x, f(x))."""
+    lo, hi = lo - VIEW_HALF_WIDTH, hi + VIEW_HALF_WIDTH
+    n = int(min(4001, max(201, (hi - lo) / CURVE_STEP + 1)))
+    t, y = sample(f, lo, hi, n)
+    return {"curve": np.stack([t.numpy(), y.numpy()])}

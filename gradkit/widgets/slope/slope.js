@@ -151,11 +151,16 @@ function drawZoom(ctx, lay, found) {
   return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: [o0, o1].map((u, i) => [+ax.px(u).toFixed(2), +ax.py(zv[i]).toFixed(2)]), zoom_levels: levels } };
 }
 
-function legend(ctx) {
+// The legend under the picture: what the panels shown draw (the zoom window only on the curve).
+function legend(ctx, lay) {
+  const items = [[SLOPE_COLORS.tangent, "tangent: the analytic slope", false],
+    [SLOPE_COLORS.secant, "secant through the evaluation points: the numeric slope", true]];
+  if (lay.curve && lay.zoom) items.push([SLOPE_COLORS.window, "zoom window x ± 2.5·eps (right)", false]);
+  const key = JSON.stringify(items);
+  if (ctx.legend.dataset.key === key) return;
+  ctx.legend.dataset.key = key;
   ctx.legend.innerHTML = "";
-  for (const [color, label, dash] of [[SLOPE_COLORS.tangent, "tangent: the analytic slope", false],
-    [SLOPE_COLORS.secant, "secant through the evaluation points: the numeric slope", true],
-    [SLOPE_COLORS.window, "zoom window x ± 2.5·eps", false]]) {
+  for (const [color, label, dash] of items) {
     const sw = ctx.h("span", { class: "gk-swatch" });
     sw.style.background = dash ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
     ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
@@ -163,7 +168,6 @@ function legend(ctx) {
 }
 
 export const slopeView = {
-  init: legend,
   key(ctx) {
     const s = ctx.state;
     return JSON.stringify([s.function, s.x, s.eps, s.eps_exact, s.dtype, s.scheme, ctx.panels()]);
@@ -175,6 +179,7 @@ export const slopeView = {
     const found = slopeRow(scene, ctx.tables, ctx.exact, state);
     if (!found) return null;
     const lay = layoutOf(ctx);
+    legend(ctx, lay);
     const axes = [];
     const drawn = {
       eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: state.x,

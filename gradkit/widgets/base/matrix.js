@@ -1,0 +1,122 @@
+// A Jacobian drawn as a matrix, in JacobianBuilder (jacobian.js) and GradcheckLab (lab/lab.js):
+// row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
+// helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
+import { pyFormat } from "./format.js";
+import { Axes, INK } from "./plot.js";
+
+// A panel whose data units are entries: x in [0, cols], y in [rows, 0] (row 0 on top).
+export function matrixAxes(name, box, rows, cols) {
+  return new Axes({ name, box, xlim: [0, cols], ylim: [rows, 0] });
+}
+
+// Entry ticks at cell centres, [value, label]: every entry when labels `need` px apart fit in
+// cells `px` wide, else every 2nd, 5th, 10th, ... entry.
+export function entryTicks(count, px = Infinity, need = 0) {
+  const stride = [1, 2, 5, 10, 20, 50].find((s) => s * px >= need) || 100;
+  const out = [];
+  for (let j = 0; j < count; j += stride) out.push([j + 0.5, String(j)]);
+  return out;
+}
+
+// One entry as a cell shows it: 3 significant digits, "1.2e+04" style outside [1e-3, 1e4).
+export function cellText(v) {
+  if (!Number.isFinite(v)) return "";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  return (a >= 1e-3 && a < 1e4 ? pyFormat(v, ".3g") : pyFormat(v, ".1e")).replace("-", "−");
+}
+
+// Text width in CSS pixels, estimated from above (DejaVu Sans digits are 0.64 em wide).
+export function textWidth(text, size) {
+  return String(text).length * 0.64 * size;
+}
+
+// Whether a label fits a cell of w × h pixels at this font size, with a little air.
+export function fits(text, w, h, size) {
+  return textWidth(text, size) + 4 <= w && size + 2 <= h;
+}
+
+// The cell's box in pixels, on the whole-pixel edges the cells are filled to: [x, y, w, h].
+export function cellBox(ax, i, j) {
+  const x = (k) => edgeAt(ax.left, ax.width, ax.xlim[1], k);
+  const y = (k) => edgeAt(ax.top, ax.height, ax.ylim[0], k);
+  return [x(j), y(i), x(j + 1) - x(j), y(i + 1) - y(i)];
+}
+
+// The frame: entry ticks, axis labels and a title of one or two lines above the panel.
+export function matrixFrame(painter, ax, title, o = {}) {
+  const rows = ax.ylim[0];
+  const cols = ax.xlim[1];
+  const xticks = entryTicks(cols, ax.width / cols, textWidth(String(cols - 1), 10) + 5);
+  const yticks = entryTicks(rows, ax.height / rows, 13);
+  const ylabel = o.ylabel === undefined ? "output entry i" : o.ylabel;
+  painter.frame(ax, {
+    xticks, yticks, tickSize: 10, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
+  });
+  const lines = Array.isArray(title) ? title : [title];
+  lines.forEach((line, k) => {
+    painter.text(ax.left, ax.top - 8 - 15 * (lines.length - 1 - k), line,
+      { baseline: "bottom", size: 12, weight: k === 0 ? "bold" : "normal" });
+  });
+}
+
+// Cell edges on whole pixels: neighbouring cells share an edge, so no pale seam shows between
+// two cells of one colour (two anti-aliased half-covered edges let the white through).
+export function cellEdges(start, size, count) {
+  return Array.from({ length: count + 1 }, (_, k) => edgeAt(start, size, count, k));
+}
+
+function edgeAt(start, size, count, k) {
+  return Math.round(start + (size * k) / count);
+}
+
+// The cells, coloured by colour(i, j), inside the panel's spines.
+export function matrixCells(painter, ax, colour) {
+  for (let i = 0; i < ax.ylim[0]; i++) {
+    for (let j = 0; j < ax.xlim[1]; j++) painter.rect(...cellBox(ax, i, j), { fill: colour(i, j) });
+  }
+  painter.rect(ax.left, ax.top, ax.width, ax.height, { color: INK, lw: 0.8 });
+}
+
+// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 8 px)
+// at which every label fits its cell; none when even 8 px is too large (a uniform look).
+export function cellLabels(painter, ax, text, ink, size = 11) {
+  const rows = ax.ylim[0];
+  const cols = ax.xlim[1];
+  const labels = [];
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
+  let s = size;
+  while (s >= 8 && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
+  if (s < 8) return;
+  for (const [i, j, t, [x, y, w, h]] of labels) {
+    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: s, color: ink(i, j) });
+  }
+}
+
+// A box around cells rows i0..i1, columns j0..j1.
+export function outline(painter, ax, [i0, j0, i1, j1], color = INK, lw = 2.2) {
+  const [x, y] = cellBox(ax, i0, j0);
+  const [x1, y1, w, h] = cellBox(ax, i1, j1);
+  painter.rect(x, y, x1 + w - x, y1 + h - y, { color, lw });
+}
+
+// Lines between blocks (several outputs or inputs) and, with `grid`, between every cell.
+export function matrixLines(painter, ax, { rows = [], cols = [], grid = null } = {}) {
+  const R = ax.ylim[0];
+  const C = ax.xlim[1];
+  if (grid && ax.width / C >= 8 && ax.height / R >= 8) {
+    for (let i = 1; i < R; i++) painter.hline(ax, i, { color: grid, lw: 1 });
+    for (let j = 1; j < C; j++) painter.vline(ax, j, { color: grid, lw: 1 });
+  }
+  for (const i of rows) painter.hline(ax, i, { color: INK, lw: 1.4 });
+  for (const j of cols) painter.vline(ax, j, { color: INK, lw: 1.4 });
+}
+
+// A note in the middle of a panel, one line per item (e.g. why a heatmap is empty).
+export function panelNote(painter, ax, lines) {
+  lines.forEach((line, k) => {
+    painter.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + (k - (lines.length - 1) / 2) * 15, line,
+      { align: "center", size: 11 });
+  });
+}

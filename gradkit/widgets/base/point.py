@@ -1,0 +1,100 @@
+"""PointWidget: the widgets about one x (SlopeExplorer, EpsilonLab, FloatRuler).
+
+They share one flow: what torch measures at an x position (``measure(x)``) is kept in an
+:class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
+follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
+A typed eps off the grid is measured at the current x and sent as the ``exact`` answer. A
+subclass builds its controls (``x_slider`` from :func:`.rows.x_row`, ``eps_row``,
+``dtype_toggle``, maybe a ``function`` drop-down over ``self._menu``), then calls
+:meth:`track_x`, and says what a window sends (:meth:`scene_of`, :meth:`arrays_of`) and what a
+typed eps sends (:meth:`exact_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+
+from .host import GradkitWidget
+from .window import XWindow
+
+__all__ = ["PointWidget"]
+
+
+class PointWidget(GradkitWidget):
+    """A widget about one x on a grid of steps, with eps and dtype (see the module)."""
+
+    #: x positions sent either side of the current one; the kernel refills near the edge.
+    RADIUS: ClassVar[int] = 5
+    _menu: ClassVar[dict[str, Callable]] = {}  # an instance sets its own menu
+
+    def track_x(self, measure: Callable[[float], Any]) -> None:
+        """Measure per x position with ``measure(x)`` and send the first picture."""
+        self._functions_seen = 0
+        self._window: XWindow = XWindow(measure, self.x_slider.spec, self.RADIUS)
+        self._window.follow(self, self._send_window, self._send_exact)
+        self.on_change("eps", lambda _change: self._send_exact())
+        if "function" in self._controls:
+            self.on_change("function", lambda _change: self.new_function())
+        self.guard(self.new_function)()
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def x(self) -> float:
+        """x as set (float64)."""
+        return float(self.x_slider.value)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The dtype selected now."""
+        return self.dtype_buttons.value
+
+    @property
+    def f(self) -> Callable:
+        """The function selected now."""
+        return self._menu[self.function_dropdown.value]
+
+    @property
+    def point(self) -> Any:
+        """What ``measure`` gave at the current x."""
+        return self._window.at(self._window.position(self.x))
+
+    # ---------------------------------------------------------------------------- updates
+    def new_function(self) -> None:
+        """A new function (or the first picture): x alone now, the positions around it later."""
+        self._functions_seen += 1  # part of the scene's key: a new function, a new picture
+        self._window.clear()
+        self._window.first(self._send_window, self.later)
+        self._send_exact()
+
+    def _send_window(self, radius: int) -> None:
+        ks, measured = self._window.window(self._window.position(self.x), radius)
+        grid = {"origin": self._window.origin, "step": self._window.step}
+        scene = {**self.scene_of(measured), "x_grid": grid, "window": [ks[0], len(ks)]}
+        key = (self.css, self.current("function"), self._functions_seen, self._window.origin)
+        self.send_scene(scene, self.arrays_of(measured), key=key)
+
+    def _send_exact(self) -> None:
+        """A typed eps off the grid: its numbers at the current x (a dtype switch stays local)."""
+        exact = self.state.get("eps_exact")
+        if exact is None:
+            return
+        payload = self.exact_of(exact)
+        if payload is not None:
+            self.send_exact(payload, {"eps_exact": exact, "x": self.x})
+
+    # ------------------------------------------------------------------- the family's part
+    def scene_of(self, measured: list) -> dict:
+        """The scene's JSON for a window of measurements (what the arrays mean)."""
+        raise NotImplementedError
+
+    def arrays_of(self, measured: list) -> dict[str, np.ndarray]:
+        """The scene's arrays for a window of measurements (stacked, position first)."""
+        raise NotImplementedError
+
+    def exact_of(self, eps: float) -> dict | None:
+        """The numbers at a typed eps off the grid, at the current x (None: nothing to send)."""
+        raise NotImplementedError

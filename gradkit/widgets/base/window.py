@@ -1,0 +1,108 @@
+"""Numbers per x position, measured once and sent as a window around the current x.
+
+A widget whose x slider moves on a grid (``origin + k * step``, :func:`.rows.x_row`) sends
+the numbers of the positions around the current one, so the page moves x on its own; the
+kernel refills when x comes near the edge of what was sent. :class:`XWindow` keeps what was
+measured (a learner walking along x reuses it) and says when to refill; the family stacks the
+measurements of a window into the scene's arrays.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from .host import GradkitWidget
+
+__all__ = ["XWindow"]
+
+T = TypeVar("T")
+
+
+class XWindow(Generic[T]):
+    """``measure(x)`` for the positions of an x slider, kept, and the window last sent.
+
+    Parameters
+    ----------
+    measure : callable
+        x (float64) -> whatever the family needs at that x (arrays, sweeps).
+    slider : dict
+        The x slider's spec: ``origin``, ``step``, ``lo``, ``hi`` (whole positions).
+    radius : int
+        Positions sent either side of the current one once the first picture is out.
+    keep : int
+        Positions kept in memory.
+    """
+
+    def __init__(
+        self, measure: Callable[[float], T], slider: dict, radius: int, keep: int = 64
+    ) -> None:
+        self.measure = measure
+        self.origin, self.step = float(slider["origin"]), float(slider["step"])
+        self.x_range = (int(slider["lo"]), int(slider["hi"]))
+        self.radius, self.keep = radius, keep
+        self.sent: tuple[int, int] = (0, -1)
+        self._kept: OrderedDict[int, T] = OrderedDict()
+
+    def x_at(self, k: int) -> float:
+        """The x of position k (the same sum the page makes)."""
+        return self.origin + k * self.step
+
+    def position(self, x: float) -> int:
+        """The position nearest x."""
+        return round((x - self.origin) / self.step)
+
+    def at(self, k: int) -> T:
+        """The measurement at position k (measured once, then kept)."""
+        if k in self._kept:
+            self._kept.move_to_end(k)
+            return self._kept[k]
+        self._kept[k] = self.measure(self.x_at(k))
+        while len(self._kept) > self.keep:
+            self._kept.popitem(last=False)
+        return self._kept[k]
+
+    def window(self, center: int, radius: int) -> tuple[list[int], list[T]]:
+        """Positions center ± radius inside the slider's range, and their measurements.
+
+        The window is remembered as sent (:meth:`needs_refill` reads it).
+        """
+        lo, hi = self.x_range
+        ks = list(range(max(lo, center - radius), min(hi, center + radius) + 1))
+        measured = [self.at(k) for k in ks]
+        self.sent = (ks[0], ks[-1])
+        return ks, measured
+
+    def needs_refill(self, k: int) -> bool:
+        """Whether position k is within ``radius // 2`` of the edge of the window sent (or
+        outside it); the slider's own ends never count as an edge."""
+        lo, hi = self.sent
+        margin = self.radius // 2
+        low_edge = lo > self.x_range[0] and k < lo + margin
+        high_edge = hi < self.x_range[1] and k > hi - margin
+        return not lo <= k <= hi or low_edge or high_edge
+
+    def first(self, send: Callable[[int], None], later: Callable[[Callable], None]) -> None:
+        """The first picture: ``send(0)`` (x alone) now, ``send(radius)`` after the picture."""
+        send(0)
+        later(lambda: send(self.radius))
+
+    def follow(
+        self, widget: GradkitWidget, send: Callable[[int], None], exact: Callable[[], None]
+    ) -> None:
+        """As x moves on ``widget``: nothing to send inside the window sent, ``send(radius)``
+        near its edge; then ``exact()`` (a typed eps off the grid is measured at the new x)."""
+
+        def moved(_change: dict) -> None:
+            if self.needs_refill(self.position(float(widget.current("x")))):
+                send(self.radius)
+            exact()
+
+        widget.on_change("x", moved)
+
+    def clear(self) -> None:
+        """Forget every measurement (a new function)."""
+        self._kept.clear()
+        self.sent = (0, -1)

@@ -1,0 +1,184 @@
+// EpsilonLab's picture: the error of the numeric slope versus eps, log-log, one curve per shown
+// dtype (the highlighted one bold), gradcheck's tolerance and eps, the theory lines and stars
+// (the theory panel), the cursor at the chosen eps, and below the plot a strip marking where eps
+// rounds to 0 and where the error is exactly 0 (no error to put on a log axis). Every number is
+// looked up in the scene (words.js); the page draws and words them.
+import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
+import { pyFormat } from "../base/format.js";
+import { Axes, INK, logTicks } from "../base/plot.js";
+import { rowOf } from "../base/tables.js";
+import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
+
+export const LAB_COLORS = { grey: "#777777", tolerance: "#B3261E" };
+export const LAB_LAYOUT = {
+  main: [86, 30, 540, 290],
+  strip: [86, 380, 540, 52],
+  legend: [646, 36],
+  sizes: { strip: [860, 448], plain: [860, 366], none: [860, 0] },
+};
+const XLIM = [EPS_MIN / 2.5, EPS_MAX * 2.5];
+const MARKERS = { o: "o", s: "s", "^": "^", D: "D" };
+// the picture in CSS pixels, as axes (the legend's keys are placed in pixels)
+const PIXELS = new Axes({ name: "pixels", box: [0, 0, 860, 448], xlim: [0, 860], ylim: [448, 0] });
+
+// Which parts of the picture the state shows.
+export function labParts(ctx) {
+  const p = ctx.panels();
+  const curves = p.includes("curves");
+  const theory = p.includes("theory") && ctx.state.theory !== false;
+  return { curves, theory, picture: curves || p.includes("theory") };
+}
+
+function sizeOf(ctx) {
+  const parts = labParts(ctx);
+  return LAB_LAYOUT.sizes[!parts.picture ? "none" : parts.curves ? "strip" : "plain"];
+}
+
+const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
+
+function column(table, lead, c) {
+  return EPS_GRID.map((_, g) => rowOf(table, [...lead, g])[c]);
+}
+
+function drawCurves(ctx, ax, found, drawn) {
+  const { scene, state, tables, painter: dr } = ctx;
+  const shown = scene.dtypes.filter((n) => state.shown.includes(n));
+  // the highlighted dtype last, on top
+  for (const name of [...shown.filter((n) => n !== state.dtype), ...shown.filter((n) => n === state.dtype)]) {
+    const k = scene.dtypes.indexOf(name);
+    const [color, marker, ls] = scene.styles[name];
+    const mine = name === state.dtype;
+    const err = positive(rowOf(tables.error, [found.w, found.s, k]));
+    const style = { color, lw: mine ? 2.6 : 1.0, alpha: mine ? 1 : 0.35, ls };
+    dr.line(ax, EPS_GRID, err, style);
+    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms: mine ? 4.5 : 2.5, alpha: style.alpha });
+    drawn.curves[name] = err.map((q, g) => [EPS_GRID[g], Number.isFinite(q) ? q : null]);
+  }
+}
+
+function drawTheory(ctx, ax, found, drawn) {
+  const { scene, state, tables, painter: dr } = ctx;
+  const lead = [found.w, found.s, found.d];
+  const [trunc, round] = [0, 1].map((c) => positive(column(tables.theory, lead, c)));
+  dr.line(ax, EPS_GRID, trunc, { color: LAB_COLORS.grey, ls: "--", lw: 1.2 });
+  dr.line(ax, EPS_GRID, round, { color: scene.styles[state.dtype][0], ls: ":", lw: 1.6 });
+  for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
+    const opt = found.optima[scene.dtypes.indexOf(name)];
+    if (!optimumInRange(opt)) continue;
+    const mine = name === state.dtype;
+    dr.markers(ax, [opt.optimal_eps], [opt.optimal_error],
+      { color: scene.styles[name][0], marker: "*", ms: 13, mec: INK, mew: 0.6, alpha: mine ? 1 : 0.45 });
+    drawn.stars[name] = [opt.optimal_eps, opt.optimal_error];
+  }
+}
+
+function drawStrip(ctx, found, drawn) {
+  const { scene, state, painter: dr } = ctx;
+  const shown = scene.dtypes.filter((n) => state.shown.includes(n));
+  const strip = new Axes({ name: "strip", box: LAB_LAYOUT.strip, xlim: XLIM, ylim: [shown.length - 0.5, -0.5], xscale: "log" });
+  dr.frame(strip, { xticks: logTicks(...XLIM).map(([v]) => [v, ""]), grid: true });
+  dr.text(strip.left, strip.top - 4, "× eps rounds to 0 (no slope)      ▼ error exactly 0", { baseline: "bottom", size: 11 });
+  shown.forEach((name, row) => {
+    const k = scene.dtypes.indexOf(name);
+    const flags = EPS_GRID.map((_, g) => rowOf(ctx.tables.flags, [found.w, found.s, k, g]));
+    const err = rowOf(ctx.tables.error, [found.w, found.s, k]);
+    const under = EPS_GRID.filter((_, g) => flags[g][0] > 0);
+    const zero = EPS_GRID.filter((_, g) => err[g] === 0 && !(flags[g][0] > 0));
+    const color = scene.styles[name][0];
+    dr.markers(strip, under, under.map(() => row), { color, marker: "x", ms: 6, mew: 1.5 });
+    dr.markers(strip, zero, zero.map(() => row), { color, marker: "v", ms: 5 });
+    dr.text(strip.left - 6, strip.py(row), name, { align: "right", size: 10 });
+    drawn.strip[name] = { rounds_to_0: under, exactly_0: zero };
+  });
+  dr.vline(strip, found.eps, { color: INK, lw: 1.2 });
+  return strip;
+}
+
+function drawLegend(ctx, parts) {
+  const dr = ctx.painter;
+  const [x0, y0] = LAB_LAYOUT.legend;
+  const chosen = ctx.scene.styles[ctx.state.dtype][0];
+  const order = ctx.state.scheme === "central" ? "eps²" : "eps";
+  const items = [
+    parts.theory && [{ color: LAB_COLORS.grey, ls: "--", lw: 1.2 }, `truncation ∝ ${order}`],
+    parts.theory && [{ color: chosen, ls: ":", lw: 1.6 }, "rounding ∝ u/eps"],
+    [{ color: LAB_COLORS.tolerance, lw: 1.6 }, "gradcheck tolerance"],
+    [{ color: LAB_COLORS.grey, ls: ":", lw: 1.2 }, `gradcheck's eps = ${epsLabel(ctx.scene.default_eps)}`],
+    parts.theory && ["*", "theory's best eps"],
+    ["o", "your eps"],
+  ].filter(Boolean);
+  items.forEach(([style, label], i) => {
+    const y = y0 + 20 * i;
+    if (style === "*") dr.markers(PIXELS, [x0 + 12], [y], { marker: "*", color: LAB_COLORS.grey, ms: 11, mec: INK, mew: 0.6, noclip: true });
+    else if (style === "o") {
+      dr.segment(x0, y, x0 + 24, y, { color: INK, lw: 1.2 });
+      dr.markers(PIXELS, [x0 + 12], [y], { fill: "none", mec: INK, mew: 2, ms: 8, noclip: true });
+    } else dr.segment(x0, y, x0 + 24, y, style);
+    dr.text(x0 + 32, y, label, { size: 11 });
+  });
+}
+
+function dtypeLegend(ctx) {
+  const { scene, state } = ctx;
+  ctx.legend.innerHTML = "";
+  for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
+    const mine = name === state.dtype;
+    const sw = ctx.h("span", { class: "gk-swatch" });
+    sw.style.background = scene.styles[name][0];
+    if (mine) sw.style.height = "4px";
+    ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw,
+      document.createTextNode(name + (mine ? " (highlighted)" : ""))));
+  }
+}
+
+function drawPicture(ctx, found, parts) {
+  const { scene, state, painter: dr } = ctx;
+  const ylim = found.noSlope ? [1e-17, 10] : errorLimits(ctx.tables, found.w, found.point.tolerance);
+  const ax = new Axes({ name: "main", box: LAB_LAYOUT.main, xlim: XLIM, ylim, xscale: "log", yscale: "log" });
+  dr.frame(ax, { xticks: logTicks(...XLIM), yticks: logTicks(...ylim), grid: true, xlabel: "eps (the nudge)",
+    ylabel: "error  |numeric − analytic|", ylabelGap: 52,
+    title: `error of the numeric slope of ${scene.function} at x = ${pyFormat(state.x, ".4g")}` });
+  const drawn = { ylim, curves: {}, stars: {}, strip: {}, no_slope: found.noSlope };
+  const axes = [ax];
+  if (found.noSlope) {
+    const [what, where] = noSlopeLines(scene.function, state.x, found.point);
+    const mid = { align: "center", color: LAB_COLORS.tolerance };
+    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 - 10, what, mid);
+    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 10, where, mid);
+    return { drawn, axes };
+  }
+  dr.hline(ax, found.point.tolerance, { color: LAB_COLORS.tolerance, lw: 1.6 });
+  dr.vline(ax, scene.default_eps, { color: LAB_COLORS.grey, ls: ":", lw: 1.2 });
+  if (parts.theory) drawTheory(ctx, ax, found, drawn);
+  if (parts.curves) drawCurves(ctx, ax, found, drawn);
+  const err = found.at[found.d].error;
+  dr.vline(ax, found.eps, { color: INK, lw: 1.2 });
+  const y = err > 0 ? err : err === 0 ? ylim[0] : NaN; // exactly 0 sits on the bottom edge
+  dr.markers(ax, [found.eps], [y], { fill: "none", mec: scene.styles[state.dtype][0], mew: 2, ms: 10, noclip: err === 0 });
+  drawn.error = Number.isFinite(err) ? err : null;
+  drawn.cursor_px = [+ax.px(found.eps).toFixed(2), Number.isFinite(y) ? +ax.py(y).toFixed(2) : null];
+  if (parts.curves) axes.push(drawStrip(ctx, found, drawn));
+  drawLegend(ctx, parts);
+  return { drawn, axes };
+}
+
+export const epsilonView = {
+  key(ctx) {
+    const s = ctx.state;
+    return JSON.stringify([s.function, s.x, s.eps, s.eps_exact, s.dtype, s.scheme, s.theory, s.shown, ctx.panels()]);
+  },
+  size: sizeOf,
+  paint(ctx) {
+    const { scene, state } = ctx;
+    if (!scene.schemes || state.function !== scene.function) return null;
+    const found = labFound(scene, ctx.tables, ctx.exact, state);
+    if (!found) return null;
+    const parts = labParts(ctx);
+    if (parts.picture) dtypeLegend(ctx);
+    else ctx.legend.innerHTML = "";
+    const drawn = { eps: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme,
+      shown: state.shown, x: state.x, theory: parts.theory };
+    const picture = parts.picture ? drawPicture(ctx, found, parts) : { drawn: {}, axes: [] };
+    return { readouts: labReadouts(scene, state, found, ctx.panels()), drawn: { ...drawn, ...picture.drawn }, axes: picture.axes };
+  },
+};

@@ -1,0 +1,230 @@
+"""EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps.
+
+Per x position :func:`gradkit.sweep` measures every grid eps for every dtype and both schemes
+(:mod:`.scene`); the widget sends the positions around the current x, so the page
+(``epsilon.js``) moves eps, dtype, scheme, the theory switch, the reveal button and x by itself,
+drawing and wording everything. Only a typed eps off the grid, a new function and an x near the
+edge of what was sent reach the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+from ..._args import (
+    DTYPES,
+    GRADCHECK_DEFAULTS,
+    WIDGET_SCHEMES,
+    as_dtype,
+    check_scheme,
+    check_x,
+    dtype_name,
+)
+from ..._palette import DTYPE_STYLES
+from ...numerics import SweepResult, sweep, unit_roundoff
+from ..base import InputError
+from ..base.eps import eps_of, eps_state
+from ..base.functions import function_menu
+from ..base.point import PointWidget
+from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, scheme_toggle, x_row
+from .scene import FLAGS, OPTIMA, POINT, THEORY, LabPoint, exact_arrays, lab_point, stack_points
+
+__all__ = ["EpsilonLab"]
+
+_READOUTS = [
+    ("eps", "gradkit-eps-readout"),
+    ("error", "gradkit-error-readout"),
+    ("tolerance", "gradkit-tolerance"),
+    ("optimal", "gradkit-optimal"),
+    ("table", "gradkit-table"),
+]
+
+
+class EpsilonLab(PointWidget):
+    """The V-shaped error of the numeric slope versus eps, for float64, float32, float16, bfloat16.
+
+    The theory lines show truncation (∝ eps² for central differences) and rounding (∝ u/eps) for
+    the highlighted dtype; the red line is gradcheck's tolerance atol + rtol·|f′(x)|; stars mark
+    each dtype's best eps in theory. At gradcheck's eps = 1e-6 the float32 curve sits above the
+    tolerance and float64 below it. Marks for "eps rounds to 0" and "error exactly 0" sit in a
+    strip below the plot, never on the error axis.
+
+    Parameters
+    ----------
+    f : callable or str, optional
+        An elementwise function of a tensor, or a built-in name. Default ``"x³"``.
+    x : float
+        Default 0.5; the x slider moves in steps of 0.05.
+    eps : float
+        Where the cursor starts, 1e-12 … 1. Default 1e-6 (gradcheck's).
+    dtype : torch.dtype or str
+        The highlighted dtype. Default float32 (the first shown one if float32 is not shown).
+    scheme : {"central", "forward"}
+    dtypes : sequence of str or torch.dtype
+        The dtypes shown first (default all four); :meth:`reveal` or the button "show float16
+        and bfloat16" adds the others.
+    panels : sequence of {"curves", "theory", "table"}, optional
+        What to show (default all): the measured error curves with the tolerance (the V); the
+        theory lines, the stars at theory's best eps and the best-eps readout; the table of
+        every shown dtype's error at this eps.
+
+    Attributes
+    ----------
+    function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
+    dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
+        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    sweeps : dict[str, gradkit.SweepResult]
+        The curves on the eps grid at the current x, by scheme (empty where f has no slope).
+    sweep : gradkit.SweepResult or None
+        The curves for the current scheme.
+    at_eps : gradkit.SweepResult
+        Every dtype measured at exactly the current eps (computed when asked).
+    shown : list[str]
+        The dtypes on screen.
+    """
+
+    css = "gradkit-epsilon-lab"
+    view = "epsilonView"
+    scripts = ("epsilon/words.js", "epsilon/epsilon.js")
+    PANELS = ("curves", "theory", "table")
+
+    def __init__(
+        self,
+        f: Callable | str | None = None,
+        x: float = 0.5,
+        eps: float = GRADCHECK_DEFAULTS["eps"],
+        dtype: torch.dtype | str = torch.float32,
+        scheme: str = "central",
+        dtypes: Sequence[torch.dtype | str] = tuple(DTYPES),
+        *,
+        panels: Sequence[str] | None = None,
+    ) -> None:
+        menu, selected = function_menu(f, "x³")
+        scheme, x, eps = check_scheme(scheme, WIDGET_SCHEMES), check_x(x), eps_of(eps_state(eps))
+        shown, dtype = _shown_dtypes(dtypes, as_dtype(dtype))
+        super().__init__(panels)
+        with self.building():
+            self._menu = menu
+            self._build(selected, x, eps, dtype, scheme, shown)
+            self.on_change("panels", lambda _change: self._theory_switch())
+            self.track_x(lambda at: lab_point(self.f, at))
+
+    def _build(self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str,
+               shown: list[str]) -> None:  # fmt: skip
+        """The controls, in the order the page shows them, and the readout slots."""
+        self.function_dropdown = dropdown(
+            self, "function", list(self._menu), value=selected, label="f(x) =",
+            css="gradkit-function", tooltip="the function whose slope is measured",
+        )  # fmt: skip
+        self.x_slider = x_row(self, x, lo=-3.0, hi=3.0, step=0.05)
+        self.eps_slider, self.eps_text = eps_row(self, eps)
+        self.dtype_buttons = dtype_toggle(self, dtype, "highlight")
+        self.dtype_buttons.spec["shown_key"] = "shown"  # only the shown dtypes' buttons
+        self.scheme_buttons = scheme_toggle(self, scheme)
+        self.theory_checkbox = checkbox(
+            self, "theory", value=True, text="show theory lines", css="gradkit-theory",
+            tooltip="truncation and rounding error predicted by Taylor's theorem",
+        )  # fmt: skip
+        self.reveal_button = button(
+            self, "reveal", "show float16 and bfloat16", css="gradkit-reveal",
+            tooltip="add the half-precision dtypes to the picture", sets=("shown", list(DTYPES)),
+        )  # fmt: skip
+        self.on_click("reveal", self.reveal)
+        for name in ("x_down", "x_up", "eps_down", "eps_up"):
+            setattr(self, name, self._controls[name])
+        self.update_state({"shown": shown})
+        self.layout(
+            "EpsilonLab",
+            "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
+            [self.function_dropdown, self.x_slider, self.eps_slider, self.eps_text,
+             self.dtype_buttons, self.scheme_buttons, self.theory_checkbox, self.reveal_button],
+            _READOUTS,
+            alt="error of the numeric slope versus eps, log-log, one curve per dtype",
+        )  # fmt: skip
+        self._theory_switch()
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def shown(self) -> list[str]:
+        """The dtypes on screen."""
+        return list(self.state.get("shown", list(DTYPES)))
+
+    @property
+    def sweeps(self) -> dict[str, SweepResult]:
+        """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
+        return dict(self.point.sweeps or {})
+
+    @property
+    def sweep(self) -> SweepResult | None:
+        """The curves on the eps grid for the current scheme (None where f has no slope)."""
+        return self.sweeps.get(self.scheme_buttons.value)
+
+    @property
+    def at_eps(self) -> SweepResult:
+        """Every dtype measured at exactly the current eps (one batched sweep)."""
+        return sweep(self.f, self.x, eps=[self.eps], scheme=self.scheme_buttons.value)
+
+    def reveal(self, *dtypes: str | torch.dtype) -> None:
+        """Add dtypes to the picture (default: all of them), as the reveal button does."""
+        names = [dtype_name(as_dtype(d, "dtypes")) for d in dtypes] or list(DTYPES)
+        shown = set(self.shown) | set(names)
+        self.update_state({"shown": [n for n in DTYPES if n in shown]})
+
+    def check_page_value(self, key: str, value: Any) -> None:
+        """The base's checks, and the shown dtypes: a non-empty list of dtype names."""
+        if key == "shown" and not (
+            isinstance(value, list) and value and all(v in DTYPES for v in value)
+        ):
+            raise InputError(f"the page sent shown={value!r}; it must list some of {list(DTYPES)}")
+        super().check_page_value(key, value)
+
+    # ---------------------------------------------------------------------------- updates
+    def _theory_switch(self) -> None:
+        """The theory check box belongs to the theory panel: hidden while that is closed."""
+        self.theory_checkbox.hidden = "theory" not in self.panels
+
+    def scene_of(self, measured: list[LabPoint]) -> dict:
+        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles."""
+        return {
+            "function": self.function_dropdown.value,
+            "dtypes": list(DTYPES),
+            "schemes": list(WIDGET_SCHEMES),
+            "fields": {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT},
+            "atol": GRADCHECK_DEFAULTS["atol"],
+            "rtol": GRADCHECK_DEFAULTS["rtol"],
+            "default_eps": GRADCHECK_DEFAULTS["eps"],
+            "u": {name: unit_roundoff(dt) for name, dt in DTYPES.items()},
+            "styles": {name: list(style) for name, style in DTYPE_STYLES.items()},
+        }
+
+    def arrays_of(self, measured: list[LabPoint]) -> dict:
+        """The sweeps of each x position, stacked (:func:`.scene.stack_points`)."""
+        return stack_points(measured)
+
+    def exact_of(self, eps: float) -> dict | None:
+        """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
+        the page says so)."""
+        return None if self.point.sweeps is None else exact_arrays(self.f, self.x, eps)
+
+
+def _shown_dtypes(
+    dtypes: Sequence[torch.dtype | str], dtype: torch.dtype
+) -> tuple[list[str], torch.dtype]:
+    """The dtypes shown first (DTYPES order), and the highlighted one (the first shown if the
+    default float32 is not shown)."""
+    if isinstance(dtypes, (str, torch.dtype)):
+        dtypes = [dtypes]
+    named = {dtype_name(as_dtype(d, "dtypes")) for d in dtypes}
+    shown = [n for n in DTYPES if n in named]
+    if not shown:
+        raise ValueError("dtypes must name at least one dtype, e.g. ('float64', 'float32')")
+    if dtype_name(dtype) not in shown:
+        dtype = DTYPES[shown[0]] if dtype is torch.float32 else dtype
+        if dtype_name(dtype) not in shown:
+            raise ValueError(f"dtype={dtype_name(dtype)} is not among dtypes={shown}")
+    return shown, dtype

@@ -1,0 +1,111 @@
+"""EpsilonLab's numbers: per x position, :func:`gradkit.sweep` over every grid eps, dtype and
+scheme, laid out as the arrays the page reads (``epsilon.js``: ``labFound``).
+
+:func:`lab_point` measures one x; the widget sends the positions around the current x
+(:class:`~gradkit.widgets.base.window.XWindow`) stacked by :func:`stack_points`. An x where f or
+its slope is not a finite number (log at 0, exp at 800) is no error: its arrays are NaN and the
+page says why from ``point`` (f(x) and the analytic slope as torch gives them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..._args import DTYPES, EPS_GRID, WIDGET_SCHEMES
+from ...numerics import SweepResult, analytic_slope, sweep
+from ..base.floats import evaluate
+
+__all__ = [
+    "FLAGS",
+    "OPTIMA",
+    "POINT",
+    "THEORY",
+    "LabPoint",
+    "exact_arrays",
+    "lab_point",
+    "stack_points",
+    "sweep_arrays",
+]
+
+#: Per (scheme, dtype, eps): 0/1 flags (float32 holds them exactly), the theory lines (drawn only).
+FLAGS = ("underflow", "collapsed", "passes")
+THEORY = ("truncation", "rounding")
+#: Per (scheme, dtype): theory's best eps and its predicted error, the grid's best and its error.
+OPTIMA = ("optimal_eps", "optimal_error", "best_eps", "best_error")
+#: Per x: the analytic slope (float64 autograd), gradcheck's tolerance there, f(x) in float64.
+POINT = ("analytic", "tolerance", "fx")
+
+
+@dataclass(frozen=True)
+class LabPoint:
+    """One x measured: the sweeps by scheme (None where f has no slope there) and the arrays."""
+
+    sweeps: dict[str, SweepResult] | None
+    arrays: dict[str, np.ndarray]
+
+
+def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
+    """Sweeps by scheme (WIDGET_SCHEMES order) as arrays, dtypes in DTYPES order.
+
+    Returns
+    -------
+    dict
+        ``error`` (scheme, dtype, eps) float64; ``flags`` (scheme, dtype, eps, FLAGS) and
+        ``theory`` (scheme, dtype, eps, THEORY) float32; ``optima`` (scheme, dtype, OPTIMA).
+    """
+    per = [[sweeps[s].dtypes[name] for name in DTYPES] for s in WIDGET_SCHEMES]
+
+    def stacked(fields: Sequence[str], kind: type) -> np.ndarray:
+        return np.array(
+            [[np.stack([getattr(c, k).double().numpy() for k in fields], -1) for c in r]
+             for r in per],
+            dtype=kind,
+        )  # fmt: skip
+
+    return {
+        "error": np.array([[c.error.double().numpy() for c in r] for r in per]),
+        "flags": stacked(FLAGS, np.float32),
+        "theory": stacked(THEORY, np.float32),
+        "optima": np.array([[[getattr(c, k) for k in OPTIMA] for c in r] for r in per]),
+    }
+
+
+def _empty(point: Sequence[float], n: int) -> dict[str, np.ndarray]:
+    """The arrays of an x with no slope to measure: NaN everywhere but ``point``."""
+    s, d = len(WIDGET_SCHEMES), len(DTYPES)
+    return {
+        "error": np.full((s, d, n), np.nan),
+        "flags": np.zeros((s, d, n, len(FLAGS)), np.float32),
+        "theory": np.full((s, d, n, len(THEORY)), np.nan, np.float32),
+        "optima": np.full((s, d, len(OPTIMA)), np.nan),
+        "point": np.array(point, dtype=np.float64),
+    }
+
+
+def lab_point(f: Callable, x: float) -> LabPoint:
+    """Every grid eps, dtype and scheme at one x (two batched sweeps), or NaN arrays when f or
+    its slope is not a finite number at x."""
+    fx = float(evaluate(f, torch.tensor([float(x)], dtype=torch.float64))[0])
+    analytic = analytic_slope(f, x) if math.isfinite(fx) else math.nan
+    if not (math.isfinite(fx) and math.isfinite(analytic)):
+        return LabPoint(None, _empty((analytic, math.nan, fx), len(EPS_GRID)))
+    sweeps = {s: sweep(f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
+    arrays = sweep_arrays(sweeps)
+    arrays["point"] = np.array([analytic, sweeps["central"].tolerance, fx])
+    return LabPoint(sweeps, arrays)
+
+
+def stack_points(points: Sequence[LabPoint]) -> dict[str, np.ndarray]:
+    """The arrays of a window of x positions, stacked on a leading axis."""
+    return {name: np.stack([p.arrays[name] for p in points]) for name in points[0].arrays}
+
+
+def exact_arrays(f: Callable, x: float, eps: float) -> dict[str, np.ndarray]:
+    """A typed eps off the grid: error, flags and theory at exactly ``eps`` (scheme, dtype, …)."""
+    arrays = sweep_arrays({s: sweep(f, x, eps=[eps], scheme=s) for s in WIDGET_SCHEMES})
+    return {name: arrays[name][:, :, 0] for name in ("error", "flags", "theory")}

@@ -1,0 +1,156 @@
+// EpsilonLab's lookups and wording, from the scene lab.py sends (scene.py: error, flags, theory,
+// optima and point per x position, scheme, dtype and grid eps, every number gradkit.sweep's).
+// epsilon.js draws; this file finds the numbers for a state and words the readouts.
+import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
+import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
+import { exactFor, record, rowOf } from "../base/tables.js";
+
+const orNaN = (v) => (v === null || v === undefined ? NaN : v);
+
+// The index of x among the positions sent, or -1.
+export function labSlot(scene, x) {
+  const w = Math.round((x - scene.x_grid.origin) / scene.x_grid.step) - scene.window[0];
+  return w >= 0 && w < scene.window[1] ? w : -1;
+}
+
+// One dtype's numbers at one grid eps (or the kernel's exact answer): error, flags, theory.
+function cell(scene, tables, w, s, k, g) {
+  return {
+    error: rowOf(tables.error, [w, s, k])[g],
+    ...record(scene.fields.flags, rowOf(tables.flags, [w, s, k, g])),
+    ...record(scene.fields.theory, rowOf(tables.theory, [w, s, k, g])),
+  };
+}
+
+function exactCell(scene, ex, s, k) {
+  return {
+    error: orNaN(ex.error[s][k]),
+    ...record(scene.fields.flags, ex.flags[s][k]),
+    ...record(scene.fields.theory, ex.theory[s][k]),
+  };
+}
+
+// What the state shows: {w, s, d, eps, point, optima (per dtype), at (per dtype, at this eps),
+// noSlope}, or null while its data has not arrived (an x beyond the positions sent, a typed eps
+// the kernel is still measuring). Where f has no slope, `at` is null and noSlope true.
+export function labFound(scene, tables, exact, state) {
+  if (!tables.error || !scene.schemes) return null;
+  const s = scene.schemes.indexOf(state.scheme);
+  const d = scene.dtypes.indexOf(state.dtype);
+  const w = labSlot(scene, state.x);
+  if (s < 0 || d < 0 || w < 0) return null;
+  const point = record(scene.fields.point, rowOf(tables.point, [w]));
+  const optima = scene.dtypes.map((_, k) => record(scene.fields.optima, rowOf(tables.optima, [w, s, k])));
+  const noSlope = !(Number.isFinite(point.fx) && Number.isFinite(point.analytic));
+  const found = { w, s, d, eps: epsOf(state), point, optima, noSlope, at: null };
+  if (noSlope) return found;
+  if (state.eps_exact != null) {
+    const ex = exactFor(exact, scene, state);
+    if (!ex) return null;
+    found.at = scene.dtypes.map((_, k) => exactCell(scene, ex, s, k));
+  } else {
+    found.at = scene.dtypes.map((_, k) => cell(scene, tables, w, s, k, state.eps));
+  }
+  return found;
+}
+
+// The y limits of the error axes at one x: every positive error of both schemes and all dtypes
+// and the tolerance, with a factor 8 of room each side (so a scheme or dtype switch keeps them).
+export function errorLimits(tables, w, tolerance) {
+  const size = tables.error.data.length / tables.error.shape[0];
+  const all = tables.error.data.subarray(w * size, (w + 1) * size);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of [...all, tolerance]) if (v > 0 && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!(lo <= hi)) return [1e-17, 10];
+  return [Math.max(lo / 8, 1e-18), Math.max(hi * 8, 1)];
+}
+
+// Theory's best eps inside the picture's eps range (a star is drawn), or why not.
+export function optimumInRange(opt) {
+  return opt.optimal_eps >= EPS_MIN && opt.optimal_eps <= EPS_MAX && opt.optimal_error > 0
+    && Number.isFinite(opt.optimal_error);
+}
+
+// theory's best eps as a readout says it: never a number far outside the eps range.
+export function theoryText(opt, fx) {
+  const e = opt.optimal_eps;
+  if (!Number.isFinite(e)) return "theory: no best eps (no truncation error here, larger is better)";
+  if (e < EPS_MIN) {
+    const why = fx === 0 ? ": f(x) = 0, so theory's rounding term u·|f(x)|/eps is 0 here" : "";
+    return `theory: below ${epsLabel(EPS_MIN)}, off this scale${why}`;
+  }
+  if (e > EPS_MAX) return `theory: above ${epsLabel(EPS_MAX)}, off this scale`;
+  return `theory ${pyFormat(e, ".2g")} (error ≈ ${pyFormat(opt.optimal_error, ".1g")})`;
+}
+
+// The error as the readout and the table write it (or why there is none).
+export function errorText(r) {
+  if (r.underflow) return "no slope (eps rounds to 0)";
+  const text = pyFormat(r.error, ".2e");
+  return r.collapsed ? `${text} (x ± eps round to x: slope 0)` : text;
+}
+
+// gradcheck's verdict at this eps, and by how much it misses (error / tolerance).
+export function verdictText(r, tolerance) {
+  const tol = pyFormat(tolerance, ".3g");
+  if (r.underflow) return "gradcheck could not measure a slope";
+  if (Number.isNaN(r.error)) return "no measurement: f or its slope is NaN here (outside its domain?)";
+  if (r.passes) return `within the tolerance ${tol}: gradcheck passes`;
+  const times = tolerance > 0 ? r.error / tolerance : Infinity;
+  return `${pyFormat(times, ".3g")} × the tolerance ${tol}: gradcheck fails`;
+}
+
+// The picture's two short lines for an x with no slope: what f does there, and what to do.
+export function noSlopeLines(fname, x, point) {
+  const at = `at x = ${pyFormat(x, ".6g")}`;
+  const what = Number.isFinite(point.fx) ? `the slope of ${fname} is ${pyFormat(point.analytic)} ${at}`
+    : `f(x) = ${fname} is ${pyFormat(point.fx)} ${at}`;
+  return [what, "no slope to measure here: move x"];
+}
+
+// Why there is nothing to measure at this x (f or its slope is not a finite number).
+export function noSlopeText(fname, x, point) {
+  const at = `at x = ${pyFormat(x, ".6g")}`;
+  if (!Number.isFinite(point.fx)) {
+    const hint = fname.startsWith("log") && x <= 0 ? " to a positive number" : "";
+    return `f(x) = ${escapeHtml(fname)} is ${pyFormat(point.fx)} ${at} (outside its domain, or too large ` +
+      `for float64), so there is no slope to measure; move x${hint}`;
+  }
+  return `the slope of ${escapeHtml(fname)} ${at} is ${pyFormat(point.analytic)}; move x`;
+}
+
+function tableHtml(scene, state, found) {
+  const rows = scene.dtypes.filter((name) => state.shown.includes(name)).map((name) => {
+    const r = found.at[scene.dtypes.indexOf(name)];
+    const verdict = r.passes ? marked("good", "passes") : marked("bad", "fails");
+    const bold = name === state.dtype ? " style='font-weight:bold'" : "";
+    return `<tr${bold}><td>${name}</td><td style='padding:0 10px'>${errorText(r)}</td><td>${verdict}</td>` +
+      `<td class='gk-r-detail'>u = ${pyFormat(scene.u[name], ".1g")}</td></tr>`;
+  });
+  const head = `<div class='gk-r-label'>at eps = ${epsLabel(found.eps)}, against the tolerance ` +
+    `${pyFormat(found.point.tolerance, ".3g")}:</div>`;
+  return `${head}<table>${rows.join("")}</table>`;
+}
+
+// The readouts of a state, worded as a learner reads them; "" for a panel that is closed.
+export function labReadouts(scene, state, found, panels) {
+  const name = state.dtype;
+  const out = { eps: readoutHtml("eps", epsLabel(found.eps), `= ${fmtPlain(found.eps)}`) };
+  if (found.noSlope) {
+    out.error = marked("bad", noSlopeText(scene.function, state.x, found.point));
+    return { ...out, tolerance: "", optimal: "", table: "" };
+  }
+  const r = found.at[found.d];
+  const { tolerance, analytic, fx } = found.point;
+  out.error = readoutHtml(`${name} error at this eps`, errorText(r), verdictText(r, tolerance));
+  out.tolerance = readoutHtml("gradcheck tolerance", pyFormat(tolerance, ".3g"),
+    `= atol + rtol·|f′(x)| = ${pyFormat(scene.atol, ".6g")} + ${pyFormat(scene.rtol, ".6g")}·${pyFormat(Math.abs(analytic), ".4g")}`);
+  const opt = found.optima[found.d];
+  out.optimal = panels.includes("theory")
+    ? readoutHtml(`best eps for ${name}`, pyFormat(opt.best_eps, ".2g"),
+      `the smallest error on this lab's eps grid (${pyFormat(opt.best_error, ".1g")}); ${theoryText(opt, fx)}`)
+    : "";
+  out.table = panels.includes("table") ? tableHtml(scene, state, found) : "";
+  return out;
+}

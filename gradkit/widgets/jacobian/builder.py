@@ -1,0 +1,317 @@
+"""JacobianBuilder: watch gradcheck build its two Jacobians, a column and a row at a time.
+
+>>> from gradkit.widgets import JacobianBuilder
+>>> JacobianBuilder(f=WrongSquareFn, n=4)  # doctest: +SKIP
+
+gradcheck's slow mode nudges input entry k by ±eps and fills column k of the numeric Jacobian
+(2 forward calls), then runs the one-hot ``grad_output = e_i`` through backward and fills row i
+of the analytic one (1 backward call). torch makes every call when the scene is built
+(:mod:`.steps`) and the page replays them (``jacobian.js``): step, run all and reset need no
+kernel message; only a new n does. Beside the builder's own calls the page shows torch's count
+for the whole gradcheck (:func:`gradkit.cost.count_calls`), which adds checks of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from ..._args import GRADCHECK_DEFAULTS, check_control_eps
+from ...cost import count_calls
+from ..base import Control, GradkitWidget, InputError
+from ..base.jacobians import difference_ratio
+from ..base.rows import slider
+from .steps import (
+    N_MAX,
+    N_MIN,
+    JacobianSteps,
+    as_function,
+    as_input,
+    check_n,
+    jacobian_steps,
+    sample_input,
+)  # fmt: skip
+
+__all__ = ["Calls", "JacobianBuilder"]
+
+_BUTTONS = (
+    ("step_button", "step", "gradkit-step", "the next call: a nudged entry, then a backward pass"),
+    ("run_button", "run all", "gradkit-run-all", "every call: both Jacobians built"),
+    ("reset_button", "reset", "gradkit-reset", "back to empty Jacobians"),
+)
+
+
+class Calls(NamedTuple):
+    """Calls the build made so far: forward (1 plain run + 2 per nudged entry) and backward
+    (1 per output entry). gradcheck itself makes more (:func:`gradkit.cost.count_calls`)."""
+
+    forward: int
+    backward: int
+
+
+class JacobianBuilder(GradkitWidget):
+    """Build the numeric Jacobian column by column and the analytic one row by row.
+
+    Parameters
+    ----------
+    f : Function class, its ``apply``, a function of a tensor, or a name
+        Names are the zoo's one-input Functions ("SquareFn", "WrongSquareFn", …) and the plain
+        functions "x²", "sin(x)", …. Default "SquareFn". An error f raises shows in the error
+        area (a wrong kind of argument raises).
+    n : int, optional
+        Input entries, 1 … 64 (default 4, or the length of ``x``).
+    x : tensor or list of numbers, optional
+        The input (float64). Default n values evenly spaced over 0.25 … 2.0; changing n keeps
+        the range of ``x``.
+    eps : float
+        The nudge, gradcheck's 1e-6 by default.
+    panels : sequence of {"numeric", "analytic", "counts"}, optional
+        What to show (default all): the numeric Jacobian, the analytic one, the call counts.
+
+    Attributes
+    ----------
+    n : int
+        Input entries; setting it rebuilds the scene (as the n control does).
+    position : int
+        Steps shown: 0 (nothing yet), then 1 … n numeric columns, then n+1 … n+m analytic rows.
+        A new widget shows step 1, its first column built.
+    calls : Calls
+        Forward and backward calls the build made up to ``position``.
+    gradcheck_calls : gradkit.cost.CallCount or None
+        torch.autograd.gradcheck's own calls on the same input, counted.
+    seconds : float
+        Time those calls took (measured when the scene was built; the faster of two builds).
+    numeric, analytic : torch.Tensor
+        Shape (m, n), output entry i, input entry j; entries not built yet are NaN.
+    result : JacobianSteps or None
+        Everything, computed ahead (None when f failed).
+    history : list of dict
+        One row per n built: n, forward, backward, seconds, gradcheck's forward and backward.
+    n_slider, n_down, n_up, step_button, run_button, reset_button : Control
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    """
+
+    css = "gradkit-jacobian-builder"
+    view = "jacobianView"
+    scripts = ("base/matrix.js", "jacobian/jacobian.js")
+    PANELS = ("numeric", "analytic", "counts")
+
+    def __init__(
+        self,
+        f: object = "SquareFn",
+        n: int | None = None,
+        *,
+        x: object = None,
+        eps: float = GRADCHECK_DEFAULTS["eps"],
+        panels: Sequence[str] | None = None,
+    ) -> None:
+        fn, label = as_function(f)
+        like = as_input(x) if x is not None else None
+        n = check_n(n if n is not None else (like.numel() if like is not None else 4))
+        nudge = check_control_eps(eps)
+        super().__init__(panels)
+        with self.building():
+            self._f: Callable = fn
+            self.label, self._like, self._nudge = label, like, nudge
+            self.history: list[dict] = []
+            self.result: JacobianSteps | None = None
+            self.gradcheck_calls = None
+            self._builds = 0
+            self.n_slider = slider(
+                self, "n", value=n, origin=0, step=1, lo=N_MIN, hi=N_MAX, label="n",
+                css="gradkit-n", tooltip="input entries: each one costs 2 forward calls",
+                continuous=False, fmt=".0f",
+                steps=({"name": "n_down", "css": "gradkit-n-down", "label": "−",
+                        "tooltip": "one input entry fewer"},
+                       {"name": "n_up", "css": "gradkit-n-up", "label": "+",
+                        "tooltip": "one input entry more"}),
+            )  # fmt: skip
+            self.n_down, self.n_up = self._controls["n_down"], self._controls["n_up"]
+            self.step_button, self.run_button, self.reset_button = self._step_buttons()
+            self.update_state({"step": 1})
+            self.layout(
+                f"Building the Jacobians of {label}",
+                "step through gradcheck's calls; raise n to see the cost grow",
+                [self.n_slider],
+                [("status", "gradkit-jb-status"), ("calls", "gradkit-jb-calls"),
+                 ("verdict", "gradkit-jb-verdict"), ("history", "gradkit-jb-history")],
+                alt="the numeric Jacobian filled column by column, the analytic one row by row",
+            )  # fmt: skip
+            self.spec = {**self.spec, "steps": [c.spec for c in (self.step_button,
+                         self.run_button, self.reset_button)]}  # fmt: skip
+            self.on_change("n", lambda _change: self._rebuild())
+            self.guard(self._rebuild)()
+
+    def _step_buttons(self) -> list[Control]:
+        """step / run all / reset: the page draws them beside the n control and moves by itself
+        (no kernel message); Python's ``.click()`` does the same."""
+        made = []
+        for name, label, css, tip in _BUTTONS:
+            spec = {"kind": "button", "name": name, "text": label, "css": css, "tooltip": tip}
+            made.append(self.add_control(Control(self, spec), has_value=False))
+        self.on_click("step_button", self.step)
+        self.on_click("run_button", self.run_all)
+        self.on_click("reset_button", self.reset)
+        return made
+
+    # ---------------------------------------------------------------------------- Python API
+    @property
+    def n(self) -> int:
+        """Input entries."""
+        return round(float(self.state["n"]))
+
+    @n.setter
+    def n(self, value: int) -> None:
+        self.n_slider.value = check_n(value)
+
+    @property
+    def eps(self) -> float:
+        """The nudge."""
+        return self._nudge
+
+    @property
+    def position(self) -> int:
+        """Steps shown so far (0 … n + m)."""
+        return int(self.state.get("step", 0))
+
+    @property
+    def total_steps(self) -> int:
+        """n numeric columns plus m analytic rows (0 when f failed)."""
+        return self.result.steps if self.result is not None else 0
+
+    def step(self) -> int:
+        """Show the next step (a numeric column, then an analytic row); return the position."""
+        self.update_state({"step": min(self.position + 1, self.total_steps)})
+        return self.position
+
+    def run_all(self) -> int:
+        """Show every step at once; return the position (n + m)."""
+        self.update_state({"step": self.total_steps})
+        return self.position
+
+    def reset(self) -> None:
+        """Back to the empty Jacobians (the plain run only)."""
+        self.update_state({"step": 0})
+
+    @property
+    def calls(self) -> Calls:
+        """Forward and backward calls the build made up to the current step."""
+        r = self.result
+        if r is None:
+            return Calls(0, 0)
+        return Calls(r.forward_calls[self.position], r.backward_calls[self.position])
+
+    @property
+    def seconds(self) -> float:
+        """Time the calls up to the current step took."""
+        return self.result.seconds[self.position] if self.result is not None else 0.0
+
+    @property
+    def numeric(self) -> torch.Tensor:
+        """The numeric Jacobian as built so far (columns not nudged yet are NaN)."""
+        return self._built("numeric")
+
+    @property
+    def analytic(self) -> torch.Tensor:
+        """The analytic Jacobian as built so far (rows not run through backward yet are NaN)."""
+        return self._built("analytic")
+
+    def _built(self, name: str) -> torch.Tensor:
+        """Jacobian ``name`` up to the current step: numeric columns, then analytic rows."""
+        r = self.result
+        if r is None:
+            return torch.empty(0, self.n, dtype=torch.float64)
+        full = getattr(r, name)
+        done = torch.zeros_like(full, dtype=torch.bool)
+        if name == "numeric":
+            done[:, : min(self.position, r.n)] = True
+        else:
+            done[: max(0, self.position - r.n)] = True
+        return torch.where(done, full, torch.full_like(full, float("nan")))
+
+    def check_page_value(self, key: str, value: Any) -> None:
+        """The page's step must be a whole number 0 … n + m; other keys as the base checks."""
+        if key == "step":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+            if not ok or not 0 <= value <= self.total_steps:
+                raise InputError(f"the page sent step={value!r}; it must be 0 … {self.total_steps}")
+            return
+        super().check_page_value(key, value)
+
+    # ------------------------------------------------------------------------------ scene
+    def _input(self) -> torch.Tensor:
+        n = self.n
+        if self._like is not None and self._like.numel() == n:
+            return self._like.clone()
+        return sample_input(n, self._like)
+
+    def _rebuild(self) -> None:
+        """Every step for this n (the page replays them), and gradcheck's own count."""
+        x = self._input()
+        self._builds += 1
+        try:
+            # best of two builds: the first call of a Function can carry one-off start-up time
+            result = min(
+                (jacobian_steps(self._f, x, eps=self._nudge) for _ in range(2)),
+                key=lambda built: built.seconds[-1],
+            )
+        except Exception:
+            self.result = self.gradcheck_calls = None
+            self.update_state({"step": 0})
+            self.send_scene({"failed": True, "n": x.numel()}, key=self._builds)
+            raise
+        self.result = result
+        self.gradcheck_calls = _gradcheck_count(self._f, x, self._nudge)
+        self._record(result)
+        with self.hold_sync():  # one message: the new step never meets the old scene
+            self.update_state({"step": min(1, result.steps)})  # the first column built
+            key = (self.label, self._builds)
+            self.send_scene(self._scene(result), self._arrays(result), key=key)
+
+    def _record(self, r: JacobianSteps) -> None:
+        """The history row of this n (the latest build of each n)."""
+        counted = self.gradcheck_calls
+        row = {"n": r.n, "forward": r.forward_calls[-1], "backward": r.backward_calls[-1],
+               "seconds": r.seconds[-1],
+               "gradcheck_forward": None if counted is None else counted.forward,
+               "gradcheck_backward": None if counted is None else counted.backward}  # fmt: skip
+        self.history = sorted([h for h in self.history if h["n"] != r.n] + [row],
+                              key=lambda h: h["n"])  # fmt: skip
+
+    def _scene(self, r: JacobianSteps) -> dict:
+        counted = self.gradcheck_calls
+        return {
+            "failed": False, "label": self.label, "n": r.n, "m": r.m, "steps": r.steps,
+            "eps": r.eps, "atol": GRADCHECK_DEFAULTS["atol"], "rtol": GRADCHECK_DEFAULTS["rtol"],
+            "gradcheck": None if counted is None else
+            {"forward": counted.forward, "backward": counted.backward, "passed": counted.passed},
+            "history": self.history,
+        }  # fmt: skip
+
+    def _arrays(self, r: JacobianSteps) -> dict[str, np.ndarray]:
+        numeric, analytic = r.numeric.numpy(), r.analytic.numpy()
+        _, outside = difference_ratio(numeric, analytic, GRADCHECK_DEFAULTS["atol"],
+                                      GRADCHECK_DEFAULTS["rtol"])  # fmt: skip
+        return {"x": r.x.numpy(), "numeric": numeric, "analytic": analytic,
+                "outside": outside.astype(np.float64), "forward": np.array(r.forward_calls),
+                "backward": np.array(r.backward_calls), "seconds": np.array(r.seconds)}  # fmt: skip
+
+    def close(self) -> None:
+        """Close the widget and drop its numbers."""
+        self.result = None
+        super().close()
+
+    def __repr__(self) -> str:
+        return f"JacobianBuilder(f={self.label!r}, n={self.n})"
+
+
+def _gradcheck_count(f: Callable, x: torch.Tensor, eps: float) -> Any:
+    """torch.autograd.gradcheck's own calls on this input (None when gradcheck raises)."""
+    try:
+        return count_calls(f, (x.clone().requires_grad_(True),), eps=eps)
+    except Exception:  # noqa: BLE001 - the page then shows the build's calls only
+        return None

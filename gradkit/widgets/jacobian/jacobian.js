@@ -1,0 +1,196 @@
+// JacobianBuilder's picture and readouts, from the scene builder.py sends (steps.py): every call
+// gradcheck's slow mode makes, computed ahead by torch. step / run all / reset move along them
+// here, with no kernel message. Output entry i is row i, input entry j column j, in both
+// matrices; the numeric one fills a column per nudged entry, the analytic one a row per backward.
+import { marked, pyFormat, readoutHtml } from "../base/format.js";
+import { inkOn } from "../base/plot.js";
+import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "../base/matrix.js";
+
+export const JB_COLORS = { numeric: "#0072B2", analytic: "#009E73", bad: "#D55E00", current: "#E69F00", grid: "#DDDDDD" };
+
+// What step k shows: numeric columns 0 … columns-1, analytic rows 0 … rows-1, the current one.
+export function stepParts(scene, k) {
+  const { n, m } = scene;
+  const step = Math.max(0, Math.min(n + m, k));
+  return {
+    step, columns: Math.min(step, n), rows: Math.max(0, step - n),
+    current: step === 0 ? null : step <= n ? { column: step - 1 } : { row: step - n - 1 },
+  };
+}
+
+// "rgb(…)" of a palette colour at an opacity on white: the cell's fill.
+export function tint(hex, alpha) {
+  const n = parseInt(hex.slice(1), 16);
+  const mix = (c) => Math.round(255 + (c - 255) * alpha);
+  return `rgb(${mix((n >> 16) & 255)},${mix((n >> 8) & 255)},${mix(n & 255)})`;
+}
+
+const sub = (k) => `<sub>${k}</sub>`;
+
+// What step k does, in words and the formula.
+export function statusHtml(scene, x, k) {
+  const { n, m } = scene;
+  const head = `<span class="gk-r-label">step ${k} of ${n + m}</span>&nbsp; `;
+  if (k === 0) {
+    return `${head}one plain run of f at x: ${m} output entr${m === 1 ? "y" : "ies"}, so the Jacobians are ` +
+      `${m} × ${n}. Press <b>step</b> or <b>run all</b>.`;
+  }
+  if (k <= n) {
+    const j = k - 1;
+    return `${head}nudge input entry ${j} (x${sub(j)} = ${pyFormat(x[j], ".4g")}) by ±${pyFormat(scene.eps, ".3g")}: ` +
+      `(f(x + eps·e${sub(j)}) − f(x − eps·e${sub(j)})) / (2·eps) fills <b>column ${j}</b> of the numeric Jacobian`;
+  }
+  const i = k - n - 1;
+  return `${head}backward with grad_output = e${sub(i)} (1 at output entry ${i}, 0 elsewhere) returns ` +
+    `e${sub(i)}ᵀJ: <b>row ${i}</b> of the analytic Jacobian`;
+}
+
+// The build's calls up to step k, and gradcheck's own count beside them (one count, measured).
+export function callsHtml(scene, tables, k) {
+  const f = tables.forward.data[k];
+  const b = tables.backward.data[k];
+  const ms = tables.seconds.data[k] * 1e3;
+  const columns = Math.min(k, scene.n);
+  const build = readoutHtml("this build so far", `${f} forward, ${b} backward`,
+    `(forward: 1 plain run + 2 × ${columns} nudged; backward: one per output entry built) · ${pyFormat(ms, ".3g")} ms`);
+  const g = scene.gradcheck;
+  const whole = g
+    ? readoutHtml("torch.autograd.gradcheck, counted", `${g.forward} forward, ${g.backward} backward`,
+      "(the whole check on this x: these two Jacobians plus checks of its own)")
+    : readoutHtml("torch.autograd.gradcheck, counted", "—", "(gradcheck raised on this f)");
+  return `${build}<br>${whole}`;
+}
+
+// gradcheck's comparison of the finished Jacobians, and torch's own verdict.
+export function verdictHtml(scene, tables) {
+  const { n, m } = scene;
+  const total = n * m;
+  const out = tables.outside.data;
+  const allowed = `${pyFormat(scene.atol, ".6g")} + ${pyFormat(scene.rtol, ".6g")}·|numeric|`;
+  const q = out.findIndex((v) => v !== 0);
+  const torchSays = scene.gradcheck ? (scene.gradcheck.passed ? "gradcheck passes" : "gradcheck fails") : "";
+  if (q < 0) {
+    return `${marked("good", `✔ all ${total} entries agree`)} <span class="gk-r-detail">(|analytic − numeric| ≤ ` +
+      `${allowed} everywhere)${torchSays ? `: ${torchSays}` : ""}</span>`;
+  }
+  const bad = out.reduce((s, v) => s + (v !== 0 ? 1 : 0), 0);
+  const [i, j] = [Math.floor(q / n), q % n];
+  return `${marked("bad", `✘ ${bad} of ${total} entries differ by more than ${allowed}`)}` +
+    `${torchSays ? marked("bad", `: ${torchSays}`) : ""} <span class="gk-r-detail">e.g. output entry ${i}, input entry ` +
+    `${j}: analytic ${pyFormat(tables.analytic.data[q], ".6g")}, numeric ${pyFormat(tables.numeric.data[q], ".6g")}</span>`;
+}
+
+// Every n built so far: the build's calls, gradcheck's count and the time.
+export function historyHtml(history) {
+  const pair = (f, b) => (f === null || f === undefined ? "—" : `${f}, ${b}`);
+  const body = history.map((h) => `<tr><td>${h.n}</td><td>${pair(h.forward, h.backward)}</td>` +
+    `<td>${pair(h.gradcheck_forward, h.gradcheck_backward)}</td><td>${pyFormat(h.seconds * 1e3, ".3g")} ms</td></tr>`);
+  return '<span class="gk-r-label">every n built (forward, backward calls)</span><table class="gk-history">' +
+    `<tr><th>n</th><th>this build</th><th>gradcheck</th><th>time</th></tr>${body.join("")}</table>`;
+}
+
+// The panels' boxes [left, top, width, height] and the picture's size: square cells, at most
+// 48 px, as large as the width and a 260 px height allow.
+export function jbLayout(panels, n, m) {
+  const shown = ["numeric", "analytic"].filter((p) => panels.includes(p));
+  if (shown.length === 0) return { size: [860, 0] };
+  const width = shown.length === 2 ? 860 : 500;
+  const slot = (width - 40) / shown.length;
+  const cell = Math.min(48, (slot - 90) / n, 260 / m);
+  const out = { size: [width, Math.ceil(66 + cell * m + 58)] };
+  shown.forEach((name, k) => {
+    out[name] = [40 + k * slot + (slot - cell * n) / 2 + 20, 66, cell * n, cell * m];
+  });
+  return out;
+}
+
+function drawMatrix(ctx, lay, name, parts) {
+  const { scene, tables, painter: dr } = ctx;
+  const { n, m } = scene;
+  const ax = matrixAxes(name, lay[name], m, n);
+  const title = name === "numeric" ? ["numeric Jacobian", "column j ← nudge input entry j"]
+    : ["analytic Jacobian", "row i ← backward of a 1 at output entry i"];
+  matrixFrame(dr, ax, title);
+  const values = tables[name].data;
+  const bad = tables.outside.data;
+  const filled = name === "numeric" ? (i, j) => j < parts.columns : (i) => i < parts.rows;
+  let biggest = 0;
+  for (const v of values) if (Number.isFinite(v)) biggest = Math.max(biggest, Math.abs(v));
+  const wrong = (i, j) => name === "analytic" && bad[i * n + j] !== 0;
+  const fill = (i, j) => {
+    if (!filled(i, j)) return "#FFFFFF";
+    if (wrong(i, j)) return tint(JB_COLORS.bad, 0.85);
+    return tint(JB_COLORS[name], 0.12 + (biggest > 0 ? (0.45 * Math.abs(values[i * n + j])) / biggest : 0));
+  };
+  matrixCells(dr, ax, fill);
+  matrixLines(dr, ax, { grid: JB_COLORS.grid });
+  cellLabels(dr, ax, (i, j) => (filled(i, j) ? cellText(values[i * n + j]) : ""), (i, j) => inkOn(fill(i, j)),
+    ax.width / n >= 44 ? 11 : 10);
+  const c = parts.current;
+  if (c && name === "numeric" && c.column !== undefined) outline(dr, ax, [0, c.column, m - 1, c.column], JB_COLORS.current, 2.5);
+  if (c && name === "analytic" && c.row !== undefined) outline(dr, ax, [c.row, 0, c.row, n - 1], JB_COLORS.current, 2.5);
+  let shownWrong = 0;
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) if (filled(i, j) && wrong(i, j)) shownWrong += 1;
+  return { ax, shownWrong };
+}
+
+function buttons(ctx) {
+  // step / run all / reset, beside the n control: the page moves by itself (no kernel)
+  const last = () => ctx.scene.n + ctx.scene.m;
+  const moves = {
+    step_button: () => Math.min((ctx.state.step || 0) + 1, last()),
+    run_button: () => last(),
+    reset_button: () => 0,
+  };
+  const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
+  ctx.jbButtons = {};
+  for (const spec of ctx.spec.steps || []) {
+    const b = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
+      onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", moves[spec.name]()); } });
+    ctx.jbButtons[spec.name] = b;
+    row.append(b);
+  }
+  ctx.el.querySelector(".gradkit-controls").append(row);
+}
+
+export const jacobianView = {
+  init: buttons,
+  // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
+  key(ctx) { return JSON.stringify([ctx.state.step, ctx.panels()]); },
+  size(ctx) {
+    const sc = ctx.scene;
+    return sc.failed || !sc.n ? [860, 0] : jbLayout(ctx.panels(), sc.n, sc.m).size;
+  },
+  paint(ctx) {
+    const { scene, tables, state } = ctx;
+    if (scene.n !== state.n) return null; // a new n: the kernel is building it
+    const b = ctx.jbButtons || {};
+    if (scene.failed) {
+      for (const button of Object.values(b)) button.disabled = true;
+      const status = marked("bad", `nothing to show: f raised an error at n = ${scene.n} (the message is below)`);
+      return { readouts: { status }, drawn: { failed: true } };
+    }
+    const parts = stepParts(scene, state.step);
+    const lay = jbLayout(ctx.panels(), scene.n, scene.m);
+    const axes = [];
+    let wrongShown = 0;
+    for (const name of ["numeric", "analytic"]) {
+      if (!lay[name]) continue;
+      const out = drawMatrix(ctx, lay, name, parts);
+      axes.push(out.ax);
+      wrongShown += out.shownWrong;
+    }
+    const T = scene.n + scene.m;
+    if (b.step_button) { b.step_button.disabled = parts.step >= T; b.run_button.disabled = parts.step >= T; b.reset_button.disabled = parts.step === 0; }
+    const counts = ctx.panels().includes("counts");
+    const readouts = {
+      status: statusHtml(scene, tables.x.data, parts.step),
+      calls: counts ? callsHtml(scene, tables, parts.step) : "",
+      verdict: parts.step === T ? verdictHtml(scene, tables) : "",
+      history: counts ? historyHtml(scene.history) : "",
+    };
+    const drawn = { step: parts.step, steps: T, n: scene.n, m: scene.m, columns: parts.columns, rows: parts.rows,
+      current: parts.current, wrong_shown: wrongShown };
+    return { readouts, drawn, axes };
+  },
+};

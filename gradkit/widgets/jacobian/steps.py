@@ -1,0 +1,277 @@
+"""JacobianBuilder's numbers: both Jacobians, one gradcheck step at a time, and the comparison.
+
+gradcheck's slow mode builds two Jacobians of ``f`` at ``x`` and compares them entry by entry:
+
+- the **numeric** one, a column at a time: nudge input entry k by ±eps and take the central
+  difference ``J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``: 2 forward calls per
+  column, ``2n`` for ``n`` input entries;
+- the **analytic** one, a row at a time: run the one-hot ``grad_output = e_i`` through
+  backward, which returns ``e_iᵀ J``, row i: one backward call per output entry.
+
+:func:`jacobian_steps` makes every call up front, in gradcheck's order, and records the running
+call counts and times after each step, so the page replays the build without asking the kernel.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+from ... import zoo
+from ..._args import GRADCHECK_DEFAULTS, check_eps
+
+__all__ = [
+    "N_MAX",
+    "N_MIN",
+    "JacobianSteps",
+    "as_function",
+    "as_input",
+    "check_n",
+    "jacobian_steps",
+    "sample_input",
+]
+
+#: The range of the n control (input entries).
+N_MIN, N_MAX = 1, 64
+
+
+@dataclass(frozen=True)
+class JacobianSteps:
+    """Both Jacobians of ``f`` at ``x``, and what building them cost, step by step.
+
+    Step 0 is the plain run of ``f`` (gradcheck's reference call); steps 1..n fill numeric
+    columns 0..n-1; steps n+1..n+m fill analytic rows 0..m-1.
+
+    Attributes
+    ----------
+    x : torch.Tensor
+        The input, float64, shape (n,).
+    eps : float
+    numeric, analytic : torch.Tensor
+        Shape (m, n): output entry i, input entry j.
+    forward_calls, backward_calls : tuple of int
+        Running totals after each step (length n + m + 1).
+    seconds : tuple of float
+        Running wall time after each step.
+    """
+
+    x: torch.Tensor
+    eps: float
+    numeric: torch.Tensor
+    analytic: torch.Tensor
+    forward_calls: tuple[int, ...]
+    backward_calls: tuple[int, ...]
+    seconds: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        """Input entries (numeric columns)."""
+        return self.numeric.shape[1]
+
+    @property
+    def m(self) -> int:
+        """Output entries (analytic rows)."""
+        return self.numeric.shape[0]
+
+    @property
+    def steps(self) -> int:
+        """Steps after the reference call: n columns, then m rows."""
+        return self.n + self.m
+
+
+def sample_input(n: int, like: torch.Tensor | None = None) -> torch.Tensor:
+    """n float64 values: evenly spaced over ``like``'s range, or 0.25 … 2.0 (all positive)."""
+    n = check_n(n)
+    if like is None or like.numel() < 2:
+        lo, hi = (0.25, 2.0) if like is None else (float(like.reshape(-1)[0]),) * 2
+    else:
+        lo, hi = float(like.min()), float(like.max())
+    if n == 1:
+        return torch.tensor([lo], dtype=torch.float64)
+    return torch.linspace(lo, hi, n, dtype=torch.float64)
+
+
+def check_n(n: object, argument: str = "n") -> int:
+    """A whole number of input entries in N_MIN..N_MAX."""
+    if isinstance(n, bool) or not isinstance(n, int) or not N_MIN <= n <= N_MAX:
+        raise ValueError(
+            f"{argument} must be a whole number from {N_MIN} to {N_MAX} (input entries), got {n!r}"
+        )
+    return n
+
+
+def as_function(f: object) -> tuple[Callable[[torch.Tensor], torch.Tensor], str]:
+    """A callable of one tensor and its label, from a Function, its apply, a callable or a name.
+
+    Names are the zoo's one-input Functions ("SquareFn", "WrongSquareFn", …) and the plain
+    functions of :func:`gradkit.zoo.scalar_functions` ("x²", "sin(x)", …).
+    """
+    if isinstance(f, str):
+        plain = zoo.scalar_functions()
+        if f in plain:
+            return plain[f], f
+        one_input = sorted(
+            name
+            for name, e in zoo.CATALOGUE.items()
+            if len(e.make_input()) == 1 and not e.make_input()[0].is_complex()
+        )
+        if f not in one_input:
+            raise ValueError(
+                f"f={f!r} is not a one-input zoo Function or a plain function; choose from "
+                f"{one_input + sorted(plain)}, or pass your own Function"
+            )
+        return zoo.CATALOGUE[f].apply, f
+    if isinstance(f, type) and issubclass(f, torch.autograd.Function):
+        return f.apply, f.__name__
+    if not callable(f):
+        raise TypeError(
+            "f must be an autograd.Function (e.g. WrongSquareFn), its .apply, a function of a "
+            f"tensor or a zoo name, got {type(f).__name__}"
+        )
+    owner = getattr(f, "__self__", None)  # MyFn.apply is bound to the class MyFn
+    if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
+        return f, owner.__name__
+    name = getattr(f, "__name__", "") or ""
+    return f, ("your f" if not name or name == "<lambda>" else name)
+
+
+def as_input(x: object, argument: str = "x") -> torch.Tensor:
+    """A 1-D float64 copy of ``x`` (a tensor or numbers): finite, N_MIN..N_MAX entries."""
+    if isinstance(x, torch.Tensor):
+        if x.is_complex() or not x.is_floating_point():
+            raise TypeError(f"{argument} must hold real floating numbers, got dtype {x.dtype}")
+        t = x.detach().to(torch.float64).reshape(-1).clone()
+    elif isinstance(x, Sequence) and not isinstance(x, str):
+        try:
+            t = torch.tensor([float(v) for v in x], dtype=torch.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{argument} must be a list of numbers or a tensor, got {x!r}"
+            ) from None
+    else:
+        raise TypeError(f"{argument} must be a 1-D tensor or a list of numbers, got {x!r}")
+    check_n(t.numel(), f"the number of entries of {argument}")
+    if not torch.isfinite(t).all():
+        raise ValueError(f"{argument} must be finite, got {t.tolist()}")
+    return t
+
+
+_WARM = []
+
+
+def _warm_up() -> None:
+    """Start autograd once per process (about a second), so no step's time includes it."""
+    if not _WARM:
+        v = torch.ones(2, dtype=torch.float64, requires_grad=True)
+        torch.autograd.grad(v * v, v, torch.ones_like(v))
+        _WARM.append(True)
+
+
+def jacobian_steps(
+    f: Callable[[torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    *,
+    eps: float = GRADCHECK_DEFAULTS["eps"],
+) -> JacobianSteps:
+    """Build both Jacobians the way gradcheck's slow mode does, counting and timing each step.
+
+    Parameters
+    ----------
+    f : callable
+        A function of one tensor (or a Function's ``apply``) returning one real tensor.
+    x : torch.Tensor
+        The input; used as a float64 vector.
+    eps : float
+        The nudge.
+
+    Returns
+    -------
+    JacobianSteps
+    """
+    eps = check_eps(eps)
+    x = as_input(x)
+    _warm_up()
+    log = _CallLog(f)
+    # step 0, the reference run: with grad, so the analytic rows can run backward through it
+    xg = x.clone().requires_grad_(True)
+    with torch.enable_grad():
+        y = log(xg)
+    if y.numel() == 0:
+        raise ValueError("f returned an empty tensor: there is no Jacobian to build")
+    log.record()
+    numeric = _numeric_columns(log, x, eps, y.numel())
+    analytic = _analytic_rows(log, y, xg)
+    forward, backward, seconds = zip(*log.totals, strict=True)
+    return JacobianSteps(x, eps, numeric, analytic, forward, backward, seconds)
+
+
+class _CallLog:
+    """``f`` with its forward and backward calls counted, and the running totals after each step."""
+
+    def __init__(self, f: Callable[[torch.Tensor], torch.Tensor]) -> None:
+        self._f = f
+        self.forward = self.backward = 0
+        self.totals: list[tuple[int, int, float]] = []  # (forward, backward, seconds) per step
+        self._start = time.perf_counter()
+
+    def _bump(self, _grad: torch.Tensor) -> None:
+        self.backward += 1
+
+    def __call__(self, v: torch.Tensor) -> torch.Tensor:
+        self.forward += 1
+        out = _one_real_tensor(self._f(v))
+        if out.requires_grad:
+            out.register_hook(self._bump)
+        return out
+
+    def record(self) -> None:
+        """Note the totals after a step."""
+        self.totals.append((self.forward, self.backward, time.perf_counter() - self._start))
+
+
+def _one_real_tensor(out: object) -> torch.Tensor:
+    """What ``f`` returned, refused unless it is one real tensor."""
+    if isinstance(out, (tuple, list)):
+        if len(out) != 1:
+            raise ValueError(f"f must return one tensor, got {len(out)} outputs")
+        (out,) = out
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"f must return a tensor, got {type(out).__name__}")
+    if out.is_complex():
+        raise TypeError("f returns a complex tensor; JacobianBuilder shows real Jacobians")
+    return out
+
+
+def _numeric_columns(log: _CallLog, x: torch.Tensor, eps: float, m: int) -> torch.Tensor:
+    """The numeric Jacobian (m, n), a column per nudged input entry, in gradcheck's order."""
+    n = x.numel()
+    numeric = torch.empty(m, n, dtype=torch.float64)
+    with torch.no_grad():
+        for k in range(n):  # numeric column k: nudge input entry k
+            nudged = x.clone()
+            nudged[k] = x[k] - eps
+            below = log(nudged)
+            nudged[k] = x[k] + eps
+            above = log(nudged)
+            # J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)
+            numeric[:, k] = ((above - below) / (2 * eps)).reshape(-1).to(torch.float64)
+            log.record()
+    return numeric
+
+
+def _analytic_rows(log: _CallLog, y: torch.Tensor, xg: torch.Tensor) -> torch.Tensor:
+    """The analytic Jacobian (m, n), a row per one-hot grad_output run through backward."""
+    analytic = torch.empty(y.numel(), xg.numel(), dtype=torch.float64)
+    for i in range(y.numel()):  # row i: one-hot grad_output e_i through backward gives e_iᵀ J
+        one_hot = torch.zeros_like(y)
+        one_hot.view(-1)[i] = 1
+        if y.requires_grad:
+            (row,) = torch.autograd.grad(y, xg, one_hot, retain_graph=True, allow_unused=True)
+        else:  # f does not depend on x through autograd: backward has nothing to say
+            row = None
+        analytic[i] = 0.0 if row is None else row.reshape(-1).to(torch.float64)
+        log.record()
+    return analytic

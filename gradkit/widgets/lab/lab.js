@@ -1,0 +1,245 @@
+// GradcheckLab's picture and readouts, from the states lab.py sends (states.py): the numeric
+// and analytic Jacobians on one diverging scale, their difference as a ratio to gradcheck's
+// allowance on a log scale (above 1 fails), the worst entry boxed, and the verdict with gradkit's
+// explanation and torch's own words. Every number and string is Python's; the page looks the
+// state up, colours the cells and writes the readouts.
+import { epsLabel } from "../base/eps.js";
+import { escapeHtml, marked, pyFormat } from "../base/format.js";
+import { diverging, INK, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
+import { exactFor } from "../base/tables.js";
+import {
+  cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
+} from "../base/matrix.js";
+
+export const LAB_COLORS = { pass: "#1B7F3B", fail: "#B3261E", missing: "#E6E6E6" };
+// The difference scale: blues below 1 (passing; darker is safer), reds above (failing; the red
+// half starts saturated so a cell 2x over is already hot), clipped at 1e-3 and 1e3.
+export const RATIO_DECADES = 3;
+const PASSING = ["#083C7D", "#1562A9", "#3989C1", "#66ABD4", "#A0CBE2", "#CBDEF1", "#E7F1FA"];
+const FAILING = ["#FB7A5A", "#F75B40", "#EC382B", "#D21F20", "#B61319", "#940B13", "#67000D"];
+
+// The colour of a cell whose difference is `ratio` times the allowed one.
+export function ratioColour(ratio) {
+  if (Number.isNaN(ratio)) return LAB_COLORS.missing;
+  const l = Math.min(RATIO_DECADES, Math.max(-RATIO_DECADES, ratio > 0 ? Math.log10(ratio) : -Infinity));
+  return ratio <= 1 ? ramp(PASSING, (l + RATIO_DECADES) / RATIO_DECADES) : ramp(FAILING, l / RATIO_DECADES);
+}
+
+// The colour-bar ticks of the ratio scale, a decade each: [log10 value, label].
+export function ratioTicks() {
+  const out = [];
+  for (let k = -RATIO_DECADES; k <= RATIO_DECADES; k++) out.push([k, k === 0 ? "1 = limit" : powerLabel(k)]);
+  return out;
+}
+
+// Half the width of the Jacobians' colour scale: the largest |entry| of both (1 when none).
+export function jacobianScale(...matrices) {
+  let v = 0;
+  for (const m of matrices) if (m) for (const x of m) if (Number.isFinite(x)) v = Math.max(v, Math.abs(x));
+  return v || 1;
+}
+
+function matrixOf(source, name, k, rc) {
+  if (!(k >= 0) || !source[name]) return null;
+  const m = source[name];
+  if (m.data) return m.data.subarray(k * rc, (k + 1) * rc);
+  return Float64Array.from(m[k].flat(), (v) => (v === null ? NaN : v));
+}
+
+// The state the controls show: {rec, numeric, analytic, ratio} (Float arrays, row by row, or
+// null where missing), or null while it has not arrived (a typed eps, a state not sent yet).
+export function labState(scene, tables, exact, state) {
+  if (!scene.states || state.function !== scene.function) return null;
+  let source = tables;
+  let rec;
+  if (state.eps_exact != null) {
+    source = exactFor(exact, scene, state);
+    rec = source && source.states[`${+!!state.fast_mode}|${state.dtype}`];
+  } else rec = scene.states[`${+!!state.fast_mode}|${state.dtype}|${state.eps}`];
+  if (!rec) return null;
+  const rc = scene.shape[0] * scene.shape[1];
+  return { rec, numeric: matrixOf(source, "matrices", rec.numeric, rc),
+    analytic: matrixOf(source, "matrices", rec.analytic, rc), ratio: matrixOf(source, "ratios", rec.ratio, rc) };
+}
+
+// ------------------------------------------------------------------------------ readouts
+function verdictHtml(scene, rec) {
+  const dtypes = (rec.dtypes || [rec.dtype]).join(", ");
+  if (rec.unavailable) return `${marked("bad", "<b>✘ not checked</b>")} — ${escapeHtml(rec.unavailable)}`;
+  if (rec.passed) {
+    return `${marked("good", "<b>✔ pass</b>")} — gradcheck returned True (${escapeHtml(dtypes)} inputs): ` +
+      escapeHtml(scene.causes.pass);
+  }
+  return `${marked("bad", `<b>✘ ${escapeHtml(rec.verdict)}</b>`)} — cause: <b>${escapeHtml(rec.cause)}</b> ` +
+    `(${escapeHtml(scene.causes[rec.cause] || "")}; ${escapeHtml(dtypes)} inputs)`;
+}
+
+function aboutHtml(about) {
+  if (about.yours) return `<b>${escapeHtml(about.name)}</b>: your Function, checked on your inputs.`;
+  const bug = about.bug ? `<details><summary>reveal the bug</summary>${escapeHtml(about.bug)}</details>` : "";
+  return `<b>${escapeHtml(about.name)}</b> (${about.correct ? "a correct rule" : "a buggy twin"}): ` +
+    `${escapeHtml(about.description)}${bug}`;
+}
+
+function worstHtml(w) {
+  if (!w) return "<b>worst entry:</b> no Jacobians to compare";
+  const code = (v, spec) => `<code>${pyFormat(v, spec)}</code>`;
+  const over = w.error > w.tolerance || Number.isNaN(w.error);
+  return `<b>worst entry</b> (boxed): ${escapeHtml(w.position)}: numeric ${code(w.numeric, ".10g")}, ` +
+    `analytic ${code(w.analytic, ".10g")}, |diff| ${code(w.error, ".3g")} ${over ? "&gt;" : "≤"} allowed ` +
+    code(w.tolerance, ".3g");
+}
+
+function messageHtml(rec) {
+  const parts = [];
+  if (rec.message) {
+    parts.push("<details><summary>torch's message</summary><pre style='white-space:pre-wrap;font-size:11px'>" +
+      `${escapeHtml(rec.message)}</pre></details>`);
+  }
+  for (const w of rec.warnings || []) parts.push(`<div class="gk-warn">torch warned: ${escapeHtml(w)}</div>`);
+  for (const n of rec.notes || []) parts.push(`<div class="gk-r-detail">note: ${escapeHtml(n)}</div>`);
+  return parts.join("");
+}
+
+// The readouts of a state: the verdict always; the rest with the "verdict" panel.
+export function labReadouts(scene, rec, panels) {
+  const out = { verdict: verdictHtml(scene, rec), description: "", explanation: "", suggestion: "", worst: "", message: "" };
+  if (!panels.includes("verdict") || rec.unavailable) return out;
+  return {
+    ...out,
+    description: aboutHtml(scene.about),
+    explanation: `<b>why:</b> ${escapeHtml(rec.explanation)}`,
+    suggestion: rec.suggestion ? `<b>try:</b> ${escapeHtml(rec.suggestion)}` : "",
+    worst: worstHtml(rec.worst),
+    message: messageHtml(rec),
+  };
+}
+
+// The picture's title: the Function, the inputs' dtype and the verdict.
+export function labTitle(scene, rec) {
+  if (rec.unavailable) return `${scene.function}, ${rec.dtype} inputs: not checked`;
+  const dtypes = (rec.dtypes || [rec.dtype]).join(", ");
+  return `${scene.function}, ${dtypes} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
+}
+
+// -------------------------------------------------------------------------------- layout
+// Boxes [left, top, width, height] in CSS pixels, per panel choice: the heatmaps, the colour
+// bars (their labels go below the bar, left-aligned: clear of the tick labels beside the bar and
+// of the heatmap's own tick labels), and the picture's size.
+const TOP = 66;
+const HEIGHT = 216;
+export const LAB_LAYOUT = {
+  all: { size: [860, 330], numeric: [52, TOP, 190, HEIGHT], analytic: [270, TOP, 190, HEIGHT],
+    jbar: [472, TOP, 12, HEIGHT], difference: [572, TOP, 190, HEIGHT], rbar: [774, TOP, 12, HEIGHT] },
+  jacobians: { size: [580, 330], numeric: [52, TOP, 190, HEIGHT], analytic: [270, TOP, 190, HEIGHT],
+    jbar: [472, TOP, 12, HEIGHT] },
+  difference: { size: [540, 330], difference: [52, TOP, 300, HEIGHT], rbar: [364, TOP, 12, HEIGHT] },
+};
+export const BAR_LABELS = { jbar: ["Jacobian", "entry"], rbar: ["ratio to", "allowed"] };
+
+export function layoutFor(panels) {
+  const j = panels.includes("jacobians");
+  const d = panels.includes("difference");
+  if (!j && !d) return { size: [860, 0] };
+  return LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
+}
+
+// Where a colour bar's label lines go: below the bar, from its left edge ({x, y, size}).
+export function barLabelAt(box, k) {
+  return { x: box[0], y: box[1] + box[3] + 9 + 12 * k, size: 10 };
+}
+
+// ------------------------------------------------------------------------------ drawing
+function missingNote(name, rec) {
+  if (rec.unavailable) return ["not checked"];
+  if (name === "difference") return ["no difference:", "a Jacobian is missing"];
+  return [`no ${name} Jacobian:`, rec.passed ? "none to show" : `torch raised ${rec.verdict}`];
+}
+
+function drawBar(ctx, box, name, cmap, lo, hi, ticks) {
+  const ax = matrixAxes(name, box, 1, 1);
+  ctx.painter.colorbar(ax, cmap, lo, hi, ticks);
+  BAR_LABELS[name].forEach((line, k) => {
+    const at = barLabelAt(box, k);
+    ctx.painter.text(at.x, at.y, line, { size: at.size, baseline: "top" });
+  });
+}
+
+function drawHeatmap(ctx, lay, name, found, colour, splits) {
+  const { scene, painter: dr } = ctx;
+  const [rows, cols] = scene.shape;
+  const ax = matrixAxes(name, lay[name], rows, cols);
+  const titles = { numeric: ["numeric Jacobian", "(nudges)"], analytic: ["analytic Jacobian", "(backward)"],
+    difference: ["|analytic − numeric| ÷ allowed", "(above 1 fails)"] };
+  const first = name === "numeric" || !lay.numeric;
+  const xlabel = `input entry j${splits.col_splits.length ? " (lines separate inputs)" : ""}`;
+  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "" });
+  const data = found[name === "difference" ? "ratio" : name];
+  if (!data) { panelNote(dr, ax, missingNote(name, found.rec)); return { ax, box: null }; }
+  const fill = (i, j) => colour(data[i * cols + j]);
+  matrixCells(dr, ax, fill);
+  if (rows * cols <= 36) cellLabels(dr, ax, (i, j) => cellText(data[i * cols + j]), (i, j) => inkOn(fill(i, j)), 11);
+  matrixLines(dr, ax, { rows: splits.row_splits, cols: splits.col_splits });
+  const cell = found.rec.worst && found.rec.worst.cell;
+  if (!cell) return { ax, box: null };
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], INK, 3.4); // ink with a white core: seen
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], "#FFFFFF", 1.2); // on any cell colour
+  return { ax, box: [+ax.px(cell[1] + 0.5).toFixed(2), +ax.py(cell[0] + 0.5).toFixed(2)] };
+}
+
+function paintLab(ctx, found) {
+  const { scene, state, painter: dr } = ctx;
+  const lay = layoutFor(ctx.panels());
+  const vmax = jacobianScale(found.numeric, found.analytic);
+  const axes = [];
+  const worstPx = {};
+  const splits = { row_splits: scene.row_splits, col_splits: scene.col_splits };
+  const scales = {
+    numeric: (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing),
+    analytic: (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing),
+    difference: ratioColour,
+  };
+  for (const name of ["numeric", "analytic", "difference"]) {
+    if (!lay[name]) continue;
+    const out = drawHeatmap(ctx, lay, name, found, scales[name], splits);
+    axes.push(out.ax);
+    if (out.box) worstPx[name] = out.box;
+  }
+  if (lay.jbar) drawBar(ctx, lay.jbar, "jbar", (t) => diverging(t / vmax), -vmax, vmax, linearTicks(-vmax, vmax, 4));
+  if (lay.rbar) drawBar(ctx, lay.rbar, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
+  if (lay.size[1] > 0) {
+    const color = found.rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
+    dr.text(lay.size[0] / 2, 18, labTitle(scene, found.rec), { align: "center", size: 14, weight: "bold", color });
+  }
+  return { axes, worstPx, vmax };
+}
+
+function failingCells(found, cols) {
+  const out = [];
+  if (found.ratio) found.ratio.forEach((r, q) => { if (!(r <= 1)) out.push([Math.floor(q / cols), q % cols]); });
+  return out;
+}
+
+export const labView = {
+  // a new Function or tolerance is a new scene (its key): until it comes the old picture stays,
+  // dimmed by the busy mark, instead of a blank one
+  key(ctx) {
+    const s = ctx.state;
+    return JSON.stringify([s.dtype, s.eps, s.eps_exact, s.fast_mode, ctx.panels()]);
+  },
+  size(ctx) { return layoutFor(ctx.panels()).size; },
+  paint(ctx) {
+    const { scene, state } = ctx;
+    const found = labState(scene, ctx.tables, ctx.exact, state);
+    if (!found) return null;
+    const { axes, worstPx, vmax } = paintLab(ctx, found);
+    const rec = found.rec;
+    const drawn = {
+      function: scene.function, dtype: state.dtype, eps: rec.eps, eps_label: epsLabel(rec.eps),
+      fast_mode: !!state.fast_mode, passed: rec.passed, cause: rec.cause, verdict: rec.verdict,
+      shape: scene.shape, worst_cell: rec.worst ? rec.worst.cell : null, worst_px: worstPx, vmax,
+      failing_cells: failingCells(found, scene.shape[1]), title: labTitle(scene, rec),
+    };
+    return { readouts: labReadouts(scene, rec, ctx.panels()), drawn, axes };
+  },
+};

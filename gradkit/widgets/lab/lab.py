@@ -1,0 +1,264 @@
+"""GradcheckLab: run gradcheck on a Function and see its verdict, its cause and the Jacobians.
+
+torch checks the state the controls show (the first picture), then, after it, the states one
+click away in every dtype (:mod:`.states`); the page (``lab.js``) draws the heatmaps and writes
+every readout from them, so eps, dtype and fast_mode moves need no kernel message. A new
+Function or tolerance, and a typed eps off the grid, go to the kernel.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import torch
+
+from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
+from ...report import CAUSES, CheckReport
+from ..base import GradkitWidget, InputError
+from ..base.eps import eps_of, eps_state
+from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, text
+from .states import AHEAD_TORCH_ENTRIES, LabState, LabStates, state_key
+from .target import LabTargets
+
+__all__ = ["GradcheckLab", "parse_tolerance"]
+
+_TOLERANCE_TIP = "tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
+
+
+def parse_tolerance(typed: object, name: str) -> float:
+    """A typed tolerance (``"1e-5"``, ``" 0 "``) as a float in 0 … 1e6; InputError otherwise."""
+    cleaned = str(typed).strip().replace("−", "-").replace(" ", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise InputError(
+            f"{name} must be a number written like 1e-5 or 0.001; “{html.escape(str(typed))}” "
+            "is not one"
+        ) from None
+    if not 0.0 <= value <= 1e6:  # NaN fails too
+        raise InputError(f"{name} must be between 0 and 1e+06; got {html.escape(cleaned)}")
+    return check_tolerance(value, name)
+
+
+class GradcheckLab(GradkitWidget):
+    """torch.autograd.gradcheck on a Function, with gradkit's explanation and the Jacobians.
+
+    The verdict is torch's own (through :func:`gradkit.check`); the cause (pass, precision, bug,
+    kink, ...), the explanation, the suggestion and the worst Jacobian entry are gradkit's.
+    Heatmaps show the numeric Jacobian (nudges), the analytic one (backward) and their
+    difference as a ratio to gradcheck's allowance atol + rtol·|numeric|, worst entry boxed.
+
+    Parameters
+    ----------
+    fn : str, ZooEntry, torch.autograd.Function subclass or callable, optional
+        A zoo name such as ``"WrongSquareFn"`` (default ``"SquareFn"``), or your own Function.
+    inputs : tuple of tensors, optional
+        Needed for a Function outside the zoo (zoo entries bring their own). Floating inputs are
+        cast to the chosen dtype; your tensors are never changed.
+    dtype : torch.dtype or str
+        Input precision: float64 (default), float32, float16 or bfloat16.
+    eps, atol, rtol : float
+        gradcheck's settings (defaults 1e-6, 1e-5, 1e-3).
+    fast_mode : bool
+    panels : sequence of {"verdict", "jacobians", "difference"}, optional
+        What to show (default all): the verdict with its explanation and torch's message, the
+        numeric and analytic Jacobians, the heatmap of their difference.
+
+    Attributes
+    ----------
+    function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
+    rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
+        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``);
+        "retry in float64" switches the dtype to float64.
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    report : gradkit.CheckReport or None
+        torch's report for the settings shown (None where the inputs cannot take the dtype).
+    """
+
+    css = "gradkit-gradcheck-lab"
+    view = "labView"
+    scripts = ("base/matrix.js", "lab/lab.js")
+    PANELS = ("verdict", "jacobians", "difference")
+
+    def __init__(
+        self,
+        fn: object = None,
+        inputs: Sequence[torch.Tensor] | torch.Tensor | None = None,
+        *,
+        dtype: torch.dtype | str = torch.float64,
+        eps: float = GRADCHECK_DEFAULTS["eps"],
+        atol: float = GRADCHECK_DEFAULTS["atol"],
+        rtol: float = GRADCHECK_DEFAULTS["rtol"],
+        fast_mode: bool = False,
+        panels: Sequence[str] | None = None,
+    ) -> None:
+        targets = LabTargets.of(fn, inputs)
+        dtype = as_dtype(dtype)
+        tolerance = (check_tolerance(atol, "atol"), check_tolerance(rtol, "rtol"))
+        eps = eps_of(eps_state(eps))
+        if not isinstance(fast_mode, bool):
+            raise TypeError(f"fast_mode must be True or False, got {fast_mode!r}")
+        super().__init__(panels)
+        with self.building():
+            self._targets = targets
+            self._tolerance = tolerance
+            self._states: LabStates | None = None
+            self._sent: dict[str, LabState] = {}
+            self._exact: tuple[float, dict[str, LabState]] = (0.0, {})
+            self._scenes = self._revision = 0
+            self._build_controls(targets, dtype, eps, fast_mode)
+            for name in ("dtype", "eps", "fast_mode"):
+                self.on_change(name, lambda _change: self._moved())
+            self.on_change("function", lambda _change: self._new_scene())
+            self.on_change("atol", lambda _change: self._tolerance_typed("atol"))
+            self.on_change("rtol", lambda _change: self._tolerance_typed("rtol"))
+            self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
+            self.guard(self._new_scene)()
+
+    def _build_controls(self, targets: LabTargets, dtype: torch.dtype, eps: float,
+                        fast_mode: bool) -> None:  # fmt: skip
+        """The controls, in the page's order, and the readout slots."""
+        self.function_dropdown = dropdown(
+            self, "function", targets.names, value=targets.label, label="Function",
+            css="gradkit-function",
+            tooltip="a Function from gradkit's zoo: correct rules and their buggy twins",
+        )  # fmt: skip
+        self.dtype_buttons = dtype_toggle(self, dtype, "inputs")
+        self.eps_slider, self.eps_text = eps_row(self, eps)
+        self.eps_down, self.eps_up = self._controls["eps_down"], self._controls["eps_up"]
+        atol, rtol = self._tolerance
+        self.atol_text = text(self, "atol", value=f"{atol:g}", label="atol", css="gradkit-atol",
+                              tooltip=f"absolute {_TOLERANCE_TIP}")  # fmt: skip
+        self.rtol_text = text(self, "rtol", value=f"{rtol:g}", label="rtol", css="gradkit-rtol",
+                              tooltip=f"relative {_TOLERANCE_TIP}")  # fmt: skip
+        self.fast_mode_checkbox = checkbox(
+            self, "fast_mode", value=fast_mode, text="fast_mode", css="gradkit-fast-mode",
+            tooltip="compare one random projection vᵀJu instead of every Jacobian entry",
+        )  # fmt: skip
+        self.retry_button = button(
+            self, "retry", "retry in float64", css="gradkit-retry", sets=("dtype", "float64"),
+            tooltip="gradcheck's own advice: run the check with float64 inputs",
+        )  # fmt: skip
+        self.layout(
+            "GradcheckLab",
+            "run torch.autograd.gradcheck and see why it passes or fails",
+            [self.function_dropdown, self.dtype_buttons, self.eps_slider, self.eps_text,
+             self.atol_text, self.rtol_text, self.fast_mode_checkbox, self.retry_button],
+            [("verdict", "gradkit-verdict"), ("description", "gradkit-description"),
+             ("explanation", "gradkit-explanation"), ("suggestion", "gradkit-suggestion"),
+             ("worst", "gradkit-worst"), ("message", "gradkit-torch-message")],
+            alt="numeric, analytic and difference Jacobians as heatmaps, the worst entry boxed",
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def dtype(self) -> torch.dtype:
+        """The input dtype selected now."""
+        return self.dtype_buttons.value
+
+    @property
+    def report(self) -> CheckReport | None:
+        """torch's report for the settings shown (checked now if needed)."""
+        fast_mode, dtype, _ = self._here()
+        return self._states.get(fast_mode, dtype, self.eps).report
+
+    def _here(self) -> tuple[bool, str, int]:
+        """(fast_mode, dtype name, eps grid index) of the controls."""
+        return bool(self.state["fast_mode"]), str(self.state["dtype"]), int(self.state["eps"])
+
+    # ---------------------------------------------------------------------------- updates
+    def _new_scene(self) -> None:
+        """A new Function or tolerance: torch's verdict now, the states ahead after it."""
+        label = self.function_dropdown.value
+        fn, own, entry = self._targets.target(label, torch.float64)
+        entries = sum(t.numel() for t in own if isinstance(t, torch.Tensor))
+        self._engine = "torch" if entries <= AHEAD_TORCH_ENTRIES else "batched"
+        self._about = {"name": label, "yours": entry is None}
+        if entry is not None:
+            self._about.update(correct=entry.correct, description=entry.description, bug=entry.bug)
+        self._states = LabStates(lambda dt: self._targets.target(label, dt)[1], fn,
+                                 *self._tolerance)  # fmt: skip
+        self._scenes += 1
+        self._sent, self._exact = {}, (0.0, {})
+        self._show_current()
+        self.later(self._fill)
+
+    def _moved(self) -> None:
+        """eps, dtype or fast_mode moved: torch's verdict here, then the states around it."""
+        self._show_current()
+        if self.state.get("eps_exact") is None:
+            self._fill()
+
+    def _fill(self) -> None:
+        """The states one click away, computed and sent (no repaint: the page has its state)."""
+        states = self._states
+        states.fill(states.neighbours(*self._here()), self._engine)
+        self._send_window()
+
+    def _show_current(self) -> None:
+        """torch's own check of the state shown; a state the page drew is redrawn only when
+        torch's verdict differs from the one computed ahead."""
+        if self.state.get("eps_exact") is not None:
+            self._send_exact()
+            return
+        fast_mode, dtype, g = self._here()
+        shown = self._sent.get(state_key(fast_mode, dtype, g))
+        try:
+            current = self._states.get(fast_mode, dtype, EPS_GRID[g])
+        except Exception:
+            self._send_window()  # the error is kept as the state's words: the page stops waiting
+            raise
+        if shown is not None and shown.verdict != current.verdict:
+            self._revision += 1  # the page showed a verdict torch does not give: redraw it
+        self._send_window()
+
+    def _send_window(self) -> None:
+        """The states one click from the current one that are computed, when they changed."""
+        here = self._here()
+        window = {}
+        for fast_mode, dtype, g in [here, *self._states.neighbours(*here)]:
+            state = self._states.kept(fast_mode, dtype, EPS_GRID[g])
+            if state is not None:
+                window[state_key(fast_mode, dtype, g)] = state
+        key = self._scene_key()
+        if window == self._sent and self.scene.get("key") == str(key):
+            return
+        self._sent = window
+        part, arrays = self._states.pack(window)
+        self.send_scene({**self._scene_json(), **part}, arrays, key=key)
+
+    def _send_exact(self) -> None:
+        """A typed eps off the grid: torch's check for it (kept across dtype switches)."""
+        eps = float(self.state["eps_exact"])
+        fast_mode, dtype, _ = self._here()
+        kept = self._exact[1] if self._exact[0] == eps else {}
+        kept[f"{int(fast_mode)}|{dtype}"] = self._states.get(fast_mode, dtype, eps)
+        self._exact = (eps, kept)
+        part, arrays = self._states.pack(kept)
+        payload = {**part, **{name: a.tolist() for name, a in arrays.items()}}
+        self.send_exact(payload, match={"eps_exact": eps})
+
+    def _tolerance_typed(self, name: str) -> None:
+        """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts."""
+        k = ("atol", "rtol").index(name)
+        try:
+            value = parse_tolerance(self.state[name], name)
+        except InputError:
+            self.update_state({name: f"{self._tolerance[k]:g}"})
+            raise
+        if value != self._tolerance[k]:
+            self._tolerance = (value, self._tolerance[1]) if k == 0 else (self._tolerance[0], value)
+            self._new_scene()
+
+    # ---------------------------------------------------------------------------- scene
+    def _scene_key(self) -> tuple:
+        return (self.function_dropdown.value, *self._tolerance, self._scenes, self._revision)
+
+    def _scene_json(self) -> dict:
+        """What the page needs beside the states: the Function, settings and words."""
+        atol, rtol = self._tolerance
+        return {"function": self.function_dropdown.value, "about": self._about, "atol": atol,
+                "rtol": rtol, "dtypes": list(DTYPES), "causes": CAUSES,
+                "ahead": self._states.ahead}  # fmt: skip

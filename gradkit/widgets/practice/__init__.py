@@ -1,0 +1,20 @@
+"""The practice widgets: a quiz, a predict-then-run moment, an exercise panel and the zoo hunt.
+
+- :class:`Quiz` and :class:`Predict` (``quiz.py``, ``predict.py``): Python sends the question or
+  prompt with every verdict it needs (each option's rightness and explanation; the true value
+  computed at build time with its tolerance and feedback); the page (``quiz.js``,
+  ``predict.js``, ``feedback.js``) shuffles, takes the answer, marks, reveals and explains, with
+  no kernel needed. Python reads the answer back from the state the page sends.
+- :class:`ExercisePanel` and :class:`ZooHunt` (``exercise.py``, ``zoo_hunt.py``,
+  ``specimens.py``): checking code and running gradcheck need the kernel; the page
+  (``panel.js``) shows what Python writes.
+"""
+
+from __future__ import annotations
+
+from .exercise import ExercisePanel
+from .predict import Predict
+from .quiz import Quiz
+from .zoo_hunt import ZooHunt
+
+__all__ = ["ExercisePanel", "Predict", "Quiz", "ZooHunt"]

@@ -1,0 +1,128 @@
+// Predict (predict.py): the guess is typed or picked and locked in here; the page then compares
+// it with the true value Python computed when the widget was built (within the entry's
+// tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
+// the state.
+import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
+import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+
+// A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}
+// in the words Python's check_guess uses for the same slip.
+export function parseGuess(scene, raw) {
+  const text = String(raw ?? "").trim();
+  if (!text) {
+    return { error: `${scene.kind === "number" ? "Type a number" : "Pick one of the options"} first, then lock it in.` };
+  }
+  if (scene.kind !== "number") {
+    return scene.options.includes(text) ? { value: text }
+      : { error: `“${text}” is not one of the options [${scene.options.map((o) => `'${o}'`).join(", ")}].` };
+  }
+  const cleaned = text.replace(/−/g, "-").replace(/_/g, "");
+  const value = NUMBER.test(cleaned) ? Number(cleaned) : NaN;
+  if (!Number.isFinite(value)) return { error: `“${text}” is not a number: type digits such as 22 or 1e-3.` };
+  return { value };
+}
+
+// The rule: a number is right within the entry's relative tolerance, |guess − true| ≤ tol·|true|
+// (0: only the exact value); a choice is right when it is the true option.
+export function isRight(scene, value) {
+  if (scene.kind !== "number") return value === scene.actual;
+  return Math.abs(value - scene.actual) <= scene.tolerance * Math.abs(scene.actual);
+}
+
+// The tolerance in words, said before and after the guess.
+export function toleranceWords(tolerance) {
+  return tolerance > 0 ? `within ${pyFormat(tolerance * 100, ".3g")} % of the true value counts as right`
+    : "only the exact value counts as right";
+}
+
+function shown(scene, value) {
+  const unit = scene.unit ? ` ${escapeHtml(scene.unit)}` : "";
+  return (scene.kind === "number" ? pyFormat(value, ".6g") : richText(value)) + unit;
+}
+
+// How far a number was from the true value, and the rule (nothing for a choice).
+export function howFar(scene, value, right) {
+  if (scene.kind !== "number") return "";
+  const rule = toleranceWords(scene.tolerance);
+  if (right || scene.actual === 0) return rule;
+  const off = (Math.abs(value - scene.actual) / Math.abs(scene.actual)) * 100;
+  return `${pyFormat(off, ".2g")} % ${value > scene.actual ? "above" : "below"} the true value; ${rule}`;
+}
+
+// What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
+// beside the true value and the feedback.
+export function predictReadouts(scene, state) {
+  if (scene.actual === null || scene.actual === undefined) {
+    return { result: "The true value could not be computed when this cell ran: fix the error and run the cell again.", feedback: "" };
+  }
+  if (!state.locked) {
+    const words = toleranceWords(scene.tolerance);
+    const rule = scene.kind === "number" ? ` ${words[0].toUpperCase()}${words.slice(1)}.` : "";
+    return { result: `<span class="gk-r-detail">Commit to a guess first: the true value appears only after you lock it in.${rule}</span>`, feedback: "" };
+  }
+  const { value } = parseGuess(scene, state.guess);
+  const right = isRight(scene, value);
+  const far = howFar(scene, value, right);
+  return {
+    result: `${readoutHtml("your guess", shown(scene, value))} &nbsp;·&nbsp; `
+      + readoutHtml("true value", shown(scene, scene.actual), far ? `(${far})` : ""),
+    feedback: feedbackHtml(right, right ? scene.right : scene.wrong, false),
+  };
+}
+
+function guessRow(ctx) {
+  const { scene, h } = ctx;
+  const row = h("div", { class: "gk-control gk-guess-row" });
+  const lock = h("button", { class: "gradkit-lock", title: "freeze your guess, then compare", text: "Lock in my guess" });
+  let input = null;
+  let options = null;
+  if (scene.kind === "number") {
+    const unit = scene.unit ? ` (${scene.unit})` : "";
+    input = h("input", { type: "text", class: "gradkit-guess", inputmode: "decimal", placeholder: "a number",
+      "aria-label": `your guess${unit}`, "data-lm-suppress-shortcuts": "true" });
+    input.addEventListener("change", () => { if (!ctx.state.locked) ctx.set("guess", input.value); });
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); lock.click(); } });
+    row.append(h("span", { class: "gk-label", text: "guess" }), input);
+    if (scene.unit) row.append(h("span", { class: "gk-unit", text: scene.unit }));
+  } else {
+    options = optionButtons(h, scene.options, scene.options.map((_, i) => i), {
+      label: "your guess", css: "gradkit-guess", pick: (o) => ctx.set("guess", o) });
+    row.append(options.group);
+  }
+  lock.addEventListener("click", () => {
+    const raw = input ? input.value : ctx.state.guess;
+    const got = parseGuess(scene, raw);
+    if (got.error) { ctx.showError(escapeHtml(got.error)); return; }
+    ctx.set("guess", input ? raw : got.value, { also: { locked: true } });
+  });
+  row.append(lock);
+  return { row, input, options, lock };
+}
+
+export const predictView = {
+  init(ctx) {
+    ctx.predict = guessRow(ctx);
+    controlArea(ctx).append(ctx.predict.row);
+    ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
+  },
+  key(ctx) { return JSON.stringify([ctx.state.guess ?? null, !!ctx.state.locked]); },
+  size() { return [0, 0]; },
+  paint(ctx) {
+    const { scene, state } = ctx;
+    const { input, options, lock } = ctx.predict;
+    const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;
+    if (input) {
+      if (document.activeElement !== input || state.locked) input.value = state.guess ?? "";
+      input.disabled = frozen;
+    }
+    const right = state.locked ? isRight(scene, parseGuess(scene, state.guess).value) : null;
+    if (options) options.sync(state.guess ?? null, right, frozen);
+    lock.disabled = frozen;
+    lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
+    const drawn = { guess: state.guess ?? null, locked: !!state.locked };
+    if (state.locked) Object.assign(drawn, { actual: scene.actual, right });
+    return { readouts: predictReadouts(scene, state), drawn };
+  },
+};

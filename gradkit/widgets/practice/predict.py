@@ -1,0 +1,241 @@
+"""Predict: commit to a guess, lock it in, then see the true value beside it.
+
+>>> from gradkit.widgets import Predict
+>>> Predict("07-calls-n10", compute=lambda: count_calls(torch.sin, (x,)).forward)  # doctest: +SKIP
+
+The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries, see
+:mod:`gradkit.quiz_bank`). Python computes the true value when the widget is built and sends it
+with the entry's tolerance and feedback; the page (``predict.js``) takes the guess, locks it in,
+compares, reveals the true value and explains, with no kernel needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...quiz_bank import PredictEntry, QuizBank, as_actual, as_bank, grade_prediction, parse_guess
+from ..base import Control, InputError
+from .common import Choice, PageText, PracticeWidget, verdict_text
+
+__all__ = ["Predict", "check_guess"]
+
+#: The lock button (the page builds it beside the guess; "Locked in" once pressed).
+_LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
+
+
+def check_guess(entry: PredictEntry, raw: object) -> float | str:
+    """A guess as typed or picked, as the entry's kind wants it (a number, or an option).
+
+    Raises :class:`InputError` with the words the page shows for the same slip (``parseGuess``
+    in ``predict.js``; a shared fixture checks both agree).
+    """
+    text = "" if raw is None else str(raw).strip()
+    if not text:
+        what = "Type a number" if entry.kind == "number" else "Pick one of the options"
+        raise InputError(f"{what} first, then lock it in.")
+    try:
+        return parse_guess(entry, text)
+    except (TypeError, ValueError):
+        if entry.kind == "number":
+            message = f"“{text}” is not a number: type digits such as 22 or 1e-3."
+        else:
+            message = f"“{text}” is not one of the options {list(entry.options)}."
+        raise InputError(message) from None
+
+
+class Predict(PracticeWidget):
+    """A predict-then-run moment: guess, lock it in, then see the true value.
+
+    Parameters
+    ----------
+    predict_id : str
+        The id of a ``[[predict]]`` entry of the quiz file, e.g. ``"07-calls-n10"``.
+    compute : callable, optional
+        Called once, with no arguments, **when the widget is built** (not when the guess is
+        locked in): returns the true value (a number, or one of the options: a bool matches
+        options such as "passes"/"fails" or "yes"/"no"). The page keeps it hidden until a
+        guess is locked in. Default: the entry's ``answer`` from the file. Should it raise,
+        the error shows in the widget's error area and no guess can be locked in.
+    bank : str, path or QuizBank, optional
+        Another quiz file; default the one shipped with gradkit.
+
+    Attributes
+    ----------
+    entry : PredictEntry
+    guess_text : Control or None
+        The answer box (kind "number"); ``.value`` is the typed text.
+    guess_buttons : Control or None
+        The options (kind "choice"); ``.value`` is the picked option or None.
+    lock_button : Control
+        "Lock in my guess"; ``.click()`` locks in the guess shown, as the page's button does.
+    locked : bool
+        Whether a guess was locked in.
+    locked_guess : float, str or None
+    actual : float, str or None
+        The true value, once a guess is locked in.
+    correct : bool or None
+        Whether the locked guess was right (None before).
+    feedback_html : PageText
+        The feedback the page shows after the lock, as text ("Right." or "Not quite." and
+        the entry's feedback).
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    """
+
+    css = "gradkit-predict"
+    view = "predictView"
+    scripts = ("practice/feedback.js", "practice/predict.js")
+
+    def __init__(
+        self,
+        predict_id: str,
+        compute: Callable[[], object] | None = None,
+        *,
+        bank: str | Path | QuizBank | None = None,
+    ) -> None:
+        entry = as_bank(bank).predict(predict_id)
+        _check_compute(entry, compute)
+        super().__init__()
+        with self.building():
+            self.entry: PredictEntry = entry
+            self._compute = compute
+            self._locked_raw: str | None = None
+            self.guess_text, self.guess_buttons = self._guess_control(entry)
+            self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
+            self.update_state({"locked": False})
+            self.feedback_html = PageText(self._feedback_text)
+            readouts = [("result", "gradkit-predict-result"),
+                        ("feedback", "gradkit-feedback gradkit-verdict")]  # fmt: skip
+            self.layout(entry.prompt, "", [], readouts, alt=f"prediction: {entry.prompt}")
+            self._actual = self.guard(self._true_value)()
+            self.send_scene(self._scene(), key=entry.id)
+            self.on_click("lock", self._press_lock)
+            self.on_change("locked", self._check_lock)
+            self.on_change("guess", self._keep_locked_guess)
+
+    def _guess_control(self, entry: PredictEntry) -> tuple[Control | None, Choice | None]:
+        """The answer box (kind "number") or the option buttons (kind "choice")."""
+        spec = {"kind": "guess", "name": "guess", "label": "guess", "css": "gradkit-guess"}
+        if entry.kind == "number":
+            return self.add_control(Control(self, spec), ""), None
+        pairs = [(o, o) for o in entry.options]
+        return None, self.add_control(Choice(self, spec, pairs), None)
+
+    def _true_value(self) -> float | str:
+        """The true value, computed now (``compute()`` or the file's answer)."""
+        return as_actual(self.entry, self._compute() if self._compute else self.entry.answer)
+
+    def _scene(self) -> dict:
+        """What the page needs to check, reveal and explain a guess."""
+        e = self.entry
+        return {
+            "id": e.id, "prompt": e.prompt, "kind": e.kind, "options": list(e.options),
+            "unit": e.unit, "tolerance": e.tolerance, "actual": self._actual,
+            "right": e.right, "wrong": e.wrong,
+        }  # fmt: skip
+
+    # ----------------------------------------------------------------------- reading
+    @property
+    def locked(self) -> bool:
+        """Whether a guess is locked in."""
+        return bool(self.current("locked"))
+
+    @property
+    def locked_guess(self) -> float | str | None:
+        """The guess locked in (a number for kind "number"), or None."""
+        return parse_guess(self.entry, self.current("guess")) if self.locked else None
+
+    @property
+    def actual(self) -> float | str | None:
+        """The true value once a guess is locked in (None before)."""
+        return self._actual if self.locked else None
+
+    @property
+    def correct(self) -> bool | None:
+        """Whether the locked guess is right (within the entry's tolerance), None before."""
+        if not self.locked or self._actual is None:
+            return None
+        return grade_prediction(self.entry, self.locked_guess, self._actual).correct
+
+    def _feedback_text(self) -> str:
+        right = self.correct
+        if right is None:
+            return ""
+        return verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
+
+    # ----------------------------------------------------------------------- acting
+    def lock(self, guess: float | str | None = None) -> None:
+        """Lock in ``guess`` (default: the guess shown) as the page's button does.
+
+        Raises
+        ------
+        RuntimeError
+            When a guess is already locked in (it cannot be changed).
+        InputError
+            When there is no guess, it is not a number (kind "number") or not one of the
+            options, or the true value could not be computed.
+        """
+        if self.locked:
+            raise RuntimeError(
+                f"the guess {self.current('guess')} is locked in and cannot be changed; run the "
+                f"cell again for a fresh Predict({self.entry.id!r})"
+            )
+        raw = self.current("guess") if guess is None else str(guess)
+        check_guess(self.entry, raw)
+        if self._actual is None:
+            raise InputError("The true value could not be computed: fix the error, rerun the cell.")
+        self.update_state({"guess": raw, "locked": True})
+
+    def guess(self, value: float | str) -> bool:
+        """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
+        self.lock(value)
+        return bool(self.correct)
+
+    def _press_lock(self) -> None:
+        if self.locked:
+            raise InputError(f"Your guess {self.current('guess')} is already locked in.")
+        self.lock()
+
+    def _check_lock(self, change: dict[str, Any]) -> None:
+        """A lock from the page is checked as Python's own (a tampered page is refused)."""
+        if not change["new"]:
+            return
+        try:
+            check_guess(self.entry, self.current("guess"))
+            if self._actual is None:
+                raise InputError("The true value could not be computed.")
+        except InputError:
+            self.update_state({"locked": False})
+            raise
+        self._locked_raw = self.current("guess")
+
+    def _keep_locked_guess(self, _change: dict[str, Any]) -> None:
+        if self._locked_raw is not None and self.current("guess") != self._locked_raw:
+            self.update_state({"guess": self._locked_raw})
+            raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
+
+    def check_page_value(self, key: str, value: Any) -> None:
+        """Besides the controls' rules: a guess locked in stays locked (and, through
+        :meth:`_keep_locked_guess`, unchanged)."""
+        if key == "locked" and (not isinstance(value, bool) or (self.locked and not value)):
+            raise InputError(f"the page sent locked={value!r}; a guess locked in stays locked")
+        super().check_page_value(key, value)
+
+    def __repr__(self) -> str:
+        return f"Predict({self.entry.id!r})"
+
+
+def _check_compute(entry: PredictEntry, compute: object) -> None:
+    """compute must be a function of no arguments, or absent when the file gives the answer."""
+    if compute is not None and not callable(compute):
+        raise TypeError(
+            f"compute must be a function of no arguments (e.g. lambda: ...), got "
+            f"{type(compute).__name__}"
+        )
+    if compute is None and entry.answer is None:
+        raise TypeError(
+            f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
+            "pass e.g. compute=lambda: <the cell's computation>"
+        )

@@ -1,0 +1,171 @@
+"""ZooHunt: read a zoo Function's code, predict gradcheck's verdict, then run it.
+
+Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
+itself; running gradcheck needs the kernel (on a page without one the run button is disabled
+with a note). Also importable from ``gradkit.exercises``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from ... import zoo
+from ...diagnosis import check
+from ...report import CAUSES, CheckReport
+from ..base import Control, InputError
+from ..base.rows import button, dropdown, toggle
+from .common import PageText, PracticeWidget, nullable
+from .specimens import hunt_names, specimen_html
+
+__all__ = ["ZooHunt"]
+
+_PROMPT = "Read the code, choose a prediction, then run gradcheck."
+
+
+class _SpecimenMenu(Control):
+    """The drop-down of specimens: the page shows labels, Python sees zoo names."""
+
+    @property
+    def options(self) -> list[tuple[str, Any]]:
+        """(label, zoo name) pairs, as an ipywidgets Dropdown lists them."""
+        return list(self._pairs)
+
+
+class ZooHunt(PracticeWidget):
+    """A hunt through the zoo: read a Function's code, predict gradcheck's verdict, then run it.
+
+    Each Function is shown as "Specimen k" with its docstring removed and its class name
+    replaced, so the code, not the name, tells what is wrong. Running it reveals the zoo name,
+    the cause gradcheck reports, the explanation and the bug in one sentence.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Zoo entries to hunt through; default: every buggy entry plus two correct decoys.
+
+    Attributes
+    ----------
+    names : list of str
+        The zoo names, in hunt order.
+    entry_dropdown : Control
+        Labels "Specimen k: formula"; values are the zoo names (``.options`` lists the pairs).
+        The page switches specimens itself (every specimen's code is sent ahead).
+    prediction : Control
+        The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
+    run_button : Control
+        Runs :func:`gradkit.check` on the entry's sample inputs (float64); needs the kernel.
+    code_html, result, score : PageText
+        ``.value`` is the HTML the page shows: the specimen's code; the verdict on the
+        prediction with gradkit's report and the bug (or an invitation before a run); the
+        first-try score.
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    last : CheckReport or None
+    """
+
+    css = "gradkit-zoo-hunt"
+    view = "huntView"
+    scripts = ("practice/panel.js",)
+
+    def __init__(self, names: Sequence[str] | None = None) -> None:
+        names = hunt_names(names)
+        super().__init__()
+        with self.building():
+            self.names = names
+            self.last: CheckReport | None = None
+            self._first_tries: dict[str, bool] = {}
+            self._results: dict[str, str] = {}
+            self._score = ""
+            pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, 1)]
+            self._labels = {n: f"Specimen{k}Fn" for k, n in enumerate(names, start=1)}
+            self._by_label = dict(pairs)  # label -> zoo name
+            first, name = pairs[0]
+            self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
+            self._build_controls(pairs)
+            self.code_html = PageText(self._code)
+            self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT))
+            self.score = PageText(lambda: self._score)
+            self.layout(
+                "Zoo hunt", "read the code, predict gradcheck's verdict, then run it",
+                [self.entry_dropdown, self.prediction, self.run_button],
+                [("code", "gradkit-specimen-code"), ("result", "gradkit-hunt-result"),
+                 ("score", "gradkit-hunt-score")],
+                alt="zoo hunt",
+            )  # fmt: skip
+            self._publish()
+            self.later(self._all_specimens)
+            self.on_change("entry", lambda _change: self.update_state({"prediction": None}))
+            self.on_click("run", self.run)
+
+    def _build_controls(self, pairs: list[tuple[str, str]]) -> None:
+        """The specimen menu (the page switches by itself), the cause buttons, the run button."""
+        labels = [label for label, _name in pairs]
+        menu = dropdown(
+            self, "entry", labels, value=labels[0], label="Function", css="gradkit-specimen",
+            tooltip="Which Function from the zoo to examine", kernel=False,
+        )  # fmt: skip
+        self.entry_dropdown = self.add_control(_SpecimenMenu(self, menu.spec, pairs), labels[0])
+        causes = toggle(
+            self, "prediction", list(CAUSES), value=None, label="I predict",
+            css="gradkit-prediction", tooltips=[f"{k}: {v}" for k, v in CAUSES.items()],
+        )  # fmt: skip
+        self.prediction = nullable(self, causes)
+        self.run_button = button(
+            self, "run", "Run gradcheck", css="gradkit-run-gradcheck",
+            tooltip="Run gradkit.check on this Function's sample inputs (float64)",
+        )  # fmt: skip
+
+    def _code(self) -> str:
+        """The code the page shows for the specimen picked (the same cached HTML it was sent)."""
+        name = self.entry_dropdown.value
+        return specimen_html(name, self._labels[name])
+
+    def _all_specimens(self) -> None:
+        """Every specimen's code, sent after the first picture (the page switches by itself)."""
+        labels = self._by_label.items()
+        self._specimens = {label: specimen_html(n, self._labels[n]) for label, n in labels}
+        self._publish()
+
+    def _publish(self) -> None:
+        """Every specimen's code, the results so far and the score (the page picks by entry)."""
+        scene = {"specimens": self._specimens, "results": self._results, "prompt": _PROMPT,
+                 "score": self._score}  # fmt: skip
+        self.send_scene(scene, key=self._scene_count + 1)
+
+    def check_page_value(self, key: str, value: Any) -> None:
+        """The specimen the page picks must be one of the labels sent."""
+        if key == "entry" and value not in self._by_label:
+            raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
+        if key != "entry":
+            super().check_page_value(key, value)
+
+    def run(self) -> CheckReport:
+        """Check the selected entry and compare the verdict's cause with the prediction."""
+        e = zoo.entry(self.entry_dropdown.value)
+        report = check(e.apply, e.inputs())
+        self.last = report
+        guess = self.prediction.value
+        if guess is None:
+            verdict, css = "You ran it without a prediction: guess first, it sticks better.", ""
+        elif guess == report.cause:
+            verdict, css = f"Right: the cause is {report.cause}.", "gk-good"
+        else:
+            verdict = f"Not quite: you predicted {guess}, the cause is {report.cause}."
+            css = "gk-bad"
+        if guess is not None:
+            self._first_tries.setdefault(e.name, guess == report.cause)
+        bug = e.bug or "none: this Function is correct."
+        self._results[self.current("entry")] = (
+            f"<div class='gk-hunt-verdict {css}'>{html.escape(verdict)}</div>"
+            f"{report._repr_html_()}<div>{html.escape(self._labels[e.name])} is the zoo's "
+            f"<b>{html.escape(e.name)}</b>. The bug: {html.escape(bug)}</div>"
+        )
+        right = sum(self._first_tries.values())
+        self._score = (
+            f"Score: {right} right at the first try, out of {len(self._first_tries)} predicted "
+            f"({len(self.names)} Functions in the hunt)."
+        )
+        self._publish()
+        return report

@@ -1,0 +1,281 @@
+// FloatRuler's picture and readouts, from the scene ruler.py sends (scene.py): per x position and
+// dtype, x as stored, the spacing above and below it, its neighbours in ulps, and where x − eps
+// and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
+// numbers to its two panels and words them; it never rounds a number itself.
+import { EPS_GRID, epsLabel } from "../base/eps.js";
+import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
+import { Axes, INK } from "../base/plot.js";
+import { exactFor, rowOf } from "../base/tables.js";
+
+export const RULER_COLORS = { blue: "#0072B2", red: "#D55E00", grey: "#777777" };
+
+// A double as Python's repr writes it: the shortest text that reads back the same number,
+// with an exponent below 1e-4 and from 1e16 on ("1e-05", "0.0999755859375", "65504.0").
+export function pyRepr(v) {
+  if (!Number.isFinite(v)) return pyFormat(v);
+  const [mant, ex] = v.toExponential().split("e");
+  const k = Number(ex);
+  if (k < -4 || k >= 16) return `${mant}e${k < 0 ? "-" : "+"}${String(Math.abs(k)).padStart(2, "0")}`;
+  const s = String(v);
+  return s.includes(".") ? s : `${s}.0`;
+}
+
+// What the state shows: x as stored, its spacing and neighbours, where x ± eps land, and the
+// flags a learner reads (null while the data is missing: an x beyond the positions sent, or a
+// typed eps the kernel is still measuring).
+export function rulerFound(scene, tables, exact, state) {
+  const d = (scene.dtypes || []).indexOf(state.dtype);
+  const w = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step) - scene.window[0];
+  if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing) return null;
+  let land = null;
+  let eps = state.eps_exact;
+  if (eps != null) {
+    const ex = exactFor(exact, scene, state);
+    if (!ex) return null;
+    land = ex.landing[d].map((v) => (v === null ? NaN : v));
+  } else {
+    land = rowOf(tables.landing, [w, d, state.eps]);
+    eps = EPS_GRID[state.eps];
+  }
+  const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
+  const [h, lower, upper] = land;
+  const overflow = !(Number.isFinite(lower) && Number.isFinite(upper));
+  const lowerCollapsed = !overflow && lower === x;
+  const upperCollapsed = !overflow && upper === x;
+  return {
+    dtype: state.dtype, typed: state.x, x, ulp, ulpBelow, h, lower, upper, eps, overflow,
+    underflow: h === 0, lowerCollapsed, upperCollapsed, collapsed: lowerCollapsed && upperCollapsed,
+    near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
+  };
+}
+
+// The representable numbers within x ± view·eps, in units of eps; null when the neighbours sent
+// do not reach that far on both sides (too many to draw one by one).
+export function viewTicks(r, view) {
+  if (r.overflow) return null;
+  const n = r.near.length;
+  const reach = view * r.eps;
+  if (!(r.near[0] * r.ulp <= -reach && r.near[n - 1] * r.ulp >= reach)) return null;
+  return Array.from(r.near).map((o) => (o * r.ulp) / r.eps).filter((t) => Math.abs(t) <= view);
+}
+
+// The representable numbers within `ulps` spacings of x, in spacings.
+export function zoomTicks(r, ulps) {
+  return Array.from(r.near).filter((o) => Math.abs(o) <= ulps + 1e-9);
+}
+
+// Where x − eps and x + eps land: [lower, upper] in units of eps and in ulps (NaN: no nudge).
+export function landed(r) {
+  if (r.underflow || r.overflow) return { eps: [NaN, NaN], ulps: [NaN, NaN] };
+  return {
+    eps: [(r.lower - r.x) / r.eps, (r.upper - r.x) / r.eps],
+    ulps: [(r.lower - r.x) / r.ulp, (r.upper - r.x) / r.ulp],
+  };
+}
+
+// a count of spacings: "1 ulp", "16.8 ulps"
+export function ulpsText(n) {
+  const text = pyFormat(n, ".3g");
+  return `${text} ${text === "1" ? "ulp" : "ulps"}`;
+}
+
+function overflowWords(r) {
+  return `the largest ${r.dtype} number is ${pyFormat(r.max, ".6g")}`;
+}
+
+// The five readouts, worded as a learner reads them.
+export function rulerReadouts(r) {
+  const name = r.dtype;
+  const out = {};
+  if (!Number.isFinite(r.x)) {
+    out.x = readoutHtml("x", pyFormat(r.typed, ".6g"), `overflows to ${pyFormat(r.x)} in ${name}: ${overflowWords(r)}`);
+    out.ulp = readoutHtml("spacing (ulp) at x", "none", `x is ${pyFormat(r.x)} in ${name}: no number with neighbours`);
+  } else {
+    const stored = r.x === r.typed ? "stored exactly" : `stored as ${pyRepr(r.x)}`;
+    out.x = readoutHtml("x", pyFormat(r.typed, ".6g"), `${stored} in ${name}`);
+    out.ulp = readoutHtml("spacing (ulp) at x", pyFormat(r.ulp, ".3g"), ulpDetail(r));
+  }
+  if (r.overflow) {
+    out.landing = readoutHtml("x − eps → ", pyFormat(r.lower),
+      `x + eps → <b>${pyFormat(r.upper)}</b>: the nudged values overflow`);
+  } else if (r.underflow) {
+    out.landing = readoutHtml("x ± eps", "no nudge", `eps = ${epsLabel(r.eps)} rounds to 0 in ${name}`);
+  } else {
+    out.landing = readoutHtml("x − eps → ", pyRepr(r.lower),
+      `x + eps → <b>${pyRepr(r.upper)}</b> (${ulpsText((r.upper - r.x) / r.ulp)} above x)`);
+  }
+  out.step = stepText(r);
+  out.collapse = collapseText(r);
+  return out;
+}
+
+function ulpDetail(r) {
+  const plain = r.ulp >= 1e-20 ? `= ${fmtPlain(r.ulp)}; ` : "";
+  let below = "";
+  if (r.ulpBelow !== r.ulp && Number.isFinite(r.ulpBelow)) {
+    const power = Number.isInteger(Math.log2(Math.abs(r.x)));
+    const closer = r.ulpBelow < r.ulp ? "twice as close" : "twice as far apart";
+    const why = power ? ` (x is a power of two: below it the numbers sit ${closer})` : "";
+    below = `; just below x it is ${pyFormat(r.ulpBelow, ".3g")}${why}`;
+  }
+  return `${plain}eps is ${ulpsText(r.eps / r.ulp)}${below}`;
+}
+
+function stepText(r) {
+  const label = "the nudge that really happened";
+  const real = r.upper - r.lower;
+  if (r.overflow) {
+    return readoutHtml(label, pyFormat(real / 2, ".4g"),
+      `(x + eps) − (x − eps) = ${pyFormat(r.upper)} − ${pyFormat(r.lower)} = ${pyFormat(real)}`);
+  }
+  if (r.underflow || r.collapsed) return readoutHtml(label, "0", "no nudge survives the rounding");
+  return readoutHtml(label, pyFormat(real / 2, ".4g"),
+    `(x + eps) − (x − eps) = ${pyFormat(real, ".6g")} instead of 2·eps = ${pyFormat(2 * r.eps, ".6g")} ` +
+    `(${pyFormat(real / (2 * r.eps), ".4g")} × 2·eps)`);
+}
+
+function collapseText(r) {
+  const name = r.dtype;
+  if (r.overflow) {
+    const inf = pyFormat(Number.isFinite(r.upper) ? r.lower : r.upper);
+    const largest = Number.isFinite(r.x) ? ` (${overflowWords(r)})` : "";
+    return marked("bad", `x − eps and x + eps overflow to ${inf} in ${name}${largest}. ` +
+      `The nudge (x + eps) − (x − eps) is ${inf} − ${inf} = NaN: no slope can be measured here. ` +
+      "Pick a smaller x or a wider dtype.");
+  }
+  if (r.underflow) {
+    return marked("bad", `eps = ${epsLabel(r.eps)} is below the smallest ${name} number: it rounds to 0, ` +
+      "so (f(x) − f(x)) / 0 is 0/0 = NaN.");
+  }
+  if (r.collapsed) {
+    return marked("bad", `x − eps and x + eps both land on x: eps is less than half the spacing ` +
+      `${pyFormat(r.ulp, ".3g")}, so f(x + eps) − f(x − eps) = 0 and the numeric slope is exactly 0.`);
+  }
+  if (r.lowerCollapsed || r.upperCollapsed) {
+    const side = r.lowerCollapsed ? "x − eps" : "x + eps";
+    return marked("warn", `${side} lands on x: only one side of the nudge survives, so the central ` +
+      "difference sees half a step.");
+  }
+  return marked("good", `x − eps, x and x + eps are three different ${name} numbers.`);
+}
+
+// ----------------------------------------------------------------------------- the picture
+export const RULER_LAYOUT = {
+  both: { size: [860, 330], landing: [34, 44, 792, 84], spacing: [34, 214, 792, 70] },
+  landing: { size: [860, 176], landing: [34, 44, 792, 84] },
+  spacing: { size: [860, 160], spacing: [34, 44, 792, 70] },
+};
+
+function layoutOf(ctx) {
+  const p = ctx.panels();
+  return RULER_LAYOUT[p.includes("landing") && p.includes("spacing") ? "both" : p[0]];
+}
+
+// ticks as one polyline: a vertical segment per position, broken by NaN
+export function tickSegments(positions, half) {
+  const xs = [];
+  const ys = [];
+  for (const p of positions) xs.push(p, p, NaN), ys.push(-half, half, NaN);
+  return [xs, ys];
+}
+
+const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
+
+function ruler(ctx, name, box, xlim, ylim, xticks, xlabel, title) {
+  const ax = new Axes({ name, box, xlim, ylim });
+  ctx.painter.frame(ax, { xticks, spines: "bottom", xlabel, title });
+  ctx.painter.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  return ax;
+}
+
+function overflowNote(ctx, ax, r) {
+  const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
+  ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), text, { align: "center", color: RULER_COLORS.red });
+}
+
+function drawLanding(ctx, box, r) {
+  const dr = ctx.painter;
+  const V = ctx.scene.view;
+  const ax = ruler(ctx, "landing", box, [-V * 1.04, V * 1.04], [-0.6, 1.3],
+    [[-1, "x − eps"], [0, "x"], [1, "x + eps"]], "offset from x, in units of eps", "where x − eps and x + eps land");
+  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { view_ticks: null } }; }
+  const ticks = viewTicks(r, V);
+  if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: INK, lw: 1 });
+  else {
+    dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: RULER_COLORS.grey, alpha: 0.25 });
+    dr.text(ax.px(-V), ax.py(-0.4), "too many numbers to draw one by one", { size: 11 });
+  }
+  const [lo, hi] = landed(r).eps;
+  const finite = Number.isFinite(lo) && Number.isFinite(hi);
+  if (finite) {
+    dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: RULER_COLORS.red, lw: 1, ls: ":" });
+  }
+  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: "#FFFFFF", mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: RULER_COLORS.red, ms: 7 });
+  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
+  return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
+}
+
+function drawSpacing(ctx, box, r) {
+  const dr = ctx.painter;
+  const U = ctx.scene.zoom_ulps;
+  const xticks = Array.from({ length: 2 * U + 1 }, (_, i) => [i - U, pyFormat(i - U, ".0f").replace("-", "−")]);
+  const ax = ruler(ctx, "spacing", box, [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
+    "offset from x, in spacings (ulp) at x", "the representable numbers next to x");
+  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { zoom_ticks: 0 } }; }
+  const ticks = zoomTicks(r, U);
+  dr.line(ax, ...tickSegments(ticks, 0.25), { color: INK, lw: 1.4 });
+  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
+  const within = (q) => Number.isFinite(q) && Math.abs(q) <= U + 0.5;
+  const lands = landed(r).ulps.filter(within);
+  dr.markers(ax, lands, lands.map(() => 0), { color: RULER_COLORS.red, ms: 7 });
+  const asked = [-r.eps / r.ulp, r.eps / r.ulp].filter(within);
+  dr.markers(ax, asked, asked.map(() => 0.6), { color: "#FFFFFF", mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  const [lo, hi] = landed(r).ulps;
+  const further = { color: RULER_COLORS.red, size: 11 };
+  if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), "← x − eps lands further out", further);
+  if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), "x + eps lands further out →", { ...further, align: "right" });
+  return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: lands.map((q) => px2(ax, q, 0)) } };
+}
+
+function legend(ctx) {
+  ctx.legend.innerHTML = "";
+  const items = [
+    [{ background: INK, width: "2px", height: "12px" }, "representable number"],
+    [{ border: `1.8px solid ${RULER_COLORS.red}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
+    [{ background: RULER_COLORS.red, width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
+    [{ background: RULER_COLORS.blue, width: "3px", height: "14px" }, "x (as stored)"],
+  ];
+  for (const [style, label] of items) {
+    const sw = ctx.h("span", { class: "gk-swatch" });
+    Object.assign(sw.style, style);
+    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
+  }
+}
+
+export const rulerView = {
+  init: legend,
+  key(ctx) {
+    const s = ctx.state;
+    return JSON.stringify([s.x, s.eps, s.eps_exact, s.dtype, ctx.panels()]);
+  },
+  size(ctx) { return layoutOf(ctx).size; },
+  paint(ctx) {
+    const { scene, state } = ctx;
+    if (!scene.dtypes) return null;
+    const r = rulerFound(scene, ctx.tables, ctx.exact, state);
+    if (!r) return null;
+    const lay = layoutOf(ctx);
+    const where = landed(r);
+    const num = (q) => (Number.isFinite(q) ? q : null);
+    const drawn = {
+      eps: r.eps, eps_label: epsLabel(r.eps), dtype: r.dtype, x: num(r.x), ulp: num(r.ulp),
+      landed: r.underflow || r.overflow ? null : [r.lower, r.upper], landed_in_eps: where.eps.map(num),
+      landed_in_ulps: where.ulps.map(num), underflow: r.underflow, collapsed: r.collapsed, overflow: r.overflow,
+    };
+    const axes = [];
+    if (lay.landing) { const out = drawLanding(ctx, lay.landing, r); axes.push(out.ax); Object.assign(drawn, out.drawn); }
+    if (lay.spacing) { const out = drawSpacing(ctx, lay.spacing, r); axes.push(out.ax); Object.assign(drawn, out.drawn); }
+    return { readouts: rulerReadouts(r), drawn, axes };
+  },
+};

@@ -1,0 +1,124 @@
+"""FloatRuler: the representable numbers around x, and where x − eps and x + eps land.
+
+Per x position torch measures, in every dtype, x as stored, its neighbours and where x ± eps
+land for every grid eps (:mod:`.scene`); the widget sends the positions around the current x, so
+the page (``ruler.js``) moves x, eps and dtype by itself, drawing and wording everything. Only a
+typed eps off the grid and an x near the edge of what was sent reach the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from ..._args import DTYPES, EPS_GRID, as_dtype, check_x
+from ..base.cache import scene_cache
+from ..base.eps import eps_of, eps_state
+from ..base.point import PointWidget
+from ..base.rows import dtype_toggle, eps_row, x_row
+from .floats import Ruler, ruler
+from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point, stack_points
+
+__all__ = ["FloatRuler"]
+
+_READOUTS = [
+    ("x", "gradkit-x-readout"),
+    ("ulp", "gradkit-ulp"),
+    ("landing", "gradkit-landing"),
+    ("step", "gradkit-step"),
+    ("collapse", "gradkit-collapse"),
+]
+
+
+class FloatRuler(PointWidget):
+    """A ruler of the numbers a dtype can hold near x, and where x ± eps really land.
+
+    The landing panel spans x ± 1.6·eps in units of eps: the requested points x − eps and
+    x + eps sit at −1 and +1, the filled dots show where they land once rounded to the dtype
+    (on x itself when eps is below half the spacing: then f(x + eps) − f(x − eps) = 0 and the
+    numeric slope is exactly 0). The spacing panel spans 8 spacings (ulps) either side of x.
+    The defaults (0.5, eps 1e-6, float32) read: eps is 16.8 ulps, x + eps lands 17 ulps above x.
+
+    Parameters
+    ----------
+    x : float
+        The number to look around. Default 0.5; the x slider moves in steps of 0.01.
+    eps : float
+        The nudge, 1e-12 … 1. Default 1e-6.
+    dtype : torch.dtype or str
+        float64, float32 (default), float16 or bfloat16.
+    panels : sequence of {"landing", "spacing"}, optional
+        The pictures to show (default both): x ± eps in units of eps, and the representable
+        numbers next to x in ulps.
+
+    Attributes
+    ----------
+    x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
+        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+    error_area
+        ``.value`` is the HTML of the error area (empty when all is well).
+    ruler : Ruler
+        What the page shows now: ``.x`` (as stored), ``.ulp``, ``.lower``, ``.upper``,
+        ``.collapsed``, ``.underflow``, ``.overflow``, ...
+    """
+
+    css = "gradkit-float-ruler"
+    view = "rulerView"
+    scripts = ("ruler/ruler.js",)
+    PANELS = ("landing", "spacing")
+
+    def __init__(
+        self,
+        x: float = 0.5,
+        eps: float = 1e-6,
+        dtype: torch.dtype | str = torch.float32,
+        *,
+        panels: Sequence[str] | None = None,
+    ) -> None:
+        dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
+        super().__init__(panels)
+        with self.building():
+            self.x_slider = x_row(
+                self, x, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
+            )
+            self.eps_slider, self.eps_text = eps_row(self, eps)
+            self.dtype_buttons = dtype_toggle(self, dtype)
+            for name in ("x_down", "x_up", "eps_down", "eps_up"):
+                setattr(self, name, self._controls[name])
+            self.layout(
+                "FloatRuler",
+                "the numbers a dtype can hold near x, and where x ± eps land",
+                [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
+                _READOUTS,
+                alt="a ruler of the representable numbers near x and where x ± eps land",
+            )
+            self.track_x(lambda at: scene_cache.fetch(
+                ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS), lambda: ruler_point(at)
+            ))  # fmt: skip
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def ruler(self) -> Ruler:
+        """Where x ± eps land in the dtype selected now (torch, in that dtype)."""
+        return ruler(self.x, self.eps, self.dtype)
+
+    # ---------------------------------------------------------------------- what is sent
+    def scene_of(self, measured: list) -> dict:
+        """What the arrays mean: the dtypes, their largest numbers, the panels' reach."""
+        return {
+            "dtypes": list(DTYPES),
+            "max": finfo_max(),
+            "grid_size": len(EPS_GRID),
+            "neighbours": NEIGHBOURS,
+            "view": VIEW,
+            "zoom_ulps": ZOOM_ULPS,
+        }
+
+    def arrays_of(self, measured: list) -> dict:
+        """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
+        return stack_points(measured)
+
+    def exact_of(self, eps: float) -> dict:
+        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local)."""
+        return {"landing": exact_landings(self.x, eps)}

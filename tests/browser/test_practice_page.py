@@ -1,0 +1,126 @@
+"""The practice widgets in chromium on a page with no kernel (a static export's situation): a quiz
+answers, a prediction locks in and reveals, from the keyboard too; what needs the kernel says so.
+
+The page is tools/widget_page.py's (it plays the anywidget model from the widgets' state), with
+the render option ``offline`` the static export sets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gradkit.widgets import ExercisePanel, Predict, Quiz, ZooHunt
+from tools.widget_page import write_page
+
+pytestmark = pytest.mark.browser
+CHROMIUM = "/usr/bin/chromium"
+NOTE = "Needs a running notebook."
+
+
+@pytest.fixture(scope="module")
+def offline_page(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no chromium")
+    from playwright.sync_api import sync_playwright
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADKIT_QUIZ_ORDER", "fixed")
+        widgets = [
+            Quiz("Which is `float64`?", ["single", "double"], 1, explain=["32 bits.", "64 bits."]),
+            Predict("03-float32-slope", compute=lambda: 1.0132789611816406),
+            Predict("07-fast-mode-catches", compute=lambda: True),
+            ExercisePanel("cube", namespace={}),
+            ZooHunt(["WrongSquareFn", "CubeFn"]),
+        ]
+    path = write_page(widgets, tmp_path_factory.mktemp("page") / "page.html")
+    for w in widgets:
+        w.close()
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        tab = browser.new_page()
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        options = json.dumps({"offline": True, "offlineNote": NOTE})
+        tab.add_init_script(f"globalThis.__gradkitRenderOptions = {options};")
+        tab.goto(Path(path).resolve().as_uri())
+        tab.wait_for_function("window.ready === true")
+        yield tab
+        browser.close()
+    assert errors == []
+
+
+def _text(locator):
+    return " ".join(locator.inner_text().replace("\xa0", " ").split())
+
+
+def _drawn(root):
+    return json.loads(root.locator(".gradkit-figure").get_attribute("data-drawn"))
+
+
+def test_a_quiz_marks_and_explains_with_no_kernel(offline_page):
+    page = offline_page
+    quiz = page.locator(".gradkit-quiz")
+    assert quiz.locator(".gk-title code").inner_text() == "float64"
+    quiz.locator(".gk-option", has_text="single").click()
+    single = quiz.locator(".gk-option", has_text="single")
+    assert single.get_attribute("aria-pressed") == "true" and "gk-wrong" in single.get_attribute(
+        "class"
+    )
+    feedback = quiz.locator("[aria-live=polite] .gradkit-feedback")
+    assert feedback.inner_text().endswith("Not quite. Try another answer. 32 bits.")
+    quiz.locator(".gk-option", has_text="double").focus()
+    page.keyboard.press("Space")  # a button in the Tab order: the keyboard answers too
+    assert _drawn(quiz) == {"choice": "double", "correct": True, "order": ["single", "double"]}
+    assert feedback.inner_text().endswith("Right. 64 bits.")
+    assert single.get_attribute("aria-pressed") == "false"
+    assert not quiz.locator(".gk-offline-note").is_visible()  # it needs no kernel: no note
+
+
+def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(offline_page):
+    predict = offline_page.locator(".gradkit-predict").first
+    result = predict.locator(".gradkit-predict-result")
+    assert "1.01328" not in result.inner_text() and "Within 1 %" in result.inner_text()
+    box = predict.locator("input.gradkit-guess")
+    box.fill("one")
+    box.press("Enter")
+    assert "“one” is not a number" in predict.locator(".gradkit-error").inner_text()
+    assert _drawn(predict)["locked"] is False
+    box.fill("1")
+    box.press("Enter")
+    assert _drawn(predict) == {
+        "guess": "1",
+        "locked": True,
+        "actual": 1.0132789611816406,
+        "right": False,
+    }
+    assert "· true value 1.01328 (1.3 % below the true value" in _text(result)
+    assert predict.locator(".gradkit-feedback").inner_text().startswith("✘ Not quite.")
+    assert box.is_disabled() and predict.locator(".gradkit-lock").inner_text() == "Locked in"
+    assert predict.locator(".gradkit-error").inner_text() == ""
+
+
+def test_a_choice_prediction_marks_the_guess_with_no_kernel(offline_page):
+    predict = offline_page.locator(".gradkit-predict").nth(1)
+    predict.locator(".gk-option", has_text="passes").click()
+    predict.locator(".gradkit-lock").click()
+    assert _drawn(predict)["right"] is True
+    assert "gk-right" in predict.locator(".gk-option", has_text="passes").get_attribute("class")
+    assert predict.locator(".gradkit-feedback").inner_text().startswith("✔ Right.")
+
+
+def test_what_needs_the_kernel_is_disabled_and_says_so(offline_page):
+    panel = offline_page.locator(".gradkit-exercise")
+    for name in ("check", "hint", "solution"):
+        assert panel.locator(f"button.gradkit-exercise-{name}").is_disabled()
+    assert panel.locator(".gk-offline-note").inner_text() == NOTE
+    assert "No class named MyCube" in panel.locator(".gradkit-exercise-feedback").inner_text()
+    hunt = offline_page.locator(".gradkit-zoo-hunt")
+    assert hunt.locator("button.gradkit-run-gradcheck").is_disabled()
+    code = hunt.locator(".gradkit-specimen-code")
+    assert "class Specimen1Fn" in code.inner_text()
+    hunt.locator("select.gradkit-specimen").select_option(index=1)  # specimens switch in the page
+    assert "class Specimen2Fn" in code.inner_text()

@@ -1,0 +1,148 @@
+// EpsilonLab's lookups, limits and wording, against scenes Python sent (tools/js_fixtures.py):
+// the page finds gradkit.sweep's numbers for every state, says gradcheck's verdict as the numbers
+// give it, and never quotes a theory number far outside the eps range (issue 19 #16).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
+import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { LAB_LAYOUT, epsilonView, labParts } from "../../gradkit/widgets/epsilon/epsilon.js";
+import {
+  errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
+} from "../../gradkit/widgets/epsilon/words.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/epsilon.json", import.meta.url), "utf8"));
+const num = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
+const text = (html) => html.replace(/<[^>]+>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").replace(/ ([,.;:)])/g, "$1").trim();
+const ALL = ["curves", "theory", "table"];
+
+function sceneOf(name) {
+  const sc = fixture[name];
+  const bytes = Buffer.from(sc.tables, "base64");
+  const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sc.scene.tables);
+  return { ...sc, tables };
+}
+
+function stateOf(sc, changes) {
+  return { ...sc.states[0].state, ...changes };
+}
+
+test("the page finds gradkit.sweep's error and flags for every dtype, scheme and eps", () => {
+  let checked = 0;
+  for (const name of ["main", "zero"]) {
+    const sc = sceneOf(name);
+    for (const { state, want } of sc.states) {
+      const found = labFound(sc.scene, sc.tables, {}, state);
+      const r = found.at[found.d];
+      const where = `${name} ${state.dtype} ${state.scheme} eps ${EPS_GRID[state.eps]}`;
+      assert.ok(Object.is(r.error, num(want.error)), `${where}: ${r.error} vs ${want.error}`);
+      assert.equal(r.underflow > 0, want.underflow === 1, where);
+      assert.equal(r.collapsed > 0, want.collapsed === 1, where);
+      assert.equal(r.passes > 0, want.passes === 1, where);
+      checked += 1;
+    }
+  }
+  assert.equal(checked, 2 * 2 * 4 * 4);
+});
+
+test("the error axes fit every error of both schemes and the tolerance", () => {
+  const sc = sceneOf("main");
+  const found = labFound(sc.scene, sc.tables, {}, sc.states[0].state);
+  assert.deepEqual(errorLimits(sc.tables, found.w, found.point.tolerance), sc.limits);
+});
+
+test("a typed eps off the grid reads the kernel's answer, and waits for it", () => {
+  const sc = sceneOf("main");
+  const state = stateOf(sc, { ...epsState(3e-7), scheme: "forward", dtype: "float64" });
+  const found = labFound(sc.scene, sc.tables, sc.exact, state);
+  assert.equal(found.eps, 3e-7);
+  assert.ok(Object.is(found.at[found.d].error, num(sc.exact_want.forward.float64)));
+  assert.ok(Object.is(found.at[1].error, num(sc.exact_want.forward.float32)));
+  assert.equal(labFound(sc.scene, sc.tables, {}, state), null);
+  assert.equal(labFound(sc.scene, sc.tables, sc.exact, { ...state, x: 0.55 }), null);
+  assert.equal(labSlot(sc.scene, 0.5), 0);
+  assert.equal(labSlot(sc.scene, 0.55), -1);
+});
+
+test("at gradcheck's eps float32 fails 13 times over the tolerance and float64 passes", () => {
+  const sc = sceneOf("main");
+  const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype: "float32" });
+  const out = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, {}, state), ALL);
+  assert.match(text(out.error), /^float32 error at this eps 9\.96e-03 13\.1 × the tolerance 0\.00076: gradcheck fails$/);
+  assert.equal(text(out.tolerance), "gradcheck tolerance 0.00076 = atol + rtol·|f′(x)| = 1e-05 + 0.001·0.75");
+  assert.equal(text(out.eps), "eps 1e-06 = 0.000001");
+  assert.match(text(out.optimal), /^best eps for float32 0\.002 the smallest error on this lab's eps grid \(4e-07\); theory 0\.0016 \(error ≈ 7e-06\)$/);
+  assert.match(text(out.table), /^at eps = 1e-06, against the tolerance 0\.00076: float64 6\.19e-12 passes u = 1e-16 float32 9\.96e-03 fails/);
+  assert.match(out.table, /<tr style='font-weight:bold'><td>float32/);
+  const two = labReadouts(sc.scene, { ...state, shown: ["float64", "float32"] }, labFound(sc.scene, sc.tables, {}, state), ALL);
+  assert.doesNotMatch(text(two.table), /float16/);
+  const closed = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, {}, state), ["curves"]);
+  assert.equal(closed.optimal, "");
+  assert.equal(closed.table, "");
+});
+
+test("errors and verdicts: no slope, x ± eps on x, NaN, pass and fail", () => {
+  assert.equal(errorText({ underflow: 1, error: NaN }), "no slope (eps rounds to 0)");
+  assert.equal(errorText({ underflow: 0, collapsed: 1, error: 0.75 }), "7.50e-01 (x ± eps round to x: slope 0)");
+  assert.equal(verdictText({ underflow: 1 }, 1e-3), "gradcheck could not measure a slope");
+  assert.match(verdictText({ underflow: 0, error: NaN }, 1e-3), /no measurement/);
+  assert.equal(verdictText({ underflow: 0, error: 1e-4, passes: 1 }, 7.6e-4), "within the tolerance 0.00076: gradcheck passes");
+  assert.equal(verdictText({ underflow: 0, error: 0.75, passes: 0 }, 7.5e-4), "1e+03 × the tolerance 0.00075: gradcheck fails");
+});
+
+test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, never as 8.7e-106", () => {
+  const sc = sceneOf("zero");
+  for (const dtype of ["float32", "float16", "bfloat16", "float64"]) {
+    const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype });
+    const found = labFound(sc.scene, sc.tables, {}, state);
+    const optimal = text(labReadouts(sc.scene, state, found, ALL).optimal);
+    assert.match(optimal, /theory: below 1e-12, off this scale: f\(x\) = 0/, optimal);
+    const theory = optimal.slice(optimal.indexOf("theory"));
+    assert.doesNotMatch(theory, /e-(1[3-9]|[2-9]\d|\d{3})/, theory); // nothing below the eps range
+    assert.equal(optimumInRange(found.optima[found.d]), false); // no star drawn
+  }
+  assert.equal(theoryText({ optimal_eps: Infinity, optimal_error: NaN }, 1), "theory: no best eps (no truncation error here, larger is better)");
+  assert.equal(theoryText({ optimal_eps: 3, optimal_error: 1 }, 1), "theory: above 1, off this scale");
+  assert.equal(theoryText({ optimal_eps: 1.56e-3, optimal_error: 6.6e-6 }, 0.125), "theory 0.0016 (error ≈ 7e-06)");
+});
+
+test("where f has no slope the page says why, with no numbers to draw", () => {
+  const sc = sceneOf("log");
+  const state = sc.states.length ? sc.states[0].state : { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
+    dtype: "float32", scheme: "central", shown: sc.scene.dtypes, theory: true };
+  const found = labFound(sc.scene, sc.tables, {}, state);
+  assert.ok(found.noSlope && found.at === null);
+  const out = labReadouts(sc.scene, state, found, ALL);
+  assert.equal(text(out.error), "f(x) = log(x) is NaN at x = -1 (outside its domain, or too large for float64), so there is no slope to measure; move x to a positive number");
+  assert.equal(out.table, "");
+  assert.deepEqual(noSlopeLines("log(x)", -1, found.point), ["f(x) = log(x) is NaN at x = -1", "no slope to measure here: move x"]);
+  assert.equal(noSlopeLines("sqrt", 0, { fx: 0, analytic: Infinity })[0], "the slope of sqrt is ∞ at x = 0");
+});
+
+test("panels choose the parts, the theory switch hides the lines, the key names each state", () => {
+  const ctx = (panels, theory = true) => ({ panels: () => panels, state: { theory } });
+  assert.deepEqual(labParts(ctx(ALL)), { curves: true, theory: true, picture: true });
+  assert.deepEqual(labParts(ctx(ALL, false)), { curves: true, theory: false, picture: true });
+  assert.deepEqual(labParts(ctx(["table"])), { curves: false, theory: false, picture: false });
+  assert.deepEqual(labParts(ctx(["theory"])), { curves: false, theory: true, picture: true });
+  assert.deepEqual(epsilonView.size(ctx(["table"])), [860, 0]);
+  assert.deepEqual(epsilonView.size(ctx(["curves"])), LAB_LAYOUT.sizes.strip);
+  const base = { panels: () => ALL, state: { function: "x³", x: 0.5, eps: 18, eps_exact: null, dtype: "float32",
+    scheme: "central", theory: true, shown: ["float64"] } };
+  const keys = new Set([base, { ...base, state: { ...base.state, shown: ["float64", "float16"] } },
+    { ...base, state: { ...base.state, theory: false } }, { ...base, panels: () => ["table"] }].map((c) => epsilonView.key(c)));
+  assert.equal(keys.size, 4);
+});
+
+test("the picture's parts do not overlap: axes, x labels, strip and legend", () => {
+  const [l, t, w, h] = LAB_LAYOUT.main;
+  const [sl, st, sw, sh] = LAB_LAYOUT.strip;
+  const [W, H] = LAB_LAYOUT.sizes.strip;
+  assert.equal(sl, l);
+  assert.equal(sw, w);
+  assert.ok(t + h + 40 <= st - 14, "the x label sits between the axes and the strip's title");
+  assert.ok(st + sh + 10 <= H);
+  assert.ok(LAB_LAYOUT.legend[0] > l + w + 8 && LAB_LAYOUT.legend[0] + 200 <= W);
+  assert.ok(t + h + 40 <= LAB_LAYOUT.sizes.plain[1]);
+});

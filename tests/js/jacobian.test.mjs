@@ -1,0 +1,94 @@
+// JacobianBuilder's steps, counts, wording and layout, and the matrix helpers it shares with
+// GradcheckLab, against a scene Python sent (tools/js_fixtures.py: jacobian.json).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import {
+  callsHtml, historyHtml, jbLayout, statusHtml, stepParts, tint, verdictHtml,
+} from "../../gradkit/widgets/jacobian/jacobian.js";
+import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/jacobian.json", import.meta.url), "utf8"));
+const bytes = Buffer.from(fixture.tables, "base64");
+const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables);
+const scene = fixture.scene;
+const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim();
+
+test("each step shows the columns, then the rows, that Python's build has made", () => {
+  const { n, m } = scene;
+  for (const { step, calls } of fixture.steps) {
+    const p = stepParts(scene, step);
+    assert.equal(p.columns, Math.min(step, n));
+    assert.equal(p.rows, Math.max(0, step - n));
+    assert.deepEqual([tables.forward.data[step], tables.backward.data[step]], calls);
+    const c = text(callsHtml(scene, tables, step));
+    assert.match(c, new RegExp(`^this build so far ${calls[0]} forward, ${calls[1]} backward `));
+  }
+  assert.deepEqual(stepParts(scene, 0).current, null);
+  assert.deepEqual(stepParts(scene, 1).current, { column: 0 });
+  assert.deepEqual(stepParts(scene, n + m).current, { row: m - 1 });
+  assert.equal(stepParts(scene, 99).step, n + m); // a stale step is clamped
+});
+
+test("gradcheck's own count stands beside the build's, labelled as the whole check", () => {
+  const c = text(callsHtml(scene, tables, 1));
+  const g = scene.gradcheck;
+  assert.ok(c.includes(`torch.autograd.gradcheck, counted ${g.forward} forward, ${g.backward} backward`), c);
+  assert.match(c, /forward: 1 plain run \+ 2 × 1 nudged; backward: one per output entry built/);
+  assert.match(text(callsHtml({ ...scene, gradcheck: null }, tables, 1)), /gradcheck raised on this f/);
+});
+
+test("status and verdict say what each step does and what gradcheck concludes", () => {
+  const x = tables.x.data;
+  assert.match(text(statusHtml(scene, x, 0)), /^step 0 of 6 one plain run of f at x: 3 output entries, so the Jacobians are 3 × 3/);
+  assert.match(text(statusHtml(scene, x, 1)), /nudge input entry 0 \(x0 = 0\.25\) by ±1e-06: .* fills column 0 of the numeric Jacobian/);
+  assert.match(text(statusHtml(scene, x, 4)), /grad_output = e0 \(1 at output entry 0, 0 elsewhere\) .* row 0 of the analytic Jacobian/);
+  const v = text(verdictHtml(scene, tables));
+  assert.match(v, /^✘ 3 of 9 entries differ by more than 1e-05 \+ 0\.001·\|numeric\|: gradcheck fails/);
+  assert.match(v, /output entry 0, input entry 0: analytic 0\.75, numeric 0\.5/);
+  const fine = { data: new Float64Array(9) };
+  assert.match(text(verdictHtml({ ...scene, gradcheck: { ...scene.gradcheck, passed: true } }, { ...tables, outside: fine })),
+    /^✔ all 9 entries agree .*: gradcheck passes/);
+});
+
+test("every n built is listed with both counts", () => {
+  const t = historyHtml(scene.history);
+  const h = scene.history[0];
+  assert.ok(t.includes(`<tr><td>${h.n}</td><td>${h.forward}, ${h.backward}</td><td>${h.gradcheck_forward}, ` +
+    `${h.gradcheck_backward}</td><td>0.9 ms</td></tr>`), t);
+  assert.ok(t.includes("<th>n</th><th>this build</th><th>gradcheck</th><th>time</th>"), t);
+  assert.ok(historyHtml([{ ...h, gradcheck_forward: null }]).includes("<td>—</td><td>0.9 ms</td>"));
+});
+
+test("cells are square, inside the picture, and the panels choose what is drawn", () => {
+  for (const [n, m] of [[1, 1], [3, 3], [64, 64], [64, 1], [4, 16]]) {
+    for (const panels of [["numeric", "analytic"], ["numeric"], ["analytic", "counts"]]) {
+      const lay = jbLayout(panels, n, m);
+      for (const name of ["numeric", "analytic"].filter((p) => panels.includes(p))) {
+        const [l, t, w, h] = lay[name];
+        assert.ok(Math.abs(w / n - h / m) < 1e-9 && w / n <= 48, `${n}x${m} ${name}`);
+        assert.ok(l >= 30 && l + w <= lay.size[0] && t + h + 40 <= lay.size[1], `${n}x${m} ${name}: ${lay[name]}`);
+      }
+      if (panels.length === 2 && panels.includes("numeric")) assert.ok(lay.analytic[0] > lay.numeric[0] + lay.numeric[2] + 40);
+    }
+  }
+  assert.deepEqual(jbLayout(["counts"], 3, 3).size, [860, 0]);
+});
+
+test("matrix helpers: entry ticks thin out before they collide, cells print short", () => {
+  assert.deepEqual(entryTicks(3).map((t) => t[1]), ["0", "1", "2"]);
+  for (const [count, width] of [[16, 190], [15, 190], [64, 190], [64, 860], [10, 40]]) {
+    const ticks = entryTicks(count, width / count, textWidth(String(count - 1), 10) + 5);
+    const gap = (ticks.length > 1 ? ticks[1][0] - ticks[0][0] : count) * (width / count);
+    assert.ok(gap >= textWidth(String(count - 1), 10) + 5, `${count} in ${width}px: ${gap}`);
+  }
+  assert.deepEqual([0, 0.25, -1.5, 2e-7, 123456, 3.14159, NaN].map(cellText),
+    ["0", "0.25", "−1.5", "2.0e−07", "1.2e+05", "3.14", ""]);
+  assert.ok(fits("0.25", 40, 20, 11) && !fits("1.2e+05", 30, 20, 11) && !fits("1", 30, 10, 11));
+  const edges = cellEdges(66.4, 216, 10);
+  assert.ok(edges.every(Number.isInteger) && edges[0] === 66 && edges[10] === 282, String(edges));
+  assert.equal(tint("#0072B2", 1), "rgb(0,114,178)");
+  assert.equal(tint("#0072B2", 0), "rgb(255,255,255)");
+});

@@ -1,0 +1,165 @@
+// GradcheckLab's lookups, colours, layout and wording, against scenes Python sent
+// (tools/js_fixtures.py: lab.json).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { linearTicks } from "../../gradkit/widgets/base/plot.js";
+import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { textWidth } from "../../gradkit/widgets/base/matrix.js";
+import {
+  BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, layoutFor,
+  ratioColour, ratioTicks,
+} from "../../gradkit/widgets/lab/lab.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
+const tablesOf = (sent) => {
+  const bytes = Buffer.from(sent.tables, "base64");
+  return decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sent.scene.tables);
+};
+const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&gt;/g, ">").replace(/\s+/g, " ").trim();
+const stateOf = (sent, key) => {
+  const [fast, dtype, eps] = key.split("|");
+  return { ...sent.state, fast_mode: fast === "1", dtype, eps: Number(eps), eps_exact: null };
+};
+const failingOf = (found, cols) => {
+  const out = [];
+  found.ratio.forEach((r, q) => { if (r > 1) out.push([Math.floor(q / cols), q % cols]); });
+  return out;
+};
+const rgb = (css) => css.match(/\d+/g).map(Number);
+
+test("every state Python sent is found, and its failing entries are Python's", () => {
+  for (const name of ["SquareFn", "WrongSquareFn"]) {
+    const sent = fixture[name];
+    const tables = tablesOf(sent);
+    for (const [key, rec] of Object.entries(sent.scene.states)) {
+      const found = labState(sent.scene, tables, {}, stateOf(sent, key));
+      assert.ok(found, `${name} ${key}`);
+      assert.equal(found.rec, rec);
+      assert.deepEqual(failingOf(found, sent.scene.shape[1]), sent.failing[key], `${name} ${key}`);
+      const [i, j] = rec.worst.cell;
+      assert.equal(found.ratio[i * sent.scene.shape[1] + j], Math.max(...found.ratio), `${name} ${key}`);
+    }
+  }
+});
+
+test("a state not sent, another function or a typed eps not yet checked waits (null)", () => {
+  const sent = fixture.WrongSquareFn;
+  const tables = tablesOf(sent);
+  const here = stateOf(sent, "0|float64|18");
+  assert.equal(labState(sent.scene, tables, {}, { ...here, eps: 3 }), null);
+  assert.equal(labState(sent.scene, tables, {}, { ...here, function: "SquareFn" }), null);
+  assert.equal(labState(sent.scene, tables, {}, { ...here, eps_exact: 3e-7 }), null);
+});
+
+test("a typed eps reads the kernel's answer, matrices included, only for that eps and dtype", () => {
+  const sent = fixture.typed;
+  const found = labState(sent.scene, tablesOf(sent), sent.exact, sent.state);
+  assert.equal(found.rec.eps, 3e-7);
+  assert.equal(found.numeric.length, 4);
+  assert.ok(Math.abs(found.numeric[3] - 3) < 1e-6 && found.analytic[3] === 4.5);
+  assert.equal(labState(sent.scene, tablesOf(sent), sent.exact, { ...sent.state, eps_exact: 4e-7 }), null);
+  assert.equal(labState(sent.scene, tablesOf(sent), sent.exact, { ...sent.state, dtype: "float32" }), null);
+});
+
+test("readouts word torch's verdict and gradkit's cause, numbers written by the page", () => {
+  const sent = fixture.WrongSquareFn;
+  const found = labState(sent.scene, tablesOf(sent), {}, sent.state);
+  const r = labReadouts(sent.scene, found.rec, ["verdict", "jacobians", "difference"]);
+  assert.match(text(r.verdict), /^✘ GradcheckError — cause: bug \(the backward rule disagrees .*; float64 inputs\)$/);
+  assert.match(text(r.description), /^WrongSquareFn \(a buggy twin\): .*reveal the bug/);
+  assert.match(text(r.explanation), /^why: analytic is 1\.5x numeric/);
+  assert.match(text(r.suggestion), /^try: /);
+  assert.equal(text(r.worst), "worst entry (boxed): output entry 1, input entry 1: numeric 3, " +
+    "analytic 4.5, |diff| 1.5 > allowed 0.00301");
+  assert.match(r.message, /<summary>torch's message<\/summary>.*Jacobian mismatch/s);
+  assert.equal(labTitle(sent.scene, found.rec), "WrongSquareFn, float64 inputs: ✘ GradcheckError (bug)");
+  const short = labReadouts(sent.scene, found.rec, ["difference"]);
+  assert.equal(short.verdict, r.verdict);
+  assert.deepEqual([short.explanation, short.worst, short.message], ["", "", ""]);
+  const pass = fixture.SquareFn;
+  const ok = labState(pass.scene, tablesOf(pass), {}, pass.state).rec;
+  assert.match(text(labReadouts(pass.scene, ok, ["verdict"]).verdict), /^✔ pass — gradcheck returned True \(float64 inputs\)/);
+  const f32 = labState(pass.scene, tablesOf(pass), {}, stateOf(pass, "0|float32|18")).rec;
+  assert.match(labReadouts(pass.scene, f32, ["verdict"]).message, /torch warned: .*requires gradient/);
+});
+
+test("a missing analytic Jacobian and inputs a dtype cannot take are said, not drawn", () => {
+  const miss = fixture.missing;
+  const found = labState(miss.scene, tablesOf(miss), {}, miss.state);
+  assert.ok(found.numeric && !found.analytic && !found.ratio);
+  assert.match(labTitle(miss.scene, found.rec), /✘ RuntimeError \(error\)$/);
+  const un = fixture.unavailable;
+  const rec = labState(un.scene, tablesOf(un), {}, un.state).rec;
+  const r = labReadouts(un.scene, rec, ["verdict"]);
+  assert.match(text(r.verdict), /^✘ not checked — input 0 is complex/);
+  assert.equal(r.explanation, "");
+  assert.equal(labTitle(un.scene, rec), "ComplexSquareFn, float16 inputs: not checked");
+});
+
+test("the difference scale: a failing cell is hot, a passing one cool, clipped at 1e±3", () => {
+  const hot = rgb(ratioColour(13));
+  assert.ok(hot[0] > 190 && hot[0] - Math.max(hot[1], hot[2]) > 100, String(hot));
+  const barely = rgb(ratioColour(2));
+  assert.ok(barely[0] - barely[2] > 60, String(barely)); // already clearly red just above 1
+  const cool = rgb(ratioColour(0.01));
+  assert.ok(cool[2] > cool[0] + 50, String(cool));
+  assert.notEqual(ratioColour(1), ratioColour(1.0000001)); // 1 passes, anything above fails
+  assert.equal(ratioColour(1e6), ratioColour(1e3));
+  assert.equal(ratioColour(1e-9), ratioColour(1e-3));
+  assert.equal(ratioColour(0), ratioColour(1e-3)); // exact agreement: the safest blue
+  assert.equal(ratioColour(NaN), "#E6E6E6");
+  assert.deepEqual(ratioTicks().map((t) => t[1]), ["10⁻³", "10⁻²", "10⁻¹", "1 = limit", "10¹", "10²", "10³"]);
+});
+
+test("the Jacobians' colour scale spans both matrices' largest entry", () => {
+  assert.equal(jacobianScale([1, -4.5], [NaN, 3]), 4.5);
+  assert.equal(jacobianScale(null, [0, 0]), 1);
+});
+
+// A text's box [x0, y0, x1, y1] (estimated width, ±size/2 around a middle baseline).
+const box = (x, y, s, size, align = "left", baseline = "middle") => {
+  const w = textWidth(s, size);
+  const x0 = align === "center" ? x - w / 2 : align === "right" ? x - w : x;
+  const y0 = baseline === "top" ? y : baseline === "bottom" ? y - size : y - size / 2;
+  return [x0, y0, x0 + w, y0 + size];
+};
+const overlap = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+test("colour-bar labels never overlap a tick label, a title or the panel beside them", () => {
+  for (const [name, lay] of Object.entries(LAB_LAYOUT)) {
+    for (const [bar, ticksOf] of [["jbar", (v) => linearTicks(-v, v, 4)], ["rbar", () => ratioTicks()]]) {
+      if (!lay[bar]) continue;
+      const [L, T, W, H] = lay[bar];
+      for (const vmax of [0.0123, 1, 4.5, 1234.5, 2.5e-7]) {
+        const ticks = ticksOf(vmax);
+        const lo = bar === "jbar" ? -vmax : -3;
+        const hi = -lo;
+        const tickBoxes = ticks.map(([v, s]) => box(L + W + 5, T + H * (1 - (v - lo) / (hi - lo)), s, 10));
+        const others = [...tickBoxes];
+        for (const p of ["numeric", "analytic", "difference"]) {
+          if (!lay[p]) continue;
+          const [pl, pt, pw, ph] = lay[p];
+          others.push([pl, pt, pl + pw, pt + ph]); // the heatmap itself
+          others.push([pl, pt + ph + 6, pl + pw + 8, pt + ph + 17]); // its x tick labels
+          others.push(box(pl, pt - 8, "|analytic − numeric| ÷ allowed", 12, "left", "bottom"));
+        }
+        BAR_LABELS[bar].forEach((line, k) => {
+          const at = barLabelAt(lay[bar], k);
+          const mine = box(at.x, at.y, line, at.size, "left", "top");
+          for (const o of others) assert.ok(!overlap(mine, o), `${name} ${bar} "${line}" vmax ${vmax}: ${mine} ${o}`);
+          assert.ok(mine[2] <= lay.size[0] && mine[3] <= lay.size[1], `${name} ${bar} inside the picture`);
+        });
+        for (const t of tickBoxes) assert.ok(t[2] <= lay.size[0], `${name} ${bar} tick inside: ${t}`);
+      }
+    }
+  }
+});
+
+test("panels choose the layout; the verdict alone draws no picture", () => {
+  assert.equal(layoutFor(["verdict", "jacobians", "difference"]), LAB_LAYOUT.all);
+  assert.equal(layoutFor(["difference"]), LAB_LAYOUT.difference);
+  assert.equal(layoutFor(["verdict", "jacobians"]), LAB_LAYOUT.jacobians);
+  assert.deepEqual(layoutFor(["verdict"]).size, [860, 0]);
+});

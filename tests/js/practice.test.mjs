@@ -1,0 +1,162 @@
+// The practice widgets in the page: the learner's option order, marking and feedback (Quiz), the
+// typed guess, the tolerance and the reveal (Predict), ZooHunt's readouts; against what Python
+// reads from the same scenes (tools/js_fixtures.py practice_fixture).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { feedbackHtml, optionButtons, richText, seededOrder } from "../../gradkit/widgets/practice/feedback.js";
+import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js";
+import {
+  howFar, isRight, parseGuess, predictReadouts, toleranceWords,
+} from "../../gradkit/widgets/practice/predict.js";
+import { huntReadouts, huntView } from "../../gradkit/widgets/practice/panel.js";
+
+const fixture = JSON.parse(readFileSync(new URL("./fixtures/practice.json", import.meta.url), "utf8"));
+
+// What a reader sees of some HTML: tags dropped, entities decoded, the aria-hidden mark dropped.
+function text(html) {
+  const entities = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " " };
+  return html.replace(/<span class="gk-mark" aria-hidden="true">.<\/span>\s*/g, "")
+    .replace(/<[^>]+>/g, "").replace(/&[a-z#0-9]+;/g, (e) => entities[e] ?? e).replace(/\s+/g, " ").trim();
+}
+
+// ------------------------------------------------------------------------------- option order
+
+test("an order is a permutation, the same for the same seed, the given order without one", () => {
+  for (const seed of [0, 1, 42, 2 ** 32 - 1]) {
+    const order = seededOrder(7, seed);
+    assert.deepEqual([...order].sort(), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(seededOrder(7, seed), order);
+  }
+  assert.deepEqual(seededOrder(4, null), [0, 1, 2, 3]);
+  assert.deepEqual(seededOrder(4, undefined), [0, 1, 2, 3]);
+  assert.deepEqual(seededOrder(1, 5), [0]);
+  assert.deepEqual(seededOrder(5, 1), [4, 2, 1, 0, 3]); // pinned: a learner's order never moves
+});
+
+test("learners see the answer in different places, each learner always in the same", () => {
+  for (const [id, seeds] of Object.entries(fixture.seeds)) {
+    const orders = new Set(seeds.map((s) => seededOrder(4, s).join()));
+    assert.ok(orders.size >= 3, `${id}: ${[...orders]}`);
+  }
+  const firsts = new Set(fixture.quizzes.filter((q) => q.scene.seed !== null)
+    .map((q) => seededOrder(q.scene.options.length, q.scene.seed).indexOf(0)));
+  assert.ok(firsts.size >= 3, `the answer (sent first) lands at ${[...firsts]}`);
+});
+
+// --------------------------------------------------------------------------------- marking
+
+test("the page marks every option as Python reads it, and words it the same", () => {
+  let checked = 0;
+  for (const { scene, answers } of fixture.quizzes) {
+    for (const { choice, correct, text: python } of answers) {
+      assert.equal(quizOption(scene, choice).right, correct, choice);
+      assert.equal(text(quizFeedback(scene, choice)), python.replace(/`/g, ""), choice);
+      checked += 1;
+    }
+    assert.equal(quizOption(scene, null), null);
+    assert.equal(quizFeedback(scene, null), "");
+    assert.equal(scene.options.filter((o) => o.right).length, 1);
+  }
+  assert.ok(checked >= 20);
+});
+
+test("quiz text is escaped, with `backticks` as code", () => {
+  assert.equal(richText("Is `x < y` & y > x?"), "Is <code>x &lt; y</code> &amp; y &gt; x?");
+  assert.equal(richText(null), "");
+  const html = feedbackHtml(false, "That is `float32`.", true);
+  assert.match(html, /gk-wrong/);
+  assert.match(html, /Not quite\.<\/b> Try another answer\. That is <code>float32<\/code>\./);
+  assert.match(feedbackHtml(true, "", true), /gk-right.*Right\.<\/b><\/div>$/);
+});
+
+test("option buttons: each a toggle with aria-pressed; only the picked one is marked", () => {
+  const made = [];
+  const h = (tag, attrs) => {
+    const node = { tag, attrs: { ...attrs }, dataset: {}, classes: new Set(), children: [], disabled: false,
+      setAttribute(k, v) { this.attrs[k] = v; }, append(c) { this.children.push(c); },
+      classList: { toggle(c, on) { if (on) node.classes.add(c); else node.classes.delete(c); } } };
+    if (attrs["data-option"]) node.dataset.option = attrs["data-option"];
+    made.push(node);
+    return node;
+  };
+  const picked = [];
+  const { group, buttons, sync } = optionButtons(h, ["a", "b `c`"], [1, 0], { label: "Q?", css: "gk-x", pick: (o) => picked.push(o) });
+  assert.equal(group.attrs.role, "group");
+  assert.deepEqual(buttons.map((b) => b.dataset.option), ["b `c`", "a"]);
+  assert.equal(buttons[0].innerHTML, "b <code>c</code>");
+  buttons[1].attrs.onclick();
+  assert.deepEqual(picked, ["a"]);
+  sync("a", false);
+  assert.deepEqual(buttons.map((b) => b.attrs["aria-pressed"]), ["false", "true"]);
+  assert.deepEqual(buttons.map((b) => [...b.classes]), [[], ["gk-wrong"]]);
+  sync("b `c`", true, true);
+  assert.deepEqual(buttons.map((b) => [...b.classes]), [["gk-right"], []]);
+  assert.ok(buttons.every((b) => b.disabled));
+});
+
+// --------------------------------------------------------------------------------- predict
+
+test("typed guesses: the same numbers and the same messages as Python", () => {
+  for (const { scene, guesses } of fixture.predicts) {
+    for (const row of guesses) {
+      const got = parseGuess(scene, row.text);
+      if ("value" in row) assert.equal(got.value, row.value, JSON.stringify(row.text));
+      else assert.equal(got.error, row.error, JSON.stringify(row.text));
+    }
+  }
+});
+
+test("a locked guess is right within the entry's tolerance, as Python grades it", () => {
+  let checked = 0;
+  for (const { scene, locks } of fixture.predicts) {
+    for (const { guess, correct, feedback } of locks) {
+      assert.equal(isRight(scene, parseGuess(scene, guess).value), correct, `${scene.key} ${guess}`);
+      const shown = predictReadouts(scene, { guess, locked: true });
+      assert.equal(text(shown.feedback), feedback.replace(/`/g, ""), `${scene.key} ${guess}`);
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 15);
+});
+
+test("the tolerance is said before the guess and beside the true value after it", () => {
+  const [slope, calls, , fast] = fixture.predicts.map((p) => p.scene);
+  assert.equal(toleranceWords(0.01), "within 1 % of the true value counts as right");
+  assert.equal(toleranceWords(0), "only the exact value counts as right");
+  const before = text(predictReadouts(slope, { guess: "1", locked: false }).result);
+  assert.match(before, /only after you lock it in\. Within 1 % of the true value counts as right\.$/);
+  assert.ok(!before.includes("1.01328"), "the true value stays hidden until the lock");
+  assert.equal(predictReadouts(slope, { guess: "1", locked: false }).feedback, "");
+  assert.equal(howFar(slope, 1.0, false), "1.3 % below the true value; within 1 % of the true value counts as right");
+  assert.match(howFar(slope, 1.2, false), /^18 % above the true value/);
+  const after = text(predictReadouts(slope, { guess: "1", locked: true }).result);
+  assert.equal(after, "your guess 1 · true value 1.01328 (1.3 % below the true value; within 1 % of the true value counts as right)");
+  assert.equal(text(predictReadouts(calls, { guess: "22", locked: true }).result),
+    "your guess 22 calls · true value 22 calls (only the exact value counts as right)");
+  assert.match(text(predictReadouts(calls, { guess: "22", locked: false }).result), /Only the exact value counts as right\.$/);
+  assert.equal(text(predictReadouts(fast, { guess: "fails", locked: true }).result), "your guess fails · true value passes");
+  assert.doesNotMatch(text(predictReadouts(fast, { guess: null, locked: false }).result), /counts as right/);
+});
+
+test("a true value that could not be computed is said, never a verdict", () => {
+  const scene = { ...fixture.predicts[0].scene, actual: null };
+  const shown = predictReadouts(scene, { guess: "1", locked: true });
+  assert.match(shown.result, /could not be computed/);
+  assert.equal(shown.feedback, "");
+});
+
+// --------------------------------------------------------------------------------- zoo hunt
+
+test("the hunt shows the specimen picked, its latest result or the invitation, and the score", () => {
+  const scene = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, results: { b: "Right" }, prompt: "Run it.", score: "Score: 1" };
+  assert.deepEqual(huntReadouts(scene, { entry: "a" }), { code: "<pre>A</pre>", result: "Run it.", score: "Score: 1" });
+  assert.deepEqual(huntReadouts(scene, { entry: "b" }).result, "Right");
+});
+
+test("a specimen whose code has not arrived yet waits (null: the busy mark shows)", () => {
+  const scene = { specimens: { a: "<pre>A</pre>" }, results: {}, prompt: "Run it.", score: "" };
+  assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
+  assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
+});

@@ -1,0 +1,190 @@
+"""EpsilonLab: the scene it sends is gradkit.sweep's numbers, for every place a control can reach;
+only a typed eps off the grid, a new function and an x near the edge reach the kernel."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from gradkit import sweep
+from gradkit._args import DTYPES, EPS_GRID, EPS_MIN, WIDGET_SCHEMES
+from gradkit.widgets import EpsilonLab
+from gradkit.widgets.base import schedule
+from gradkit.widgets.base.tables import unpack
+from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
+
+
+def _arrays(w):
+    return unpack(w.tables, w.scene["tables"])
+
+
+def _slot(w, x: float) -> int:
+    """The index of x among the positions sent (as words.js finds it)."""
+    grid = w.scene["x_grid"]
+    return round((x - grid["origin"]) / grid["step"]) - w.scene["window"][0]
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.array_equal(a, b, equal_nan=True))
+
+
+def test_at_gradchecks_eps_float32_fails_and_float64_passes(make):
+    w = make(EpsilonLab)
+    assert (w.function_dropdown.value, w.x, w.eps, w.dtype) == ("x³", 0.5, 1e-6, torch.float32)
+    arrays, k, g = _arrays(w), _slot(w, 0.5), EPS_GRID.index(1e-6)
+    tolerance = arrays["point"][k][1]
+    assert tolerance == pytest.approx(1e-5 + 1e-3 * 0.75)
+    error32, error64 = arrays["error"][k, 0, 1, g], arrays["error"][k, 0, 0, g]
+    assert error32 / tolerance == pytest.approx(13.1, abs=0.05) and error64 < tolerance
+    assert arrays["flags"][k, 0, 1, g].tolist() == [0.0, 0.0, 0.0]  # measured, moved, fails
+    assert arrays["flags"][k, 0, 0, g, FLAGS.index("passes")] == 1.0
+    assert arrays["optima"][k, 0, 1, OPTIMA.index("optimal_eps")] == pytest.approx(
+        1.55e-3, rel=0.02
+    )
+    assert w.error_area.value == "" and w.panels == ["curves", "theory", "table"]
+
+
+@pytest.mark.parametrize(("f", "x"), [("x³", 0.5), ("sin(x)", 0.7), ("exp(x)", -1.2)])
+def test_every_number_sent_is_gradkit_sweeps(make, f, x):
+    w = make(EpsilonLab, f=f, x=x)
+    arrays, n = _arrays(w), w.scene["window"][1]
+    assert arrays["error"].shape == (n, len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
+    for k in random.Random(1).sample(range(n), 3):
+        at = w.scene["x_grid"]["origin"] + (w.scene["window"][0] + k) * w.scene["x_grid"]["step"]
+        for s, scheme in enumerate(WIDGET_SCHEMES):
+            result = sweep(w.f, at, eps=EPS_GRID, scheme=scheme)
+            assert arrays["point"][k].tolist()[:2] == [float(result.analytic[0]), result.tolerance]
+            for d, curve in enumerate(result.dtypes.values()):
+                assert _equal(arrays["error"][k, s, d], curve.error.numpy()), (at, scheme, d)
+                flags = np.stack([getattr(curve, f).numpy() for f in FLAGS], -1)
+                assert _equal(arrays["flags"][k, s, d], flags.astype(np.float32))
+                theory = np.stack([getattr(curve, t).numpy() for t in THEORY], -1)
+                assert _equal(arrays["theory"][k, s, d], theory.astype(np.float32))
+                assert _equal(
+                    arrays["optima"][k, s, d], np.array([getattr(curve, o) for o in OPTIMA])
+                )
+
+
+def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
+    w = make(EpsilonLab)
+    scene_id, key = w.scene["id"], w.scene["key"]
+    w.eps_down.click()
+    w.dtype_buttons.value = "float16"
+    w.scheme_buttons.value = "forward"
+    w.theory_checkbox.value = False
+    w.reveal("float16")
+    for _ in range(EpsilonLab.RADIUS - EpsilonLab.RADIUS // 2):  # up to the refill margin
+        w.x_down.click()
+    assert w.scene["id"] == scene_id and w.exact == {}
+    w.x_down.click()  # within RADIUS // 2 of the edge: the kernel refills around x
+    assert w.scene["id"] > scene_id and w.scene["key"] == key
+    assert _slot(w, w.x) == EpsilonLab.RADIUS
+    assert w.sweep.scheme == "forward" and set(w.sweeps) == set(WIDGET_SCHEMES)
+    assert float(w.sweep.x[0]) == w.x
+    w.function_dropdown.value = "x²"
+    assert w.scene["key"] != key and w.scene["function"] == "x²"
+
+
+def test_a_typed_eps_off_the_grid_is_measured_at_this_x(make):
+    w = make(EpsilonLab, f="sin(x)", x=0.7)
+    w.eps_text.value = "3e-7"
+    assert w.eps == 3e-7 and w.exact["match"] == {"eps_exact": 3e-7, "x": 0.7}
+    for s, scheme in enumerate(WIDGET_SCHEMES):
+        result = sweep(torch.sin, 0.7, eps=[3e-7], scheme=scheme)
+        errors = [float(c.error[0]) for c in result.dtypes.values()]
+        assert w.exact["error"][s] == errors
+    assert float(w.at_eps["float32"].error[0]) == w.exact["error"][0][1]
+    assert make(EpsilonLab, eps=3e-7).exact["match"]["eps_exact"] == 3e-7  # from the start too
+
+
+def test_reveal_adds_the_half_precisions(make):
+    w = make(EpsilonLab, dtypes=("float64", "float32"))
+    assert w.shown == ["float64", "float32"] and w.state["shown"] == w.shown
+    assert w.reveal_button.spec["set"] == ["shown", list(DTYPES)]  # the page reveals by itself
+    assert w.dtype_buttons.spec["shown_key"] == "shown"  # only shown dtypes get a button
+    w.reveal("float16")
+    assert w.shown == ["float64", "float32", "float16"]
+    w.reveal_button.click()
+    assert w.shown == list(DTYPES)
+    assert make(EpsilonLab, dtypes=("float16",)).dtype is torch.float16  # the first shown one
+    with pytest.raises(ValueError, match="dtypes"):
+        EpsilonLab(dtypes=("float8",))
+    with pytest.raises(ValueError, match="not among dtypes"):
+        EpsilonLab(dtype="float16", dtypes=("float64",))
+
+
+@pytest.mark.parametrize(("f", "x"), [("log(x)", 0.0), ("log(x)", -1.0), ("exp(x)", 800.0)])
+def test_where_f_has_no_slope_the_page_is_told_with_numbers_not_an_error(make, f, x):
+    w = make(EpsilonLab, f=f, x=x)
+    arrays, k = _arrays(w), _slot(w, x)
+    _, tolerance, fx = arrays["point"][k]
+    assert not math.isfinite(fx) and math.isnan(tolerance)
+    assert np.isnan(arrays["error"][k]).all() and w.sweep is None
+    assert w.error_area.value == ""
+    w.eps_text.value = "3e-7"  # nothing to measure: no kernel answer to wait for
+    assert w.exact == {} and w.error_area.value == ""
+    w.function_dropdown.value = "x²"  # a slope everywhere: measured again
+    assert w.sweep is not None and w.exact["match"]["eps_exact"] == 3e-7
+
+
+def test_issue_19_16_at_x_0_theorys_best_eps_is_sent_as_the_number_it_is(make):
+    w = make(EpsilonLab, x=0.0)
+    optima = _arrays(w)["optima"][_slot(w, 0.0)]
+    best = optima[..., OPTIMA.index("optimal_eps")]
+    assert (best[0, 1:] < EPS_MIN).all()  # far below the eps range: the page says so (JS test)
+    assert w.sweep.dtypes["float32"].optimal_eps == best[0, 1]
+
+
+def test_the_theory_switch_belongs_to_the_theory_panel(make):
+    w = make(EpsilonLab, panels=["curves"])
+    assert w.theory_checkbox.hidden
+    w.panels = ["curves", "theory"]
+    assert not w.theory_checkbox.hidden and w.panels == ["curves", "theory"]
+    assert not make(EpsilonLab).theory_checkbox.hidden
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [({"scheme": "sideways"}, ValueError, "scheme"), ({"eps": 5.0}, ValueError, "eps"),
+     ({"f": "tan(x)"}, ValueError, "f="), ({"x": math.inf}, ValueError, "x must be"),
+     ({"panels": ["chart"]}, ValueError, "panels"), ({"dtypes": ()}, ValueError, "dtypes")],
+)  # fmt: skip
+def test_bad_arguments_are_named(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        EpsilonLab(**kwargs)
+
+
+def test_the_first_picture_is_the_current_x_alone(make):
+    with schedule.deferring(True):
+        w = make(EpsilonLab)
+        assert w.busy and w.scene["window"][1] == 1
+        schedule.run_pending()
+    assert not w.busy and w.scene["window"][1] == 2 * EpsilonLab.RADIUS + 1
+
+
+def test_random_moves_keep_the_scene_equal_to_a_fresh_measurement(make):
+    """After any sequence of moves the numbers the page reads for its state are what gradkit
+    measures at exactly that x, eps and scheme (and a slip is a message, never a crash)."""
+    w = make(EpsilonLab, f="sin(x)", x=0.4)
+    rng = random.Random(5)
+    moves = [
+        w.eps_down.click, w.eps_up.click, w.x_up.click, w.x_down.click,
+        lambda: setattr(w.x_slider, "value", rng.uniform(-3, 3)),
+        lambda: setattr(w.scheme_buttons, "value", rng.choice(WIDGET_SCHEMES)),
+        lambda: setattr(w.eps_text, "value", rng.choice(["1e-6", "3e-5", "x", "0.2"])),
+        lambda: setattr(w.function_dropdown, "value", rng.choice(["sin(x)", "x³", "exp(x)"])),
+    ]  # fmt: skip
+    for _ in range(40):
+        rng.choice(moves)()
+        assert "traceback" not in w.error_area.value
+        s = WIDGET_SCHEMES.index(w.state["scheme"])
+        if w.state["eps_exact"] is None:
+            sent = _arrays(w)["error"][_slot(w, w.x), s, :, w.state["eps"]]
+        else:
+            sent = np.array(w.exact["error"][s], dtype=float)
+        fresh = [float(c.error[0]) for c in w.at_eps.dtypes.values()]
+        assert _equal(sent, np.array(fresh)), (w.state, sent, fresh)

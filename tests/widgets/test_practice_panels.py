@@ -1,0 +1,177 @@
+"""ExercisePanel and ZooHunt: kernel buttons, the readouts Python writes into the scene, the
+specimens sent ahead, what the page may send, and every practice bundle."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+
+import pytest
+from ipywidgets.widgets.widget import _instances
+
+from gradkit import zoo
+from gradkit.exercises import EXERCISES
+from gradkit.widgets import ExercisePanel, Predict, Quiz, ZooHunt
+from gradkit.widgets.base import GradkitWidget, schedule
+
+
+def page_sends(w, **changes):
+    """What the page sends after a click: its state, a newer __seq and the keys it changed."""
+    seq = max(w.ack, int(w.state.get("__seq") or 0)) + 1
+    w.set_state({"state": {**w.state, **changes, "__seq": seq, "__changed": list(changes)}})
+
+
+def _label(hunt, name):
+    return next(label for label, value in hunt.entry_dropdown.options if value == name)
+
+
+# --------------------------------------------------------------------------------- ZooHunt
+
+
+def test_every_specimen_is_sent_ahead_without_a_giveaway(make):
+    hunt = make(ZooHunt)
+    specimens = hunt.scene["specimens"]
+    assert list(specimens) == [label for label, _ in hunt.entry_dropdown.options]
+    for k, name in enumerate(hunt.names, start=1):
+        shown = specimens[_label(hunt, name)]
+        e = zoo.entry(name)
+        code = shown.split("<pre>")[1]
+        assert code.startswith(f"class Specimen{k}Fn(torch.autograd.Function)"), code
+        assert "def backward" in code and name not in shown and '"""' not in shown
+        if e.bug:
+            assert e.bug not in shown and "bug" not in shown.lower(), shown
+        assert e.description not in shown
+
+
+def test_the_first_specimen_comes_first_and_the_rest_after_the_cell(make):
+    with schedule.deferring(True):
+        hunt = make(ZooHunt)
+        assert list(hunt.scene["specimens"]) == [hunt.entry_dropdown.options[0][0]] and hunt.busy
+        schedule.run_pending()
+    assert len(hunt.scene["specimens"]) == len(hunt.names) and not hunt.busy
+
+
+def test_the_page_switches_specimens_and_python_reads_them(make):
+    hunt = make(ZooHunt, ["WrongSquareFn", "CubeFn"])
+    entry = next(c for c in hunt.spec["controls"] if c["name"] == "entry")
+    assert entry["kernel"] is False and entry["options"][0] == "Specimen 1: x²"
+    page_sends(hunt, prediction="bug")
+    assert hunt.prediction.value == "bug"
+    page_sends(hunt, entry=_label(hunt, "CubeFn"))
+    assert hunt.entry_dropdown.value == "CubeFn"
+    assert hunt.prediction.value is None  # a new specimen asks for a new prediction
+    assert hunt.code_html.value == hunt.scene["specimens"][_label(hunt, "CubeFn")]
+    assert hunt.result.value == hunt.scene["prompt"]
+    page_sends(hunt, entry="Specimen 9: made up")
+    assert "one of the specimens" in hunt.error_area.value and hunt.entry_dropdown.value == "CubeFn"
+
+
+def test_running_gradcheck_needs_the_kernel_and_writes_result_and_score(make):
+    hunt = make(ZooHunt, ["WrongSquareFn", "SquareFn"])
+    run = next(c for c in hunt.spec["controls"] if c["name"] == "run")
+    assert run["kind"] == "button" and run["kernel"] is True
+    hunt.run_button.click()
+    label = _label(hunt, "WrongSquareFn")
+    assert "without a prediction" in hunt.scene["results"][label] == hunt.result.value
+    hunt.prediction.value = "precision"
+    hunt._on_message(hunt, {"type": "click", "name": "run", "seq": 5}, [])  # the page's click
+    assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
+    assert "the zoo's <b>WrongSquareFn</b>" in hunt.result.value and hunt.ack == 5
+    hunt.prediction.value = "bug"
+    hunt.run_button.click()  # a second try does not change the first-try score
+    assert hunt.scene["score"] == hunt.score.value
+    assert "Score: 0 right at the first try, out of 1 predicted (2 Functions" in hunt.score.value
+    hunt.entry_dropdown.value = "SquareFn"
+    assert hunt.result.value == hunt.scene["prompt"]  # no result yet for this one
+    hunt.prediction.value = "pass"
+    hunt.run_button.click()
+    assert "Right: the cause is pass." in hunt.result.value
+    assert "Score: 1 right at the first try, out of 2 predicted" in hunt.score.value
+    assert hunt.error_area.value == ""
+
+
+def test_hunt_arguments_are_named():
+    with pytest.raises(TypeError, match="names must be a list of zoo names"):
+        ZooHunt("WrongSquareFn")
+    with pytest.raises(KeyError, match="no zoo entry named"):
+        ZooHunt(["NoSuchFn"])
+    with pytest.raises(ValueError, match="names must list at least one"):
+        ZooHunt([])
+
+
+# --------------------------------------------------------------------------- ExercisePanel
+
+
+def test_the_panel_buttons_need_the_kernel_and_readouts_come_from_python(make):
+    panel = make(ExercisePanel, "cube", namespace={})
+    assert [(c["name"], c["kind"], c["kernel"]) for c in panel.spec["controls"]] == [
+        ("check", "button", True), ("hint", "button", True), ("solution", "button", True),
+    ]  # fmt: skip
+    assert [r["name"] for r in panel.spec["readouts"]] == ["feedback", "hints", "solution"]
+    readouts = panel.scene["readouts"]
+    assert "No class named MyCube" in readouts["feedback"] == panel.feedback.value
+    assert readouts["hints"] == readouts["solution"] == ""
+
+
+def test_hints_one_at_a_time_and_the_solution_asked_twice(make):
+    ex = EXERCISES["cube"]
+    panel = make(ExercisePanel, "cube", namespace={})
+    for k in range(1, len(ex.hints) + 1):
+        panel._on_message(panel, {"type": "click", "name": "hint", "seq": k}, [])
+        assert panel.scene["readouts"]["hints"].count("Hint ") == k == panel.hints_shown
+    assert panel.control_state["hint"] == {"disabled": True, "text": "No more hints"}
+    panel.solution_button.click()
+    assert panel.control_state["solution"]["text"] == "Sure? Click again"
+    assert panel.solution_html.value == ""
+    panel.solution_button.click()
+    assert panel.control_state["solution"] == {"text": "Solution shown", "disabled": True}
+    assert panel.solution_html.value.endswith(f"<pre>{html.escape(ex.solution)}</pre>")
+
+
+def test_check_reads_the_learners_class_and_errors_show(make, monkeypatch):
+    from gradkit import exercises
+    from gradkit.exercises.solutions.cube import MyCube
+
+    namespace = {}
+    panel = make(ExercisePanel, "cube", namespace=namespace)
+    namespace["MyCube"] = MyCube
+    panel.check_button.click()
+    assert panel.last.passed and "Correct" in panel.feedback.value
+
+    def explode(*_args):
+        raise RuntimeError("grading exploded")
+
+    monkeypatch.setattr(exercises, "grade", explode)
+    panel.check_button.click()
+    assert "RuntimeError: grading exploded" in panel.error_area.value
+    assert "Correct" in panel.feedback.value  # the last feedback stays
+    with pytest.raises(TypeError, match="namespace must be a dict"):
+        ExercisePanel("cube", namespace=3)
+
+
+# ---------------------------------------------------------------------------------- both
+
+
+@pytest.mark.parametrize("build", [lambda: ZooHunt(), lambda: ExercisePanel("cube", namespace={})])
+def test_on_the_base_and_closing_leaks_nothing(build):
+    before = len(_instances)
+    w = build()
+    assert isinstance(w, GradkitWidget) and {"gradkit-widget", w.css} <= set(w._dom_classes)
+    w.close()
+    assert w.closed and len(_instances) == before
+
+
+@pytest.mark.parametrize("cls", [Quiz, Predict, ExercisePanel, ZooHunt])
+def test_each_bundle_parses_and_defines_every_name_once(cls):
+    source = cls._esm
+    names = re.findall(
+        r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([A-Za-z_$][\w$]*)", source
+    )
+    assert not sorted({n for n in names if names.count(n) > 1})
+    assert source.rstrip().endswith(f"render(args, {cls.view}, gradkitOptions) }};")
+    if shutil.which("node"):
+        done = subprocess.run(["node", "--input-type=module", "--check"], input=source,
+                              text=True, capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
