@@ -415,3 +415,18 @@ def test_warm_progress_is_a_bar_on_a_terminal_and_lines_elsewhere():
         text = stream.getvalue()
         assert "03_why                          5 scenes stored,    1 read" in text
         assert ("[" + "#" * 22) in text if stream.isatty() else "[" not in text
+
+
+def test_a_second_float_ruler_reads_its_scene(make, monkeypatch):
+    from gradkit.widgets import FloatRuler
+    from gradkit.widgets.ruler import ruler as ruler_module
+
+    calls = []
+    real = ruler_module.ruler_point
+    monkeypatch.setattr(ruler_module, "ruler_point", lambda x: calls.append(x) or real(x))
+    first = make(FloatRuler, x=0.5)
+    assert len(calls) == 2 * FloatRuler.RADIUS + 1
+    second = make(FloatRuler, x=0.5)
+    assert len(calls) == 2 * FloatRuler.RADIUS + 1  # torch was not called again
+    a, b = _tables(first), _tables(second)
+    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
