@@ -62,8 +62,8 @@ def widget_page(request, browser_context, servers):
     """``_widgets.ipynb`` after Run All in Notebook 7 or JupyterLab 4."""
     page = browser_context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
     jp.open_notebook(page, servers[request.param], WIDGETS)
+    page.on("pageerror", lambda error: errors.append(str(error)))  # ours, not the app's start
     widgets = jp.run_all(page)
     assert widgets["rendered"] == widgets["expected"] > 0, widgets
     jp.wait_quiet(page, 500)
@@ -152,9 +152,9 @@ def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
             """() => [...document.querySelectorAll('.gradkit-widget')].map((w) => {
                  const rgb = (c) => (c.match(/\\d+/g) || []).slice(0, 3).map(Number);
                  const lum = (c) => rgb(c).reduce((a, b) => a + b, 0) / 3;
-                 const button = w.querySelector('button');
+                 const button = w.querySelector('button:not([aria-pressed="true"])');
                  const canvas = w.querySelector('canvas');
-                 return {bg: lum(getComputedStyle(w).backgroundColor),
+                 return {kind: w.className, bg: lum(getComputedStyle(w).backgroundColor),
                          fg: lum(getComputedStyle(w).color),
                          button: button ? lum(getComputedStyle(button).backgroundColor) : null,
                          canvas: canvas ? lum(getComputedStyle(canvas).backgroundColor) : null};

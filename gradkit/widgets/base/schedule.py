@@ -2,9 +2,9 @@
 
 In a Jupyter kernel the function is queued on the kernel's event loop, so it runs as soon as
 the cell that built the widget returns (before the next cell of a Run All); the widget shows
-its first picture meanwhile. Anywhere else (a script, a test, a kernel without a running loop)
-it runs at once. :func:`deferring` turns deferral on or off for a block (benchmarks measure the
-first picture alone; tests that check the busy mark see it).
+its first picture meanwhile. Anywhere else (a script, a test, marimo, a kernel without a running
+loop) it runs at once. :func:`deferring` turns deferral on or off for a block (benchmarks
+measure the first picture alone; tests that check the busy mark see it).
 """
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ _MODE: list[bool | None] = [None]  # None: defer only inside a running event loo
 
 
 def _loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop of a Jupyter kernel (None elsewhere: a script, a test, marimo)."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if getattr(shell, "kernel", None) is None:
+        return None
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
