@@ -183,8 +183,8 @@ def _explain_pass(report: CheckReport, counts: tuple[int, int]) -> None:
     elif n_bad and report.fast_mode:
         report.explanation = (
             f"fast mode passed, but {n_bad} of {n_total} Jacobian entries are outside tolerance: "
-            f"the worst ({w.position}) reads {w.comparison}. fast_mode compares one number, vᵀJu "
-            "for random u and v, and a wrong entry can hide in that sum: its blind spot."
+            f"the worst ({w.position}) reads {w.comparison}. fast_mode compares one number, qᵀJp "
+            "for random p and q, and a wrong entry can hide in that sum: its blind spot."
         )
     elif n_bad:
         report.explanation = (

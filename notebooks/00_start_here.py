@@ -102,8 +102,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # %%
 from gradkit.widgets import Quiz, SlopeExplorer
 
-# panels: picture, eps row, numeric and analytic readouts
-explorer = SlopeExplorer(f="x²", x=2.0, eps=1e-3)
+explorer = SlopeExplorer(f="x²", x=2.0, eps=1e-3, panels=["curve"])
 explorer
 
 # %% [markdown]

@@ -103,7 +103,6 @@ for eps in (1e-1, 1e-2, 1e-3):
 # large eps tilts it; the forward scheme draws the secant from x to x + eps only.
 
 # %%
-# panels: picture, function list, eps row, scheme switch, numeric and analytic readouts
 explorer = SlopeExplorer(f=f, x=2.0, eps=1e-3)
 explorer
 

@@ -88,7 +88,6 @@ print("Correct backward passes:", gradcheck(SquareFn.apply, (good,)))
 # %%
 from gradkit.widgets import ExercisePanel, JacobianBuilder, Quiz
 
-# panels: both matrices, step / run all / n controls, status line, calls line
 builder = JacobianBuilder(f=SquareFn, n=3)
 builder
 

@@ -88,7 +88,6 @@ predict
 # binade.
 
 # %%
-# panels: all but the x row (the text keeps x at 0.5)
 ruler = FloatRuler(x=0.5, eps=1e-6, dtype=torch.float32)
 ruler
 

@@ -126,8 +126,7 @@ for name in ("float64", "float32"):
 # them.)
 
 # %%
-# panels: picture, eps row, highlight switch, half-precision button, error, tolerance, best eps
-eps_lab = EpsilonLab(f="x³", x=0.5, dtypes=("float64", "float32"))
+eps_lab = EpsilonLab(f="x³", x=0.5, dtypes=("float64", "float32"), panels=["curves", "theory"])
 eps_lab
 
 # %% [markdown]

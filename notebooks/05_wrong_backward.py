@@ -122,8 +122,7 @@ predict
 # turns towards the tangent.
 
 # %%
-# panels: picture, eps row, numeric and analytic readouts
-explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3)
+explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3, panels=["curve"])
 explorer
 
 # %% [markdown]

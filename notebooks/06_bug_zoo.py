@@ -64,8 +64,7 @@ for cause, meaning in gradkit.CAUSES.items():
 # %%
 n = CATALOGUE["OneEntryWrongSquareFn"].inputs()[0].numel()
 print(f"OneEntryWrongSquareFn: {n} inputs, a {n} × {n} Jacobian, {n * n} entries")
-# panels: function list, verdict, worst-entry readout, difference heatmap
-lab = GradcheckLab(fn="OneEntryWrongSquareFn")
+lab = GradcheckLab(fn="OneEntryWrongSquareFn", panels=["verdict", "difference"])
 lab
 
 # %% [markdown]

@@ -120,8 +120,7 @@ class MySoftmax(torch.autograd.Function):
 # %%
 logits = torch.tensor([0.1, 1.2, -0.4, 0.7], dtype=torch.float64, requires_grad=True)
 print(gradkit.check(MySoftmax.apply, (logits,)))
-# panels: verdict, worst-entry readout, difference heatmap
-softmax_lab = GradcheckLab(fn=MySoftmax, inputs=(logits,))
+softmax_lab = GradcheckLab(fn=MySoftmax, inputs=(logits,), panels=["verdict", "difference"])
 softmax_lab
 
 # %% [markdown]

@@ -65,8 +65,7 @@ for x0 in (0.0, 5e-7, 1e-5):
 # tangent is flat; one notch up both read 1.
 
 # %%
-# panels: picture, x row, numeric and analytic readouts
-explorer = SlopeExplorer(f="relu(x)", x=0.0, eps=1e-3)
+explorer = SlopeExplorer(f="relu(x)", x=0.0, eps=1e-3, panels=["curve"])
 explorer
 
 # %% [markdown]

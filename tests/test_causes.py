@@ -86,7 +86,7 @@ def test_a_passing_fast_check_never_claims_every_entry_agrees():
     assert "fast mode passed, but 1 of 100 Jacobian entries are outside tolerance" in (
         report.explanation
     )
-    assert "blind spot" in report.explanation and "vᵀJu" in report.explanation
+    assert "blind spot" in report.explanation and "qᵀJp" in report.explanation
     assert "fast_mode=False" in report.suggestion
 
 

@@ -76,24 +76,28 @@ def widget_page(request, browser_context, servers):
         page.close()
 
 
-def test_arrow_keys_move_every_slider_and_the_picture_follows(widget_page) -> None:
-    page = widget_page
-    sliders = page.evaluate(_SLIDERS_JS, "notebook")
+def _check_every_slider(page, scope: str, front_end: str) -> None:
+    """Arrow keys, Page Up/Down, Home and End move every slider; the picture follows; the
+    notebook (where there is one) keeps its active cell."""
+    sliders = page.evaluate(_SLIDERS_JS, scope)
     assert len(sliders) >= 5, sliders
     for s in sliders:
         assert s["label"] and s["valuetext"], f"{s['kind']} {s['css']}: no accessible name/value"
         _slider(page, s["i"]).scroll_into_view_if_needed()
         _slider(page, s["i"]).focus()  # focus makes the widget's cell the active one
-        cell = page.evaluate(_ACTIVE_CELL_JS)
+        cell = page.evaluate(_ACTIVE_CELL_JS) if scope == "notebook" else None
         start = _figure_state(page, s["i"])
         key = "ArrowLeft" if start["value"] == s["max"] else "ArrowRight"
         moved = _press(page, s["i"], key)
         step = -1 if key == "ArrowLeft" else 1
-        where = f"{page.front_end}: {s['kind']} slider {s['css']}"
+        where = f"{front_end}: {s['kind']} slider {s['css']}"
         assert moved["value"] == start["value"] + step, f"{where}: {key} did not move it"
         assert moved["valuetext"] != start["valuetext"], f"{where}: aria-valuetext stayed"
-        assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
-        jp.wait_quiet(page, 300)
+        if scope == "notebook":
+            assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
+            jp.wait_quiet(page, 300)
+        else:
+            page.wait_for_timeout(300)
         after = _figure_state(page, s["i"])
         assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
         assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
@@ -105,8 +109,26 @@ def test_arrow_keys_move_every_slider_and_the_picture_follows(widget_page) -> No
         assert back["value"] == s["min"], f"{where}: Page Down did not undo Page Up"
         for _ in range(abs(start["value"] - s["min"])):  # back where it was, for the next test
             page.keyboard.press("ArrowRight")
-        jp.wait_quiet(page, 300)
-    assert page.errors == []
+        if scope == "notebook":
+            jp.wait_quiet(page, 300)
+
+
+def test_arrow_keys_move_every_slider_and_the_picture_follows(widget_page) -> None:
+    _check_every_slider(widget_page, "notebook", widget_page.front_end)
+    assert widget_page.errors == []
+
+
+def test_arrow_keys_move_every_slider_in_voila(browser_context, servers) -> None:
+    page = browser_context.new_page()
+    try:
+        widgets = jp.open_voila(page, servers["voila"], WIDGETS)
+        assert widgets["rendered"] == widgets["expected"] > 0, widgets
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        _check_every_slider(page, "page", "voila")
+        assert errors == []
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize(

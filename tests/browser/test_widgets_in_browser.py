@@ -89,9 +89,9 @@ def test_clicks_keep_picture_and_readouts_together(page, explorer) -> None:
     ), state["readouts"]["gradkit-numeric"]
 
 
-def test_busy_kernel_still_moves_eps_and_dtype(page, explorer, servers) -> None:
-    """While a cell sleeps 5 s, ÷10 and a dtype switch still change the picture and readouts:
-    no kernel message is on that path.
+def test_busy_kernel_still_moves_eps_dtype_and_x(page, explorer, servers) -> None:
+    """While a cell sleeps 5 s, ÷10, a dtype switch and two x steps still change the picture and
+    readouts: no kernel message is on that path.
 
     ipykernel 7 still answers widget messages while a cell sleeps, so a sleeping cell alone
     proves nothing: for the clicks the kernel process is also stopped (SIGSTOP), and the page
@@ -108,6 +108,8 @@ def test_busy_kernel_still_moves_eps_and_dtype(page, explorer, servers) -> None:
         jp.record_kernel_messages(page)
         click(page, explorer, "gradkit-eps-down")
         click_toggle(explorer, "gradkit-dtype", "float32")
+        click(page, explorer, "gradkit-x-up")
+        click(page, explorer, "gradkit-x-up")
         jp.next_frame(page)
         after = jp.widget_state(explorer)
         running = jp.kernel_started_code_running(page)
@@ -116,6 +118,7 @@ def test_busy_kernel_still_moves_eps_and_dtype(page, explorer, servers) -> None:
     assert "comm_msg" not in received, f"widget messages came from the kernel: {received}"
     assert after["drawn"]["eps"] != before["drawn"]["eps"], "eps ÷10 did not reach the picture"
     assert after["drawn"]["dtype"] == "float32", "the dtype switch did not reach the picture"
+    assert abs(after["drawn"]["x"] - before["drawn"]["x"] - 0.1) < 1e-9, "x steps did not reach it"
     assert after["pixels"] != before["pixels"], "the canvas did not change"
     assert after["readouts"] != before["readouts"], "the readouts did not change"
     check_slope_picture(explorer, after)
@@ -123,6 +126,7 @@ def test_busy_kernel_still_moves_eps_and_dtype(page, explorer, servers) -> None:
     jp.wait_quiet(page, 300, 30_000)
     final = check_slope_picture(explorer)
     told = jp.kernel_execute(page, "print(f'{explorer.eps:.3g}', explorer.dtype)")["stdout"]
+    jp.kernel_execute(page, "explorer.x_slider.value = 2.0")  # back where the other tests start
     shown = (final["drawn"]["eps"], final["drawn"]["dtype"])
     assert shown == (after["drawn"]["eps"], "float32"), (
         f"after the kernel caught up the picture went from {after['drawn']['eps']} float32 back"

@@ -135,7 +135,7 @@ class GradcheckLab(GradkitWidget):
                               tooltip=f"relative {_TOLERANCE_TIP}")  # fmt: skip
         self.fast_mode_checkbox = checkbox(
             self, "fast_mode", value=fast_mode, text="fast_mode", css="gradkit-fast-mode",
-            tooltip="compare one random projection vᵀJu instead of every Jacobian entry",
+            tooltip="compare one random projection qᵀJp instead of every Jacobian entry",
         )  # fmt: skip
         self.retry_button = button(
             self, "retry", "retry in float64", css="gradkit-retry", sets=("dtype", "float64"),
