@@ -48,7 +48,10 @@ export function render({ model, el }, view, options = {}) {
 
   let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
   const pending = {};
-  const handled = () => Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
+  // the latest change of this page Python has answered: its ack alone (the model's state may be
+  // this page's own latest send, and a front end may merge several sends into one message, so
+  // every change not yet answered is listed again in the next send)
+  const handled = () => model.get("ack") || 0;
   let lastKey = null;
   let paints = 0;
   let localError = "";

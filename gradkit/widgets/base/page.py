@@ -36,6 +36,9 @@ class PageState:
             except InputError as error:
                 self.show_error(error)
                 self.send_state("state")  # the page goes back to Python's state
+                seq = state.get("__seq")
+                if isinstance(seq, int) and seq > self.ack:
+                    self.ack = seq  # answered (refused): the page takes Python's values
                 merged = None
             sync_data = {k: v for k, v in sync_data.items() if k != "state"}
             if merged is not None:
