@@ -127,7 +127,7 @@ test("panels choose the parts, the theory switch hides the lines, the key names 
   assert.deepEqual(labParts(ctx(["table"])), { curves: false, theory: false, picture: false });
   assert.deepEqual(labParts(ctx(["theory"])), { curves: false, theory: true, picture: true });
   assert.deepEqual(epsilonView.size(ctx(["table"])), [860, 0]);
-  assert.deepEqual(epsilonView.size(ctx(["curves"])), LAB_LAYOUT.sizes.strip);
+  assert.deepEqual(epsilonView.size(ctx(["curves"])), LAB_LAYOUT.sizes.plain); // no marks yet
   const base = { panels: () => ALL, state: { function: "x³", x: 0.5, eps: 18, eps_exact: null, dtype: "float32",
     scheme: "central", theory: true, shown: ["float64"] } };
   const keys = new Set([base, { ...base, state: { ...base.state, shown: ["float64", "float16"] } },
@@ -145,4 +145,12 @@ test("the picture's parts do not overlap: axes, x labels, strip and legend", () 
   assert.ok(st + sh + 10 <= H);
   assert.ok(LAB_LAYOUT.legend[0] > l + w + 8 && LAB_LAYOUT.legend[0] + 200 <= W);
   assert.ok(t + h + 40 <= LAB_LAYOUT.sizes.plain[1]);
+});
+
+test("the strip below the plot appears only when a shown dtype has something to mark", () => {
+  const sc = sceneOf("main");
+  const ctxOf = (shown) => ({ panels: () => ALL, scene: sc.scene, tables: sc.tables, exact: {},
+    state: stateOf(sc, { shown, dtype: shown[0] }) });
+  assert.deepEqual(epsilonView.size(ctxOf(["float64", "float32"])), LAB_LAYOUT.sizes.plain);
+  assert.deepEqual(epsilonView.size(ctxOf(["float16", "float64"])), LAB_LAYOUT.sizes.strip);
 });

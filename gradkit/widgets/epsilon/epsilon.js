@@ -29,9 +29,30 @@ export function labParts(ctx) {
   return { curves, theory, picture: curves || p.includes("theory") };
 }
 
+// Where, for each shown dtype, eps rounds to 0 or the error is exactly 0 (the strip's marks).
+function stripMarks(ctx, found) {
+  const { scene, state } = ctx;
+  return scene.dtypes.filter((n) => state.shown.includes(n)).map((name) => {
+    const k = scene.dtypes.indexOf(name);
+    const flags = EPS_GRID.map((_, g) => rowOf(ctx.tables.flags, [found.w, found.s, k, g]));
+    const err = rowOf(ctx.tables.error, [found.w, found.s, k]);
+    const under = EPS_GRID.filter((_, g) => flags[g][0] > 0);
+    const zero = EPS_GRID.filter((_, g) => err[g] === 0 && !(flags[g][0] > 0));
+    return { name, under, zero };
+  });
+}
+
+// The strip is drawn only when it has something to mark (float16 and bfloat16 usually do).
+function wantsStrip(ctx, found) {
+  return !!found && !found.noSlope && stripMarks(ctx, found).some((m) => m.under.length || m.zero.length);
+}
+
 function sizeOf(ctx) {
   const parts = labParts(ctx);
-  return LAB_LAYOUT.sizes[!parts.picture ? "none" : parts.curves ? "strip" : "plain"];
+  if (!parts.picture) return LAB_LAYOUT.sizes.none;
+  const ready = parts.curves && ctx.scene && ctx.scene.schemes;
+  const found = ready ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
+  return LAB_LAYOUT.sizes[wantsStrip(ctx, found) ? "strip" : "plain"];
 }
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
@@ -78,12 +99,7 @@ function drawStrip(ctx, found, drawn) {
   const strip = new Axes({ name: "strip", box: LAB_LAYOUT.strip, xlim: XLIM, ylim: [shown.length - 0.5, -0.5], xscale: "log" });
   dr.frame(strip, { xticks: logTicks(...XLIM).map(([v]) => [v, ""]), grid: true });
   dr.text(strip.left, strip.top - 4, "× eps rounds to 0 (no slope)      ▼ error exactly 0", { baseline: "bottom", size: 11 });
-  shown.forEach((name, row) => {
-    const k = scene.dtypes.indexOf(name);
-    const flags = EPS_GRID.map((_, g) => rowOf(ctx.tables.flags, [found.w, found.s, k, g]));
-    const err = rowOf(ctx.tables.error, [found.w, found.s, k]);
-    const under = EPS_GRID.filter((_, g) => flags[g][0] > 0);
-    const zero = EPS_GRID.filter((_, g) => err[g] === 0 && !(flags[g][0] > 0));
+  stripMarks(ctx, found).forEach(({ name, under, zero }, row) => {
     const color = scene.styles[name][0];
     dr.markers(strip, under, under.map(() => row), { color, marker: "x", ms: 6, mew: 1.5 });
     dr.markers(strip, zero, zero.map(() => row), { color, marker: "v", ms: 5 });
@@ -157,7 +173,7 @@ function drawPicture(ctx, found, parts) {
   dr.markers(ax, [found.eps], [y], { fill: "none", mec: scene.styles[state.dtype][0], mew: 2, ms: 10, noclip: err === 0 });
   drawn.error = Number.isFinite(err) ? err : null;
   drawn.cursor_px = [+ax.px(found.eps).toFixed(2), Number.isFinite(y) ? +ax.py(y).toFixed(2) : null];
-  if (parts.curves) axes.push(drawStrip(ctx, found, drawn));
+  if (parts.curves && wantsStrip(ctx, found)) axes.push(drawStrip(ctx, found, drawn));
   drawLegend(ctx, parts);
   return { drawn, axes };
 }

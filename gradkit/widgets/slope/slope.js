@@ -116,7 +116,7 @@ function drawOverview(ctx, lay, found) {
   const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
   const ax = new Axes({ name: "curve", box: panelBox(lay.size, lay.curve), xlim, ylim });
   dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
-    title: `f(x) = ${scene.function} near x = ${pyFormat(state.x, ".4g")}` });
+    title: `${scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`} near x = ${pyFormat(state.x, ".4g")}` });
   if (!r.underflow) dr.xspan(ax, r.xs - scene.half_width * eps, r.xs + scene.half_width * eps, { color: SLOPE_COLORS.window, alpha: 0.3 });
   dr.line(ax, cx, cy, { color: SLOPE_COLORS.ink, lw: 1.6 });
   const tangent = [xlim, [r.fx + a * (xlim[0] - r.xs), r.fx + a * (xlim[1] - r.xs)]];
