@@ -175,3 +175,13 @@ def test_each_bundle_parses_and_defines_every_name_once(cls):
         done = subprocess.run(["node", "--input-type=module", "--check"], input=source,
                               text=True, capture_output=True, check=False)  # fmt: skip
         assert done.returncode == 0, done.stderr
+
+
+def test_the_hunt_offers_the_causes_taught_first_or_the_ones_asked_for(make):
+    from gradkit import CAUSES
+    from gradkit.widgets.practice.zoo_hunt import GUESSES
+
+    assert make(ZooHunt).prediction.options == list(GUESSES)
+    assert make(ZooHunt, causes=list(CAUSES)).prediction.options == list(CAUSES)
+    with pytest.raises(ValueError, match="causes="):
+        ZooHunt(causes=["sideways"])

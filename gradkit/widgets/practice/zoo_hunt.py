@@ -22,6 +22,8 @@ from .specimens import hunt_names, specimen_html
 __all__ = ["ZooHunt"]
 
 _PROMPT = "Read the code, choose a prediction, then run gradcheck."
+#: The causes a hunt offers by default: the ones the lessons teach before the zoo.
+GUESSES = ("pass", "precision", "bug", "kink", "error")
 
 
 class _SpecimenMenu(Control):
@@ -44,6 +46,9 @@ class ZooHunt(PracticeWidget):
     ----------
     names : sequence of str, optional
         Zoo entries to hunt through; default: every buggy entry plus two correct decoys.
+    causes : sequence of str, optional
+        The causes a learner picks a prediction from (default :data:`GUESSES`: the five the
+        lessons teach first); ``gradkit.CAUSES`` offers every one.
 
     Attributes
     ----------
@@ -69,8 +74,14 @@ class ZooHunt(PracticeWidget):
     view = "huntView"
     scripts = ("practice/panel.js",)
 
-    def __init__(self, names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, names: Sequence[str] | None = None, *, causes: Sequence[str] | None = None
+    ) -> None:
         names = hunt_names(names)
+        guesses = list(GUESSES if causes is None else causes)
+        unknown = [c for c in guesses if c not in CAUSES]
+        if unknown or not guesses:
+            raise ValueError(f"causes={guesses!r}: pick one or more of {list(CAUSES)}")
         super().__init__()
         with self.building():
             self.names = names
@@ -83,7 +94,7 @@ class ZooHunt(PracticeWidget):
             self._by_label = dict(pairs)  # label -> zoo name
             first, name = pairs[0]
             self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
-            self._build_controls(pairs)
+            self._build_controls(pairs, guesses)
             self.code_html = PageText(self._code)
             self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT))
             self.score = PageText(lambda: self._score)
@@ -99,7 +110,7 @@ class ZooHunt(PracticeWidget):
             self.on_change("entry", lambda _change: self.update_state({"prediction": None}))
             self.on_click("run", self.run)
 
-    def _build_controls(self, pairs: list[tuple[str, str]]) -> None:
+    def _build_controls(self, pairs: list[tuple[str, str]], guesses: list[str]) -> None:
         """The specimen menu (the page switches by itself), the cause buttons, the run button."""
         labels = [label for label, _name in pairs]
         menu = dropdown(
@@ -108,8 +119,8 @@ class ZooHunt(PracticeWidget):
         )  # fmt: skip
         self.entry_dropdown = self.add_control(_SpecimenMenu(self, menu.spec, pairs), labels[0])
         causes = toggle(
-            self, "prediction", list(CAUSES), value=None, label="I predict",
-            css="gradkit-prediction", tooltips=[f"{k}: {v}" for k, v in CAUSES.items()],
+            self, "prediction", guesses, value=None, label="I predict",
+            css="gradkit-prediction", tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
         )  # fmt: skip
         self.prediction = nullable(self, causes)
         self.run_button = button(
