@@ -275,8 +275,22 @@ def _quiz_answers(quiz: object) -> dict:
     return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers}
 
 
+def format_fixture() -> dict:
+    """Python's format() on awkward numbers (exact ties, tiny, huge, negative) for the page's
+    ``pyFormat``: the same digits, ties rounded to even."""
+    import random
+
+    rng = random.Random(0)
+    values = [2.384185791015625, 0.125, 0.375, 2.5, 9.9995, 99.95, 1e22, 5e-324, -0.0, 0.5]
+    values += [rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30) for _ in range(120)]
+    values += [k / 2 ** rng.randint(1, 30) for k in range(1, 40)]  # many exact binary ties
+    specs = [".3f", ".2e", ".3g", ".15g", ".6g", ".4e", ".0f", ".1f", ".10g"]
+    return {"cases": [[v, spec, format(v, spec)] for v in values for spec in specs]}
+
+
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
+    "format.json": format_fixture,
     "slope.json": slope_fixture,
     "ruler.json": ruler_fixture,
     "epsilon.json": epsilon_fixture,

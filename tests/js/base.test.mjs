@@ -134,3 +134,14 @@ test("the handshake keeps the page's newer changes and takes Python's others", (
   assert.deepEqual(mergeFromPython(local, incoming, { eps: 4 }, 2), { eps: 5, dtype: "float64" });
   assert.deepEqual(mergeFromPython(local, incoming, { eps: 2 }, 2), { eps: 3, dtype: "float64" });
 });
+
+test("pyFormat gives Python's digits for awkward numbers (exact ties round to even)", () => {
+  const { cases } = JSON.parse(readFileSync(new URL("./fixtures/format.json", import.meta.url), "utf8"));
+  let nan = 0;
+  for (const [value, spec, want] of cases) {
+    const got = pyFormat(value, spec);
+    if (want === "nan") { nan += 1; continue; }
+    assert.equal(got, want.replace("inf", "∞"), `${value} ${spec}`);
+  }
+  assert.ok(cases.length > 1000 && nan === 0);
+});

@@ -181,7 +181,10 @@ def test_the_hunt_offers_the_causes_taught_first_or_the_ones_asked_for(make):
     from gradkit import CAUSES
     from gradkit.widgets.practice.zoo_hunt import GUESSES
 
-    assert make(ZooHunt).prediction.options == list(GUESSES)
+    taught = make(ZooHunt, ["WrongSquareFn", "CubeFn"]).prediction.options
+    assert taught == [c for c in CAUSES if c in GUESSES]
+    random = make(ZooHunt, ["RandomForwardFn", "CubeFn"]).prediction.options
+    assert set(random) - {"nondeterministic"} == set(GUESSES) and "nondeterministic" in random
     assert make(ZooHunt, causes=list(CAUSES)).prediction.options == list(CAUSES)
     with pytest.raises(ValueError, match="causes="):
         ZooHunt(causes=["sideways"])

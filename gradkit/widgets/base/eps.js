@@ -59,7 +59,7 @@ export function parseEps(text) {
   if (!(value > 0)) return { error: `eps must be a number > 0 (e.g. 1e-6), got ${cleaned}` };
   if (value < EPS_MIN || value > EPS_MAX) {
     return {
-      error: `eps=${pyFormat(value, ".3g")} is outside the range ${pyFormat(EPS_MIN)} to ` +
+      error: `eps=${pyFormat(value, ".6g")} is outside the range ${pyFormat(EPS_MIN)} to ` +
         `${pyFormat(EPS_MAX)} of the eps controls; pick a value inside it (e.g. 1e-6)`,
     };
   }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import math
 
-from ..._args import EPS_GRID, EPS_MAX, EPS_MIN, check_control_eps, snap_eps
+from ..._args import EPS_GRID, check_control_eps, snap_eps
 from .guard import InputError
 
 __all__ = [
@@ -76,12 +76,10 @@ def parse_eps(text: object) -> float:
         )
     if value <= 0:
         raise InputError(f"eps must be a number > 0 (e.g. 1e-6), got {cleaned}")
-    if not EPS_MIN <= value <= EPS_MAX:
-        raise InputError(
-            f"eps={value:.3g} is outside the range {EPS_MIN:g} to {EPS_MAX:g} of the eps "
-            "controls; pick a value inside it (e.g. 1e-6)"
-        )
-    return value
+    try:
+        return check_control_eps(value)  # the controls' range: gradkit's one rule, its words
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
 def state_eps(state: dict) -> dict:

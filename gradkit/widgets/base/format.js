@@ -1,8 +1,74 @@
 // Numbers and readouts as every gradkit widget prints them (the one formatting rule of the
 // browser side; Python sends numbers, the page writes them).
 
+// The exact decimal value of a double: digits (no leading zeros) and the position of the decimal
+// point (value = 0.DIGITS × 10^point). A double is m × 2^e exactly, so BigInt gives every digit.
+export function exactDecimal(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  let m = bits & ((1n << 52n) - 1n);
+  let e = biased - 1075;
+  if (biased === 0) e = -1074; else m |= 1n << 52n;
+  if (m === 0n) return { digits: "0", point: 1 };
+  let digits;
+  let point;
+  if (e >= 0) {
+    digits = (m << BigInt(e)).toString();
+    point = digits.length;
+  } else {
+    digits = (m * 5n ** BigInt(-e)).toString(); // m / 2^-e = m·5^-e / 10^-e
+    point = digits.length + e;
+  }
+  const trimmed = digits.replace(/0+$/, "");
+  return { digits: trimmed, point };
+}
+
+// Round decimal digits to `keep` significant digits, ties to even (Python's rounding of the
+// exact value); returns {digits, point} with exactly `keep` digits.
+export function roundDigits({ digits, point }, keep) {
+  if (keep <= 0) {
+    // rounds to 0 or to one unit at the first kept place (0.5 ties to 0, anything more up)
+    const up = keep === 0 && (digits[0] > "5" || (digits[0] === "5" && /[1-9]/.test(digits.slice(1))));
+    return up ? { digits: "1", point: point + 1 } : { digits: "", point };
+  }
+  if (digits.length <= keep) return { digits: digits.padEnd(keep, "0"), point };
+  const head = digits.slice(0, keep);
+  const rest = digits.slice(keep);
+  const last = Number(head[head.length - 1]);
+  const tie = rest[0] === "5" && !/[1-9]/.test(rest.slice(1));
+  const up = rest[0] > "5" || (rest[0] === "5" && !tie) || (tie && last % 2 === 1);
+  if (!up) return { digits: head, point };
+  const bumped = (BigInt(head) + 1n).toString();
+  return bumped.length > keep ? { digits: bumped.slice(0, keep), point: point + 1 } : { digits: bumped, point };
+}
+
+function fixed(x, p) {
+  const ex = exactDecimal(x);
+  const r = roundDigits(ex, ex.point + p);
+  let d = r.digits;
+  let point = r.point;
+  if (d === "") { d = "0"; point = 1; }
+  if (point <= 0) { d = "0".repeat(1 - point) + d; point = 1; }
+  d = d.padEnd(point + p, "0");
+  const whole = d.slice(0, point);
+  const frac = d.slice(point, point + p);
+  return p > 0 ? `${whole}.${frac}` : whole;
+}
+
+function scientific(x, p) {
+  const r = roundDigits(exactDecimal(x), p + 1);
+  const e = x === 0 ? 0 : r.point - 1;
+  const d = x === 0 ? "0".repeat(p + 1) : r.digits;
+  const mant = p > 0 ? `${d[0]}.${d.slice(1)}` : d[0];
+  return { mant, e };
+}
+
+const expText = (e) => `e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+
 // Python's format(value, spec) for the specs the widgets use (".3f", ".2e", ".3g", ...), digit
-// for digit; NaN and ±inf spelled out.
+// for digit (the exact value rounded half to even, as Python rounds); NaN and ±inf spelled out.
 export function pyFormat(value, spec = ".3g") {
   if (value === null || value === undefined) return "—";
   if (Number.isNaN(value)) return "NaN";
@@ -11,20 +77,19 @@ export function pyFormat(value, spec = ".3g") {
   if (!m) return String(value);
   const p = Number(m[1]);
   const kind = m[2];
-  const exp = (s) => s.replace(/e([+-])(\d)$/, "e$10$2");
-  if (kind === "f") return value.toFixed(p);
-  if (kind === "e") return exp(value.toExponential(p));
-  const q = Math.max(p, 1);
-  if (value === 0) return Object.is(value, -0) ? "-0" : "0";
-  const e = Number(value.toExponential(q - 1).split("e")[1]);
-  if (e < -4 || e >= q) {
-    let [mant, ex] = value.toExponential(q - 1).split("e");
-    if (mant.includes(".")) mant = mant.replace(/0+$/, "").replace(/\.$/, "");
-    return exp(`${mant}e${ex}`);
+  const sign = value < 0 || Object.is(value, -0) ? "-" : "";
+  const x = Math.abs(value);
+  if (kind === "f") return sign + fixed(x, p);
+  if (kind === "e") {
+    const { mant, e } = scientific(x, p);
+    return `${sign}${mant}${expText(e)}`;
   }
-  let s = value.toFixed(Math.max(q - 1 - e, 0));
-  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
-  return s;
+  const q = Math.max(p, 1);
+  if (x === 0) return `${sign}0`;
+  const { mant, e } = scientific(x, q - 1);
+  const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
+  if (e < -4 || e >= q) return `${sign}${strip(mant)}${expText(e)}`;
+  return sign + strip(fixed(x, q - 1 - e));
 }
 
 // A number written out without an exponent (numpy's format_float_positional, trim "-"):

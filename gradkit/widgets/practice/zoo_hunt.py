@@ -47,8 +47,9 @@ class ZooHunt(PracticeWidget):
     names : sequence of str, optional
         Zoo entries to hunt through; default: every buggy entry plus two correct decoys.
     causes : sequence of str, optional
-        The causes a learner picks a prediction from (default :data:`GUESSES`: the five the
-        lessons teach first); ``gradkit.CAUSES`` offers every one.
+        The causes a learner picks a prediction from (default: the five the lessons teach
+        first, :data:`GUESSES`, and the cause each specimen is expected to get);
+        ``gradkit.CAUSES`` offers every one.
 
     Attributes
     ----------
@@ -78,7 +79,10 @@ class ZooHunt(PracticeWidget):
         self, names: Sequence[str] | None = None, *, causes: Sequence[str] | None = None
     ) -> None:
         names = hunt_names(names)
-        guesses = list(GUESSES if causes is None else causes)
+        if causes is None:  # the causes taught first, and every specimen's own
+            own = {zoo.entry(n).expected_cause["float64"] for n in names}
+            causes = [c for c in CAUSES if c in GUESSES or c in own]
+        guesses = list(causes)
         unknown = [c for c in guesses if c not in CAUSES]
         if unknown or not guesses:
             raise ValueError(f"causes={guesses!r}: pick one or more of {list(CAUSES)}")
