@@ -208,6 +208,7 @@ def _drags(page, root, count: int) -> list[float]:
 
 
 def _dtype_buttons(root) -> Callable[[int], object]:
+    """float32 and float64 in turn, starting with the one not pressed (every click changes)."""
     group = root.locator(".gradkit-dtype").first
     shown = [
         b.get_attribute("data-value")
@@ -215,6 +216,9 @@ def _dtype_buttons(root) -> Callable[[int], object]:
         if b.is_visible() and b.get_attribute("data-value")
     ]
     order = ["float32", "float64"] if {"float32", "float64"} <= set(shown) else shown[:2]
+    pressed = group.locator("button[aria-pressed='true']").first.get_attribute("data-value")
+    if order[0] == pressed:
+        order.reverse()
     return lambda i: group.locator(f"button[data-value='{order[i % 2]}']")
 
 

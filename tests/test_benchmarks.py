@@ -125,6 +125,13 @@ def test_table_shows_ratio_and_verdict():
     assert "4.0x" in table and table.endswith(">=2x  ok")
 
 
+def test_every_widget_the_widgets_suite_builds_still_builds():
+    from benchmarks import widgets as suite
+
+    for _name, make in suite.CASES:
+        make().close()
+
+
 def test_widget_builds_time_the_first_picture_apart_from_the_rest():
     from benchmarks import widgets as suite
     from gradkit.widgets import SlopeExplorer
