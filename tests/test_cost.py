@@ -87,7 +87,8 @@ def test_call_plan_states_2n_plus_2_and_its_parts():
     assert cost.call_plan(4, 9).backward == 20
 
 
-def test_a_functions_own_counters_agree_with_the_plan():
+def _counted_square():
+    """x² as a Function that counts its own forward and backward calls."""
     calls = {"forward": 0, "backward": 0}
 
     class Counted(torch.autograd.Function):
@@ -102,6 +103,12 @@ def test_a_functions_own_counters_agree_with_the_plan():
             calls["backward"] += 1
             (x,) = ctx.saved_tensors
             return grad_output * 2 * x
+
+    return Counted, calls
+
+
+def test_a_functions_own_counters_agree_with_the_plan():
+    Counted, calls = _counted_square()
 
     x = torch.tensor([0.5, 1.5, 2.5, 3.0], dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(Counted.apply, (x,))
@@ -136,20 +143,7 @@ def test_fast_mode_makes_four_calls_whatever_n():
 
 
 def test_count_calls_counts_a_functions_own_calls_and_reports_failure():
-    calls = {"forward": 0, "backward": 0}
-
-    class Counted(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            calls["forward"] += 1
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            calls["backward"] += 1
-            (x,) = ctx.saved_tensors
-            return grad_output * 2 * x
+    Counted, calls = _counted_square()
 
     x = torch.tensor([0.5, 1.5, 2.5], dtype=torch.float64, requires_grad=True)
     counted = cost.count_calls(Counted.apply, x)

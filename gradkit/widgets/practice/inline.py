@@ -1,7 +1,7 @@
 """Which question a Quiz asks: an entry of the quiz file, or one written inline in the cell.
 
-:func:`quiz_entry` returns the entry, its options in the order they are sent and the seed the
-page shuffles them with (:func:`order_seed`).
+:func:`quiz_entry` returns the entry, its options in the order they are sent and the random seed
+the page shuffles them with (:func:`order_seed`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ Explain = str | Sequence[str] | Mapping[str, str]
 
 
 def order_seed(entry_id: str, user: str | None = None) -> int | None:
-    """The seed the page shuffles a quiz's options with: the same for one learner and quiz on
+    """The random seed the page shuffles a quiz's options with: the same for one learner and quiz on
     every run, different between learners; None (the file's order) when
     ``GRADKIT_QUIZ_ORDER=fixed``."""
     if option_order() == "fixed":
