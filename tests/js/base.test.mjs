@@ -9,9 +9,12 @@ import {
 } from "../../gradkit/widgets/base/eps.js";
 import { fmtPlain, pyFormat, readoutHtml } from "../../gradkit/widgets/base/format.js";
 import {
-  Axes, diverging, linearTicks, logTicks, niceTicks, paddedLimits, panelBox, powerLabel, tickLabels,
+  Axes, diverging, drawPanels, linearTicks, logTicks, niceTicks, paddedLimits, panelBox, panelLayout, powerLabel,
+  tickLabels,
 } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables, exactFor, flatIndex, record, rowOf } from "../../gradkit/widgets/base/tables.js";
+import {
+  decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
+} from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderValue } from "../../gradkit/widgets/base/controls.js";
 import { mergeFromPython } from "../../gradkit/widgets/base/host.js";
 
@@ -78,6 +81,38 @@ test("tables decode float64 and float32 arrays at their offsets", () => {
   assert.equal(rowOf(t.a, [2]), null);
   assert.equal(flatIndex([2, 3], [1, 2]), 5);
   assert.deepEqual(record(["p", "q"], [1, null]), { p: 1, q: NaN });
+});
+
+test("pointRecord: nothing until the scene of the state's function has come, then the lookup's record", () => {
+  const lookup = (scene, tables, exact, state) => (state.x in tables ? { row: tables[state.x], exact } : undefined);
+  const ctx = (scene, state) => ({ scene, state, tables: { 2: "two" }, exact: "answer" });
+  assert.equal(pointRecord(ctx({}, { x: 2 }), "fields", lookup), null); // no scene yet
+  assert.equal(pointRecord(ctx({ fields: 1, function: "x²" }, { function: "sin", x: 2 }), "fields", lookup), null);
+  assert.deepEqual(pointRecord(ctx({ fields: 1, function: "x²" }, { function: "x²", x: 2 }), "fields", lookup),
+    { row: "two", exact: "answer" });
+  assert.equal(pointRecord(ctx({ fields: 1 }, { x: 3 }), "fields", lookup), null); // still being measured
+});
+
+test("drawPanels: only the panels the layout has, in order, their facts merged", () => {
+  const calls = [];
+  const draw = (name) => (ctx, lay, record) => {
+    calls.push([name, lay[name], record]);
+    return { ax: `${name} axes`, drawn: { [name]: true } };
+  };
+  const drawn = { eps: 1 };
+  const axes = drawPanels("ctx", { zoom: [1, 2, 3, 4] }, "rec", [["curve", draw("curve")], ["zoom", draw("zoom")]], drawn);
+  assert.deepEqual(axes, ["zoom axes"]);
+  assert.deepEqual(calls, [["zoom", [1, 2, 3, 4], "rec"]]);
+  assert.deepEqual(drawn, { eps: 1, zoom: true });
+});
+
+test("panelLayout: both panels, either one alone, the first when none is named", () => {
+  const layouts = { both: "B", curve: "C", zoom: "Z" };
+  assert.equal(panelLayout(layouts, ["curve", "zoom"], ["curve", "zoom"]), "B");
+  assert.equal(panelLayout(layouts, ["zoom", "curve"], ["curve", "zoom"]), "B");
+  assert.equal(panelLayout(layouts, ["zoom"], ["curve", "zoom"]), "Z");
+  assert.equal(panelLayout(layouts, ["curve"], ["curve", "zoom"]), "C");
+  assert.equal(panelLayout(layouts, [], ["curve", "zoom"]), "C");
 });
 
 test("exactFor: the kernel's answer only for this scene and this state", () => {

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
+import { viewKey } from "../../gradkit/widgets/base/host.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import { LAB_LAYOUT, epsilonView, labParts } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
@@ -131,8 +132,10 @@ test("panels choose the parts, the theory switch hides the lines, the key names 
   const base = { panels: () => ALL, state: { function: "x³", x: 0.5, eps: 18, eps_exact: null, dtype: "float32",
     scheme: "central", theory: true, shown: ["float64"] } };
   const keys = new Set([base, { ...base, state: { ...base.state, shown: ["float64", "float16"] } },
-    { ...base, state: { ...base.state, theory: false } }, { ...base, panels: () => ["table"] }].map((c) => epsilonView.key(c)));
+    { ...base, state: { ...base.state, theory: false } }, { ...base, panels: () => ["table"] }].map((c) => viewKey(epsilonView, c)));
   assert.equal(keys.size, 4);
+  // a state key the picture does not use (another widget's, or the page's seq) repaints nothing
+  assert.equal(viewKey(epsilonView, { ...base, state: { ...base.state, __seq: 7 } }), viewKey(epsilonView, base));
 });
 
 test("the picture's parts do not overlap: axes, x labels, strip and legend", () => {

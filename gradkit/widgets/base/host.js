@@ -2,13 +2,20 @@
 // Python sent, keeps the control state (the __seq / ack handshake with Python), decodes the scene's
 // tables and paints the view: once per action, never again for the kernel's echo of a state the
 // page already shows. The view (one per widget family) supplies:
-//   key(ctx)    a string naming what would be drawn (same key: nothing to repaint)
+//   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
+//               they make the paint key: the same key, nothing to repaint)
 //   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture)
 //   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
 //               the data for this state has not arrived yet (the busy mark shows until it does)
 import { buildControl, h } from "./controls.js";
 import { decodeTables } from "./tables.js";
 import { makePainter } from "./plot.js";
+
+// The paint key of a view for the page's state: the values of its `drawsFrom` keys and the
+// panels shown.
+export function viewKey(view, ctx) {
+  return JSON.stringify([...(view.drawsFrom || []).map((k) => ctx.state[k] ?? null), ctx.panels()]);
+}
 
 // The handshake, as pure functions (unit-tested): which keys of Python's state the page takes.
 // `pending` maps a key to the seq of the page's latest change to it; `handled` is the latest seq
@@ -146,7 +153,7 @@ export function render({ model, el }, view, options = {}) {
 
   function paint(force = false) {
     for (const b of built) b.sync();
-    const key = `${ctx.scene.key ?? ""}|${view.key ? view.key(ctx) : JSON.stringify(ctx.state)}`;
+    const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
     const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;

@@ -46,6 +46,19 @@ export function panelBox(size, rect) {
   return [l * W, (1 - b - h) * H, w * W, h * H];
 }
 
+// The layout for the panels shown: `both` when both of [a, b] are, else the one shown (else a).
+export function panelLayout(layouts, shown, [a, b]) {
+  return layouts[shown.includes(a) && shown.includes(b) ? "both" : shown.includes(b) ? b : a];
+}
+
+// Draws each panel the layout has, in order, with its `draw(ctx, lay, record)` -> {ax, drawn};
+// merges each panel's drawn facts into `drawn` and returns the panels' axes.
+export function drawPanels(ctx, lay, record, draws, drawn) {
+  const outs = draws.filter(([panel]) => lay[panel]).map(([, draw]) => draw(ctx, lay, record));
+  for (const out of outs) Object.assign(drawn, out.drawn);
+  return outs.map((out) => out.ax);
+}
+
 // --------------------------------------------------------------------------------- ticks
 // About `target` round tick values (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi].
 export function niceTicks(lo, hi, target = 5) {

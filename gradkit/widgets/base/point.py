@@ -4,8 +4,8 @@ They share one flow: what torch measures at an x position (``measure(x)``) is ke
 :class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
 follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
 A typed eps off the grid is measured at the current x and sent as the ``exact`` answer. A
-subclass builds its controls (``x_slider`` from :func:`.rows.x_row`, ``eps_row``,
-``dtype_toggle``, maybe a ``function`` drop-down over ``self._menu``), then calls
+subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
+``function`` drop-down over ``self._menu``), then calls
 :meth:`track_x`, and says what a window sends (:meth:`scene_of`, :meth:`arrays_of`) and what a
 typed eps sends (:meth:`exact_of`).
 """
@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from .host import GradkitWidget
+from .rows import eps_row, x_row
 from .window import XWindow
 
 __all__ = ["PointWidget"]
@@ -30,6 +31,18 @@ class PointWidget(GradkitWidget):
     #: x positions sent either side of the current one; the kernel refills near the edge.
     RADIUS: ClassVar[int] = 5
     _menu: ClassVar[dict[str, Callable]] = {}  # an instance sets its own menu
+
+    def point_rows(
+        self, x: float, eps: float, *, lo: float, hi: float, step: float,
+        tooltip: str = "where the slope is measured",
+    ) -> None:  # fmt: skip
+        """The x row (on a grid of ``step`` over ``lo`` … ``hi``, see :func:`.rows.x_row`) and the
+        eps row, with their handles: ``x_slider``, ``eps_slider``, ``eps_text`` and the step
+        buttons ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
+        self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)
+        self.eps_slider, self.eps_text = eps_row(self, eps)
+        for name in ("x_down", "x_up", "eps_down", "eps_up"):
+            setattr(self, name, self._controls[name])
 
     def track_x(self, measure: Callable[[float], Any]) -> None:
         """Measure per x position with ``measure(x)`` and send the first picture."""

@@ -54,3 +54,12 @@ export function exactFor(exact, scene, state) {
   for (const [k, v] of Object.entries(exact.match)) if (state[k] !== v) return null;
   return exact;
 }
+
+// The measured record a point widget draws now, found by its family's `lookup(scene, tables,
+// exact, state)`: null until the scene of the state's function has come (a scene with the field
+// `ready`), and null while the record is still being measured.
+export function pointRecord(ctx, ready, lookup) {
+  const { scene, state } = ctx;
+  if (!scene[ready] || state.function !== scene.function) return null;
+  return lookup(scene, ctx.tables, ctx.exact, state) ?? null;
+}

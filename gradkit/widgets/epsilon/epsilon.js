@@ -6,7 +6,7 @@
 import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, INK, logTicks } from "../base/plot.js";
-import { rowOf } from "../base/tables.js";
+import { pointRecord, rowOf } from "../base/tables.js";
 import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
 
 export const LAB_COLORS = { grey: "#777777", tolerance: "#B3261E" };
@@ -179,15 +179,11 @@ function drawPicture(ctx, found, parts) {
 }
 
 export const epsilonView = {
-  key(ctx) {
-    const s = ctx.state;
-    return JSON.stringify([s.function, s.x, s.eps, s.eps_exact, s.dtype, s.scheme, s.theory, s.shown, ctx.panels()]);
-  },
+  drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
   size: sizeOf,
   paint(ctx) {
     const { scene, state } = ctx;
-    if (!scene.schemes || state.function !== scene.function) return null;
-    const found = labFound(scene, ctx.tables, ctx.exact, state);
+    const found = pointRecord(ctx, "schemes", labFound);
     if (!found) return null;
     const parts = labParts(ctx);
     if (parts.picture) dtypeLegend(ctx);

@@ -29,7 +29,7 @@ from ..base import InputError
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
 from ..base.point import PointWidget
-from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, scheme_toggle, x_row
+from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
 from .scene import FLAGS, OPTIMA, POINT, THEORY, LabPoint, exact_arrays, lab_point, stack_points
 
 __all__ = ["EpsilonLab"]
@@ -121,8 +121,7 @@ class EpsilonLab(PointWidget):
             self, "function", list(self._menu), value=selected, label="f(x) =",
             css="gradkit-function", tooltip="the function whose slope is measured",
         )  # fmt: skip
-        self.x_slider = x_row(self, x, lo=-3.0, hi=3.0, step=0.05)
-        self.eps_slider, self.eps_text = eps_row(self, eps)
+        self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
         self.dtype_buttons = dtype_toggle(self, dtype, "highlight")
         self.dtype_buttons.spec["shown_key"] = "shown"  # only the shown dtypes' buttons
         self.scheme_buttons = scheme_toggle(self, scheme)
@@ -135,8 +134,6 @@ class EpsilonLab(PointWidget):
             tooltip="add the half-precision dtypes to the picture", sets=("shown", list(DTYPES)),
         )  # fmt: skip
         self.on_click("reveal", self.reveal)
-        for name in ("x_down", "x_up", "eps_down", "eps_up"):
-            setattr(self, name, self._controls[name])
         self.update_state({"shown": shown})
         self.layout(
             "EpsilonLab",

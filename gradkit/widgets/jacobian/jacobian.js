@@ -156,7 +156,7 @@ function buttons(ctx) {
 export const jacobianView = {
   init: buttons,
   // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
-  key(ctx) { return JSON.stringify([ctx.state.step, ctx.panels()]); },
+  drawsFrom: ["step"],
   size(ctx) {
     const sc = ctx.scene;
     return sc.failed || !sc.n ? [860, 0] : jbLayout(ctx.panels(), sc.n, sc.m).size;

@@ -223,10 +223,7 @@ function failingCells(found, cols) {
 export const labView = {
   // a new Function or tolerance is a new scene (its key): until it comes the old picture stays,
   // dimmed by the busy mark, instead of a blank one
-  key(ctx) {
-    const s = ctx.state;
-    return JSON.stringify([s.dtype, s.eps, s.eps_exact, s.fast_mode, ctx.panels()]);
-  },
+  drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
   size(ctx) { return layoutFor(ctx.panels()).size; },
   paint(ctx) {
     const { scene, state } = ctx;

@@ -13,13 +13,13 @@ export function huntReadouts(scene, state) {
 }
 
 export const exerciseView = {
-  key() { return ""; }, // the scene's own key changes with every new readout
+  drawsFrom: [], // the scene's own key changes with every new readout
   size() { return [0, 0]; },
   paint(ctx) { return { readouts: { ...(ctx.scene.readouts || {}) }, drawn: {} }; },
 };
 
 export const huntView = {
-  key(ctx) { return JSON.stringify([ctx.state.entry]); },
+  drawsFrom: ["entry"],
   size() { return [0, 0]; },
   paint(ctx) {
     // a specimen whose code has not arrived yet (sent after the first picture): wait, busy

@@ -107,7 +107,7 @@ export const predictView = {
     controlArea(ctx).append(ctx.predict.row);
     ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
   },
-  key(ctx) { return JSON.stringify([ctx.state.guess ?? null, !!ctx.state.locked]); },
+  drawsFrom: ["guess", "locked"],
   size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;

@@ -24,7 +24,7 @@ export const quizView = {
     controlArea(ctx).append(ctx.quiz.group);
     ctx.el.querySelector(".gk-title").innerHTML = richText(scene.question);
   },
-  key(ctx) { return JSON.stringify([ctx.state.choice ?? null]); },
+  drawsFrom: ["choice"],
   size() { return [0, 0]; },
   paint(ctx) {
     const o = quizOption(ctx.scene, ctx.state.choice);

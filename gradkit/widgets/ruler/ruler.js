@@ -4,8 +4,8 @@
 // numbers to its two panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
-import { Axes, INK } from "../base/plot.js";
-import { exactFor, rowOf } from "../base/tables.js";
+import { Axes, INK, drawPanels, panelLayout } from "../base/plot.js";
+import { exactFor, pointRecord, rowOf } from "../base/tables.js";
 
 export const RULER_COLORS = { blue: "#0072B2", red: "#D55E00", grey: "#777777" };
 
@@ -166,10 +166,7 @@ export const RULER_LAYOUT = {
   spacing: { size: [860, 160], spacing: [34, 44, 792, 70] },
 };
 
-function layoutOf(ctx) {
-  const p = ctx.panels();
-  return RULER_LAYOUT[p.includes("landing") && p.includes("spacing") ? "both" : p[0]];
-}
+const layoutOf = (ctx) => panelLayout(RULER_LAYOUT, ctx.panels(), ["landing", "spacing"]);
 
 // ticks as one polyline: a vertical segment per position, broken by NaN
 export function tickSegments(positions, half) {
@@ -193,7 +190,8 @@ function overflowNote(ctx, ax, r) {
   ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), text, { align: "center", color: RULER_COLORS.red });
 }
 
-function drawLanding(ctx, box, r) {
+function drawLanding(ctx, lay, r) {
+  const box = lay.landing;
   const dr = ctx.painter;
   const V = ctx.scene.view;
   const ax = ruler(ctx, "landing", box, [-V * 1.04, V * 1.04], [-0.6, 1.3],
@@ -216,7 +214,8 @@ function drawLanding(ctx, box, r) {
   return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
 }
 
-function drawSpacing(ctx, box, r) {
+function drawSpacing(ctx, lay, r) {
+  const box = lay.spacing;
   const dr = ctx.painter;
   const U = ctx.scene.zoom_ulps;
   const xticks = Array.from({ length: 2 * U + 1 }, (_, i) => [i - U, pyFormat(i - U, ".0f").replace("-", "−")]);
@@ -255,15 +254,10 @@ function legend(ctx) {
 
 export const rulerView = {
   init: legend,
-  key(ctx) {
-    const s = ctx.state;
-    return JSON.stringify([s.x, s.eps, s.eps_exact, s.dtype, ctx.panels()]);
-  },
+  drawsFrom: ["x", "eps", "eps_exact", "dtype"],
   size(ctx) { return layoutOf(ctx).size; },
   paint(ctx) {
-    const { scene, state } = ctx;
-    if (!scene.dtypes) return null;
-    const r = rulerFound(scene, ctx.tables, ctx.exact, state);
+    const r = pointRecord(ctx, "dtypes", rulerFound);
     if (!r) return null;
     const lay = layoutOf(ctx);
     const where = landed(r);
@@ -273,9 +267,7 @@ export const rulerView = {
       landed: r.underflow || r.overflow ? null : [r.lower, r.upper], landed_in_eps: where.eps.map(num),
       landed_in_ulps: where.ulps.map(num), underflow: r.underflow, collapsed: r.collapsed, overflow: r.overflow,
     };
-    const axes = [];
-    if (lay.landing) { const out = drawLanding(ctx, lay.landing, r); axes.push(out.ax); Object.assign(drawn, out.drawn); }
-    if (lay.spacing) { const out = drawSpacing(ctx, lay.spacing, r); axes.push(out.ax); Object.assign(drawn, out.drawn); }
+    const axes = drawPanels(ctx, lay, r, [["landing", drawLanding], ["spacing", drawSpacing]], drawn);
     return { readouts: rulerReadouts(r), drawn, axes };
   },
 };

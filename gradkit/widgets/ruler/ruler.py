@@ -16,7 +16,7 @@ from ..._args import DTYPES, EPS_GRID, as_dtype, check_x
 from ..base.cache import scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
-from ..base.rows import dtype_toggle, eps_row, x_row
+from ..base.rows import dtype_toggle
 from .floats import Ruler, ruler
 from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point, stack_points
 
@@ -79,13 +79,8 @@ class FloatRuler(PointWidget):
         dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
         with self.building():
-            self.x_slider = x_row(
-                self, x, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
-            )
-            self.eps_slider, self.eps_text = eps_row(self, eps)
+            self.point_rows(x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around")
             self.dtype_buttons = dtype_toggle(self, dtype)
-            for name in ("x_down", "x_up", "eps_down", "eps_up"):
-                setattr(self, name, self._controls[name])
             self.layout(
                 "FloatRuler",
                 "the numbers a dtype can hold near x, and where x ± eps land",

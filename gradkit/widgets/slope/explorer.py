@@ -28,7 +28,7 @@ from ..base.cache import scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
 from ..base.point import PointWidget
-from ..base.rows import dropdown, dtype_toggle, eps_row, scheme_toggle, x_row
+from ..base.rows import dropdown, dtype_toggle, scheme_toggle
 from .scene import (
     FIELDS,
     HALF_WIDTH,
@@ -104,12 +104,9 @@ class SlopeExplorer(PointWidget):
                 self, "function", list(menu), value=selected, label="f(x) =",
                 css="gradkit-function", tooltip="the function whose slope is measured",
             )  # fmt: skip
-            self.x_slider = x_row(self, x, lo=-3.0, hi=3.0, step=0.05)
-            self.eps_slider, self.eps_text = eps_row(self, eps)
+            self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.scheme_buttons = scheme_toggle(self, scheme)
-            for name in ("x_down", "x_up", "eps_down", "eps_up"):
-                setattr(self, name, self._controls[name])
             self.layout(
                 "SlopeExplorer",
                 "nudge x by eps and compare the measured slope with the exact one",

@@ -4,8 +4,8 @@
 // looked up for the state; the page formats them.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
-import { Axes, linearTicks, panelBox, paddedLimits } from "../base/plot.js";
-import { exactFor, record, rowOf } from "../base/tables.js";
+import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
+import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
 
 export const SLOPE_COLORS = { tangent: "#0072B2", secant: "#D55E00", ink: "#222222", window: "#E69F00" };
 export const FORMULAS = {
@@ -99,10 +99,7 @@ export const SLOPE_LAYOUT = {
   zoom: { size: [560, 330], zoom: [0.14, 0.16, 0.82, 0.7] },
 };
 
-function layoutOf(ctx) {
-  const p = ctx.panels();
-  return SLOPE_LAYOUT[p.includes("curve") && p.includes("zoom") ? "both" : p.includes("zoom") ? "zoom" : "curve"];
-}
+const layoutOf = (ctx) => panelLayout(SLOPE_LAYOUT, ctx.panels(), ["curve", "zoom"]);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
@@ -168,29 +165,19 @@ function legend(ctx, lay) {
 }
 
 export const slopeView = {
-  key(ctx) {
-    const s = ctx.state;
-    return JSON.stringify([s.function, s.x, s.eps, s.eps_exact, s.dtype, s.scheme, ctx.panels()]);
-  },
+  drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme"],
   size(ctx) { return layoutOf(ctx).size; },
   paint(ctx) {
     const { scene, state } = ctx;
-    if (!scene.fields || state.function !== scene.function) return null;
-    const found = slopeRow(scene, ctx.tables, ctx.exact, state);
+    const found = pointRecord(ctx, "fields", slopeRow);
     if (!found) return null;
     const lay = layoutOf(ctx);
     legend(ctx, lay);
-    const axes = [];
     const drawn = {
       eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: state.x,
       numeric: found.r.numeric, analytic: found.analytic, points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
     };
-    for (const [panel, draw] of [["curve", drawOverview], ["zoom", drawZoom]]) {
-      if (!lay[panel]) continue;
-      const out = draw(ctx, lay, found);
-      axes.push(out.ax);
-      Object.assign(drawn, out.drawn);
-    }
+    const axes = drawPanels(ctx, lay, found, [["curve", drawOverview], ["zoom", drawZoom]], drawn);
     return { readouts: slopeReadouts(scene, state, found), drawn, axes };
   },
 };
