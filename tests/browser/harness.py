@@ -102,7 +102,11 @@ _LAB_SETTINGS = {
     },
     # Every cell stays in the DOM (JupyterLab 4 otherwise attaches only the cells in view, and
     # a test looking for a widget far down a lesson would not find it). Notebook 7 reads the same.
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    # No blank page's height after the last cell (it would fill the bottom of every screenshot).
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "scrollPastEnd": False,
+    },
 }
 
 #: ipympl's browser extension: its package name (Voila and JupyterLab filter federated
@@ -794,8 +798,10 @@ def session_id(page) -> str | None:
 
 
 def full_screenshot(page, path: Path, max_height: int = 16_000) -> Path:
-    """Screenshot of the whole page, scrolled content included (Notebook 7 and Voila scroll an
-    inner panel, not the page): the viewport is made as tall as that content, then restored."""
+    """Screenshot of the whole page from its top, scrolled content included (Notebook 7, JupyterLab
+    and Voila scroll an inner panel, not the page): every scroller goes back to its top (Run All
+    leaves the notebook at its last cell), the viewport is made as tall as that content, then
+    restored."""
     size = page.viewport_size or {"width": 1280, "height": 900}
     hidden = page.evaluate(
         """() => {
@@ -805,7 +811,10 @@ def full_screenshot(page, path: Path, max_height: int = 16_000) -> Path:
             const style = getComputedStyle(el);
             const scrolls = el === document.scrollingElement
               || ['auto', 'scroll', 'overlay'].includes(style.overflowY);
-            if (scrolls) most = Math.max(most, el.scrollHeight - el.clientHeight);
+            if (scrolls) {
+              most = Math.max(most, el.scrollHeight - el.clientHeight);
+              el.scrollTop = 0;
+            }
           }
           return most;
         }"""
