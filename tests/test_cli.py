@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from folders import tree
 
 from gradkit import cli
 from gradkit.cli import UsageError, check_run
@@ -246,18 +247,6 @@ def test_the_entry_limit_counts_every_input():
 # ----------------------------------------------------------------------------------- lessons
 
 
-def _tree(folder: Path) -> dict[str, str]:
-    """Every entry under ``folder``: 'link -> target', 'file' or 'dir', by relative path."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        key = str(path.relative_to(folder))
-        if path.is_symlink():
-            found[key] = f"link -> {os.readlink(path)}"
-        else:
-            found[key] = "dir" if path.is_dir() else "file"
-    return found
-
-
 @pytest.fixture
 def outside(tmp_path) -> Path:
     """A file outside DIR that a planted link points at; its content must never change."""
@@ -291,7 +280,7 @@ def test_lessons_refuses_a_symlink_inside_dir_and_writes_nothing(tmp_path, outsi
     assert f"{link.name} -> {outside}" in err
     assert "never writes through a link" in err and "--force" in err
     assert outside.read_text() == "the learner's thesis\n"
-    assert _tree(target) == {link.name: f"link -> {outside}"}  # nothing else was copied
+    assert tree(target) == {link.name: f"link -> {outside}"}  # nothing else was copied
     assert "copied" not in out
 
 
@@ -336,7 +325,7 @@ def test_lessons_refuses_a_folder_named_like_a_lesson(tmp_path, capsys):
         status, _, err = _run(capsys, *argv)
         assert status == 2
         assert f"{LESSONS[0].name} in {target} is not a regular file" in err
-    assert _tree(target) == {LESSONS[0].name: "dir"}
+    assert tree(target) == {LESSONS[0].name: "dir"}
 
 
 class _FullDisk:

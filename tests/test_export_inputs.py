@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from folders import tree
 
 from gradkit import cli
 
@@ -31,20 +32,6 @@ NOTEBOOK = {
 }
 
 
-def _tree(folder: Path) -> dict[str, str]:
-    """Every entry under ``folder``: 'link -> target', 'dir', or the file's bytes (as text)."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        key = str(path.relative_to(folder))
-        if path.is_symlink():
-            found[key] = f"link -> {os.readlink(path)}"
-        elif path.is_dir():
-            found[key] = "dir"
-        else:
-            found[key] = path.read_bytes().decode("latin-1")
-    return found
-
-
 @pytest.fixture
 def world(tmp_path) -> Path:
     """A folder with a lesson (``lessons/01_hello.ipynb``) and a file of the learner's own."""
@@ -57,13 +44,13 @@ def world(tmp_path) -> Path:
 
 def _refused(capsys, world: Path, *argv: str, message: str) -> str:
     """Run the command; it must exit 2 with ``message`` and leave ``world`` as it was."""
-    before = _tree(world)
+    before = tree(world)
     status = cli.main(["export", *argv])
     _out, err = capsys.readouterr()
     assert status == 2, err
     assert message in err, err
     assert err.startswith("gradkit export: error: ") and "Traceback" not in err
-    assert _tree(world) == before
+    assert tree(world) == before
     return err
 
 
@@ -178,7 +165,7 @@ def test_force_writes_the_site_and_never_deletes_what_was_there(world, capsys):
     (site / "notes.md").write_text("my notes")
     (site / "assets" / "logo.svg").write_text("<svg/>")
     (site / "index.html").symlink_to(world / "outside" / "thesis.txt")
-    outside = _tree(world / "outside")
+    outside = tree(world / "outside")
     assert cli.main(["export", str(world / "lessons"), "--out", str(site), "--force"]) == 0
     capsys.readouterr()
     assert (site / "notes.md").read_text() == "my notes"
@@ -186,7 +173,7 @@ def test_force_writes_the_site_and_never_deletes_what_was_there(world, capsys):
     index = site / "index.html"
     assert not index.is_symlink() and "Lesson 1: hello" in index.read_text()
     assert (site / "01_hello.html").is_file() and (site / "assets" / "loader.js").is_file()
-    assert _tree(world / "outside") == outside
+    assert tree(world / "outside") == outside
 
 
 def test_force_never_writes_through_a_linked_assets_folder(world, capsys):
@@ -236,10 +223,10 @@ def test_a_write_that_fails_halfway_is_a_clean_usage_error(world, capsys, monkey
 
     monkeypatch.setattr(tempfile, "mkstemp", read_only)
     site = world / "site"
-    before = {k: v for k, v in _tree(world).items() if not k.startswith("site")}
+    before = {k: v for k, v in tree(world).items() if not k.startswith("site")}
     status = cli.main(["export", str(world / "lessons"), "--out", str(site)])
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err
     assert f"gradkit export: error: --out {site}: could not write" in err
     assert "Read-only file system; choose a folder you can write to" in err
-    assert {k: v for k, v in _tree(world).items() if not k.startswith("site")} == before
+    assert {k: v for k, v in tree(world).items() if not k.startswith("site")} == before
