@@ -430,3 +430,25 @@ def test_a_second_float_ruler_reads_its_scene(make, monkeypatch):
     assert len(calls) == 2 * FloatRuler.RADIUS + 1  # torch was not called again
     a, b = _tables(first), _tables(second)
     assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
+
+
+def test_a_second_epsilon_lab_reads_its_scene_and_still_measures_on_request(make, monkeypatch):
+    from gradkit.widgets import EpsilonLab
+    from gradkit.widgets.epsilon import lab as lab_module
+
+    calls = []
+    real = lab_module.lab_point
+    monkeypatch.setattr(lab_module, "lab_point", lambda f, x: calls.append(x) or real(f, x))
+    first = make(EpsilonLab, f="sin(x)", x=0.5)
+    assert len(calls) == 2 * EpsilonLab.RADIUS + 1
+    second = make(EpsilonLab, f="sin(x)", x=0.5)
+    assert len(calls) == 2 * EpsilonLab.RADIUS + 1  # torch was not called again
+    a, b = _tables(first), _tables(second)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
+    # the Python side still answers from torch: the curves, and a typed eps off the grid
+    assert second.sweep.scheme == "central" and set(second.sweeps) == {"central", "forward"}
+    second.eps = 3e-7
+    assert second.state["eps_exact"] == 3e-7 and second.exact is not None
+    make(EpsilonLab, f=lambda v: v * v * v, x=0.5)  # a learner's own: measured, never stored
+    make(EpsilonLab, f=lambda v: v * v * v, x=0.5)
+    assert len(calls) == 3 * (2 * EpsilonLab.RADIUS + 1)

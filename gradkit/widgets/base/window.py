@@ -3,22 +3,29 @@
 A widget whose x slider moves on a grid (``origin + k * step``, :func:`.rows.x_row`) sends
 the numbers of the positions around the current one, so the page moves x on its own; the
 kernel refills when x comes near the edge of what was sent. :class:`XWindow` keeps what was
-measured (a learner walking along x reuses it) and says when to refill; the family stacks the
-measurements of a window into the scene's arrays.
+measured (a learner walking along x reuses it) and says when to refill; a family whose
+measurement is a dict of arrays stacks a window with :func:`stack_points`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
+
+import numpy as np
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = ["XWindow"]
+__all__ = ["XWindow", "stack_points"]
 
 T = TypeVar("T")
+
+
+def stack_points(points: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The measurements of a window of x positions (dicts of arrays), stacked on a leading axis."""
+    return {name: np.stack([p[name] for p in points]) for name in points[0]}
 
 
 class XWindow(Generic[T]):

@@ -1,7 +1,8 @@
 """EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps.
 
 Per x position :func:`gradkit.sweep` measures every grid eps for every dtype and both schemes
-(:mod:`.scene`); the widget sends the positions around the current x, so the page
+(:mod:`.scene`), kept in the scene cache for built-in and zoo functions; the widget sends the
+positions around the current x, so the page
 (``epsilon.js``) moves eps, dtype, scheme, the theory switch, the reveal button and x by itself,
 drawing and wording everything. Only a typed eps off the grid, a new function and an x near the
 edge of what was sent reach the kernel.
@@ -16,6 +17,7 @@ import torch
 
 from ..._args import (
     DTYPES,
+    EPS_GRID,
     GRADCHECK_DEFAULTS,
     WIDGET_SCHEMES,
     as_dtype,
@@ -26,11 +28,13 @@ from ..._args import (
 from ..._palette import DTYPE_STYLES
 from ...numerics import SweepResult, sweep, unit_roundoff
 from ..base import InputError
+from ..base.cache import scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
 from ..base.point import PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
-from .scene import FLAGS, OPTIMA, POINT, THEORY, LabPoint, exact_arrays, lab_point, stack_points
+from ..base.window import stack_points
+from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_point
 
 __all__ = ["EpsilonLab"]
 
@@ -112,7 +116,9 @@ class EpsilonLab(PointWidget):
             self._menu = menu
             self._build(selected, x, eps, dtype, scheme, shown)
             self.on_change("panels", lambda _change: self._theory_switch())
-            self.track_x(lambda at: lab_point(self.f, at))
+            self.track_x(lambda at: scene_cache.fetch(
+                scene_key("epsilon", self.f, at, EPS_GRID, [*DTYPES]), lambda: lab_point(self.f, at)
+            ))  # fmt: skip
 
     def _build(self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str,
                shown: list[str]) -> None:  # fmt: skip
@@ -153,13 +159,18 @@ class EpsilonLab(PointWidget):
 
     @property
     def sweeps(self) -> dict[str, SweepResult]:
-        """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
-        return dict(self.point.sweeps or {})
+        """The curves on the eps grid at the current x, by scheme (empty where f has no slope);
+        measured when asked (the page's arrays may come from the scene cache)."""
+        if not has_slope(self.point):
+            return {}
+        return {s: sweep(self.f, self.x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
 
     @property
     def sweep(self) -> SweepResult | None:
         """The curves on the eps grid for the current scheme (None where f has no slope)."""
-        return self.sweeps.get(self.scheme_buttons.value)
+        if not has_slope(self.point):
+            return None
+        return sweep(self.f, self.x, eps=EPS_GRID, scheme=self.scheme_buttons.value)
 
     @property
     def at_eps(self) -> SweepResult:
@@ -185,7 +196,7 @@ class EpsilonLab(PointWidget):
         """The theory check box belongs to the theory panel: hidden while that is closed."""
         self.theory_checkbox.hidden = "theory" not in self.panels
 
-    def scene_of(self, measured: list[LabPoint]) -> dict:
+    def scene_of(self, measured: list[dict]) -> dict:
         """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles."""
         return {
             "function": self.function_dropdown.value,
@@ -199,14 +210,14 @@ class EpsilonLab(PointWidget):
             "styles": {name: list(style) for name, style in DTYPE_STYLES.items()},
         }
 
-    def arrays_of(self, measured: list[LabPoint]) -> dict:
-        """The sweeps of each x position, stacked (:func:`.scene.stack_points`)."""
+    def arrays_of(self, measured: list[dict]) -> dict:
+        """The sweeps of each x position, stacked (:func:`.base.window.stack_points`)."""
         return stack_points(measured)
 
     def exact_of(self, eps: float) -> dict | None:
         """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
         the page says so)."""
-        return None if self.point.sweeps is None else exact_arrays(self.f, self.x, eps)
+        return exact_arrays(self.f, self.x, eps) if has_slope(self.point) else None
 
 
 def _shown_dtypes(

@@ -1,17 +1,17 @@
 """EpsilonLab's numbers: per x position, :func:`gradkit.sweep` over every grid eps, dtype and
 scheme, laid out as the arrays the page reads (``epsilon.js``: ``labFound``).
 
-:func:`lab_point` measures one x; the widget sends the positions around the current x
-(:class:`~gradkit.widgets.base.window.XWindow`) stacked by :func:`stack_points`. An x where f or
-its slope is not a finite number (log at 0, exp at 800) is no error: its arrays are NaN and the
-page says why from ``point`` (f(x) and the analytic slope as torch gives them).
+:func:`lab_point` measures one x as arrays only (what the scene cache keeps); the widget sends
+the positions around the current x (:class:`~gradkit.widgets.base.window.XWindow`), stacked.
+An x where f or its slope is not a finite number (log at 0, exp at 800) is no error: its
+arrays are NaN and the page says why from ``point`` (f(x) and the analytic slope as torch gives
+them); :func:`has_slope` tells the two apart.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -25,10 +25,9 @@ __all__ = [
     "OPTIMA",
     "POINT",
     "THEORY",
-    "LabPoint",
     "exact_arrays",
+    "has_slope",
     "lab_point",
-    "stack_points",
     "sweep_arrays",
 ]
 
@@ -39,14 +38,6 @@ THEORY = ("truncation", "rounding")
 OPTIMA = ("optimal_eps", "optimal_error", "best_eps", "best_error")
 #: Per x: the analytic slope (float64 autograd), gradcheck's tolerance there, f(x) in float64.
 POINT = ("analytic", "tolerance", "fx")
-
-
-@dataclass(frozen=True)
-class LabPoint:
-    """One x measured: the sweeps by scheme (None where f has no slope there) and the arrays."""
-
-    sweeps: dict[str, SweepResult] | None
-    arrays: dict[str, np.ndarray]
 
 
 def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
@@ -87,22 +78,22 @@ def _empty(point: Sequence[float], n: int) -> dict[str, np.ndarray]:
     }
 
 
-def lab_point(f: Callable, x: float) -> LabPoint:
-    """Every grid eps, dtype and scheme at one x (two batched sweeps), or NaN arrays when f or
-    its slope is not a finite number at x."""
+def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
+    """Every grid eps, dtype and scheme at one x (two batched sweeps) as the page's arrays, or NaN
+    arrays when f or its slope is not a finite number at x."""
     fx = float(evaluate(f, torch.tensor([float(x)], dtype=torch.float64))[0])
     analytic = analytic_slope(f, x) if math.isfinite(fx) else math.nan
     if not (math.isfinite(fx) and math.isfinite(analytic)):
-        return LabPoint(None, _empty((analytic, math.nan, fx), len(EPS_GRID)))
+        return _empty((analytic, math.nan, fx), len(EPS_GRID))
     sweeps = {s: sweep(f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
     arrays = sweep_arrays(sweeps)
     arrays["point"] = np.array([analytic, sweeps["central"].tolerance, fx])
-    return LabPoint(sweeps, arrays)
+    return arrays
 
 
-def stack_points(points: Sequence[LabPoint]) -> dict[str, np.ndarray]:
-    """The arrays of a window of x positions, stacked on a leading axis."""
-    return {name: np.stack([p.arrays[name] for p in points]) for name in points[0].arrays}
+def has_slope(point: Mapping[str, np.ndarray]) -> bool:
+    """Whether :func:`lab_point` measured slopes there (its tolerance is a number)."""
+    return math.isfinite(float(point["point"][POINT.index("tolerance")]))
 
 
 def exact_arrays(f: Callable, x: float, eps: float) -> dict[str, np.ndarray]:

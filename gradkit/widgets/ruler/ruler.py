@@ -17,8 +17,9 @@ from ..base.cache import scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
+from ..base.window import stack_points
 from .floats import Ruler, ruler
-from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point, stack_points
+from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
 
 __all__ = ["FloatRuler"]
 

@@ -1,14 +1,12 @@
 """FloatRuler's numbers: per x position, for every dtype and grid eps, what torch stores.
 
 :func:`ruler_point` measures one x (:mod:`.floats`, in each dtype); the widget sends the
-positions around the current x (:class:`~gradkit.widgets.base.window.XWindow`) stacked by
-:func:`stack_points`, so the page moves x, eps and dtype with no kernel message. ``ruler.js``
-(``rulerFound``) reads them; it scales and words them, it never rounds a number itself.
+positions around the current x (:class:`~gradkit.widgets.base.window.XWindow`), stacked, so the
+page moves x, eps and dtype with no kernel message. ``ruler.js`` (``rulerFound``) reads them;
+it scales and words them, it never rounds a number itself.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -23,7 +21,6 @@ __all__ = [
     "exact_landings",
     "finfo_max",
     "ruler_point",
-    "stack_points",
 ]
 
 #: Representable numbers walked either side of x. The landing panel draws them one by one while
@@ -53,11 +50,6 @@ def ruler_point(x: float) -> dict[str, np.ndarray]:
         near[d] = offsets.numpy()
         landing[d] = landings(x, EPS_GRID, dtype).numpy()
     return {"point": point, "near": near, "landing": landing}
-
-
-def stack_points(points: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The measurements of a window of x positions, stacked on a leading axis."""
-    return {name: np.stack([p[name] for p in points]) for name in points[0]}
 
 
 def exact_landings(x: float, eps: float) -> np.ndarray:
