@@ -13,11 +13,9 @@ The public API is small:
 Widgets live in :mod:`gradkit.widgets` (imported on demand: they need ipywidgets and anywidget).
 """
 
-import importlib
-from typing import Any
-
 from . import zoo
 from ._args import DTYPES, GRADCHECK_DEFAULTS
+from ._lazy import lazy_attributes
 from .numerics import (
     SweepResult,
     analytic_jacobian,
@@ -57,10 +55,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``check``, ``CAUSES``, ``CheckReport`` and ``WorstEntry``, imported on first use."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())

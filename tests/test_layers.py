@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_BASE = {"_args", "_palette"}
+_BASE = {"_args", "_lazy", "_palette"}
 _CORE = {
     "analytic", "batching", "causes", "cost", "detectors", "diagnosis", "engine", "exercises",
     "jacobian", "numerics", "patterns", "plan", "quiz_bank", "realview", "report", "rounding",
@@ -18,6 +18,7 @@ _CORE = {
 ALLOWED: dict[str, set[str]] = {
     "_args": set(),
     "_palette": set(),
+    "_lazy": set(),
     "zoo": {"_args"},
     **{name: _BASE | {"zoo"} | _CORE for name in _CORE},
     "widgets": _BASE | {"zoo"} | _CORE,
@@ -141,3 +142,43 @@ def test_a_planted_family_import_is_caught(tmp_path):
         "widgets.base -> widgets.ruler",
         "widgets.ruler -> widgets.slope",
     ]
+
+
+# ------------------------------------------------------------------- names loaded on first use
+_LOADS = """
+import json, sys
+import gradkit, gradkit.widgets as widgets
+loaded = lambda: sorted(m for m in sys.modules if m.startswith(("gradkit", "matplotlib")))
+steps = {"import": loaded()}
+widgets.SlopeExplorer
+steps["SlopeExplorer"] = loaded()
+gradkit.check
+steps["check"] = loaded()
+try:
+    widgets.SlopeExplorr
+except AttributeError as error:
+    steps["typo"] = str(error)
+print(json.dumps(steps))
+"""
+
+
+def test_a_name_loads_its_module_on_first_use_and_nothing_else():
+    """``import gradkit.widgets`` loads no widget family, no check and no matplotlib; asking for
+    a class loads its family only; a misspelt name is an AttributeError that names it."""
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _LOADS], capture_output=True, text=True, check=True)
+    steps = json.loads(run.stdout)
+    families = {"epsilon", "jacobian", "lab", "practice", "ruler", "slope"}
+
+    def loaded_families(step: str) -> set[str]:
+        return {m.split(".")[2] for m in steps[step] if m.count(".") >= 2} & families
+
+    assert loaded_families("import") == set()
+    assert "gradkit.diagnosis" not in steps["import"]
+    assert not [m for m in steps["SlopeExplorer"] if m.startswith("matplotlib")]
+    assert loaded_families("SlopeExplorer") == {"slope"}
+    assert "gradkit.diagnosis" in steps["check"]
+    assert steps["typo"] == "module 'gradkit.widgets' has no attribute 'SlopeExplorr'"

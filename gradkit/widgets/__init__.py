@@ -25,8 +25,7 @@ frees the widget, and re-running a notebook cell closes the widgets its previous
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .._lazy import lazy_attributes
 
 #: Each public class and its module, imported on first use: a lesson pays only for the
 #: widgets it shows (``from gradkit.widgets import SlopeExplorer`` loads no other family).
@@ -55,13 +54,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a widget class the first time it is asked for."""
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:
