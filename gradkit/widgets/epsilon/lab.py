@@ -157,20 +157,23 @@ class EpsilonLab(PointWidget):
         """The dtypes on screen."""
         return list(self.state.get("shown", list(DTYPES)))
 
-    @property
-    def sweeps(self) -> dict[str, SweepResult]:
-        """The curves on the eps grid at the current x, by scheme (empty where f has no slope);
-        measured when asked (the page's arrays may come from the scene cache)."""
+    def _curves(self, schemes: Sequence[str]) -> dict[str, SweepResult]:
+        """The curves on the eps grid at the current x for ``schemes`` (none where f has no
+        slope), measured when asked: the page's arrays may come from the scene cache."""
         if not has_slope(self.point):
             return {}
-        return {s: sweep(self.f, self.x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
+        return {s: sweep(self.f, self.x, eps=EPS_GRID, scheme=s) for s in schemes}
+
+    @property
+    def sweeps(self) -> dict[str, SweepResult]:
+        """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
+        return self._curves(WIDGET_SCHEMES)
 
     @property
     def sweep(self) -> SweepResult | None:
         """The curves on the eps grid for the current scheme (None where f has no slope)."""
-        if not has_slope(self.point):
-            return None
-        return sweep(self.f, self.x, eps=EPS_GRID, scheme=self.scheme_buttons.value)
+        scheme = self.scheme_buttons.value
+        return self._curves([scheme]).get(scheme)
 
     @property
     def at_eps(self) -> SweepResult:
