@@ -1,38 +1,193 @@
-"""The colours of every gradkit picture, card and readout, written once.
+"""The colours of every gradkit picture, card and readout, written once, for light and dark pages.
 
-Okabe-Ito colours for the data (distinguishable with the common colour-vision deficiencies),
-plus the verdict colours. The HTML cards of :mod:`gradkit.report` and the exercises take them
-from here, the widgets send them to the page (:data:`DTYPE_STYLES`), and the browser side has
-the same values as CSS variables ``--gk-<name>`` in ``gradkit/widgets/base/theme.css`` (a test
-keeps the two equal). Depends on nothing.
+Okabe-Ito hues for the data (distinguishable with the common colour-vision deficiencies), each
+darkened for a white page (:data:`PALETTE`) or lightened for a dark one (:data:`PALETTE_DARK`) so
+that it reads as text there, plus the verdict colours. Nothing gradkit writes holds a fixed
+colour: the page gets the palette as CSS custom properties ``--gk-<name>``
+(:func:`theme_css`), light by default and dark where the page is dark (JupyterLab's
+``body[data-jp-theme-light="false"]``, VS Code's ``body.vscode-dark``, or, on a page without a
+Jupyter theme, the reader's ``prefers-color-scheme: dark``). The HTML cards of
+:mod:`gradkit.report` and the exercises carry that stylesheet and use ``var(--gk-<name>)``; the
+widgets' ``gradkit/widgets/base/theme.css`` holds the same text (a test keeps both equal) and the
+pictures read the computed properties (``base/theme.js``). :data:`CONTRAST_PAIRS` lists what
+must stay readable (a test computes each pair's WCAG contrast in both themes). Depends on nothing.
 """
 
 from __future__ import annotations
 
-__all__ = ["DTYPE_STYLES", "PALETTE"]
+__all__ = [
+    "CONTRAST_PAIRS",
+    "DTYPE_STYLES",
+    "PALETTE",
+    "PALETTE_DARK",
+    "THEMES",
+    "contrast_ratio",
+    "relative_luminance",
+    "theme_css",
+]
 
-#: Colour by name.
+#: Colour by name, light theme (white paper). Also the fallback wherever no theme is known.
 PALETTE: dict[str, str] = {
     "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "green": "#009E73",
-    "pink": "#CC79A7",
-    "orange": "#E69F00",
-    "sky": "#56B4E9",
-    "grey": "#777777",
+    "vermillion": "#C24E00",
+    "green": "#007A5A",
+    "pink": "#A8487F",
+    "orange": "#9A6700",
+    "sky": "#1F78B4",
+    "purple": "#7B3FA0",  # a marker told apart from the blue/vermillion pair (the zoom window)
+    "grey": "#6B6B6B",
     "ink": "#222222",
     "muted": "#555555",
     "error": "#B3261E",  # a failing verdict, a wrong answer, an error
     "pass": "#1B7F3B",  # a passing verdict, a right answer
     "warn": "#8A5A00",  # a warning: half a nudge survives, torch warned
-    "paper": "#FFFFFF",
-    "line": "#D0D0D0",
+    "select": "#0B5CAD",  # a selected toggle button's face
+    "on-select": "#FFFFFF",  # the text on it
+    "face": "#F2F2F2",  # a button's face where the page has no theme
+    "face-hover": "#E4E4E4",
+    "paper": "#FFFFFF",  # a picture's background
+    "grid": "#E3E3E3",  # grid lines (decoration: the ticks carry the values)
+    "line": "#D0D0D0",  # frames and borders around panels
 }
 
-#: Colour, marker and line style of each dtype's curve, wherever dtypes are drawn side by side.
+#: The same names for a dark page (JupyterLab Dark's #111111 background).
+PALETTE_DARK: dict[str, str] = {
+    "blue": "#56B4E9",
+    "vermillion": "#FF8C42",
+    "green": "#3DD6A6",
+    "pink": "#E69FC8",
+    "orange": "#F0C040",
+    "sky": "#8FD3FF",
+    "purple": "#C9A0FF",
+    "grey": "#A0A0A0",
+    "ink": "#E6E6E6",
+    "muted": "#B0B0B0",
+    "error": "#FF6B6B",
+    "pass": "#5BD38A",
+    "warn": "#F2B84B",
+    "select": "#8AB4F8",
+    "on-select": "#111111",
+    "face": "#2A2A2A",
+    "face-hover": "#3A3A3A",
+    "paper": "#111111",
+    "grid": "#2E2E2E",
+    "line": "#444444",
+}
+
+#: Each theme's palette by name.
+THEMES: dict[str, dict[str, str]] = {"light": PALETTE, "dark": PALETTE_DARK}
+
+# WCAG 2.1: 4.5:1 for text (1.4.3), 3:1 for lines and markers a reader needs (1.4.11).
+_TEXT, _GRAPHIC = 4.5, 3.0
+
+#: (foreground, background, least contrast) that must hold in every theme. Every data colour
+#: also labels things in the pictures (a tolerance, a rounding note), so each is held to text's 4.5.
+CONTRAST_PAIRS: tuple[tuple[str, str, float], ...] = (
+    *(
+        (name, "paper", _TEXT)
+        for name in (
+            *("blue", "vermillion", "green", "pink", "orange", "sky", "purple", "grey"),
+            *("ink", "muted", "error", "pass", "warn"),
+        )
+    ),
+    ("on-select", "select", _TEXT),
+    ("ink", "face", _TEXT),  # a button's label
+    ("ink", "face-hover", _TEXT),
+    ("select", "paper", _GRAPHIC),  # the selected button's face against the page
+    ("grey", "paper", _GRAPHIC),
+)
+
+#: Colour, marker and line style of each dtype's curve, wherever dtypes are drawn side by side
+#: (light values: the page maps each to its theme's colour of the same name).
 DTYPE_STYLES: dict[str, tuple[str, str, str]] = {
     "float64": (PALETTE["blue"], "o", "-"),
     "float32": (PALETTE["vermillion"], "s", "-"),
     "float16": (PALETTE["green"], "^", "--"),
     "bfloat16": (PALETTE["pink"], "D", "-."),
 }
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG relative luminance of ``"#RRGGBB"`` (or ``"#RGB"``), 0 (black) to 1 (white).
+
+    Parameters
+    ----------
+    color : str
+        A hex colour.
+
+    Returns
+    -------
+    float
+        ``0.2126 R + 0.7152 G + 0.0722 B`` of the linearised sRGB channels.
+    """
+    digits = color.lstrip("#") if isinstance(color, str) else ""
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    try:
+        channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)] if len(digits) == 6 else []
+    except ValueError:
+        channels = []
+    if not channels:
+        raise ValueError(f"color must be a hex colour like '#1B7F3B', got {color!r}")
+    # sRGB -> linear: c / 12.92 below 0.04045, else ((c + 0.055) / 1.055) ** 2.4
+    red, green, blue = (
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    )
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG contrast ratio of two hex colours, 1 (same) to 21 (black on white).
+
+    ``(L_lighter + 0.05) / (L_darker + 0.05)`` with :func:`relative_luminance`.
+    """
+    darker, lighter = sorted((relative_luminance(first), relative_luminance(second)))
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+#: What the page's chrome takes from JupyterLab where it has a theme, else from the palette.
+_CHROME = (
+    ("fg", "var(--jp-ui-font-color0, var(--gk-ink))"),
+    ("fg-muted", "var(--jp-ui-font-color2, var(--gk-muted))"),
+    ("bg", "var(--jp-layout-color0, var(--gk-paper))"),
+    ("border", "var(--jp-border-color1, var(--gk-line))"),
+)
+
+# Where the page is dark: JupyterLab / Notebook 7 / Voila with a dark theme, VS Code's dark
+# notebooks, or a page without a Jupyter theme in a reader's dark colour scheme.
+_DARK_PAGES = ('body[data-jp-theme-light="false"]', "body.vscode-dark")
+_NO_JUPYTER_THEME = "body:not([data-jp-theme-light])"
+
+
+def _declarations(palette: dict[str, str]) -> str:
+    return " ".join(f"--gk-{name}: {value};" for name, value in palette.items())
+
+
+def theme_css(selector: str) -> str:
+    """The palette as CSS custom properties on ``selector``, light or dark as the page is.
+
+    Parameters
+    ----------
+    selector : str
+        A CSS selector list (``".gradkit-report, .gradkit-feedback"``).
+
+    Returns
+    -------
+    str
+        Rules setting ``--gk-<name>`` for every palette name (light), the chrome's
+        ``--gk-fg``, ``--gk-fg-muted``, ``--gk-bg`` and ``--gk-border`` (JupyterLab's ``--jp-*``
+        variables where there are some), and the dark values on a dark page.
+    """
+    if not isinstance(selector, str) or not selector.strip() or "{" in selector:
+        raise ValueError(
+            f"selector must be a CSS selector list like '.gradkit-report', got {selector!r}"
+        )
+    chrome = " ".join(f"--gk-{name}: {value};" for name, value in _CHROME)
+    dark = _declarations(PALETTE_DARK)
+    dark_pages = ", ".join(f"{page} :is({selector})" for page in _DARK_PAGES)
+    return (
+        f"{selector} {{ {_declarations(PALETTE)} {chrome} }}\n"
+        "@media (prefers-color-scheme: dark) { "
+        f"{_NO_JUPYTER_THEME} :is({selector}) {{ {dark} }} }}\n"
+        f"{dark_pages} {{ {dark} }}\n"
+    )

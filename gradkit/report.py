@@ -25,7 +25,11 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
-from ._palette import PALETTE
+from ._palette import theme_css
+
+# The palette's stylesheet each card carries (light or dark as the page is): the card's colours
+# are var(--gk-<name>), never fixed.
+_CARD_CSS = theme_css(".gradkit-report")
 
 __all__ = [
     "CAUSES",
@@ -256,14 +260,14 @@ class CheckReport:
             return ""
         items = "".join(f"<li>{html.escape(w.strip())}</li>" for w in self.warnings)
         return (
-            f"<div class='gradkit-warnings' role='alert' style='border-left:4px solid "
-            f"{PALETTE['warn']};color:{PALETTE['ink']};padding:0.3em 0.6em;"
-            f"margin:0.3em 0'><b style='color:{PALETTE['warn']}'>⚠ torch warns</b>"
+            "<div class='gradkit-warnings' role='alert' style='border-left:4px solid "
+            "var(--gk-warn);color:var(--gk-fg);padding:0.3em 0.6em;"
+            "margin:0.3em 0'><b style='color:var(--gk-warn)'>⚠ torch warns</b>"
             f"<ul style='margin:0.2em 0;padding-left:1.2em'>{items}</ul></div>"
         )
 
     def _repr_html_(self) -> str:
-        color = PALETTE["pass"] if self.passed else PALETTE["error"]
+        color = "var(--gk-pass)" if self.passed else "var(--gk-error)"
         badge = "✔ pass" if self.passed else f"✘ {html.escape(self.verdict)}"
         rows = [*self._html_rows(), *(("note", html.escape(n)) for n in self.notes)]
         body = "".join(
@@ -278,8 +282,9 @@ class CheckReport:
             else ""
         )
         return (
+            f"<style>{_CARD_CSS}</style>"
             f"<div class='gradkit-report' style='border:2px solid {color};border-radius:6px;"
-            f"padding:0.5em 0.8em;margin:0.3em 0'>"
+            f"padding:0.5em 0.8em;margin:0.3em 0;color:var(--gk-fg);background:var(--gk-bg)'>"
             f"<div style='font-weight:bold;color:{color};font-size:1.1em'>gradcheck: {badge}</div>"
             f"{self._html_warnings()}<table style='margin:0.3em 0'>{body}</table>{message}</div>"
         )

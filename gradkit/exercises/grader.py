@@ -16,12 +16,15 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .._palette import PALETTE
+from .._palette import theme_css
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
 from .data import EXERCISES, Exercise
 
 __all__ = ["Feedback", "grade", "hint", "solution"]
+
+# The palette's stylesheet the feedback carries (light or dark as the page is).
+_FEEDBACK_CSS = theme_css(".gradkit-feedback")
 
 
 @dataclass
@@ -43,11 +46,13 @@ class Feedback:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        color = PALETTE["pass"] if self.passed else PALETTE["error"]
+        color = "var(--gk-pass)" if self.passed else "var(--gk-error)"
         items = "".join(f"<li>{html.escape(d)}</li>" for d in self.details)
         body = f"<ul style='margin:0.2em 0'>{items}</ul>" if items else ""
         return (
-            f"<div class='gradkit-feedback'><div style='font-weight:bold;color:{color}'>"
+            f"<style>{_FEEDBACK_CSS}</style><div class='gradkit-feedback' "
+            "style='color:var(--gk-fg);background:var(--gk-bg)'>"
+            f"<div style='font-weight:bold;color:{color}'>"
             f"{html.escape(self.headline)}</div>{body}</div>"
         )
 
