@@ -10,6 +10,7 @@
 import { buildControl, h } from "./controls.js";
 import { decodeTables } from "./tables.js";
 import { makePainter } from "./plot.js";
+import { readTheme, useTheme, watchTheme } from "./theme.js";
 
 // The paint key of a view for the page's state: the values of its `drawsFrom` keys and the
 // panels shown.
@@ -151,7 +152,12 @@ export function render({ model, el }, view, options = {}) {
     el.classList.toggle("gk-is-busy", !offline && (waiting || kernelWork || !!model.get("busy")));
   }
 
-  function paint(force = false) {
+  // The theme: the palette as the page computes it on the root (none before the page attaches
+  // it: the light fallback), read before each paint; a change repaints with the same data.
+  const themeNow = () => readTheme(el.isConnected && typeof getComputedStyle === "function" ? getComputedStyle(el) : null);
+  let paintedWith = "";
+
+  function paint(force = false, themeOnly = false) {
     for (const b of built) b.sync();
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
@@ -171,6 +177,10 @@ export function render({ model, el }, view, options = {}) {
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       cleared = false;
       ctx.drawn = {};
+      const colors = themeNow();
+      useTheme(colors);
+      paintedWith = JSON.stringify(colors);
+      figure.dataset.theme = colors.paper;
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
       localError = `could not draw: ${err}`;
@@ -180,7 +190,7 @@ export function render({ model, el }, view, options = {}) {
     waiting = shown === null;
     if (!waiting) {
       lastKey = key;
-      paints += 1;
+      if (!themeOnly) paints += 1; // one per action: a theme change is none
       for (const [name, node] of Object.entries(readoutNodes)) {
         const v = (shown.readouts || {})[name] ?? "";
         if (node.innerHTML !== v) node.innerHTML = v;
@@ -219,5 +229,14 @@ export function render({ model, el }, view, options = {}) {
   loadScene();
   if (view.init) view.init(ctx);
   paint(true);
-  return () => {};
+  const repaintForTheme = () => { if (lastKey !== null && JSON.stringify(themeNow()) !== paintedWith) paint(true, true); };
+  const stopWatching = watchTheme(repaintForTheme);
+  // the first paint may come before the page attaches `el`: look again once it is there
+  let tries = 0;
+  const untilAttached = () => {
+    if (el.isConnected) repaintForTheme();
+    else if (++tries < 400) setTimeout(untilAttached, 25);
+  };
+  if (typeof setTimeout === "function") setTimeout(untilAttached, 0);
+  return () => { stopWatching(); tries = Infinity; };
 }

@@ -2,7 +2,8 @@
 // row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
 // helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
 import { pyFormat } from "./format.js";
-import { Axes, INK } from "./plot.js";
+import { Axes } from "./plot.js";
+import { COLORS } from "./theme.js";
 
 // A panel whose data units are entries: x in [0, cols], y in [rows, 0] (row 0 on top).
 export function matrixAxes(name, box, rows, cols) {
@@ -76,7 +77,7 @@ export function matrixCells(painter, ax, colour) {
   for (let i = 0; i < ax.ylim[0]; i++) {
     for (let j = 0; j < ax.xlim[1]; j++) painter.rect(...cellBox(ax, i, j), { fill: colour(i, j) });
   }
-  painter.rect(ax.left, ax.top, ax.width, ax.height, { color: INK, lw: 0.8 });
+  painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
 // The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 8 px)
@@ -95,7 +96,7 @@ export function cellLabels(painter, ax, text, ink, size = 11) {
 }
 
 // A box around cells rows i0..i1, columns j0..j1.
-export function outline(painter, ax, [i0, j0, i1, j1], color = INK, lw = 2.2) {
+export function outline(painter, ax, [i0, j0, i1, j1], color = COLORS.ink, lw = 2.2) {
   const [x, y] = cellBox(ax, i0, j0);
   const [x1, y1, w, h] = cellBox(ax, i1, j1);
   painter.rect(x, y, x1 + w - x, y1 + h - y, { color, lw });
@@ -109,8 +110,8 @@ export function matrixLines(painter, ax, { rows = [], cols = [], grid = null } =
     for (let i = 1; i < R; i++) painter.hline(ax, i, { color: grid, lw: 1 });
     for (let j = 1; j < C; j++) painter.vline(ax, j, { color: grid, lw: 1 });
   }
-  for (const i of rows) painter.hline(ax, i, { color: INK, lw: 1.4 });
-  for (const j of cols) painter.vline(ax, j, { color: INK, lw: 1.4 });
+  for (const i of rows) painter.hline(ax, i, { color: COLORS.ink, lw: 1.4 });
+  for (const j of cols) painter.vline(ax, j, { color: COLORS.ink, lw: 1.4 });
 }
 
 // A note in the middle of a panel, one line per item (e.g. why a heatmap is empty).

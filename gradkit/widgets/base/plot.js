@@ -1,11 +1,11 @@
 // The drawing of every gradkit picture, in the browser (no matplotlib on the page): axes that map
 // data to CSS pixels, nice tick positions, and canvas helpers for frames, lines, markers, bands,
 // text, heatmap cells and colour bars. Pure functions (Axes, ticks, colours) are unit-tested
-// with node --test; the helpers only draw what they are given.
+// with node --test; the helpers only draw what they are given. Colours are the theme's
+// (theme.js COLORS: ink, grid, paper, ... as the page computes them), read at each draw.
+import { COLORS, contrast } from "./theme.js";
 
 export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
-export const INK = "#222222";
-export const GRID = "rgba(0,0,0,0.10)";
 
 // ---------------------------------------------------------------------------------- axes
 // One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
@@ -153,11 +153,12 @@ export function diverging(t) { return interpolate(DIVERGING, (t + 1) / 2); }
 // A colour scale of one's own: `anchors` ("#RRGGBB", low to high) interpolated at t in [0, 1].
 export function ramp(anchors, t) { return interpolate(anchors, t); }
 
-// Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"): white on dark fills, else INK.
+// Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"), in any theme: of white and near
+// black, the one with the larger WCAG contrast (at least 4.5:1 on every fill).
+export const CELL_INKS = Object.freeze(["#FFFFFF", "#111111"]);
 export function inkOn(fill) {
-  const m = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(String(fill).replace(/\s/g, ""));
-  const [r, g, b] = m ? m.slice(1).map(Number) : hexRgb(fill);
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 * 255 ? "#FFFFFF" : INK;
+  const [light, dark] = CELL_INKS;
+  return contrast(fill, light) >= contrast(fill, dark) ? light : dark;
 }
 
 // ------------------------------------------------------------------------------- painter
@@ -165,7 +166,7 @@ export function inkOn(fill) {
 export function makePainter(g) {
   const dash = { "-": [], "--": [6, 4], ":": [1.5, 3], "-.": [6, 3, 1.5, 3] };
   const stroke = (st) => {
-    g.strokeStyle = st.color || INK;
+    g.strokeStyle = st.color || COLORS.ink;
     g.lineWidth = st.lw || 1.5;
     g.globalAlpha = st.alpha ?? 1;
     g.setLineDash(dash[st.ls || "-"] || []);
@@ -179,7 +180,7 @@ export function makePainter(g) {
   const text = (x, y, s, st = {}) => {
     g.save();
     g.globalAlpha = st.alpha ?? 1;
-    g.fillStyle = st.color || INK;
+    g.fillStyle = st.color || COLORS.ink;
     g.font = `${st.weight || "normal"} ${st.size || 12}px ${FONT}`;
     g.textAlign = st.align || "left";
     g.textBaseline = st.baseline || "middle";
@@ -239,9 +240,9 @@ export function makePainter(g) {
           const m = st.marker || "o";
           g.beginPath();
           markerPath(m, X, Y, r);
-          if (m === "x" || m === "|") { g.strokeStyle = st.color || INK; g.lineWidth = st.mew || 1.5; g.stroke(); continue; }
-          if (st.fill !== "none") { g.fillStyle = st.color || INK; g.fill(); }
-          if (st.mec || st.fill === "none") { g.strokeStyle = st.mec || st.color || INK; g.lineWidth = st.mew || 1; g.stroke(); }
+          if (m === "x" || m === "|") { g.strokeStyle = st.color || COLORS.ink; g.lineWidth = st.mew || 1.5; g.stroke(); continue; }
+          if (st.fill !== "none") { g.fillStyle = st.color || COLORS.ink; g.fill(); }
+          if (st.mec || st.fill === "none") { g.strokeStyle = st.mec || st.color || COLORS.ink; g.lineWidth = st.mew || 1; g.stroke(); }
         }
       });
     },
@@ -249,7 +250,7 @@ export function makePainter(g) {
     xspan(ax, x0, x1, st = {}) {
       clipped(ax, () => {
         g.globalAlpha = st.alpha ?? 0.3;
-        g.fillStyle = st.color || "#E69F00";
+        g.fillStyle = st.color || COLORS.orange;
         const a = ax.px(x0);
         const b = ax.px(x1);
         g.fillRect(Math.min(a, b), ax.top, Math.max(Math.abs(b - a), 1), ax.height);
@@ -265,30 +266,30 @@ export function makePainter(g) {
       if (st.color) { g.setLineDash([]); g.strokeStyle = st.color; g.lineWidth = st.lw || 1; g.strokeRect(x, y, w, h); }
       g.restore();
     },
-    // the frame of a panel: a white face, spines, ticks with labels, grid, axis labels, title.
+    // the frame of a panel: the paper's face, spines, ticks with labels, grid, axis labels, title.
     // ticks are [value, label] pairs; spines "box" (four sides) or "bottom" (a ruler's line).
     frame(ax, o = {}) {
       const { left: L, top: T, width: W, height: H } = ax;
       g.save();
-      g.fillStyle = "#FFFFFF";
+      g.fillStyle = COLORS.paper;
       g.fillRect(L, T, W, H);
       g.restore();
       for (const [v, label] of o.xticks || []) {
         const X = ax.px(v);
         if (!(X >= L - 0.5 && X <= L + W + 0.5)) continue;
-        if (o.grid) segment(X, T, X, T + H, { color: GRID, lw: 0.8 });
-        segment(X, T + H, X, T + H + 3.5, { color: INK, lw: 0.8 });
+        if (o.grid) segment(X, T, X, T + H, { color: COLORS.grid, lw: 0.8 });
+        segment(X, T + H, X, T + H + 3.5, { color: COLORS.ink, lw: 0.8 });
         text(X, T + H + 6, label, { align: "center", baseline: "top", size: o.tickSize || 11 });
       }
       for (const [v, label] of o.yticks || []) {
         const Y = ax.py(v, o.ylim);
         if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
-        if (o.grid) segment(L, Y, L + W, Y, { color: GRID, lw: 0.8 });
-        segment(L - 3.5, Y, L, Y, { color: INK, lw: 0.8 });
+        if (o.grid) segment(L, Y, L + W, Y, { color: COLORS.grid, lw: 0.8 });
+        segment(L - 3.5, Y, L, Y, { color: COLORS.ink, lw: 0.8 });
         text(L - 6, Y, label, { align: "right", size: o.tickSize || 11 });
       }
       g.save();
-      g.strokeStyle = INK;
+      g.strokeStyle = COLORS.ink;
       g.lineWidth = 0.8;
       g.setLineDash([]);
       g.beginPath();
@@ -306,11 +307,11 @@ export function makePainter(g) {
         g.fillStyle = cmap(lo + ((hi - lo) * (k + 0.5)) / n);
         g.fillRect(ax.left, ax.top + ax.height * (1 - (k + 1) / n), ax.width, Math.ceil(ax.height / n) + 0.5);
       }
-      this.rect(ax.left, ax.top, ax.width, ax.height, { color: INK, lw: 0.8 });
+      this.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
       const bar = ax.with({ ylim: [lo, hi] });
       for (const [v, lab] of ticks) {
         const Y = bar.py(v);
-        segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: INK, lw: 0.8 });
+        segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: COLORS.ink, lw: 0.8 });
         text(ax.left + ax.width + 5, Y, lab, { size: 10 });
       }
       if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: 10 });

@@ -5,11 +5,15 @@
 // looked up in the scene (words.js); the page draws and words them.
 import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
-import { Axes, INK, logTicks } from "../base/plot.js";
+import { Axes, logTicks } from "../base/plot.js";
+import { COLORS, themed } from "../base/theme.js";
 import { pointRecord, rowOf } from "../base/tables.js";
 import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
 
-export const LAB_COLORS = { grey: "#777777", tolerance: "#B3261E" };
+// the theme's colours, read at each paint; a dtype's colour (Python sends the palette's light
+// value, scene.styles) is the theme's colour of that name: styleColor
+export const LAB_COLORS = { get grey() { return COLORS.grey; }, get tolerance() { return COLORS.error; } };
+const styleColor = (scene, name) => themed(scene.styles[name][0]);
 export const LAB_LAYOUT = {
   main: [86, 30, 540, 290],
   strip: [86, 380, 540, 52],
@@ -67,12 +71,15 @@ function drawCurves(ctx, ax, found, drawn) {
   // the highlighted dtype last, on top
   for (const name of [...shown.filter((n) => n !== state.dtype), ...shown.filter((n) => n === state.dtype)]) {
     const k = scene.dtypes.indexOf(name);
-    const [color, marker, ls] = scene.styles[name];
+    const [, marker, ls] = scene.styles[name];
+    const color = styleColor(scene, name);
     const mine = name === state.dtype;
     const err = positive(rowOf(tables.error, [found.w, found.s, k]));
-    const style = { color, lw: mine ? 2.6 : 1.0, alpha: mine ? 1 : 0.35, ls };
+    // every curve at full colour (3:1 or more on the paper); the highlighted one wider, with
+    // larger markers; each dtype its own marker shape and dash pattern
+    const style = { color, lw: mine ? 2.6 : 1.4, alpha: 1, ls };
     dr.line(ax, EPS_GRID, err, style);
-    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms: mine ? 4.5 : 2.5, alpha: style.alpha });
+    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms: mine ? 5 : 3.5, alpha: style.alpha });
     drawn.curves[name] = err.map((q, g) => [EPS_GRID[g], Number.isFinite(q) ? q : null]);
   }
 }
@@ -82,13 +89,13 @@ function drawTheory(ctx, ax, found, drawn) {
   const lead = [found.w, found.s, found.d];
   const [trunc, round] = [0, 1].map((c) => positive(column(tables.theory, lead, c)));
   dr.line(ax, EPS_GRID, trunc, { color: LAB_COLORS.grey, ls: "--", lw: 1.2 });
-  dr.line(ax, EPS_GRID, round, { color: scene.styles[state.dtype][0], ls: ":", lw: 1.6 });
+  dr.line(ax, EPS_GRID, round, { color: styleColor(scene, state.dtype), ls: ":", lw: 1.6 });
   for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
     const opt = found.optima[scene.dtypes.indexOf(name)];
     if (!optimumInRange(opt)) continue;
     const mine = name === state.dtype;
     dr.markers(ax, [opt.optimal_eps], [opt.optimal_error],
-      { color: scene.styles[name][0], marker: "*", ms: 13, mec: INK, mew: 0.6, alpha: mine ? 1 : 0.45 });
+      { color: styleColor(scene, name), marker: "*", ms: mine ? 13 : 10, mec: COLORS.ink, mew: 0.6 });
     drawn.stars[name] = [opt.optimal_eps, opt.optimal_error];
   }
 }
@@ -100,20 +107,20 @@ function drawStrip(ctx, found, drawn) {
   dr.frame(strip, { xticks: logTicks(...XLIM).map(([v]) => [v, ""]), grid: true });
   dr.text(strip.left, strip.top - 4, "× eps rounds to 0 (no slope)      ▼ error exactly 0", { baseline: "bottom", size: 11 });
   stripMarks(ctx, found).forEach(({ name, under, zero }, row) => {
-    const color = scene.styles[name][0];
+    const color = styleColor(scene, name);
     dr.markers(strip, under, under.map(() => row), { color, marker: "x", ms: 6, mew: 1.5 });
     dr.markers(strip, zero, zero.map(() => row), { color, marker: "v", ms: 5 });
     dr.text(strip.left - 6, strip.py(row), name, { align: "right", size: 10 });
     drawn.strip[name] = { rounds_to_0: under, exactly_0: zero };
   });
-  dr.vline(strip, found.eps, { color: INK, lw: 1.2 });
+  dr.vline(strip, found.eps, { color: COLORS.ink, lw: 1.2 });
   return strip;
 }
 
 function drawLegend(ctx, parts) {
   const dr = ctx.painter;
   const [x0, y0] = LAB_LAYOUT.legend;
-  const chosen = ctx.scene.styles[ctx.state.dtype][0];
+  const chosen = styleColor(ctx.scene, ctx.state.dtype);
   const order = ctx.state.scheme === "central" ? "eps²" : "eps";
   const items = [
     parts.theory && [{ color: LAB_COLORS.grey, ls: "--", lw: 1.2 }, `truncation ∝ ${order}`],
@@ -125,10 +132,10 @@ function drawLegend(ctx, parts) {
   ].filter(Boolean);
   items.forEach(([style, label], i) => {
     const y = y0 + 20 * i;
-    if (style === "*") dr.markers(PIXELS, [x0 + 12], [y], { marker: "*", color: LAB_COLORS.grey, ms: 11, mec: INK, mew: 0.6, noclip: true });
+    if (style === "*") dr.markers(PIXELS, [x0 + 12], [y], { marker: "*", color: LAB_COLORS.grey, ms: 11, mec: COLORS.ink, mew: 0.6, noclip: true });
     else if (style === "o") {
-      dr.segment(x0, y, x0 + 24, y, { color: INK, lw: 1.2 });
-      dr.markers(PIXELS, [x0 + 12], [y], { fill: "none", mec: INK, mew: 2, ms: 8, noclip: true });
+      dr.segment(x0, y, x0 + 24, y, { color: COLORS.ink, lw: 1.2 });
+      dr.markers(PIXELS, [x0 + 12], [y], { fill: "none", mec: COLORS.ink, mew: 2, ms: 8, noclip: true });
     } else dr.segment(x0, y, x0 + 24, y, style);
     dr.text(x0 + 32, y, label, { size: 11 });
   });
@@ -140,7 +147,7 @@ function dtypeLegend(ctx) {
   for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
     const mine = name === state.dtype;
     const sw = ctx.h("span", { class: "gk-swatch" });
-    sw.style.background = scene.styles[name][0];
+    sw.style.background = styleColor(scene, name);
     if (mine) sw.style.height = "4px";
     ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw,
       document.createTextNode(name + (mine ? " (highlighted)" : ""))));
@@ -168,9 +175,9 @@ function drawPicture(ctx, found, parts) {
   if (parts.theory) drawTheory(ctx, ax, found, drawn);
   if (parts.curves) drawCurves(ctx, ax, found, drawn);
   const err = found.at[found.d].error;
-  dr.vline(ax, found.eps, { color: INK, lw: 1.2 });
+  dr.vline(ax, found.eps, { color: COLORS.ink, lw: 1.2 });
   const y = err > 0 ? err : err === 0 ? ylim[0] : NaN; // exactly 0 sits on the bottom edge
-  dr.markers(ax, [found.eps], [y], { fill: "none", mec: scene.styles[state.dtype][0], mew: 2, ms: 10, noclip: err === 0 });
+  dr.markers(ax, [found.eps], [y], { fill: "none", mec: styleColor(scene, state.dtype), mew: 2, ms: 10, noclip: err === 0 });
   drawn.error = Number.isFinite(err) ? err : null;
   drawn.cursor_px = [+ax.px(found.eps).toFixed(2), Number.isFinite(y) ? +ax.py(y).toFixed(2) : null];
   if (parts.curves && wantsStrip(ctx, found)) axes.push(drawStrip(ctx, found, drawn));

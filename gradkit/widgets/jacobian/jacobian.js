@@ -4,9 +4,14 @@
 // matrices; the numeric one fills a column per nudged entry, the analytic one a row per backward.
 import { marked, pyFormat, readoutHtml } from "../base/format.js";
 import { inkOn } from "../base/plot.js";
+import { COLORS } from "../base/theme.js";
 import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "../base/matrix.js";
 
-export const JB_COLORS = { numeric: "#0072B2", analytic: "#009E73", bad: "#D55E00", current: "#E69F00", grid: "#DDDDDD" };
+// the theme's colours, read at each paint
+export const JB_COLORS = {
+  get numeric() { return COLORS.blue; }, get analytic() { return COLORS.green; }, get bad() { return COLORS.vermillion; },
+  get current() { return COLORS.purple; }, get grid() { return COLORS.grid; },
+};
 
 // What step k shows: numeric columns 0 … columns-1, analytic rows 0 … rows-1, the current one.
 export function stepParts(scene, k) {
@@ -18,11 +23,12 @@ export function stepParts(scene, k) {
   };
 }
 
-// "rgb(…)" of a palette colour at an opacity on white: the cell's fill.
-export function tint(hex, alpha) {
+// "rgb(…)" of a palette colour at an opacity on `paper` (white unless given): the cell's fill.
+export function tint(hex, alpha, paper = "#FFFFFF") {
   const n = parseInt(hex.slice(1), 16);
-  const mix = (c) => Math.round(255 + (c - 255) * alpha);
-  return `rgb(${mix((n >> 16) & 255)},${mix((n >> 8) & 255)},${mix(n & 255)})`;
+  const p = parseInt(paper.slice(1), 16);
+  const mix = (c, shift) => Math.round(((p >> shift) & 255) + (((c >> shift) & 255) - ((p >> shift) & 255)) * alpha);
+  return `rgb(${mix(n, 16)},${mix(n, 8)},${mix(n, 0)})`;
 }
 
 const sub = (k) => `<sub>${k}</sub>`;
@@ -118,9 +124,9 @@ function drawMatrix(ctx, lay, name, parts) {
   for (const v of values) if (Number.isFinite(v)) biggest = Math.max(biggest, Math.abs(v));
   const wrong = (i, j) => name === "analytic" && bad[i * n + j] !== 0;
   const fill = (i, j) => {
-    if (!filled(i, j)) return "#FFFFFF";
-    if (wrong(i, j)) return tint(JB_COLORS.bad, 0.85);
-    return tint(JB_COLORS[name], 0.12 + (biggest > 0 ? (0.45 * Math.abs(values[i * n + j])) / biggest : 0));
+    if (!filled(i, j)) return COLORS.paper;
+    if (wrong(i, j)) return tint(JB_COLORS.bad, 0.85, COLORS.paper);
+    return tint(JB_COLORS[name], 0.12 + (biggest > 0 ? (0.45 * Math.abs(values[i * n + j])) / biggest : 0), COLORS.paper);
   };
   matrixCells(dr, ax, fill);
   matrixLines(dr, ax, { grid: JB_COLORS.grid });

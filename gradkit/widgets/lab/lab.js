@@ -5,13 +5,15 @@
 // state up, colours the cells and writes the readouts.
 import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked, pyFormat } from "../base/format.js";
-import { diverging, INK, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
+import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
+import { COLORS } from "../base/theme.js";
 import { exactFor } from "../base/tables.js";
 import {
   cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
 } from "../base/matrix.js";
 
-export const LAB_COLORS = { pass: "#1B7F3B", fail: "#B3261E", missing: "#E6E6E6" };
+// the verdict colours are the theme's (read at each paint); a missing entry's cell a light grey
+export const LAB_COLORS = { get pass() { return COLORS.pass; }, get fail() { return COLORS.error; }, missing: "#E6E6E6" };
 // The difference scale: blues below 1 (passing; darker is safer), reds above (failing; the red
 // half starts saturated so a cell 2x over is already hot), clipped at 1e-3 and 1e3.
 export const RATIO_DECADES = 3;
@@ -182,8 +184,8 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
   matrixLines(dr, ax, { rows: splits.row_splits, cols: splits.col_splits });
   const cell = found.rec.worst && found.rec.worst.cell;
   if (!cell) return { ax, box: null };
-  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], INK, 3.4); // ink with a white core: seen
-  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], "#FFFFFF", 1.2); // on any cell colour
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], CELL_INKS[1], 3.4); // dark with a white core:
+  outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], CELL_INKS[0], 1.2); // seen on any cell colour
   return { ax, box: [+ax.px(cell[1] + 0.5).toFixed(2), +ax.py(cell[0] + 0.5).toFixed(2)] };
 }
 

@@ -4,10 +4,12 @@
 // numbers to its two panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
-import { Axes, INK, drawPanels, panelLayout } from "../base/plot.js";
+import { Axes, drawPanels, panelLayout } from "../base/plot.js";
+import { COLORS, cssColor } from "../base/theme.js";
 import { exactFor, pointRecord, rowOf } from "../base/tables.js";
 
-export const RULER_COLORS = { blue: "#0072B2", red: "#D55E00", grey: "#777777" };
+// the theme's colours, read at each paint
+export const RULER_COLORS = { get blue() { return COLORS.blue; }, get red() { return COLORS.vermillion; }, get grey() { return COLORS.grey; } };
 
 // A double as Python's repr writes it: the shortest text that reads back the same number,
 // with an exponent below 1e-4 and from 1e16 on ("1e-05", "0.0999755859375", "65504.0").
@@ -198,7 +200,7 @@ function drawLanding(ctx, lay, r) {
     [[-1, "x − eps"], [0, "x"], [1, "x + eps"]], "offset from x, in units of eps", "where x − eps and x + eps land");
   if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { view_ticks: null } }; }
   const ticks = viewTicks(r, V);
-  if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: INK, lw: 1 });
+  if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: COLORS.ink, lw: 1 });
   else {
     dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: RULER_COLORS.grey, alpha: 0.25 });
     dr.text(ax.px(-V), ax.py(-0.4), "too many numbers to draw one by one", { size: 11 });
@@ -208,7 +210,7 @@ function drawLanding(ctx, lay, r) {
   if (finite) {
     dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: RULER_COLORS.red, lw: 1, ls: ":" });
   }
-  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: "#FFFFFF", mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
   if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: RULER_COLORS.red, ms: 7 });
   dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
   return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
@@ -223,13 +225,13 @@ function drawSpacing(ctx, lay, r) {
     "offset from x, in spacings (ulp) at x", "the representable numbers next to x");
   if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { zoom_ticks: 0 } }; }
   const ticks = zoomTicks(r, U);
-  dr.line(ax, ...tickSegments(ticks, 0.25), { color: INK, lw: 1.4 });
+  dr.line(ax, ...tickSegments(ticks, 0.25), { color: COLORS.ink, lw: 1.4 });
   dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
   const within = (q) => Number.isFinite(q) && Math.abs(q) <= U + 0.5;
   const lands = landed(r).ulps.filter(within);
   dr.markers(ax, lands, lands.map(() => 0), { color: RULER_COLORS.red, ms: 7 });
   const asked = [-r.eps / r.ulp, r.eps / r.ulp].filter(within);
-  dr.markers(ax, asked, asked.map(() => 0.6), { color: "#FFFFFF", mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
   const [lo, hi] = landed(r).ulps;
   const further = { color: RULER_COLORS.red, size: 11 };
   if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), "← x − eps lands further out", further);
@@ -240,10 +242,10 @@ function drawSpacing(ctx, lay, r) {
 function legend(ctx) {
   ctx.legend.innerHTML = "";
   const items = [
-    [{ background: INK, width: "2px", height: "12px" }, "representable number"],
-    [{ border: `1.8px solid ${RULER_COLORS.red}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
-    [{ background: RULER_COLORS.red, width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
-    [{ background: RULER_COLORS.blue, width: "3px", height: "14px" }, "x (as stored)"],
+    [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
+    [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
+    [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
+    [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
   ];
   for (const [style, label] of items) {
     const sw = ctx.h("span", { class: "gk-swatch" });

@@ -6,8 +6,14 @@ import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
+import { COLORS, cssColor } from "../base/theme.js";
 
-export const SLOPE_COLORS = { tangent: "#0072B2", secant: "#D55E00", ink: "#222222", window: "#E69F00" };
+// Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
+// colours of them, read at each paint. The zoom window is purple, dotted and bracketed: told apart
+// from the dashed vermillion secant by hue, dash pattern and shape.
+export const SLOPE_PALETTE = { tangent: "blue", secant: "vermillion", ink: "ink", window: "purple" };
+export const SLOPE_COLORS = Object.defineProperties({}, Object.fromEntries(Object.entries(SLOPE_PALETTE)
+  .map(([part, name]) => [part, { get: () => COLORS[name], enumerable: true }])));
 export const FORMULAS = {
   central: "(f(x+eps) − f(x−eps)) / (2·eps)",
   forward: "(f(x+eps) − f(x)) / eps",
@@ -114,14 +120,19 @@ function drawOverview(ctx, lay, found) {
   const ax = new Axes({ name: "curve", box: panelBox(lay.size, lay.curve), xlim, ylim });
   dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
     title: `${scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`} near x = ${pyFormat(state.x, ".4g")}` });
-  if (!r.underflow) dr.xspan(ax, r.xs - scene.half_width * eps, r.xs + scene.half_width * eps, { color: SLOPE_COLORS.window, alpha: 0.3 });
+  const win = [r.xs - scene.half_width * eps, r.xs + scene.half_width * eps];
+  if (!r.underflow) {
+    dr.xspan(ax, ...win, { color: SLOPE_COLORS.window, alpha: 0.16 });
+    for (const edge of win) dr.vline(ax, edge, { color: SLOPE_COLORS.window, lw: 1.8, ls: ":" });
+  }
   dr.line(ax, cx, cy, { color: SLOPE_COLORS.ink, lw: 1.6 });
   const tangent = [xlim, [r.fx + a * (xlim[0] - r.xs), r.fx + a * (xlim[1] - r.xs)]];
   const secant = [xlim, [r.v1 + r.numeric * (xlim[0] - r.p1), r.v1 + r.numeric * (xlim[1] - r.p1)]];
   dr.line(ax, ...tangent, { color: SLOPE_COLORS.tangent, lw: 2.4, alpha: 0.8 });
   dr.line(ax, ...secant, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
-  dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: "white", mew: 0.8 });
+  dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
+  if (!r.underflow) windowBrackets(dr, ax, win);
   const px = (xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
   return { ax, drawn: { points_px: px([r.p0, r.p1], [r.v0, r.v1]), secant_px: px(...secant), tangent_px: px(...tangent), curve_ylim: ylim } };
 }
@@ -142,24 +153,39 @@ function drawZoom(ctx, lay, found) {
   const zv = [(r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps];
   const sec = [[-hw, hw], [zv[1] + r.numeric * (-hw - o1), zv[1] + r.numeric * (hw - o1)]];
   dr.line(ax, ...sec, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
-  dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: "white", mew: 0.8 });
+  dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
   const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
   return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: [o0, o1].map((u, i) => [+ax.px(u).toFixed(2), +ax.py(zv[i]).toFixed(2)]), zoom_levels: levels } };
 }
 
+// The zoom window's ends on the overview, as brackets "[ ]" under the curve's frame top: a shape
+// no other mark of the picture has, seen even when the window is a pixel wide.
+function windowBrackets(dr, ax, [a, b]) {
+  const style = { color: SLOPE_COLORS.window, lw: 2 };
+  const [top, bottom] = [ax.top + 3, ax.top + 17];
+  for (const [x, dir] of [[ax.px(a), 1], [ax.px(b), -1]]) {
+    if (!(x >= ax.left && x <= ax.left + ax.width)) continue;
+    dr.segment(x, top, x, bottom, style);
+    dr.segment(x, top, x + 5 * dir, top, style);
+    dr.segment(x, bottom, x + 5 * dir, bottom, style);
+  }
+}
+
 // The legend under the picture: what the panels shown draw (the zoom window only on the curve).
+// Swatches: "solid", "dashed" (the secant) or "dotted" (the window).
 function legend(ctx, lay) {
-  const items = [[SLOPE_COLORS.tangent, "tangent: the analytic slope", false],
-    [SLOPE_COLORS.secant, "secant through the evaluation points: the numeric slope", true]];
-  if (lay.curve && lay.zoom) items.push([SLOPE_COLORS.window, "zoom window x ± 2.5·eps (right)", false]);
+  const items = [[cssColor(SLOPE_PALETTE.tangent), "tangent: the analytic slope", "solid"],
+    [cssColor(SLOPE_PALETTE.secant), "secant through the evaluation points: the numeric slope", "dashed"]];
+  if (lay.curve && lay.zoom) items.push([cssColor(SLOPE_PALETTE.window), "zoom window x ± 2.5·eps (right), dotted [ ]", "dotted"]);
   const key = JSON.stringify(items);
   if (ctx.legend.dataset.key === key) return;
   ctx.legend.dataset.key = key;
   ctx.legend.innerHTML = "";
   for (const [color, label, dash] of items) {
     const sw = ctx.h("span", { class: "gk-swatch" });
-    sw.style.background = dash ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
+    const [on, off] = { solid: [0, 0], dashed: [6, 3], dotted: [2, 3] }[dash];
+    sw.style.background = on ? `repeating-linear-gradient(90deg, ${color} 0 ${on}px, transparent ${on}px ${on + off}px)` : color;
     ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
   }
 }
