@@ -109,3 +109,39 @@ def test_grader_feedback_holds_no_fixed_colour():
         )._repr_html_()
         _no_fixed_colour(html)
         assert ("var(--gk-pass)" if passed else "var(--gk-error)") in html
+
+
+SITE_CSS = Path(__file__).resolve().parents[1] / "gradkit" / "cli" / "site" / "site.css"
+# (text, background) pairs the static site's pages show
+SITE_PAIRS = (
+    *(
+        ("fg", bg)
+        for bg in ("bg", "bar", "code-bg", "live-bg", "stderr-bg", "error-bg", "quote-bg")
+    ),
+    *(("link", bg) for bg in ("bg", "bar", "live-bg")),
+    *((fg, "bg") for fg in ("fg-soft", "fg-muted", "faint", "warn", "red", "green", "yellow")),
+    *((fg, "bg") for fg in ("blue", "cyan", "magenta")),
+    ("fg-soft", "quote-bg"),
+    ("fg-muted", "bar"),
+    ("note-fg", "note-bg"),
+    ("red", "error-bg"),
+    ("red", "stderr-bg"),
+)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_static_site_reads_in_both_colour_schemes(scheme):
+    css = SITE_CSS.read_text(encoding="utf-8")
+    light_part, dark_part = css.split("@media (prefers-color-scheme: dark)", 1)
+    palette = dict(
+        re.findall(
+            r"--site-([\w-]+): (#[0-9A-F]{6});", light_part if scheme == "light" else dark_part
+        )
+    )
+    for fg, bg in SITE_PAIRS:
+        ratio = contrast_ratio(palette[fg], palette[bg])
+        assert ratio >= 4.5, f"{scheme}: {fg} on {bg} is {ratio:.2f}:1"
+    # outside the two palettes, colours are variables (code cells keep pygments' light face)
+    rules = re.sub(r":root \{[^}]*\}", "", css)
+    fixed = set(re.findall(r"#[0-9A-Fa-f]{6}", rules))
+    assert fixed <= {"#F6F8FA", "#1F2328"}, fixed
