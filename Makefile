@@ -52,6 +52,15 @@ $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-torch
 /usr/bin/chromium:
 	apt-get update && apt-get install -y chromium
 
+# axe-core for the browser tests' accessibility checks (tests/browser/test_themes.py), with npm into
+# a git-ignored folder: a test tool only, the wheel needs no Node.
+AXE_VERSION ?= 4.10.3
+AXE := tests/browser/.axe/node_modules/axe-core/axe.min.js
+$(AXE):
+	mkdir -p tests/browser/.axe
+	npm install --prefix tests/browser/.axe --no-save --no-package-lock --no-audit --no-fund \
+		axe-core@$(AXE_VERSION)
+
 # Copies only lessons missing from $(MY_LESSONS)/ (all of them on the first run, a new lesson after
 # a git pull); a file already there is never overwritten.
 notebook: $(VENV)/.stamp-install
@@ -59,7 +68,7 @@ notebook: $(VENV)/.stamp-install
 	@echo "gradkit: your lessons are in $(MY_LESSONS)/ (private and git-ignored; never overwritten)"
 	$(VENV)/bin/gradkit notebook $(MY_LESSONS) --port $(PORT)
 
-test: $(VENV)/.stamp-test /usr/bin/chromium
+test: $(VENV)/.stamp-test /usr/bin/chromium $(AXE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	node --test tests/js/
@@ -84,7 +93,7 @@ format: $(VENV)/.stamp-test
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) build dist artifacts *.egg-info
+	rm -rf $(VENV) build dist artifacts *.egg-info tests/browser/.axe
 
 # Opt-in, not in `make test`: a real JupyterHub (the README's config) on 127.0.0.1 serving lesson
 # 01 to two learners in chromium; jupyterhub and configurable-http-proxy go into a throwaway venv
