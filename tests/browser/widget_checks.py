@@ -23,8 +23,8 @@ __all__ = [
 SLOPE = ".gradkit-slope-explorer"
 DTYPES = ("float64", "float32", "float16", "bfloat16")
 EPS_CSS = "gradkit-eps"
-#: The evaluation-point markers' colour (vermillion, #D55E00) within antialiasing.
-RED = (213, 94, 0)
+#: The evaluation points' colour (the light palette's vermillion, #C24E00) within antialiasing.
+RED = (194, 78, 0)
 NUMERIC = re.compile(r"numeric slope\s+(\S+)\s+=\s+(\S+),")
 
 
