@@ -229,6 +229,26 @@ def test_numbers_are_torchs_where_batched_calls_round_differently(dtype, quiet_g
 # ------------------------------------------------------------------- what cannot be batched
 
 
+def _reads_grad_mode(x):
+    return x * 2 if torch.is_grad_enabled() else x * x
+
+
+def _reads_requires_grad(x):
+    return x * 2 if x.requires_grad else x * x
+
+
+@pytest.mark.parametrize("n", [1, 12], ids=["one-by-one", "batched"])
+@pytest.mark.parametrize("fn", [_reads_grad_mode, _reads_requires_grad])
+def test_a_function_that_reads_how_torch_calls_it_gets_torchs_verdict(fn, n):
+    """At x = 2 both branches agree (4), so the proof's base point cannot tell them apart; the
+    nudged calls can (2x against x * x). The engine calls fn as torch does."""
+    x = torch.full((n,), 2.0, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(fn, (x,))
+    report = gradkit.check(fn, (x,), engine="batched")
+    assert report.passed and report.cause == "pass"
+    assert batched_verdict(fn, (x,), **SETTINGS).passed
+
+
 class CenterFn(torch.autograd.Function):
     """x - mean(x) with a correct backward; its forward mixes rows if given a batch."""
 

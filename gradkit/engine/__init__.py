@@ -98,7 +98,8 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
 
     The checks mirror torch's slow mode, in torch's order: torch's input checks, one forward
     with autograd, the central-difference Jacobian of every output (all nudged inputs in a few
-    stacked calls), then for each output that requires grad the analytic Jacobian twice from the
+    stacked calls, made as torch makes its calls: grad mode on, nudged inputs that require
+    grad), then for each output that requires grad the analytic Jacobian twice from the
     same graph (reentrancy, within ``nondet_tol``) and ``|a - n| <= atol + rtol |n|`` entry by
     entry; then a zero grad_output (the backward must return zeros) and undefined grad_outputs
     (torch's ``check_undefined_grad``). A function that cannot be batched is nudged one entry
@@ -178,7 +179,9 @@ def _compare_jacobians(fn, inputs: tuple, outputs: tuple, settings: dict, state:
     """Numeric and analytic Jacobians, compared output by output as torch compares them."""
     eps, atol, rtol = settings["eps"], settings["atol"], settings["rtol"]
     plan = plan_check(inputs, outputs)
-    details = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs)
+    # fn runs as torch calls it (grad mode on, nudged inputs that require grad): a function
+    # that reads either answers the engine as it answers torch
+    details = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs, like_torch=True)
     state["notes"].extend(_loop_notes(details.modes, details.reasons))
     if not plan.checked:
         check_zero_numeric(details.jacobians, plan.floating)
@@ -189,7 +192,9 @@ def _compare_jacobians(fn, inputs: tuple, outputs: tuple, settings: dict, state:
     near = near_the_line(passes, inputs, details.slack, rows.slack, atol, rtol)
     if near is not None:
         state["notes"].append(near)
-        exact = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs, exact=True)
+        exact = numeric_jacobian_details(
+            fn, inputs, eps=eps, reference=outputs, exact=True, like_torch=True
+        )
         rows = AnalyticRows(inputs, batched=False)
         analytic = {o: rows.jacobians(outputs[o], 2) for o in plan.checked}
         passes = list(torch_passes(inputs, outputs, plan.checked, exact.jacobians, analytic))
