@@ -226,6 +226,23 @@ def test_numbers_are_torchs_where_batched_calls_round_differently(dtype, quiet_g
         assert f"{w.numeric:.6g}" in report.explanation  # the words quote torch's number
 
 
+def test_a_batched_pass_reads_torchs_numbers_of_the_inputs_it_checked():
+    """A batched pass computes torch's numbers when first read, from copies taken at check
+    time: the caller changing its tensor afterwards changes nothing shown."""
+    f, x = planted_matmul()
+    counted, calls = _counting(f)
+    report = gradkit.check(counted, (x,), engine="batched")
+    before = calls["n"]
+    assert report.passed and before < 2 * x.numel()  # the verdict took no call per entry
+    theirs = _torch_numeric(f, (x.detach().clone().requires_grad_(True),))[0][0]
+    with torch.no_grad():
+        x.mul_(3.0)
+    assert torch.equal(report.numeric[0][0], theirs) and calls["n"] >= before + 2 * x.numel()
+    assert report.worst.numeric == float(theirs[report.worst.index])
+    assert report.worst.comparison in report.explanation and report.cause == "pass"
+    assert report.worst.comparison in str(report) and report.worst.position in report._repr_html_()
+
+
 # ------------------------------------------------------------------- what cannot be batched
 
 
