@@ -153,8 +153,8 @@ class _DeferredReport(CheckReport):
 def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) -> CheckReport:
     """The report of a batched pass, its numbers (torch's) computed when first read."""
     kept = mirror_inputs(inputs)  # the values checked, whatever the caller does to its tensors
-    report = _DeferredReport(**vars(_report(verdict, settings, inputs, "batched", (None,) * 2,
-                                            (None, 0.0))))  # fmt: skip
+    plain = _report(verdict, settings, inputs, "batched", (None, None), (None, 0.0))
+    report = _DeferredReport(**vars(plain))
     report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
 
     def fill(report: CheckReport) -> None:
