@@ -33,6 +33,11 @@ class BatchedCaller:
 
     Only the outputs listed in ``keep`` (by default all) are returned and verified: integer
     outputs have no numeric Jacobian, so they are left out.
+
+    ``like_torch=True`` calls ``fn`` as torch's gradcheck does (the caller turns grad mode on):
+    a single call gets the nudged input as a leaf that requires grad, a broadcast batch too
+    (vmap hides ``requires_grad`` from ``fn``, so a function that reads it fails the
+    verification against single calls there); outputs come back detached.
     """
 
     def __init__(
@@ -42,8 +47,10 @@ class BatchedCaller:
         index: int,
         reference: tuple[torch.Tensor, ...],
         keep: tuple[int, ...] | None = None,
+        like_torch: bool = False,
     ) -> None:
         self.fn, self.inputs, self.index = fn, inputs, index
+        self.like_torch = like_torch
         self.keep = tuple(range(len(reference))) if keep is None else keep
         self.reference = tuple(reference[k] for k in self.keep)
         self.mode: str | None = None
@@ -52,14 +59,19 @@ class BatchedCaller:
 
     def single(self, value: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The kept outputs of ``fn`` with the input at ``index`` replaced by ``value``."""
+        if self.like_torch:
+            value = value.detach().requires_grad_(True)
+        return self._call(value)
+
+    def _call(self, value: torch.Tensor) -> tuple[torch.Tensor, ...]:
         args = list(self.inputs)
         args[self.index] = value
         out = as_output_tuple(self.fn(*args))
-        return tuple(out[k] for k in self.keep)
+        return tuple(out[k].detach() if self.like_torch else out[k] for k in self.keep)
 
     def _run(self, mode: str, batch: torch.Tensor) -> tuple[torch.Tensor, ...]:
         if mode == "vmap":
-            return tuple(torch.func.vmap(self.single)(batch))
+            return tuple(torch.func.vmap(self._call)(batch))
         return self.single(batch)
 
     def batched(self, batch: torch.Tensor) -> tuple[torch.Tensor, ...] | None:

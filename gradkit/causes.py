@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from copy import deepcopy
 
 import torch
 
@@ -206,17 +207,61 @@ def _explain_pass(report: CheckReport, counts: tuple[int, int]) -> None:
 
 
 def _low_precision(report, fn, inputs, settings, low, recheck) -> None:
-    """Low-precision inputs: precision if float64 passes, else float64's own diagnosis."""
+    """Low-precision inputs: precision if float64 passes, else float64's own diagnosis.
+
+    The float64 recheck runs a float64 copy of a module's weights too (:func:`_in_double`); if
+    it still cannot run, float64 has not spoken: the cause stays precision, with a note.
+    """
     run = batched_verdict if report.engine == "batched" else torch_verdict
     doubled = mirror_inputs(inputs, to_double)
-    if run(fn, doubled, **settings).passed:
+    fn64 = _in_double(fn)
+    in_float64 = run(fn64, doubled, **settings)
+    if in_float64.passed or in_float64.error_type not in ("", "GradcheckError"):
         report.cause = "precision"
         report.explanation = explain_low_precision(report, low)
         report.suggestion = "re-run with float64 inputs: x.double() (gradcheck's own advice)"
+        if fn64 is not fn:
+            report.suggestion = "re-run in float64: x.double() and module.double()"
+        if not in_float64.passed:
+            _unconfirmed(report, low, in_float64)
         return
-    in_double = recheck(fn, doubled, engine=report.engine, **settings)
+    in_double = recheck(fn64, doubled, engine=report.engine, **settings)
     report.cause = in_double.cause
     report.explanation = (
         f"it fails with float64 inputs too, so precision is not the cause: {in_double.explanation}"
     )
     report.suggestion = in_double.suggestion
+
+
+def _unconfirmed(report: CheckReport, low: list[str], in_float64: Verdict) -> None:
+    """A float64 recheck that raised: precision stays the likely cause, said as unconfirmed."""
+    error = in_float64.message.strip().splitlines()[0] if in_float64.message.strip() else ""
+    w = report.worst
+    numbers = f"the worst entry ({w.position}) reads {w.comparison}" if w else "it fails"
+    kinds = ", ".join(sorted(set(low)))
+    report.explanation = (
+        f"in {kinds} {numbers}. Rounding noise in f(x ± eps), divided by 2·eps, is the likely "
+        "cause at low precision, but the same check in float64 could not run, so gradkit "
+        "cannot confirm that the backward is fine."
+    )
+    report.suggestion = (
+        "re-run with float64 inputs and float64 weights: x.double() and module.double()"
+    )
+    report.notes = (
+        *report.notes,
+        f"the float64 recheck raised {error or in_float64.error_type}; precision is the likely "
+        "cause, not a confirmed one",
+    )
+
+
+def _in_double(fn: Callable) -> Callable:
+    """``fn`` with float64 weights: a ``.double()`` deep copy of a module (or of the module a
+    bound method belongs to); any other function as it is. The caller's module is untouched."""
+    module = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
+    if not isinstance(module, torch.nn.Module):
+        return fn
+    try:
+        copy = deepcopy(module).double()
+    except Exception:  # noqa: BLE001 - a module that cannot be copied is rechecked as it is
+        return fn
+    return copy if module is fn else getattr(copy, fn.__name__)

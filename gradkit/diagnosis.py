@@ -21,10 +21,9 @@ from ._args import (
     check_tolerance,
     dtype_name,
 )
-from .analytic import analytic_jacobian
 from .causes import diagnose
-from .engine import batched_verdict, torch_verdict
-from .jacobian import check_size, numeric_jacobian_details
+from .engine import batched_verdict, torch_jacobians, torch_verdict
+from .jacobian import check_size
 from .plan import input_notes, mirror_inputs, plan_check, validate_inputs
 from .realview import as_output_tuple, is_floating
 from .report import CheckReport, WorstEntry
@@ -111,10 +110,60 @@ def check(
         verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
     else:
         verdict = torch_verdict(fn, inputs, **settings)
+    if engine == "batched" and verdict.passed:  # a fast pass: torch's numbers on first read
+        return _deferred_pass(fn, inputs, probe, verdict, settings)
     jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, inputs, probe, verdict, settings)
     report = _report(verdict, settings, inputs, engine, jacobians, (worst, max_err))
     report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
     diagnose(report, fn, inputs, settings, verdict, (n_bad, n_total), check)
+    return report
+
+
+def _deferred_field(name: str) -> property:
+    """A report field that runs the report's pending fill (once) before it is first read."""
+
+    def read(report: CheckReport):
+        fill = report.__dict__.pop("_fill", None)
+        if fill is not None:
+            fill(report)
+        return report.__dict__[f"_{name}"]
+
+    def write(report: CheckReport, value) -> None:
+        report.__dict__[f"_{name}"] = value
+
+    return property(read, write, doc=f"The report's ``{name}``, computed on first read.")
+
+
+class _DeferredReport(CheckReport):
+    """A pass decided by the batched engine; torch's own numbers are computed on first read.
+
+    The verdict, cause and notes are there at once; the Jacobians, the worst entry and the
+    explanation quoting it come from torch's own path (:func:`torch_jacobians`) on copies of the
+    inputs taken when the check ran, the first time any of them is read.
+    """
+
+    numeric = _deferred_field("numeric")
+    analytic = _deferred_field("analytic")
+    worst = _deferred_field("worst")
+    max_abs_error = _deferred_field("max_abs_error")
+    explanation = _deferred_field("explanation")
+    suggestion = _deferred_field("suggestion")
+
+
+def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) -> CheckReport:
+    """The report of a batched pass, its numbers (torch's) computed when first read."""
+    kept = mirror_inputs(inputs)  # the values checked, whatever the caller does to its tensors
+    plain = _report(verdict, settings, inputs, "batched", (None, None), (None, 0.0))
+    report = _DeferredReport(**vars(plain))
+    report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
+
+    def fill(report: CheckReport) -> None:
+        jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, kept, probe, verdict, settings)
+        report.numeric, report.analytic = jacobians
+        report.worst, report.max_abs_error = worst, max_err
+        diagnose(report, fn, kept, settings, verdict, (n_bad, n_total), check)
+
+    report.__dict__["_fill"] = fill
     return report
 
 
@@ -177,37 +226,14 @@ def _probe_outputs(fn: Callable, inputs: tuple) -> tuple[torch.Tensor, ...] | Ba
 def _numbers(fn: Callable, inputs: tuple, probe, verdict, settings: dict):
     """((numeric, analytic), (worst, max |a - n|, entries outside tolerance, entries compared)).
 
-    The engine's own Jacobians where it kept them; else gradkit computes them in batches, and
-    again one entry per call (torch's numbers) where the batched ones disagree with torch's
-    verdict.
+    The numbers are torch's own (:func:`gradkit.engine.torch_jacobians`), whichever engine gave
+    the verdict: a batched kernel may round differently from torch's single calls.
     """
     if isinstance(probe, BaseException):
         return (None, None), _worst(None, None, settings, None)
     checked = plan_check(inputs, probe).checked
-    jacobians = verdict.jacobians or _jacobians(fn, inputs, settings["eps"])
-    found = _worst(*jacobians, settings, checked)
-    mismatch = not verdict.passed and "Jacobian mismatch" in verdict.message
-    disagree = (verdict.passed and found[2]) or (mismatch and not found[2])
-    if disagree and verdict.jacobians is None and not settings["fast_mode"]:
-        jacobians = _jacobians(fn, inputs, settings["eps"], exact=True)
-        found = _worst(*jacobians, settings, checked)
-    return jacobians, found
-
-
-def _jacobians(fn: Callable, inputs: tuple, eps: float, *, exact: bool = False):
-    """Both Jacobians on copies of the inputs, or None where the function fails.
-
-    ``exact``: one nudge and one backward per call, as torch's gradcheck computes them.
-    """
-    try:
-        numeric = numeric_jacobian_details(fn, mirror_inputs(inputs), eps=eps, exact=exact)
-    except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
-        return None, None
-    try:
-        analytic = analytic_jacobian(fn, mirror_inputs(inputs), batched=not exact)
-    except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
-        analytic = None
-    return numeric.jacobians, analytic
+    jacobians = torch_jacobians(fn, inputs, settings["eps"])
+    return jacobians, _worst(*jacobians, settings, checked)
 
 
 def _worst(numeric, analytic, settings: dict, checked: tuple[int, ...] | None):

@@ -135,18 +135,23 @@ def numeric_jacobian_details(  # long: the numpy docstring; the body is 25 lines
     chunk_size: int | None = None,
     reference: tuple[torch.Tensor, ...] | None = None,
     exact: bool = False,
+    like_torch: bool = False,
 ) -> NumericDetails:
     """:func:`numeric_jacobian`, plus how each input was evaluated (:class:`NumericDetails`).
 
     ``reference`` may hold the outputs of ``fn(*inputs)`` already computed (saves a call).
     ``exact=True`` nudges every input one entry per call, as torch's gradcheck does.
+    ``like_torch=True`` calls ``fn`` as gradcheck does: with grad mode on, on inputs that
+    require grad where the caller's do (:class:`~gradkit.batching.BatchedCaller`), so that a
+    function that reads grad mode answers as it answers torch; by default ``fn`` runs under
+    ``torch.no_grad()`` on detached inputs (faster).
     """
     fn, eps, inputs = check_function(fn), check_eps(eps), as_input_tuple(inputs)
     if chunk_size is not None:
         check_count(chunk_size, "chunk_size")
     details = NumericDetails((), {}, {}, {})
-    with torch.no_grad():
-        detached = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs)
+    with torch.enable_grad() if like_torch else torch.no_grad():
+        detached = tuple(_detached(t, like_torch) for t in inputs)
         if reference is None:
             reference = as_output_tuple(fn(*detached))
         reference = tuple(o.detach() for o in reference)
@@ -155,7 +160,7 @@ def numeric_jacobian_details(  # long: the numpy docstring; the body is 25 lines
         jac = [[None] * len(inputs) for _ in reference]
         for i in plan.differentiable:
             caller, blocks = _columns_of_input(
-                fn, detached, i, plan, reference, eps, chunk_size, exact
+                fn, detached, i, plan, reference, eps, chunk_size, (exact, like_torch)
             )
             for o, block in zip(plan.floating, blocks, strict=True):
                 jac[o][i] = block
@@ -170,6 +175,15 @@ def numeric_jacobian_details(  # long: the numpy docstring; the body is 25 lines
     return details._replace(jacobians=tuple(tuple(row) for row in jac))
 
 
+def _detached(t: object, like_torch: bool) -> object:
+    """A tensor input without its graph (requiring grad again where torch's would)."""
+    if not isinstance(t, torch.Tensor):
+        return t
+    if like_torch and t.requires_grad:
+        return t.detach().requires_grad_(True)
+    return t.detach()
+
+
 def _describe(details: NumericDetails, i: int, caller, eps: float) -> None:
     """Record how input ``i`` was nudged: its mode, why batching was refused, its slack."""
     if not isinstance(caller, BatchedCaller):
@@ -182,11 +196,15 @@ def _describe(details: NumericDetails, i: int, caller, eps: float) -> None:
     details.slack[i] = _SPREAD_SAFETY * caller.spread / eps if batched else 0.0
 
 
-def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size, exact):
-    """(how, blocks): the floating outputs' Jacobians with respect to nudged input ``i``."""
+def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size, how):
+    """(how, blocks): the floating outputs' Jacobians with respect to nudged input ``i``.
+
+    ``how`` is ``(exact, like_torch)`` (:func:`numeric_jacobian_details`).
+    """
+    exact, like_torch = how
     if i in plan.in_place:
         return "in place", in_place_columns(fn, detached, i, eps, plan.floating)
-    caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating)
+    caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating, like_torch=like_torch)
     return caller, numeric_columns(caller, detached[i], eps, chunk_size, exact=exact)
 
 
@@ -269,7 +287,7 @@ def in_place_columns(fn, inputs, index, eps, keep) -> list[torch.Tensor]:
         for nudged in (original - eps, original + eps):
             entry.copy_(nudged)
             out = as_output_tuple(fn(*args))
-            sides.append([out[k].clone() for k in keep])  # fn may return a view of its input
+            sides.append([out[k].detach().clone() for k in keep])  # may be a view of its input
         entry.copy_(original)
         for o, (a, b) in enumerate(zip(*sides, strict=True)):
             cols[o].append((real_view(b) - real_view(a)) / (2 * eps))

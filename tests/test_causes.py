@@ -57,6 +57,36 @@ def test_huge_x_where_the_nudge_vanishes_is_precision(engine):
     assert "1e+300" in report.explanation and "apart" in report.explanation
 
 
+def _linear_and_input() -> tuple[torch.nn.Linear, torch.Tensor]:
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    return torch.nn.Linear(3, 2), torch.rand(4, 3, generator=gen, requires_grad=True)
+
+
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float32_module_is_rechecked_with_float64_weights_of_a_copy(engine):
+    module, x = _linear_and_input()
+    weight = module.weight.detach().clone()
+    for fn in (module, module.forward):
+        report = check(fn, (x,), engine=engine)
+        assert not report.passed and not _torch_says(fn, (x,))
+        assert (report.cause, report.notes) == ("precision", ())
+        assert "passes with float64 inputs" in report.explanation
+        assert "module.double()" in report.suggestion
+    assert module.weight.dtype == torch.float32 and torch.equal(module.weight, weight)
+
+
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float64_recheck_that_cannot_run_leaves_precision_unconfirmed_never_error(engine):
+    module, x = _linear_and_input()
+    report = check(lambda v: module(v), (x,), engine=engine)  # no module for gradkit to copy
+    assert not report.passed and report.cause == "precision"
+    assert "could not run" in report.explanation and "fails with float64" not in report.explanation
+    assert any("float64 recheck raised RuntimeError" in note for note in report.notes)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_float64_function_computing_in_float32_inside_is_precision(engine):
     def sin_in_float32(x):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from planted import planted_matmul
 from torch.autograd.gradcheck import (
     GradcheckError,
     _check_analytical_jacobian_attributes,
@@ -113,27 +114,79 @@ def _max_gap(ours, theirs) -> float:
     return gap
 
 
-@pytest.mark.parametrize("name", sorted(set(CATALOGUE) - {"RandomForwardFn"}))
-def test_jacobians_agree_with_torch_to_1e12_in_float64(name):
+def _torch_numeric(fn, inputs, eps=SETTINGS["eps"]):
+    """torch's slow-mode numeric Jacobians, as J[o][i]."""
+    per_input = _get_numerical_jacobian(fn, inputs, eps=eps)
+    return [[per_input[i][o].T for i in range(len(per_input))] for o in range(len(per_input[0]))]
+
+
+def _assert_same(ours, theirs) -> None:
+    """Bit for bit the same blocks (NaN where torch has NaN)."""
+    for o, row in enumerate(theirs):
+        for i, expected in enumerate(row):
+            assert ours[o][i].dtype == expected.dtype, (o, i)
+            assert torch.equal(ours[o][i].nan_to_num(7.0), expected.nan_to_num(7.0)), (o, i)
+
+
+_PLANTED = "planted x @ W (batched calls sum in reverse order)"
+
+
+def _catalogue_case(name):
+    """(fn, inputs) of a catalogue entry in float64 (complex ones through their real views), or
+    the planted function whose batched calls round differently on every CPU."""
+    if name == _PLANTED:
+        f, x = planted_matmul()
+        return f, (x,)
     entry = CATALOGUE[name]
     inputs = entry.inputs(torch.float64)
-    fn = entry.apply
     if any(t.is_complex() for t in inputs):
-        fn, inputs = _real_wrapper(fn, inputs)
-    per_input = _get_numerical_jacobian(fn, inputs, eps=SETTINGS["eps"])
-    theirs = [[per_input[i][o].T for i in range(len(per_input))] for o in range(len(per_input[0]))]
-    assert _max_gap(gradkit.numeric_jacobian(fn, inputs), theirs) <= 1e-12
+        return _real_wrapper(entry.apply, inputs)
+    return entry.apply, inputs
 
+
+_NAMES = [_PLANTED, *sorted(set(CATALOGUE) - {"RandomForwardFn"})]
+
+
+@pytest.mark.usefixtures("quiet_gradcheck")
+@pytest.mark.parametrize("engine", ["torch", "batched"])
+@pytest.mark.parametrize("name", _NAMES)
+def test_reported_jacobians_are_torchs_own_bit_for_bit(name, engine):
+    fn, inputs = _catalogue_case(name)
+    report = gradkit.check(fn, inputs, engine=engine)
+    _assert_same(report.numeric, _torch_numeric(fn, inputs))
+    try:
+        torch_analytic = _torch_analytic(fn, inputs)
+    except RuntimeError:  # the backward itself is broken (wrong shape, in-place change)
+        assert report.analytic is None
+        return
+    if name != "NoisyBackwardTanhFn":  # its backward adds fresh noise on every call
+        _assert_same(report.analytic, torch_analytic)
+    w = report.worst
+    if w is not None:
+        assert w.numeric == float(report.numeric[w.output][w.input][w.index])
+        assert w.analytic == float(report.analytic[w.output][w.input][w.index])
+
+
+@pytest.mark.parametrize("name", _NAMES)
+def test_batched_jacobians_sit_within_the_slack_the_engine_proved(name):
+    """gradkit.numeric_jacobian batches: it is torch's bit for bit where it nudged one entry per
+    call, and within ``slack`` (the bound the engine proved) where it batched."""
+    fn, inputs = _catalogue_case(name)
+    details = numeric_jacobian_details(fn, inputs, eps=SETTINGS["eps"])
+    for o, row in enumerate(_torch_numeric(fn, inputs)):
+        for i, expected in enumerate(row):
+            gap = float((details.jacobians[o][i] - expected).abs().max()) if expected.numel() else 0
+            assert gap <= details.slack.get(i, 0.0), (o, i, details.modes)
+    if name == _PLANTED:  # the test would be blind if batching rounded as single calls do
+        assert details.modes == {0: "vmap"} and 0 < gap <= details.slack[0]
     try:
         torch_analytic = _torch_analytic(fn, inputs)
     except RuntimeError:
-        # the backward itself is broken (wrong shape, in-place change of a saved tensor)
         with pytest.raises(RuntimeError):
             gradkit.analytic_jacobian(fn, inputs)
         return
-    ours = gradkit.analytic_jacobian(fn, inputs)
     limit = 1e-8 if name == "NoisyBackwardTanhFn" else 1e-12  # its backward adds 1e-10 noise
-    assert _max_gap(ours, torch_analytic) <= limit
+    assert _max_gap(gradkit.analytic_jacobian(fn, inputs), torch_analytic) <= limit
 
 
 def test_dense_jacobians_agree_with_torch_within_rounding_of_one_evaluation():
@@ -151,16 +204,66 @@ def test_dense_jacobians_agree_with_torch_within_rounding_of_one_evaluation():
     assert _max_gap(gradkit.analytic_jacobian(f, (x,)), torch_analytic) <= 1e-12
 
 
-def test_report_reuses_the_engines_jacobians():
-    f, x = _dense(24)
-    report = gradkit.check(f, (x,), engine="batched")
-    verdict = batched_verdict(f, (x,), **SETTINGS)
-    assert report.passed and verdict.passed
-    assert torch.equal(report.numeric[0][0], verdict.jacobians[0][0][0])
-    assert torch.equal(report.analytic[0][0], verdict.jacobians[1][0][0])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
+def test_numbers_are_torchs_where_batched_calls_round_differently(dtype, quiet_gradcheck):
+    """The planted x @ W: its batched calls sum in another order, on any CPU. The verdict and
+    every number shown are torch's, exactly, whichever engine decided."""
+    f, x = planted_matmul(dtype=dtype)
+    batched = numeric_jacobian_details(f, (x,), eps=1e-6).jacobians[0][0]
+    theirs = _torch_numeric(f, (x,))[0][0]
+    assert not torch.equal(batched, theirs)  # the planted rounding shows in batched numbers
+    message = ""
+    try:
+        torch.autograd.gradcheck(f, (x,))
+    except GradcheckError as error:
+        message = str(error)
+    for engine in ("torch", "batched"):
+        report = gradkit.check(f, (x,), engine=engine)
+        assert report.passed == (not message) and report.torch_message == message
+        assert torch.equal(report.numeric[0][0], theirs)
+        w = report.worst
+        assert w.numeric == float(theirs[w.index]) and report.worst.position in report.explanation
+        assert f"{w.numeric:.6g}" in report.explanation  # the words quote torch's number
+
+
+def test_a_batched_pass_reads_torchs_numbers_of_the_inputs_it_checked():
+    """A batched pass computes torch's numbers when first read, from copies taken at check
+    time: the caller changing its tensor afterwards changes nothing shown."""
+    f, x = planted_matmul()
+    counted, calls = _counting(f)
+    report = gradkit.check(counted, (x,), engine="batched")
+    before = calls["n"]
+    assert report.passed and before < 2 * x.numel()  # the verdict took no call per entry
+    theirs = _torch_numeric(f, (x.detach().clone().requires_grad_(True),))[0][0]
+    with torch.no_grad():
+        x.mul_(3.0)
+    assert torch.equal(report.numeric[0][0], theirs) and calls["n"] >= before + 2 * x.numel()
+    assert report.worst.numeric == float(theirs[report.worst.index])
+    assert report.worst.comparison in report.explanation and report.cause == "pass"
+    assert report.worst.comparison in str(report) and report.worst.position in report._repr_html_()
 
 
 # ------------------------------------------------------------------- what cannot be batched
+
+
+def _reads_grad_mode(x):
+    return x * 2 if torch.is_grad_enabled() else x * x
+
+
+def _reads_requires_grad(x):
+    return x * 2 if x.requires_grad else x * x
+
+
+@pytest.mark.parametrize("n", [1, 12], ids=["one-by-one", "batched"])
+@pytest.mark.parametrize("fn", [_reads_grad_mode, _reads_requires_grad])
+def test_a_function_that_reads_how_torch_calls_it_gets_torchs_verdict(fn, n):
+    """At x = 2 both branches agree (4), so the proof's base point cannot tell them apart; the
+    nudged calls can (2x against x * x). The engine calls fn as torch does."""
+    x = torch.full((n,), 2.0, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(fn, (x,))
+    report = gradkit.check(fn, (x,), engine="batched")
+    assert report.passed and report.cause == "pass"
+    assert batched_verdict(fn, (x,), **SETTINGS).passed
 
 
 class CenterFn(torch.autograd.Function):

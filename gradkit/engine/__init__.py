@@ -6,7 +6,8 @@ but evaluates all perturbed inputs in a few stacked calls, and computes the anal
 Where it cannot prove that it reaches torch's verdict (a function that changes its inputs, uses
 autograd inside or returns a non-floating output; batched numbers that round differently near
 the tolerance), it computes torch's way instead, and says so in ``Verdict.notes``.
-Depends on torch only.
+The engines decide verdicts; the numbers a learner reads are torch's own, from
+:func:`torch_jacobians` (:mod:`gradkit.engine.torchpath`). Depends on torch only.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from .slowmode import (
     compare,
     torch_passes,
 )
+from .torchpath import torch_jacobians
 
-__all__ = ["Verdict", "batched_verdict", "torch_verdict"]
+__all__ = ["Verdict", "batched_verdict", "torch_jacobians", "torch_verdict"]
 
 
 @dataclass
@@ -48,7 +50,6 @@ class Verdict:
     traceback: str = ""
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-    jacobians: tuple | None = None
     exception: BaseException | None = None
 
 
@@ -97,7 +98,8 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
 
     The checks mirror torch's slow mode, in torch's order: torch's input checks, one forward
     with autograd, the central-difference Jacobian of every output (all nudged inputs in a few
-    stacked calls), then for each output that requires grad the analytic Jacobian twice from the
+    stacked calls, made as torch makes its calls: grad mode on, nudged inputs that require
+    grad), then for each output that requires grad the analytic Jacobian twice from the
     same graph (reentrancy, within ``nondet_tol``) and ``|a - n| <= atol + rtol |n|`` entry by
     entry; then a zero grad_output (the backward must return zeros) and undefined grad_outputs
     (torch's ``check_undefined_grad``). A function that cannot be batched is nudged one entry
@@ -122,20 +124,20 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
     Returns
     -------
     Verdict
-        ``passed`` as torch's slow mode would decide; ``jacobians`` is ``(numeric, analytic)``
-        whenever both were computed by the engine.
+        ``passed`` as torch's slow mode would decide. The engine's Jacobians are not kept: the
+        numbers a report shows are torch's own (:func:`torch_jacobians`).
     """
     if fast_mode:
         raise ValueError("the batched engine computes full Jacobians; use fast_mode=False")
     inputs = as_input_tuple(inputs)
     settings = {"eps": eps, "atol": atol, "rtol": rtol, "nondet_tol": nondet_tol}
     pristine = mirror_inputs(inputs)  # for torch, should the engine hand the check over
-    state: dict = {"notes": [], "analytic": {}}
+    state: dict = {"notes": []}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             _run_batched(fn, inputs, settings, state)
-            verdict = Verdict(True, jacobians=_report_jacobians(inputs, state))
+            verdict = Verdict(True)
         except UnprovenError as why:
             verdict = torch_verdict(fn, pristine, **settings)
             state["notes"] = [
@@ -144,7 +146,6 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
             ]
         except Exception as error:  # noqa: BLE001 - a verdict, as torch_verdict gives
             verdict = _failure(error)
-            verdict.jacobians = _report_jacobians(inputs, state)
     found = [str(w.message) for w in caught]
     verdict.warnings = tuple(dict.fromkeys([*found, *verdict.warnings]))
     verdict.notes = tuple(state["notes"])
@@ -157,7 +158,6 @@ def _run_batched(fn: Callable, inputs: tuple, settings: dict, state: dict) -> No
     before = snapshot(inputs)
     with torch.enable_grad():
         outputs = as_output_tuple(fn(*inputs))  # fails as torch's first call fails
-    state["outputs"] = outputs
     outcome: Exception | None = None
     try:
         prove_batchable(fn, inputs, outputs, before)
@@ -179,8 +179,9 @@ def _compare_jacobians(fn, inputs: tuple, outputs: tuple, settings: dict, state:
     """Numeric and analytic Jacobians, compared output by output as torch compares them."""
     eps, atol, rtol = settings["eps"], settings["atol"], settings["rtol"]
     plan = plan_check(inputs, outputs)
-    details = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs)
-    state["numeric"] = details.jacobians
+    # fn runs as torch calls it (grad mode on, nudged inputs that require grad): a function
+    # that reads either answers the engine as it answers torch
+    details = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs, like_torch=True)
     state["notes"].extend(_loop_notes(details.modes, details.reasons))
     if not plan.checked:
         check_zero_numeric(details.jacobians, plan.floating)
@@ -191,31 +192,15 @@ def _compare_jacobians(fn, inputs: tuple, outputs: tuple, settings: dict, state:
     near = near_the_line(passes, inputs, details.slack, rows.slack, atol, rtol)
     if near is not None:
         state["notes"].append(near)
-        exact = numeric_jacobian_details(fn, inputs, eps=eps, reference=outputs, exact=True)
-        state["numeric"] = exact.jacobians
+        exact = numeric_jacobian_details(
+            fn, inputs, eps=eps, reference=outputs, exact=True, like_torch=True
+        )
         rows = AnalyticRows(inputs, batched=False)
         analytic = {o: rows.jacobians(outputs[o], 2) for o in plan.checked}
         passes = list(torch_passes(inputs, outputs, plan.checked, exact.jacobians, analytic))
-    state["analytic"] = {o: analytic[o][0] for o in plan.checked}
     for prefix, position, numeric, first, again in passes:
         check_reentrant(first, again, settings["nondet_tol"])
         compare(position, numeric, first, atol, rtol, prefix)
-
-
-def _report_jacobians(inputs: tuple, state: dict) -> tuple | None:
-    """(numeric, analytic) for every output, for the report; None if either is missing."""
-    outputs, numeric = state.get("outputs"), state.get("numeric")
-    if numeric is None or outputs is None:
-        return None
-    rows = AnalyticRows(inputs, batched=True)
-    try:  # outputs torch does not compare get their (zero) analytic rows here
-        analytic = tuple(
-            state["analytic"][o] if o in state["analytic"] else rows.jacobian(out)
-            for o, out in enumerate(outputs)
-        )
-    except Exception:  # noqa: BLE001 - a backward that fails leaves no Jacobians to show
-        return None
-    return numeric, analytic
 
 
 def _loop_notes(modes: dict[int, str], reasons: dict[int, list[str]]) -> list[str]:

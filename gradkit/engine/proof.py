@@ -1,8 +1,9 @@
 """What the batched engine must prove before its verdict can stand for torch's.
 
-The batched engine calls the function on detached copies without autograd, in batches, and
-computes analytic rows in batches. That reaches torch's verdict only when the function does not
-change its inputs, behaves the same without autograd, returns floating outputs only, and when
+The batched engine calls the function in batches, with grad mode on and nudged inputs that
+require grad (as torch calls it), and computes analytic rows in batches. That reaches torch's
+verdict only when the function does not change its inputs, uses no autograd inside (checked by
+a call without autograd at the base point), returns floating outputs only, and when
 no batched number sits closer to torch's tolerance than batching can move it. Each check here
 either passes or says, in one sentence, why the engine must compute torch's way instead.
 Depends on torch and gradkit's argument rules only.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import random
 import re
 import shutil
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from ipywidgets.widgets.widget import _instances
+from planted import planted_matmul
 
 import gradkit
 from gradkit import zoo
@@ -40,22 +42,47 @@ def _arrays(b):
     return unpack(b.tables, b.scene["tables"])
 
 
+_torch_gradcheck = importlib.import_module("torch.autograd.gradcheck")
+inf = float("inf")
+
+
 def _reference(f, x):
+    """torch's own slow-mode Jacobians of ``f`` at ``x``, (m, n) each, as float64."""
     inputs = (x.clone().requires_grad_(True),)
-    return gradkit.numeric_jacobian(f, inputs)[0][0], gradkit.analytic_jacobian(f, inputs)[0][0]
+    numeric = _torch_gradcheck._get_numerical_jacobian(f, inputs, eps=1e-6)[0][0].T
+    with torch.enable_grad():
+        out = f(*inputs)
+    (analytic,) = _torch_gradcheck._check_analytical_jacobian_attributes(inputs, out, inf, False)
+    return numeric.double(), analytic.T.double()
 
 
 # ------------------------------------------------------------------------------- the steps
 
 
 @pytest.mark.parametrize("name", ["SquareFn", "WrongSquareFn", "ForgotGradOutputSigmoidFn"])
-@pytest.mark.parametrize("n", [1, 5, 8])
-def test_steps_build_gradkits_jacobians(name, n):
+@pytest.mark.parametrize("n", [1, 5, 8, 20])
+def test_steps_build_torchs_own_jacobians(name, n):
     f, label = as_function(name)
     steps = jacobian_steps(f, sample_input(n))
     numeric, analytic = _reference(f, sample_input(n))
     assert torch.equal(steps.numeric, numeric) and torch.equal(steps.analytic, analytic)
     assert label == name and (steps.n, steps.m) == (n, n)
+
+
+def test_steps_are_torchs_where_batched_calls_round_differently():
+    f, x = planted_matmul()
+    steps = jacobian_steps(f, x.detach())
+    numeric, analytic = _reference(f, x.detach())
+    assert torch.equal(steps.numeric, numeric) and torch.equal(steps.analytic, analytic)
+    assert not torch.equal(gradkit.numeric_jacobian(f, (x,))[0][0], numeric)  # batched: not
+
+
+def test_steps_call_f_with_grad_mode_on_as_torch_does():
+    """A function that answers differently without grad mode reads as torch reads it."""
+    f = lambda v: v * 2 if torch.is_grad_enabled() else v * v  # noqa: E731
+    steps = jacobian_steps(f, sample_input(3))
+    numeric, analytic = _reference(f, sample_input(3))
+    assert torch.equal(steps.numeric, numeric) and torch.equal(steps.analytic, analytic)
 
 
 def test_the_build_counts_its_real_calls():

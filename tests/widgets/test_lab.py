@@ -9,6 +9,7 @@ import random
 import numpy as np
 import pytest
 import torch
+from planted import planted_matmul
 
 from gradkit import check
 from gradkit._args import DTYPES, EPS_GRID
@@ -47,22 +48,34 @@ def _torch_jacobians(fn, inputs, eps):
     return join([row[0] for row in numeric]), join(analytic)
 
 
-@pytest.mark.parametrize("name", ["WrongSquareFn", "MatmulFn", "OneEntryWrongSquareFn"])
-def test_the_picture_is_torchs_verdict_and_jacobians(make, name):
-    w = make(GradcheckLab, name)
-    rec, numeric, analytic, ratio = _shown(w)
+PLANTED = "planted"  # x @ W whose batched calls sum in another order, on every CPU
+
+
+def _lab(make, name, dtype="float64"):
+    """(lab, function, inputs): a zoo Function, or the planted x @ W given as your own."""
+    if name == PLANTED:
+        f, x = planted_matmul(dtype=torch.float64)
+        return make(GradcheckLab, f, inputs=(x,), dtype=dtype), f, lambda: (x,)
     entry = CATALOGUE[name]
-    inputs = entry.make_input()
-    want_n, want_a = _torch_jacobians(entry.apply, inputs, 1e-6)
+    return make(GradcheckLab, name, dtype=dtype), entry.apply, entry.make_input
+
+
+@pytest.mark.parametrize("name", ["WrongSquareFn", "MatmulFn", "OneEntryWrongSquareFn", PLANTED])
+def test_the_picture_is_torchs_verdict_and_jacobians(make, name):
+    w, fn, make_input = _lab(make, name)
+    rec, numeric, analytic, ratio = _shown(w)
+    inputs = make_input()
+    want_n, want_a = _torch_jacobians(fn, inputs, 1e-6)
     np.testing.assert_array_equal(numeric, want_n)
     np.testing.assert_array_equal(analytic, want_a)
-    passed = torch.autograd.gradcheck(entry.apply, inputs, raise_exception=False)
+    passed = torch.autograd.gradcheck(fn, inputs, raise_exception=False)
     assert rec["passed"] is passed and w.report.passed is passed
     allowed = 1e-5 + 1e-3 * np.abs(want_n)
     np.testing.assert_allclose(ratio, np.abs(want_a - want_n) / allowed, rtol=1e-6)
     assert (ratio > 1).any() is not passed  # a failing entry is above 1, a pass has none
     r, c = rec["worst"]["cell"]
     assert ratio[r, c] == ratio.max()
+    assert (rec["worst"]["numeric"], rec["worst"]["analytic"]) == (want_n[r, c], want_a[r, c])
     assert w.scene["shape"] == list(want_n.shape)
 
 
@@ -84,20 +97,21 @@ def test_wrong_square_reads_as_torch_and_gradkit_say(make, quiet_gradcheck):
 @pytest.mark.parametrize(
     ("name", "start"),
     [("SquareFn", "float64"), ("WrongSquareFn", "float64"), ("MatmulFn", "float64"),
-     ("TransposedMatmulFn", "float32"), ("OneEntryWrongSquareFn", "float64")],
+     ("TransposedMatmulFn", "float32"), ("OneEntryWrongSquareFn", "float64"),
+     (PLANTED, "float64"), (PLANTED, "float32")],
 )  # fmt: skip
 def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, name, start):
     """Every state sent ahead (batched engine above 8 entries) reads as gradkit.check with torch
-    at that eps, dtype and fast_mode, on the Function's own inputs cast to that dtype."""
+    at that eps, dtype and fast_mode, on the Function's own inputs cast to that dtype: the
+    same verdict, words and numbers, bit for bit."""
     monkeypatch.setattr(states_module, "AHEAD_BUDGET_S", math.inf)  # every state, however slow
-    w = make(GradcheckLab, name, dtype=start)
-    entry = CATALOGUE[name]
+    w, fn, make_input = _lab(make, name, dtype=start)
     assert len(w.scene["states"]) == 21  # 5 grid positions x 4 dtypes, and fast_mode flipped
     for key in w.scene["states"]:
         fast, dtype, g = key.split("|")
         rec, numeric, analytic, _ = _shown(w, key)
-        inputs = cast_inputs(entry.make_input(), DTYPES[dtype])
-        report = check(entry.apply, inputs, eps=EPS_GRID[int(g)], fast_mode=fast == "1")
+        inputs = cast_inputs(make_input(), DTYPES[dtype])
+        report = check(fn, inputs, eps=EPS_GRID[int(g)], fast_mode=fast == "1")
         where = f"{name} at {key}"
         assert (rec["passed"], rec["verdict"], rec["cause"]) == (
             report.passed, report.verdict, report.cause), where  # fmt: skip
@@ -106,7 +120,9 @@ def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, na
         want = np.hstack([b.detach().double().numpy() for b in report.analytic[0]])
         np.testing.assert_array_equal(analytic, want, err_msg=where)
         want = np.hstack([b.detach().double().numpy() for b in report.numeric[0]])
-        np.testing.assert_allclose(numeric, want, rtol=1e-12, atol=1e-12, err_msg=where)
+        np.testing.assert_array_equal(numeric, want, err_msg=where)
+        assert rec["worst"] == {**rec["worst"], "numeric": report.worst.numeric,
+                                "analytic": report.worst.analytic}, where  # fmt: skip
 
 
 def test_first_picture_first_then_the_states_ahead(make):

@@ -246,16 +246,22 @@ def _one_real_tensor(out: object) -> torch.Tensor:
 
 
 def _numeric_columns(log: _CallLog, x: torch.Tensor, eps: float, m: int) -> torch.Tensor:
-    """The numeric Jacobian (m, n), a column per nudged input entry, in gradcheck's order."""
+    """The numeric Jacobian (m, n), a column per nudged input entry, exactly as torch's slow
+    gradcheck computes it (``_compute_numerical_gradient``): the input itself, requiring grad,
+    is nudged in place, and ``f`` runs with grad mode on, as gradcheck calls it."""
     n = x.numel()
     numeric = torch.empty(m, n, dtype=torch.float64)
-    with torch.no_grad():
+    nudged = x.clone().requires_grad_(True)
+    flat = nudged.data.view(-1)  # torch nudges the input's own memory, outside autograd
+    with torch.enable_grad():
         for k in range(n):  # numeric column k: nudge input entry k
-            nudged = x.clone()
-            nudged[k] = x[k] - eps
-            below = log(nudged)
-            nudged[k] = x[k] + eps
-            above = log(nudged)
+            entry = flat[k]
+            original = entry.clone()
+            entry.copy_(original - eps)
+            below = log(nudged).detach().clone()
+            entry.copy_(original + eps)
+            above = log(nudged).detach().clone()
+            entry.copy_(original)
             # J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)
             numeric[:, k] = ((above - below) / (2 * eps)).reshape(-1).to(torch.float64)
             log.record()
