@@ -14,7 +14,10 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["distrust", "fix_for", "trusted_owners", "user_cache_folder"]
+__all__ = ["CACHE_OFF", "distrust", "fix_for", "trusted_owners", "user_cache_folder"]
+
+#: ``$GRADKIT_CACHE`` values that turn the scene cache off.
+CACHE_OFF = ("off", "0", "no", "false")
 
 
 def user_cache_folder() -> Path:

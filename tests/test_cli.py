@@ -710,3 +710,32 @@ def test_warm_refuses_a_cache_it_cannot_fill(tmp_path, monkeypatch, capsys, fake
     assert status == 2 and out == "" and fake_kernel.made == []
     (line,) = err.strip().splitlines()
     assert f"--cache {cache}" in line and said in line
+
+
+def test_warm_checks_the_environments_cache_too(tmp_path, monkeypatch, capsys, fake_kernel):
+    """Without --cache, GRADKIT_CACHE (an image's ENV) is checked the same way; off is refused."""
+    lesson = str(_mini_lesson(tmp_path))
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o757)
+    monkeypatch.setenv("GRADKIT_CACHE", str(tmp_path / "shared"))
+    status, _, err = _run(capsys, "warm", lesson)
+    assert status == 2 and "GRADKIT_CACHE" in err and "can be written by other users" in err
+    monkeypatch.setenv("GRADKIT_CACHE", "off")
+    status, _, err = _run(capsys, "warm", lesson)
+    assert status == 2 and "GRADKIT_CACHE=off turns the cache off" in err
+    assert fake_kernel.made == []
+
+
+def test_warm_makes_its_folder_only_its_owner_can_write(tmp_path, capsys, fake_kernel):
+    cache = tmp_path / "new" / "cache"
+    old = os.umask(0o002)  # a group-writable umask (as on many teaching machines)
+    try:
+        fake_kernel.behave = staticmethod(
+            _report(2, 0, str(cache / "scenes"), str(cache / "scenes"))
+        )
+        status, _, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
+    finally:
+        os.umask(old)
+    assert status == 0, err
+    assert stat.S_IMODE(cache.stat().st_mode) == stat.S_IMODE((cache / "scenes").stat().st_mode)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o755

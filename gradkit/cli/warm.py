@@ -14,12 +14,13 @@ installed in), never whatever ``python3`` kernel Jupyter finds first. A progress
 per lesson when stderr is no terminal) and a summary: scenes stored and read, the cache's size
 and folder, the time.
 
-Exit status 2 before any kernel starts for a ``--cache`` that is a file, cannot be written or
-could be written by others (the kernels would not read it), and for a lesson that is not a
-notebook. Exit status 1 when a lesson raised, a cell timed out or a kernel died (its scenes up to
-there are stored all the same), when the scenes went to another folder than the cache, or when
-nothing at all was stored or read: an image built then would ship an empty cache. Each in one
-line, never a traceback.
+Exit status 2 before any kernel starts for a cache folder (``--cache``, else ``$GRADKIT_CACHE``,
+else the platform's) that is a file, cannot be written or could be written by others (the
+kernels would not read it), for ``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
+Exit status 1 when a lesson raised, a cell timed out or a kernel died (its scenes up to there
+are stored all the same), when the scenes went to another folder than the cache, or when nothing
+at all was stored or read: an image built then would ship an empty cache. Each in one line,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._folders import distrust, fix_for
+from .._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 from .lesson_copy import lesson_files
 
@@ -133,24 +134,29 @@ def read_lesson(path: Path) -> Any:
         raise UsageError(f"LESSON {path} is not a Jupyter notebook ({first})") from None
 
 
-def check_cache_folder(folder: Path) -> Path:
-    """``--cache`` made (if need be) and proven writable and trusted, or a usage error."""
+def check_cache_folder(folder: Path, named: str = "--cache") -> Path:
+    """The cache folder made (if need be) and proven writable and trusted, or a usage error.
+
+    ``named`` is how the command line named it (``--cache``, ``GRADKIT_CACHE``, ...).
+    """
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"--cache {folder} is a file, not a folder; name a folder")
+        raise UsageError(f"{named} {folder} is a file, not a folder; name a folder")
     try:
-        (folder / "scenes").mkdir(parents=True, exist_ok=True)
         for part in (folder, folder / "scenes"):
+            if not part.exists() and not part.is_symlink():
+                part.mkdir(parents=True)
+                part.chmod(0o755)  # owner writes, learners read, whatever the umask
             reason = distrust(os.lstat(part))
             if reason is not None:
                 raise UsageError(
-                    f"--cache {part} {reason}: the kernels would not read it (only a folder no "
+                    f"{named} {part} {reason}: the kernels would not read it (only a folder no "
                     f"one but its owner can write is read). Fix: {fix_for(folder)}"
                 )
         with tempfile.NamedTemporaryFile(dir=folder / "scenes", prefix=".tmp-probe-"):
             pass  # a read-only mount, a full disk, no permission: found now, not after an hour
     except OSError as error:
         raise UsageError(
-            f"--cache {folder} cannot be written ({error.strerror}); name a folder you can write"
+            f"{named} {folder} cannot be written ({error.strerror}); name a folder you can write"
         ) from None
     return folder
 
@@ -239,18 +245,21 @@ def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     lessons = chosen_lessons(list(args.lessons))
     notebooks = [read_lesson(path) for path in lessons]  # a stray file: refused before any run
-    if args.cache:
-        folder = check_cache_folder(Path(args.cache).expanduser().resolve())
-        os.environ["GRADKIT_CACHE"] = str(folder)
+    chosen = args.cache or os.environ.get("GRADKIT_CACHE", "").strip()
+    if chosen.lower() in CACHE_OFF:
+        raise UsageError(
+            f"GRADKIT_CACHE={chosen} turns the cache off, so nothing would be stored; unset it "
+            "or name the folder with --cache DIR"
+        )
+    folder = Path(chosen).expanduser().resolve() if chosen else user_cache_folder()
+    named = "--cache" if args.cache else "GRADKIT_CACHE" if chosen else "the cache folder"
+    os.environ["GRADKIT_CACHE"] = str(check_cache_folder(folder, named))  # the kernels' cache
     progress = Progress([p.stem for p in lessons], sys.stderr)
     start, results = time.perf_counter(), []
     for path, nb in zip(lessons, notebooks, strict=True):
         results.append(warm_lesson(path, args.timeout, progress, nb))
         progress.lesson_done(results[-1])
     last = results[-1]
-    if last.folder == "None":
-        out.write("gradkit warm: the cache is off (GRADKIT_CACHE=off): nothing was stored\n")
-        return EXIT_FAIL
     stored, read = sum(r.stored for r in results), sum(r.read for r in results)
     where = last.folder or "(unknown: the report cell did not run)"
     out.write(

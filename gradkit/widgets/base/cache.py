@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..._folders import distrust, fix_for, user_cache_folder
+from ..._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .cache_entry import Uncacheable, decode_entry, encode_entry, function_id, key_text, scene_key
 
 __all__ = [
@@ -88,7 +88,7 @@ def default_folder() -> Path:
 def cache_folder() -> Path | None:
     """``$GRADKIT_CACHE`` (None when it says ``off``), else :func:`default_folder`."""
     chosen = os.environ.get("GRADKIT_CACHE", "").strip()
-    if chosen.lower() in ("off", "0", "no", "false"):
+    if chosen.lower() in CACHE_OFF:
         return None
     return Path(chosen).expanduser() if chosen else default_folder()
 
@@ -314,8 +314,9 @@ class SceneCache:
         try:
             for part in (folder.parent, folder):
                 if not part.exists() and not part.is_symlink():
-                    part.mkdir(parents=True)
-                    os.chmod(part, 0o755)  # owner writes; a hub's learners read (any umask)
+                    with contextlib.suppress(FileExistsError):  # another kernel, just now
+                        part.mkdir(parents=True)
+                        os.chmod(part, 0o755)  # owner writes; a hub's learners read (any umask)
             if not self.trusted(folder):
                 return False
             with self._temp_file(folder) as (handle, temp):
