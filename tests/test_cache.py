@@ -194,14 +194,14 @@ def test_values_come_back_exactly():
         {"rows": np.array([np.nan, -np.inf, 5e-324, 1 / 3]), "f32": np.float32([0.1, 2.0])},
         [None, True, "x²", 7, float("nan")],
     )
-    scene_cache.fetch(scene_key("t", torch.exp, 1.0), lambda: value)
-    got = scene_cache.fetch(scene_key("t", torch.exp, 1.0), lambda: 1 / 0)
+    scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: value)
+    got = scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: 1 / 0)
     assert got[0] == value[0] and got[2][:4] == value[2][:4] and np.isnan(got[2][4])
     assert got[1]["rows"].tobytes() == value[1]["rows"].tobytes()
     assert got[1]["f32"].dtype == np.float32 and np.array_equal(got[1]["f32"], value[1]["f32"])
-    ints = scene_cache.fetch(scene_key("t", torch.exp, 2.0), lambda: np.arange(3))
+    ints = scene_cache.fetch(scene_key("exact", torch.exp, 2.0), lambda: np.arange(3))
     assert ints.dtype == np.int64  # returned as computed, not stored (it would not come back so)
-    assert not scene_cache.path(scene_key("t", torch.exp, 2.0)).exists()
+    assert not scene_cache.path(scene_key("exact", torch.exp, 2.0)).exists()
 
 
 # ------------------------------------------------------------------------ two processes
@@ -739,3 +739,37 @@ def test_any_digest_valid_header_is_an_entry_or_a_value_error(header, value, lay
         head = json.dumps(made).encode()
         with contextlib.suppress(ValueError):
             cache_entry.decode_entry(_with_header(head, bytes(16)), text)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    ["a string", ["a", "list"], (1.0,), (1.0, np.zeros(4, np.float32)), {"$d": 1}, None],
+)
+def test_a_value_of_another_shape_is_recomputed_not_handed_to_the_widget(tmp_path, forged):
+    """Digest-valid, the right key, a value no compute() of this family returns: recomputed."""
+    cache = SceneCache(tmp_path / "cache")
+    computed = scene_key("t", torch.sin, 1.0)
+    cache.fetch(computed, Counter())  # this family's values: (float, a float64 matrix)
+    key = scene_key("t", torch.sin, 2.0)
+    path = cache.path(key)
+    path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
+    compute = Counter()
+    got = cache.fetch(key, compute)
+    assert compute.calls == 1 and got[0] == 2.5 and got[1].shape == (3, 4)
+    assert cache.fetch(key, compute)[0] == 2.5 and compute.calls == 1  # replaced by a whole one
+
+
+def test_expect_guards_the_first_read_of_a_family(tmp_path):
+    """Before this process computed any value of a family, ``expect`` says what one is."""
+    cache = SceneCache(tmp_path / "cache")
+    key = scene_key("t", torch.sin, 1.0)
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), "a string"))
+
+    def is_pair(value):
+        _first, rows = value  # a string of another length: ValueError, read as "not expected"
+        return isinstance(rows, np.ndarray)
+
+    compute = Counter()
+    assert SceneCache(tmp_path / "cache").fetch(key, compute, is_pair)[0] == 2.5
+    assert compute.calls == 1

@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from ..._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .cache_entry import Uncacheable, decode_entry, encode_entry, function_id, key_text, scene_key
 
@@ -152,6 +154,7 @@ class SceneCache:
         self.hits = self.misses = self.stores = 0
         self._estimate: dict[Path, int] = {}  # bytes in a folder, as of our last scan + writes
         self._read_only: set[Path] = set()
+        self._shapes: dict[str, Any] = {}  # family -> the shape of a value computed for it
 
     @property
     def folder(self) -> Path | None:
@@ -253,10 +256,18 @@ class SceneCache:
         return reads, write
 
     # ------------------------------------------------------------------------------- fetch
-    def fetch(self, key: tuple | None, compute: Callable[[], T]) -> T:
+    def fetch(
+        self,
+        key: tuple | None,
+        compute: Callable[[], T],
+        expect: Callable[[Any], bool] | None = None,
+    ) -> T:
         """``compute()``'s value for ``key``: read when stored and intact, else computed, stored.
 
-        ``key`` None (a function without a stable identity) computes and stores nothing.
+        ``key`` None (a function without a stable identity) computes and stores nothing. A value
+        read must have the shape of what ``compute()`` returned for the same family (``key[0]``)
+        in this process (tuples, lists, dicts and their keys, arrays' dtype and rank), and pass
+        ``expect(value)`` when given; anything else is recomputed, never handed to a widget.
         """
         if key is None or self.folder is None:
             return compute()
@@ -265,16 +276,27 @@ class SceneCache:
         reads, write = self.places()
         for folder in reads:
             value = self._read(folder, name, text, touch=folder == write)
-            if value is not _MISS:
+            if value is not _MISS and self._expected(key, value, expect):
                 self.hits += 1
                 return value
         value = compute()
+        self._shapes.setdefault(str(key[0]), _shape(value))
         self.misses += 1
         if write is not None and not self.store(write / name, text, value):
             again = self.places()[1]  # the folder turned out read-only: the learner's own
             if again is not None and again != write:
                 self.store(again / name, text, value)
         return value
+
+    def _expected(self, key: tuple, value: Any, expect: Callable[[Any], bool] | None) -> bool:
+        """Whether a value read has the shape its family's values have (never an error)."""
+        try:
+            known = self._shapes.get(str(key[0]))
+            return (known is None or known == _shape(value)) and (
+                expect is None or bool(expect(value))
+            )
+        except Exception:  # noqa: BLE001 - expect() on a value of another shape: not expected
+            return False
 
     def _read(self, folder: Path, name: str, text: str, touch: bool) -> Any:
         """The value of the entry ``folder/name``, or _MISS (never an error)."""
@@ -397,6 +419,22 @@ class SceneCache:
     def clear(self) -> None:
         """Remove every entry."""
         self.evict(0)
+
+
+def _shape(value: Any, depth: int = 0) -> Any:
+    """What a value is made of, without its numbers: containers, dict keys, arrays' dtype and
+    rank, and each leaf's kind (a number, None and a bool are one kind: a reading may be any)."""
+    if depth > 32:
+        raise ValueError("nested deeper than any scene")
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, tuple):
+        return ("tuple", *(_shape(v, depth + 1) for v in value))
+    if isinstance(value, list):
+        return ("list",)  # its entries may differ from x to x
+    if isinstance(value, dict):
+        return ("dict", *sorted((k, repr(_shape(v, depth + 1))) for k, v in value.items()))
+    return "text" if isinstance(value, str) else "number"
 
 
 #: The cache every widget family uses.
