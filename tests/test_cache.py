@@ -346,7 +346,10 @@ def test_the_size_limit_evicts_the_oldest(tmp_path):
 )
 def test_size_limit_from_the_environment(monkeypatch, text, limit):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    told = _cache_warnings(lambda: size_limit())
     assert size_limit() == limit
+    assert len(told) == (text == "x")  # only a value that is not a size warns
 
 
 def test_the_real_cache_folder_is_never_the_tests():
