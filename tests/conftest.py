@@ -17,6 +17,9 @@ import torch
 # start inherit it) and a fresh one for each test (_scene_cache below).
 os.environ["GRADKIT_CACHE"] = tempfile.mkdtemp(prefix="gradkit-test-cache-")
 atexit.register(shutil.rmtree, os.environ["GRADKIT_CACHE"], True)
+# ... and never the learner's own cache folder, where misses go when GRADKIT_CACHE is read only.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="gradkit-test-home-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
@@ -24,6 +27,7 @@ torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 @pytest.fixture(autouse=True)
 def _scene_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GRADKIT_CACHE", str(tmp_path_factory.mktemp("scene-cache")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("own-cache")))
 
 
 @pytest.fixture(autouse=True)

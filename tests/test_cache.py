@@ -5,6 +5,7 @@ Every test runs with its own throwaway ``GRADKIT_CACHE`` (conftest), never the l
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -14,11 +15,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import cache as cache_module
@@ -111,7 +115,7 @@ def test_only_stable_functions_have_keys():
 # --------------------------------------------------------------------------------- misses
 @pytest.mark.parametrize(
     "change",
-    ["function", "x", "dtype", "torch version", "gradkit version", "gradkit code"],
+    ["function", "x", "dtype", "torch version", "gradkit version", "gradkit code", "cpu"],
 )
 def test_a_changed_key_misses(monkeypatch, change):
     compute = Counter()
@@ -129,6 +133,8 @@ def test_a_changed_key_misses(monkeypatch, change):
         monkeypatch.setattr(torch, "__version__", "9.9.9+elsewhere")
     elif change == "gradkit version":
         monkeypatch.setattr("gradkit.__version__", "9.9.9")
+    elif change == "cpu":
+        monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX512-elsewhere")
     else:
         monkeypatch.setattr(cache_entry, "_FINGERPRINT", ["another build"])
     scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute)
@@ -188,14 +194,14 @@ def test_values_come_back_exactly():
         {"rows": np.array([np.nan, -np.inf, 5e-324, 1 / 3]), "f32": np.float32([0.1, 2.0])},
         [None, True, "x²", 7, float("nan")],
     )
-    scene_cache.fetch(scene_key("t", torch.exp, 1.0), lambda: value)
-    got = scene_cache.fetch(scene_key("t", torch.exp, 1.0), lambda: 1 / 0)
+    scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: value)
+    got = scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: 1 / 0)
     assert got[0] == value[0] and got[2][:4] == value[2][:4] and np.isnan(got[2][4])
     assert got[1]["rows"].tobytes() == value[1]["rows"].tobytes()
     assert got[1]["f32"].dtype == np.float32 and np.array_equal(got[1]["f32"], value[1]["f32"])
-    ints = scene_cache.fetch(scene_key("t", torch.exp, 2.0), lambda: np.arange(3))
+    ints = scene_cache.fetch(scene_key("exact", torch.exp, 2.0), lambda: np.arange(3))
     assert ints.dtype == np.int64  # returned as computed, not stored (it would not come back so)
-    assert not scene_cache.path(scene_key("t", torch.exp, 2.0)).exists()
+    assert not scene_cache.path(scene_key("exact", torch.exp, 2.0)).exists()
 
 
 # ------------------------------------------------------------------------ two processes
@@ -259,14 +265,18 @@ def test_a_read_only_folder_is_read_and_never_an_error(monkeypatch, make, torch_
     assert _entries() == entries
 
 
-def test_an_unwritable_folder_is_no_error(monkeypatch, tmp_path):
+def test_an_unwritable_folder_is_no_error_and_misses_go_to_the_learners_own(monkeypatch, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("GRADKIT_CACHE", str(blocker / "cache"))  # unwritable even for root
     compute = Counter()
-    for _ in range(2):
-        assert scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute)[0] == 2.5
-    assert compute.calls == 2
+    told = _cache_warnings(
+        lambda: [scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute) for _ in range(2)]
+    )
+    assert len(told) == 1 and "a-file/cache cannot be opened (Not a directory)" in told[0]
+    assert compute.calls == 1  # the second read the learner's own folder
+    assert [p.parent for p in scene_cache.own_folder.glob("*.gks")] == [scene_cache.own_folder]
+    assert str(scene_cache.own_folder).startswith(tempfile.gettempdir())  # never the real one
 
 
 _READER = """
@@ -336,7 +346,10 @@ def test_the_size_limit_evicts_the_oldest(tmp_path):
 )
 def test_size_limit_from_the_environment(monkeypatch, text, limit):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    told = _cache_warnings(lambda: size_limit())
     assert size_limit() == limit
+    assert len(told) == (text == "x")  # only a value that is not a size warns
 
 
 def test_the_real_cache_folder_is_never_the_tests():
@@ -452,3 +465,314 @@ def test_a_second_epsilon_lab_reads_its_scene_and_still_measures_on_request(make
     make(EpsilonLab, f=lambda v: v * v * v, x=0.5)  # a learner's own: measured, never stored
     make(EpsilonLab, f=lambda v: v * v * v, x=0.5)
     assert len(calls) == 3 * (2 * EpsilonLab.RADIUS + 1)
+
+
+# ------------------------------------------------------------------- a cache a class can trust
+OTHER_UID = 12345  # another Unix user (tests run as root here, so chown can plant one)
+_needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another owner needs root"
+)
+
+
+def _cache_warnings(action) -> list[str]:
+    """The CacheWarnings ``action()`` gives, every one (Python's own once-only filter off)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        action()
+    return [str(w.message) for w in caught if issubclass(w.category, cache_module.CacheWarning)]
+
+
+def _forged(folder_root: Path, key: tuple) -> Path:
+    """An entry a forger wrote: whole, digest-valid, the right key, numbers of their choosing."""
+    value = (42.0, np.full((3, 4), 42.0))
+    cache = SceneCache(folder_root)
+    path = cache.path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), value))
+    return path
+
+
+def _plant(root: Path, attack: str, entry: Path, outside: Path) -> None:
+    scenes = root / "scenes"
+    if attack == "folder owned by another user":
+        os.chown(root, OTHER_UID, -1)
+    elif attack == "folder writable by its group":
+        os.chmod(root, 0o775)
+    elif attack == "scenes/ owned by another user":
+        os.chown(scenes, OTHER_UID, -1)
+    elif attack == "scenes/ writable by anyone":
+        os.chmod(scenes, 0o777)
+    elif attack == "entry owned by another user":
+        os.chown(entry, OTHER_UID, -1)
+    elif attack == "entry writable by anyone":
+        os.chmod(entry, 0o666)
+    elif attack == "scenes/ a symlink":
+        shutil.move(scenes, outside / "scenes")
+        scenes.symlink_to(outside / "scenes")
+    else:  # the entry a symlink to a file elsewhere
+        shutil.move(entry, outside / entry.name)
+        entry.symlink_to(outside / entry.name)
+
+
+ATTACKS = [
+    "folder owned by another user",
+    "folder writable by its group",
+    "scenes/ owned by another user",
+    "scenes/ writable by anyone",
+    "entry owned by another user",
+    "entry writable by anyone",
+    "scenes/ a symlink",
+    "entry a symlink",
+]
+
+
+@_needs_root
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_a_planted_entry_is_never_read_and_one_warning_names_the_fix(tmp_path, attack):
+    root, outside = tmp_path / "class-cache", tmp_path / "elsewhere"
+    outside.mkdir()
+    key = scene_key("t", torch.sin, 0.7)
+    entry = _forged(root, key)
+    assert SceneCache(root, own=tmp_path / "own").fetch(key, Counter())[0] == 42.0  # as forged
+    _plant(root, attack, entry, outside)
+    cache, compute = SceneCache(root, own=tmp_path / "own"), Counter()
+    told = _cache_warnings(
+        lambda: [cache.fetch(key, compute), cache.fetch(scene_key("t", torch.sin, 0.8), Counter())]
+    )
+    assert cache.fetch(key, lambda: 1 / 0)[0] == 2.5  # torch's (here: compute's), never 42
+    assert compute.calls == 1 and cache.hits == 1
+    assert len(told) == 1  # one warning for the folder, not one per entry
+    message = told[0]
+    assert (
+        f"scene cache {root}:" in message
+        and attack.split()[0].rstrip("/") in message
+        and "Fix: chown -R" in message
+    )
+    assert "chmod -R go-w" in message
+    if attack.startswith("entry"):  # a trusted folder: the bad entry was replaced there
+        assert not entry.is_symlink() and SceneCache(root).fetch(key, Counter())[0] == 2.5
+    else:
+        assert (tmp_path / "own" / "scenes" / entry.name).is_file()
+
+
+def test_a_trusted_read_only_class_cache_is_read_and_misses_go_to_the_learners_own(
+    monkeypatch, tmp_path
+):
+    """A hub's class cache the learner cannot write: read, and misses go to their own folder."""
+    root, own = tmp_path / "class-cache", tmp_path / "own"
+    shipped = scene_key("t", torch.sin, 0.7)
+    SceneCache(root).fetch(shipped, Counter((1.5, np.ones(3))))  # the image's build
+    before = sorted(p.name for p in (root / "scenes").iterdir())
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: real_access(p, mode) and not str(p).startswith(str(root))
+    )
+    cache, compute = SceneCache(root, own=own), Counter()
+    assert cache.fetch(shipped, compute)[0] == 1.5 and compute.calls == 0
+    new = scene_key("t", torch.sin, 0.9)
+    assert cache.fetch(new, compute)[0] == 2.5 and cache.fetch(new, compute)[0] == 2.5
+    assert compute.calls == 1 and cache.hits == 2 and cache.stores == 1
+    assert sorted(p.name for p in (root / "scenes").iterdir()) == before  # untouched
+    assert (own / "scenes" / cache.path(new).name).is_file()
+
+
+def test_eviction_never_deletes_through_a_symlink(tmp_path):
+    root, outside = tmp_path / "cache", tmp_path / "elsewhere"
+    outside.mkdir()
+    precious = outside / "precious.gks"
+    precious.write_text("someone's file")
+    cache = SceneCache(root, limit=10**9)
+    cache.fetch(scene_key("t", torch.sin, 1.0), Counter())
+    (root / "scenes" / "linked.gks").symlink_to(precious)
+    cache.clear()
+    assert precious.read_text() == "someone's file"
+    assert [p.name for p in (root / "scenes").iterdir()] == ["linked.gks"]  # only the link
+    shutil.rmtree(root / "scenes")
+    (root / "scenes").symlink_to(outside)  # the whole scenes/ folder a symlink
+    told = _cache_warnings(cache.clear)
+    assert len(told) == 1 and "scenes is a symlink" in told[0]
+    assert cache.entries() == [] and cache.size() == 0
+    assert precious.read_text() == "someone's file"
+
+
+def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(tmp_path):
+    root, outside = tmp_path / "cache", tmp_path / "elsewhere"
+    outside.mkdir()
+    key = scene_key("t", torch.sin, 1.0)
+    entry = _forged(root, key)
+    shutil.move(entry, outside / entry.name)
+    entry.symlink_to(outside / entry.name)
+    old = time.time() - 86400
+    os.utime(outside / entry.name, (old, old))
+    cache = SceneCache(root)
+    told = _cache_warnings(lambda: cache.fetch(key, Counter()))
+    assert len(told) == 1 and f"{entry} is a symlink" in told[0]
+    assert cache.misses == 1 and cache.hits == 0
+    assert (outside / entry.name).stat().st_mtime == old
+
+
+@pytest.mark.parametrize("text", ["inf", "nan", "-1", "-5M", "0", "lots", "1e400", "infB"])
+def test_a_silly_size_is_the_default_with_one_warning(monkeypatch, text):
+    monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    told = _cache_warnings(lambda: [size_limit(), size_limit()])
+    assert size_limit() == cache_module.DEFAULT_LIMIT
+    assert len(told) == 1 and f"GRADKIT_CACHE_SIZE='{text}'" in told[0]
+    compute = Counter()  # and every cached widget still works
+    for _ in range(2):
+        assert scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute)[0] == 2.5
+    assert compute.calls == 1
+
+
+def test_the_default_folder_is_platformdirs_own(monkeypatch, tmp_path):
+    import platformdirs
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_module.default_folder() == Path(platformdirs.user_cache_dir("gradkit", False))
+    if sys.platform.startswith("linux"):
+        assert cache_module.default_folder() == tmp_path / "xdg" / "gradkit"
+
+
+# -------------------------------------------------------------------- any bytes: recompute
+def _with_header(header_json: bytes, buffer: bytes = b"") -> bytes:
+    """An entry around any header, its digest valid (what a forger can always make)."""
+    digest = hashlib.sha256(header_json + buffer).digest()
+    return (
+        cache_entry.MAGIC + len(header_json).to_bytes(4, "little") + header_json + digest + buffer
+    )
+
+
+def _good_header(text: str) -> dict:
+    return {"format": cache_entry.FORMAT, "key": text, "value": 1.0, "layout": {}, "nbytes": 0}
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"[1, 2, 3]",
+        b'"a string"',
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than the JSON parser goes
+        b"null",
+        "value: deep",
+        "value: list of strings",
+        "value: an unknown tag",
+        "layout: a string",
+        "layout: a negative offset",
+        "layout: shape of strings",
+        "layout: a bool shape",
+        "nbytes: a string",
+    ],
+)
+def test_a_digest_valid_entry_of_another_shape_is_recomputed(header):
+    key = scene_key("t", torch.sin, 1.0)
+    text = cache_entry.key_text(key)
+    buffer = b""
+    if isinstance(header, str):
+        what, how = header.split(": ")
+        made = _good_header(text)
+        if how == "deep":
+            value: object = 1.0
+            for _ in range(200):
+                value = {"$t": [value]}
+            made["value"] = value
+        elif how == "list of strings":
+            made["value"] = {"$a": ["0"]}
+        elif how == "an unknown tag":
+            made["value"] = {"$z": 1}
+        elif how == "a string":
+            made["layout"] = "0"
+        elif how == "nbytes":
+            made["nbytes"] = "8"
+        else:
+            buffer = bytes(8)
+            made["nbytes"] = 8
+            made["value"] = {"$a": "0"}
+            shape = {"a negative offset": [1], "shape of strings": ["1"], "a bool shape": [True]}
+            offset = -8 if how == "a negative offset" else 0
+            made["layout"] = {"0": {"offset": offset, "shape": shape[how], "dtype": "float64"}}
+        if what == "nbytes":
+            made["nbytes"] = "8"
+        header = json.dumps(made).encode()
+    data = _with_header(header, buffer)
+    with pytest.raises(ValueError, match=r".+"):
+        cache_entry.decode_entry(data, text)
+    scene_cache.path(key).parent.mkdir(parents=True, exist_ok=True)
+    scene_cache.path(key).write_bytes(data)
+    compute = Counter()
+    assert scene_cache.fetch(key, compute)[0] == 2.5 and compute.calls == 1
+
+
+def test_the_cpu_capability_is_part_of_the_key(monkeypatch):
+    compute = Counter()
+    key = scene_key("t", torch.sin, 0.5, torch.float32)
+    scene_cache.fetch(key, compute)
+    scene_cache.fetch(key, compute)
+    assert compute.calls == 1
+    assert torch.backends.cpu.get_cpu_capability() in cache_entry.key_text(key)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "ANOTHER_CPU")
+    scene_cache.fetch(key, compute)  # an image built on one node, read on another
+    assert compute.calls == 2
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=400))
+def test_any_bytes_are_an_entry_or_a_value_error(data):
+    text = cache_entry.key_text(scene_key("t", torch.sin, 1.0))
+    for candidate in (data, cache_entry.MAGIC + data, _with_header(data[:200], data[200:])):
+        with contextlib.suppress(ValueError):
+            cache_entry.decode_entry(candidate, text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(header=_JSON, value=_JSON, layout=_JSON, nbytes=_JSON)
+def test_any_digest_valid_header_is_an_entry_or_a_value_error(header, value, layout, nbytes):
+    text = cache_entry.key_text(scene_key("t", torch.sin, 1.0))
+    shaped = {"format": cache_entry.FORMAT, "key": text, "value": value, "layout": layout,
+              "nbytes": nbytes}  # fmt: skip
+    for made in (header, shaped):
+        head = json.dumps(made).encode()
+        with contextlib.suppress(ValueError):
+            cache_entry.decode_entry(_with_header(head, bytes(16)), text)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    ["a string", ["a", "list"], (1.0,), (1.0, np.zeros(4, np.float32)), {"$d": 1}, None],
+)
+def test_a_value_of_another_shape_is_recomputed_not_handed_to_the_widget(tmp_path, forged):
+    """Digest-valid, the right key, a value no compute() of this family returns: recomputed."""
+    cache = SceneCache(tmp_path / "cache")
+    computed = scene_key("t", torch.sin, 1.0)
+    cache.fetch(computed, Counter())  # this family's values: (float, a float64 matrix)
+    key = scene_key("t", torch.sin, 2.0)
+    path = cache.path(key)
+    path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
+    compute = Counter()
+    got = cache.fetch(key, compute)
+    assert compute.calls == 1 and got[0] == 2.5 and got[1].shape == (3, 4)
+    assert cache.fetch(key, compute)[0] == 2.5 and compute.calls == 1  # replaced by a whole one
+
+
+def test_expect_guards_the_first_read_of_a_family(tmp_path):
+    """Before this process computed any value of a family, ``expect`` says what one is."""
+    cache = SceneCache(tmp_path / "cache")
+    key = scene_key("t", torch.sin, 1.0)
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), "a string"))
+
+    def is_pair(value):
+        _first, rows = value  # a string of another length: ValueError, read as "not expected"
+        return isinstance(rows, np.ndarray)
+
+    compute = Counter()
+    assert SceneCache(tmp_path / "cache").fetch(key, compute, is_pair)[0] == 2.5
+    assert compute.calls == 1

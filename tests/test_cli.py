@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import json
 import os
 import stat
 import subprocess
@@ -10,6 +12,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import torch
@@ -455,3 +458,284 @@ def test_write_atomically_replaces_a_link_never_its_target(tmp_path, outside):
     cli.write_atomically(link, b"new")
     assert not link.is_symlink() and link.read_bytes() == b"new"
     assert outside.read_text() == "the learner's thesis\n"
+
+
+# ------------------------------------------------------------------ a target that stops the process
+@pytest.mark.parametrize("code", ["0", "None", "3"])
+def test_a_target_that_calls_sys_exit_fails_in_one_line(tmp_path, capsys, code):
+    module = tmp_path / "exits_fn.py"
+    module.write_text(f"import sys\n\ndef f(x):\n    sys.exit({code})\n")
+    status, out, err = _run(capsys, "check", f"{module}:f")
+    assert status == 1  # never 0: a CI must not read it as a pass
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert f"stopped the process (sys.exit({code}))" in err and "nothing was checked" in err
+
+
+def test_ctrl_c_during_a_check_is_one_line_and_exit_130(tmp_path):
+    """A real SIGINT while the target runs: exit 130 and one line, no traceback."""
+    import signal
+    import time
+
+    ready = tmp_path / "ready"
+    module = tmp_path / "slow_fn.py"
+    module.write_text(
+        "import time\nfrom pathlib import Path\n\ndef f(x):\n"
+        f"    Path({str(ready)!r}).touch()\n    time.sleep(60)\n    return x\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gradkit.cli", "check", f"{module}:f"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err.strip().splitlines() == ["gradkit check: interrupted (Ctrl-C); stopped"]
+
+
+# ------------------------------------------------------------ notebook: what -- may not switch off
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--IdentityProvider.token="],
+        ["--ServerApp.token="],
+        ["--NotebookApp.token=''"],
+        ["--IdentityProvider.token=mine"],
+        ["--ServerApp.ip=0.0.0.0"],
+        ["--ServerApp.ip", "0.0.0.0"],
+        ["--ip=192.168.1.5"],
+        ["--ServerApp.ip=*"],
+        ["--ServerApp.password="],
+        ["--PasswordIdentityProvider.hashed_password="],
+        ["--ServerApp.disable_check_xsrf=True"],
+        ["--ServerApp.disable_check_xsrf"],
+        ["--ServerApp.allow_remote_access=true"],
+        ["--ServerApp.allow_origin=*"],
+        ["--ServerApp.allow_unauthenticated_access=True"],
+        ["--ServerApp.sock=/tmp/jupyter.sock"],
+        ["--ServerApp.identity_provider_class=x.Open"],
+        ["--config=open.py"],
+        ["--ServerApp.log_level=WARN", "--ServerApp.token="],
+    ],
+)
+def test_notebook_refuses_options_that_open_the_server(tmp_path, monkeypatch, capsys, options):
+    launched = []
+    monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
+    status, out, err = _run(capsys, "notebook", str(tmp_path), "--", *options)
+    assert status == 2 and launched == [] and out == ""
+    (line,) = err.strip().splitlines()  # one line, naming the option
+    assert line.startswith("gradkit notebook: error: ") and "after -- would" in line
+    assert next(o for o in options if "log_level" not in o) in line
+    assert "No server was started" in line
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--ServerApp.ip=localhost"],
+        ["--ServerApp.ip=127.0.0.1"],
+        ["--ServerApp.disable_check_xsrf=False"],
+        ["--ServerApp.allow_remote_access=false"],
+        ["--ServerApp.log_level", "WARN"],
+        ["--ServerApp.password_required=True"],
+    ],
+)
+def test_notebook_passes_options_that_keep_it_closed(tmp_path, monkeypatch, capsys, options):
+    launched = []
+    monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
+    status, _, _ = _run(capsys, "notebook", str(tmp_path), "--", *options)
+    assert status == 0 and launched[0][-len(options) :] == options
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "gradkit.zoo:SquareFn", "--"],
+        ["lessons", "somewhere", "--"],
+        ["warm", "01", "--", "--x"],
+        ["export", "--out", "site", "--"],
+    ],
+)
+def test_double_dash_is_refused_by_every_other_subcommand(capsys, argv):
+    status, out, err = _run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"gradkit {argv[0]}: error: -- (and options after it) are only for 'gradkit notebook'"
+    ]
+
+
+# ---------------------------------------------------------------------------------- warm
+def _mini_lesson(tmp_path: Path) -> Path:
+    import nbformat
+
+    lesson = tmp_path / "mini.ipynb"
+    cells = ["x = 1", "y = 2"]
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]),
+                   lesson)  # fmt: skip
+    return lesson
+
+
+class _FakeClient:
+    """nbclient's NotebookClient without a kernel: each cell does what ``behave`` says."""
+
+    behave = staticmethod(lambda cell, index: None)
+    made: ClassVar[list] = []
+
+    def __init__(self, nb, timeout, km, resources):
+        self.nb, self.km = nb, km
+        _FakeClient.made.append(self)
+
+    @contextlib.contextmanager
+    def setup_kernel(self):
+        yield
+
+    def execute_cell(self, cell, index):
+        self.behave(cell, index)
+
+
+def _report(stored, read, folder, written):
+    """What the warm report cell prints, as an output of the last cell."""
+    from gradkit.cli import warm
+
+    line = warm._MARK + json.dumps(
+        {"stored": stored, "read": read, "folder": folder, "written": written, "bytes": 0}
+    )
+    return lambda cell, _index: (
+        cell.setdefault("outputs", []).append({"output_type": "stream", "text": line + "\n"})
+        if warm._MARK in cell.source
+        else None
+    )
+
+
+@pytest.fixture
+def fake_kernel(monkeypatch):
+    import nbclient
+
+    _FakeClient.made = []
+    monkeypatch.setattr(nbclient, "NotebookClient", _FakeClient)
+    return _FakeClient
+
+
+def test_warm_runs_its_own_interpreter(tmp_path, capsys, fake_kernel):
+    cache = tmp_path / "cache"
+    fake_kernel.behave = staticmethod(_report(3, 0, str(cache / "scenes"), str(cache / "scenes")))
+    status, out, _ = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
+    assert status == 0 and "3 scenes stored" in out
+    (client,) = fake_kernel.made
+    spec = client.km.kernel_spec_manager.get_kernel_spec("python3")
+    assert spec.argv[:3] == [sys.executable, "-m", "ipykernel_launcher"]
+
+
+@pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        ((0, 0, "{c}", "{c}"), "no scene was stored in {c}"),
+        ((5, 0, "{c}", "/home/learner/.cache/gradkit/scenes"), "could not write {c}"),
+    ],
+)
+def test_warm_that_stores_nothing_in_the_cache_fails_loudly(
+    tmp_path, capsys, fake_kernel, report, said
+):
+    cache = tmp_path / "cache"
+    c = str(cache / "scenes")
+    fake_kernel.behave = staticmethod(_report(*[v.format(c=c) if isinstance(v, str) else v
+                                               for v in report]))  # fmt: skip
+    status, out, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
+    assert status == 1 and said.format(c=c) in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        ("timeout", "cell 1: still running after --timeout 600 s"),
+        ("dead", "cell 1: the kernel died"),
+    ],
+)
+def test_a_cell_timeout_or_a_dead_kernel_is_one_line(tmp_path, capsys, fake_kernel, raised, said):
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    def behave(cell, index):
+        if index == 1:
+            raise CellTimeoutError("timed out") if raised == "timeout" else DeadKernelError("x")
+
+    fake_kernel.behave = staticmethod(behave)
+    status, out, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)))
+    assert status == 1 and "cells raised in mini" in out
+    assert said in err and "Traceback" not in err + out
+
+
+def test_ctrl_c_during_warm_is_one_line_and_exit_130(tmp_path, capsys, fake_kernel):
+    def behave(cell, index):
+        raise KeyboardInterrupt
+
+    fake_kernel.behave = staticmethod(behave)
+    status, _, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)))
+    assert status == 130
+    assert err.strip().splitlines()[-1] == "gradkit warm: interrupted (Ctrl-C); stopped"
+
+
+@pytest.mark.parametrize("text", ["not json at all", "[1, 2]", '{"cells": 3}', ""])
+def test_warm_refuses_a_lesson_that_is_not_a_notebook(tmp_path, capsys, fake_kernel, text):
+    lesson = tmp_path / "broken.ipynb"
+    lesson.write_text(text)
+    status, _, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), str(lesson))
+    assert status == 2 and fake_kernel.made == []  # refused before any kernel ran
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"gradkit warm: error: LESSON {lesson} is not a Jupyter notebook")
+
+
+@pytest.mark.parametrize("how", ["a file", "under a file", "read only", "group-writable"])
+def test_warm_refuses_a_cache_it_cannot_fill(tmp_path, monkeypatch, capsys, fake_kernel, how):
+    cache = tmp_path / "cache"
+    said = "cannot be written"
+    if how == "a file":
+        cache.write_text("x")
+        said = "is a file, not a folder"
+    elif how == "under a file":
+        (tmp_path / "blocker").write_text("x")
+        cache = tmp_path / "blocker" / "cache"
+    elif how == "read only":
+
+        def read_only(*_args, **_kwargs):
+            raise OSError(errno.EROFS, "Read-only file system")
+
+        monkeypatch.setattr(tempfile, "NamedTemporaryFile", read_only)
+    else:
+        cache.mkdir()
+        cache.chmod(0o775)
+        said = "can be written by its group"
+    status, out, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
+    assert status == 2 and out == "" and fake_kernel.made == []
+    (line,) = err.strip().splitlines()
+    assert f"--cache {cache}" in line and said in line
+
+
+def test_warm_checks_the_environments_cache_too(tmp_path, monkeypatch, capsys, fake_kernel):
+    """Without --cache, GRADKIT_CACHE (an image's ENV) is checked the same way; off is refused."""
+    lesson = str(_mini_lesson(tmp_path))
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o757)
+    monkeypatch.setenv("GRADKIT_CACHE", str(tmp_path / "shared"))
+    status, _, err = _run(capsys, "warm", lesson)
+    assert status == 2 and "GRADKIT_CACHE" in err and "can be written by other users" in err
+    monkeypatch.setenv("GRADKIT_CACHE", "off")
+    status, _, err = _run(capsys, "warm", lesson)
+    assert status == 2 and "GRADKIT_CACHE=off turns the cache off" in err
+    assert fake_kernel.made == []
+
+
+def test_warm_makes_its_folder_only_its_owner_can_write(tmp_path, capsys, fake_kernel):
+    cache = tmp_path / "new" / "cache"
+    old = os.umask(0o002)  # a group-writable umask (as on many teaching machines)
+    try:
+        fake_kernel.behave = staticmethod(
+            _report(2, 0, str(cache / "scenes"), str(cache / "scenes"))
+        )
+        status, _, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
+    finally:
+        os.umask(old)
+    assert status == 0, err
+    assert stat.S_IMODE(cache.stat().st_mode) == stat.S_IMODE((cache / "scenes").stat().st_mode)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o755

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_BASE = {"_args", "_lazy", "_palette"}
+_BASE = {"_args", "_folders", "_lazy", "_palette"}
 _CORE = {
     "analytic", "batching", "causes", "cost", "detectors", "diagnosis", "engine", "exercises",
     "jacobian", "numerics", "patterns", "plan", "quiz_bank", "realview", "report", "rounding",
@@ -19,6 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "_args": set(),
     "_palette": set(),
     "_lazy": set(),
+    "_folders": set(),
     "zoo": {"_args"},
     **{name: _BASE | {"zoo"} | _CORE for name in _CORE},
     "widgets": _BASE | {"zoo"} | _CORE,

@@ -7,9 +7,10 @@
   temporary file in DIR and renamed into place, so a failure never leaves half a lesson.
 - ``gradkit check MODULE:ATTR [--shape 3,4] [--dtype float32] [--eps 1e-6] [--fast]``: run
   :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs.
-  Exit status 0 pass, 1 fail, 2 usage error.
+  Exit status 0 pass, 1 fail (or a target that stops the process: ``sys.exit``), 2 usage error.
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
-  127.0.0.1 with a random token (never an empty one).
+  127.0.0.1 with a random token (never an empty one); options after ``--`` that would switch
+  authentication off or bind beyond 127.0.0.1 are refused (exit 2). Only ``notebook`` takes ``--``.
 - ``gradkit export [PATH ...] --out SITE [--force]``: the lessons as a static site whose widgets
   still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`).
 - ``gradkit warm [LESSONS...] [--cache DIR]``: fill the scene cache with the lessons' scenes
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .check_run import MAX_INPUT_ENTRIES, run_check
-from .errors import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, UsageError
+from .errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE, UsageError
 from .export import add_export_parser, run_export
 from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
 from .server import notebook_command, run_notebook
@@ -36,6 +37,7 @@ from .warm import run_warm
 
 __all__ = [
     "EXIT_FAIL",
+    "EXIT_INTERRUPTED",
     "EXIT_PASS",
     "EXIT_USAGE",
     "MAX_INPUT_ENTRIES",
@@ -80,17 +82,22 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``gradkit`` command; returns the exit status."""
+    """Entry point of the ``gradkit`` command; returns the exit status.
+
+    0 pass, 1 fail (a check that fails, a target that stops the process, a lesson that raised),
+    2 usage (one line naming the argument), 130 interrupted (Ctrl-C): never a traceback.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra: list[str] = []
-    if "--" in argv:  # everything after -- goes to Jupyter untouched
+    extra: list[str] | None = None
+    if "--" in argv:  # everything after -- goes to Jupyter (checked: server.check_jupyter_options)
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
-    args.extra = extra
-    if extra and args.command != "notebook":
+    args.extra = extra or []
+    if extra is not None and args.command != "notebook":
         print(
-            f"gradkit {args.command}: error: options after -- are only for 'gradkit notebook'",
+            f"gradkit {args.command}: error: -- (and options after it) are only for "
+            "'gradkit notebook'",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -107,3 +114,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"gradkit {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"gradkit {args.command}: interrupted (Ctrl-C); stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED

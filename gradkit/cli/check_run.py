@@ -191,6 +191,14 @@ def run_check(args: argparse.Namespace) -> int:
         report = check(fn, inputs, eps=eps, fast_mode=args.fast)
     except (TypeError, ValueError) as error:
         raise UsageError(str(error)) from error
+    except SystemExit as error:  # sys.exit(0) inside the target must never read as a pass
+        print(
+            f"gradkit check: {args.target} stopped the process (sys.exit({error.code!r})) while "
+            "it was being checked, so nothing was checked; a function to check returns its "
+            "output and never exits",
+            file=sys.stderr,
+        )
+        return EXIT_FAIL
     print(report)
     return EXIT_PASS if report.passed else EXIT_FAIL
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-__all__ = ["EXIT_FAIL", "EXIT_PASS", "EXIT_USAGE", "UsageError"]
+__all__ = ["EXIT_FAIL", "EXIT_INTERRUPTED", "EXIT_PASS", "EXIT_USAGE", "UsageError"]
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: Ctrl-C: 128 + SIGINT, as a shell reports a process SIGINT stopped.
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(Exception):

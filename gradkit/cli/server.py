@@ -1,4 +1,10 @@
-"""``gradkit notebook [DIR]``: Jupyter Notebook 7 on 127.0.0.1 with a random, never empty token."""
+"""``gradkit notebook [DIR]``: Jupyter Notebook 7 on 127.0.0.1 with a random, never empty token.
+
+Options after ``--`` go to Jupyter, except those that would switch authentication off or let
+anything beyond this machine in (:func:`check_jupyter_options`): an empty or replaced token, an
+empty password, another ip or a socket, remote access, cross-site requests, another identity
+provider, a config file. Those are a usage error (exit 2), and no server starts.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,66 @@ from pathlib import Path
 
 from .errors import EXIT_PASS, UsageError
 
-__all__ = ["check_port", "notebook_command", "run_notebook"]
+__all__ = ["check_jupyter_options", "check_port", "notebook_command", "run_notebook"]
+
+_LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
+_YES = {"", "true", "1", "yes", "y", "on"}
+#: Jupyter traits (any class: ServerApp, NotebookApp, IdentityProvider...) and when a value
+#: after -- would open the server up: (refused(value), what it would do).
+_GUARDED: dict[str, tuple] = {
+    "token": (lambda v: True, "replace gradkit's token (use --token)"),
+    "password": (lambda v: not v, "switch the password off"),
+    "hashed_password": (lambda v: not v, "switch the password off"),
+    "password_required": (lambda v: v.lower() not in _YES, "switch the password off"),
+    "allow_unauthenticated_access": (lambda v: v.lower() in _YES, "switch authentication off"),
+    "disable_check_xsrf": (lambda v: v.lower() in _YES, "let other web sites send requests"),
+    "allow_origin": (bool, "let other web sites send requests"),
+    "allow_origin_pat": (bool, "let other web sites send requests"),
+    "allow_remote_access": (lambda v: v.lower() in _YES, "let other machines in"),
+    "ip": (lambda v: v.lower() not in _LOCAL, "listen beyond 127.0.0.1"),
+    "sock": (bool, "listen on a socket instead of 127.0.0.1"),
+    "identity_provider_class": (lambda v: True, "replace Jupyter's authentication"),
+    "login_handler_class": (lambda v: True, "replace Jupyter's authentication"),
+    "authorizer_class": (lambda v: True, "replace Jupyter's authentication"),
+    "config": (lambda v: True, "load a config file that could switch authentication off"),
+    "config_file": (lambda v: True, "load a config file that could switch authentication off"),
+}
+
+
+def _options(extra: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(the option as written, its trait name, its value) for each ``--name[=value]``."""
+    found = []
+    for k, arg in enumerate(extra):
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, has_value, value = arg.lstrip("-").partition("=")
+        if not has_value and k + 1 < len(extra) and not extra[k + 1].startswith("-"):
+            value = extra[k + 1]  # traitlets also reads "--ServerApp.ip 0.0.0.0"
+        trait = name.rsplit(".", 1)[-1].replace("-", "_").lower()
+        found.append((arg, trait, value.strip().strip("'\"")))
+    return found
+
+
+def check_jupyter_options(extra: Sequence[str]) -> None:
+    """Refuse an option after ``--`` that switches authentication off or binds beyond this machine.
+
+    Parameters
+    ----------
+    extra : sequence of str
+        What followed ``--`` on the command line.
+
+    Raises
+    ------
+    UsageError
+        Naming the option and what it would do (one line).
+    """
+    for arg, trait, value in _options(extra):
+        if trait in _GUARDED and _GUARDED[trait][0](value):
+            raise UsageError(
+                f"{arg!r} after -- would {_GUARDED[trait][1]}; gradkit notebook keeps Jupyter on "
+                "127.0.0.1 behind a token (run jupyter notebook yourself to serve it otherwise). "
+                "No server was started"
+            )
 
 
 def check_port(port: int) -> int:
@@ -27,6 +92,7 @@ def check_port(port: int) -> int:
 def notebook_command(root: Path, port: int, token: str, extra: Sequence[str] = ()) -> list[str]:
     """The exact command line ``gradkit notebook`` (and so ``make notebook``) runs."""
     check_port(port)
+    check_jupyter_options(extra)
     if not token:
         raise UsageError("--token must not be empty: an empty token switches authentication off")
     command = [

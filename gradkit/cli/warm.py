@@ -9,14 +9,24 @@ the copy run asks the kernel what its cache did; the lesson files are never writ
 
 LESSONS are lesson names or their starts (``01``, ``03_why``) or notebook paths; none means
 every lesson shipped. ``--cache DIR`` sets ``GRADKIT_CACHE`` for the kernels (default: the
-environment's, else the platform's folder). A progress bar (one line per lesson when stderr is
-no terminal) and a summary: scenes stored and read, the cache's size and folder, the time.
-Exit status 1 when a lesson raised (its scenes up to there are stored all the same).
+environment's, else the platform's folder). The kernels run this interpreter (the one gradkit is
+installed in), never whatever ``python3`` kernel Jupyter finds first. A progress bar (one line
+per lesson when stderr is no terminal) and a summary: scenes stored and read, the cache's size
+and folder, the time.
+
+Exit status 2 before any kernel starts for a cache folder (``--cache``, else ``$GRADKIT_CACHE``,
+else the platform's) that is a file, cannot be written or could be written by others (the
+kernels would not read it), for ``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
+Exit status 1 when a lesson raised, a cell timed out or a kernel died (its scenes up to there
+are stored all the same), when the scenes went to another folder than the cache, or when nothing
+at all was stored or read: an image built then would ship an empty cache. Each in one line,
+never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -24,12 +34,23 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from .._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 from .lesson_copy import lesson_files
 
-__all__ = ["Progress", "WarmResult", "add_parser", "chosen_lessons", "run_warm", "warm_lesson"]
+__all__ = [
+    "Progress",
+    "WarmResult",
+    "add_parser",
+    "check_cache_folder",
+    "chosen_lessons",
+    "read_lesson",
+    "run_warm",
+    "this_python_kernels",
+    "warm_lesson",
+]
 
 _MARK = "GRADKIT-WARM "
 #: Run in each kernel after its lesson: the deferred work first, then the cache's counts.
@@ -38,8 +59,10 @@ _REPORT_CELL = (
     "from gradkit.widgets.base.schedule import run_pending as _run_pending\n"
     "from gradkit.widgets.base.cache import scene_cache as _cache\n"
     "_run_pending()\n"
+    "_written = _cache.places()[1]\n"
     f"print({_MARK!r} + _json.dumps({{'stored': _cache.stores, 'read': _cache.hits,"
-    " 'folder': str(_cache.folder), 'bytes': _cache.size()}))\n"
+    " 'folder': str(_cache.folder), 'written': str(_written),"
+    " 'bytes': _cache.size(_written or _cache.folder)}))\n"
 )
 
 
@@ -51,6 +74,7 @@ class WarmResult:
     stored: int = 0
     read: int = 0
     folder: str = ""
+    written: str = ""
     bytes: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -81,34 +105,105 @@ def chosen_lessons(names: list[str]) -> list[Path]:
     return chosen
 
 
-def warm_lesson(path: Path, timeout: int, progress: Progress) -> WarmResult:
-    """Execute one lesson in a fresh kernel (cache on) and read back what its cache did."""
+def this_python_kernels() -> Any:
+    """A kernel spec manager whose ``python3`` is this interpreter (where gradkit is installed)."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+    class ThisPython(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name="Python 3 (gradkit warm)",
+                language="python",
+            )
+
+    return ThisPython()
+
+
+def read_lesson(path: Path) -> Any:
+    """The notebook at ``path`` (nbformat v4), or a usage error that names it."""
     import nbformat  # the CLI's other commands never need Jupyter's machinery
+
+    try:
+        return nbformat.read(path, as_version=4)
+    except OSError as error:
+        raise UsageError(f"LESSON {path} cannot be read ({error.strerror})") from None
+    except (ValueError, KeyError, AttributeError, TypeError, nbformat.ValidationError) as error:
+        # NotJSONError and bad UTF-8 are ValueErrors; JSON of another shape: not a lesson
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:120]
+        raise UsageError(f"LESSON {path} is not a Jupyter notebook ({first})") from None
+
+
+def check_cache_folder(folder: Path, named: str = "--cache") -> Path:
+    """The cache folder made (if need be) and proven writable and trusted, or a usage error.
+
+    ``named`` is how the command line named it (``--cache``, ``GRADKIT_CACHE``, ...).
+    """
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{named} {folder} is a file, not a folder; name a folder")
+    try:
+        for part in (folder, folder / "scenes"):
+            if not part.exists() and not part.is_symlink():
+                part.mkdir(parents=True)
+                part.chmod(0o755)  # owner writes, learners read, whatever the umask
+            reason = distrust(os.lstat(part))
+            if reason is not None:
+                raise UsageError(
+                    f"{named} {part} {reason}: the kernels would not read it (only a folder no "
+                    f"one but its owner can write is read). Fix: {fix_for(folder)}"
+                )
+        with tempfile.NamedTemporaryFile(dir=folder / "scenes", prefix=".tmp-probe-"):
+            pass  # a read-only mount, a full disk, no permission: found now, not after an hour
+    except OSError as error:
+        raise UsageError(
+            f"{named} {folder} cannot be written ({error.strerror}); name a folder you can write"
+        ) from None
+    return folder
+
+
+def warm_lesson(path: Path, timeout: int, progress: Progress, nb: Any = None) -> WarmResult:
+    """Execute one lesson in a fresh kernel of this Python (cache on); what its cache did.
+
+    A cell that raises or times out, or a kernel that dies, is an entry in ``errors`` (a timeout
+    or a dead kernel ends the lesson), never an exception.
+    """
+    import nbformat
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     result = WarmResult(path.stem)
-    nb = nbformat.read(path, as_version=4)
+    nb = nb if nb is not None else read_lesson(path)
     nb.cells.append(nbformat.v4.new_code_cell(_REPORT_CELL))
     code = [(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gradkit-warm-") as work:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": work}})  # fmt: skip
-        with client.setup_kernel():
-            for done, (index, cell) in enumerate(code, 1):
-                try:
-                    client.execute_cell(cell, index)
-                except CellExecutionError as error:
-                    result.errors.append(f"cell {index}: {str(error).strip().splitlines()[-1]}")
-                progress.step(path.stem, done, len(code))
+        km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=this_python_kernels())
+        client = NotebookClient(nb, timeout=timeout, km=km, resources={"metadata": {"path": work}})
+        try:
+            with client.setup_kernel():
+                for done, (index, cell) in enumerate(code, 1):
+                    try:
+                        client.execute_cell(cell, index)
+                    except CellExecutionError as error:
+                        last = (str(error).strip().splitlines() or ["an error"])[-1]
+                        result.errors.append(f"cell {index}: {last}")
+                    progress.step(path.stem, done, len(code))
+        except CellTimeoutError:
+            result.errors.append(f"cell {index}: still running after --timeout {timeout} s")
+        except DeadKernelError:
+            result.errors.append(f"cell {index}: the kernel died (out of memory?)")
+        except RuntimeError as error:  # the kernel did not start
+            result.errors.append(f"the kernel did not start: {error}")
     result.seconds = time.perf_counter() - start
     for output in nb.cells[-1].get("outputs", []):
         for line in output.get("text", "").splitlines():
             if line.startswith(_MARK):
-                counts = json.loads(line[len(_MARK) :])
-                result.stored, result.read = counts["stored"], counts["read"]
-                result.folder, result.bytes = counts["folder"], counts["bytes"]
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    counts = json.loads(line[len(_MARK) :])
+                    result.stored, result.read = counts["stored"], counts["read"]
+                    result.folder, result.bytes = counts["folder"], counts["bytes"]
+                    result.written = counts["written"]
     return result
 
 
@@ -149,23 +244,43 @@ def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``gradkit warm``: every chosen lesson in turn, then the summary; the exit status."""
     out = out or sys.stdout
     lessons = chosen_lessons(list(args.lessons))
-    if args.cache:
-        os.environ["GRADKIT_CACHE"] = str(Path(args.cache).expanduser().resolve())
+    notebooks = [read_lesson(path) for path in lessons]  # a stray file: refused before any run
+    chosen = args.cache or os.environ.get("GRADKIT_CACHE", "").strip()
+    if chosen.lower() in CACHE_OFF:
+        raise UsageError(
+            f"GRADKIT_CACHE={chosen} turns the cache off, so nothing would be stored; unset it "
+            "or name the folder with --cache DIR"
+        )
+    folder = Path(chosen).expanduser().resolve() if chosen else user_cache_folder()
+    named = "--cache" if args.cache else "GRADKIT_CACHE" if chosen else "the cache folder"
+    os.environ["GRADKIT_CACHE"] = str(check_cache_folder(folder, named))  # the kernels' cache
     progress = Progress([p.stem for p in lessons], sys.stderr)
     start, results = time.perf_counter(), []
-    for path in lessons:
-        results.append(warm_lesson(path, args.timeout, progress))
+    for path, nb in zip(lessons, notebooks, strict=True):
+        results.append(warm_lesson(path, args.timeout, progress, nb))
         progress.lesson_done(results[-1])
     last = results[-1]
-    if last.folder == "None":
-        out.write("gradkit warm: the cache is off (GRADKIT_CACHE=off): nothing was stored\n")
+    stored, read = sum(r.stored for r in results), sum(r.read for r in results)
+    where = last.folder or "(unknown: the report cell did not run)"
     out.write(
-        f"gradkit warm: {len(lessons)} lesson(s), {sum(r.stored for r in results)} scenes stored,"
-        f" {sum(r.read for r in results)} already there; cache {last.bytes / 2**20:.1f} MiB"
-        f" in {last.folder or '(unknown: the report cell did not run)'};"
-        f" {time.perf_counter() - start:.1f} s\n"
+        f"gradkit warm: {len(lessons)} lesson(s), {stored} scenes stored, {read} already there;"
+        f" cache {last.bytes / 2**20:.1f} MiB in {where}; {time.perf_counter() - start:.1f} s\n"
     )
     failed = [r.lesson for r in results if r.errors]
     if failed:
         out.write(f"gradkit warm: cells raised in {', '.join(failed)}\n")
-    return EXIT_FAIL if failed else EXIT_PASS
+        return EXIT_FAIL
+    astray = {r.written for r in results if r.stored and r.written != r.folder}
+    if astray:
+        out.write(
+            f"gradkit warm: the kernels could not write {last.folder} and stored the scenes in "
+            f"{', '.join(sorted(astray))} instead; fix the folder's permissions and run again\n"
+        )
+        return EXIT_FAIL
+    if stored + read == 0:
+        out.write(
+            f"gradkit warm: no scene was stored in {last.folder or 'the cache'}: an image built "
+            "now would ship an empty cache\n"
+        )
+        return EXIT_FAIL
+    return EXIT_PASS

@@ -122,6 +122,9 @@ def test_the_page_changes_only_the_keys_it_changed(make):
         ({"scheme": "sideways"}, "must be one of"),
         ({"dtype": "float8"}, "must be one of"),
         ({"x": 1e9}, "x=1000000000.0"),
+        ({"x": 0.7123}, "x=0.7123, between two positions of its slider"),
+        ({"x": 0.7 + 2**-40}, "between two positions"),
+        ({"x": True}, "x=True"),
         ({"panels": ["nope"]}, "pick one or more"),
     ],
 )
@@ -133,6 +136,44 @@ def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
     assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
     w.eps_down.click()  # the widget keeps working
     assert w.error_area.value == "" and w.eps == 1e-4
+
+
+def test_an_off_grid_x_from_the_page_changes_nothing_shown(make):
+    """A tampered page's x between two slider positions: refused, so numeric and analytic stay
+    measured at one x (never numeric at 0.7123 and analytic at 0.7)."""
+    w = make(SlopeExplorer, f="sin(x)", x=0.7)
+    numeric, analytic, x = w.numeric, w.analytic, w.x
+    _page_sends(w, x=0.7123)
+    assert "between two positions" in w.error_area.value
+    assert (w.x, w.numeric, w.analytic) == (x, numeric, analytic)
+    spec = w.x_slider.spec
+    on_grid = spec["origin"] + 5 * spec["step"]  # what the page's slider sends at position 5
+    _page_sends(w, x=on_grid)
+    assert w.error_area.value == "" and w.x == on_grid
+    assert w.analytic == pytest.approx(math.cos(on_grid), rel=1e-6)
+
+
+def test_a_fractional_n_from_the_page_is_refused(make):
+    from gradkit.widgets import JacobianBuilder
+
+    w = make(JacobianBuilder, n=4)
+    _page_sends(w, n=4.5)
+    assert "n=4.5, between two positions" in w.error_area.value
+    assert w.state["n"] == 4 and w.n_slider.value == 4
+    _page_sends(w, n=5)
+    assert w.error_area.value == "" and w.n_slider.value == 5
+
+
+@pytest.mark.parametrize(("value", "end"), [(1e308, "hi"), (-1e308, "lo"), (1e300, "hi")])
+def test_a_huge_slider_value_from_python_is_the_sliders_end(make, value, end):
+    w = make(SlopeExplorer, f="sin(x)", x=0.7)
+    w.x_slider.value = value  # no OverflowError: clamped to the slider's end, as the page does
+    spec = w.x_slider.spec
+    assert w.x == spec["origin"] + spec[end] * spec["step"]
+    assert w.error_area.value == ""
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="x must be a finite number"):
+            w.x_slider.value = bad
 
 
 def test_callback_errors_land_in_the_error_area(make):

@@ -7,39 +7,51 @@ A family asks for a scene's tables in one line::
 and gets what ``compute()`` returns: read from disk when this torch already computed it here (or
 on the hub image, at build time: ``gradkit warm``), else computed and stored. A scene of no
 function is keyed by its own tuple, ``fetch(("ruler", x, eps, dtype), ...)``; a key holds
-strings, numbers, dtypes and sequences of them. Every number is still torch's, in the learner's
-dtype: an entry is only ever what ``compute()`` returned with the same torch, gradkit and code
-(the key and the file format: :mod:`.cache_entry`).
+strings, numbers, dtypes and sequences of them. An entry is only ever what ``compute()`` returned
+with the same torch, gradkit, code and CPU capability (the key and the file format:
+:mod:`.cache_entry`), read from a folder only its owner can write.
 
-- **Folder**: ``$GRADKIT_CACHE`` (one folder for a whole hub; ``off`` turns the cache off), else
-  the platform's cache folder (``~/.cache/gradkit``); entries go in its ``scenes/``. A folder
-  that cannot be written is read only: reads, never an error.
+- **Folders**: ``$GRADKIT_CACHE`` (one folder for a whole class or hub; ``off`` turns the cache
+  off), else the learner's own cache folder (platformdirs: ``~/.cache/gradkit`` on Linux);
+  entries go in its ``scenes/``. When ``$GRADKIT_CACHE`` cannot be written by this learner (a
+  hub's read-only class cache) it is read, and misses go to the learner's own folder.
+- **Trust**: a folder is read only when it, its ``scenes/`` and each entry file are owned by this
+  user or root and cannot be written by group or others, and none is a symlink
+  (:mod:`gradkit._folders`). Anything else is ignored, with one :class:`CacheWarning` naming the
+  folder and the fix. Any bytes in a trusted entry that are not exactly an entry of this key
+  (truncated, corrupt, foreign, of another shape) mean "recompute", never an error.
 - **Writes** go to a temp file in the same folder, renamed into place (``os.replace``): a reader
   sees a whole entry or none, and two processes filling one entry both leave a whole one.
-- **Trust**: a truncated, corrupt, foreign or mismatched entry is ignored and recomputed.
-- **Size**: at most ``$GRADKIT_CACHE_SIZE`` (bytes, or ``500M``, ``2G``; default 512 MiB); past
-  it the oldest entries go first (a hit keeps an entry young). Each process counts what it
-  wrote since its last look at the folder, so the limit holds to within what other processes
-  wrote meanwhile.
+- **Size**: at most ``$GRADKIT_CACHE_SIZE`` (bytes, or ``500M``, ``2G``; default 512 MiB; any
+  other value: the default, with a warning); past it the oldest entries go first (a hit keeps an
+  entry young). Each process counts what it wrote since its last look at the folder, so the limit
+  holds to within what other processes wrote meanwhile. Eviction removes only the folder's own
+  regular ``*.gks`` files, never through a symlink.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
+import math
 import os
-import struct
-import sys
+import stat
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
+from ..._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .cache_entry import Uncacheable, decode_entry, encode_entry, function_id, key_text, scene_key
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "CacheWarning",
     "SceneCache",
     "cache_folder",
     "default_folder",
@@ -53,38 +65,60 @@ T = TypeVar("T")
 DEFAULT_LIMIT = 512 * 2**20
 SUFFIX, TEMP = ".gks", ".tmp-"
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
-_TRUST_ERRORS = (OSError, ValueError, KeyError, TypeError, IndexError, struct.error)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_MISS = object()
+#: What has been warned about in this process (a folder, a size): one warning each.
+_WARNED: set[str] = set()
+
+
+class CacheWarning(UserWarning):
+    """The scene cache ignored a folder or a setting (the widgets still work, uncached)."""
+
+
+def _warn_once(subject: str, message: str) -> None:
+    if subject not in _WARNED:
+        _WARNED.add(subject)
+        warnings.warn(message, CacheWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------------------------- folder
 def default_folder() -> Path:
-    """The platform's per-user cache folder for gradkit."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
-        return Path(base) / "gradkit" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "gradkit"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gradkit"
+    """The learner's own cache folder (platformdirs' per-user cache folder for gradkit)."""
+    return user_cache_folder()
 
 
 def cache_folder() -> Path | None:
     """``$GRADKIT_CACHE`` (None when it says ``off``), else :func:`default_folder`."""
     chosen = os.environ.get("GRADKIT_CACHE", "").strip()
-    if chosen.lower() in ("off", "0", "no", "false"):
+    if chosen.lower() in CACHE_OFF:
         return None
     return Path(chosen).expanduser() if chosen else default_folder()
 
 
 def size_limit() -> int:
-    """``$GRADKIT_CACHE_SIZE`` in bytes (``500M``, ``2G``, ``1000000``), else 512 MiB."""
-    text = os.environ.get("GRADKIT_CACHE_SIZE", "").strip().upper().removesuffix("B")
+    """``$GRADKIT_CACHE_SIZE`` in bytes (``500M``, ``2G``, ``1000000``), else 512 MiB.
+
+    A value that is not a positive, finite size (``inf``, ``nan``, ``-1``, ``0``, ``lots``) is
+    the default, with one :class:`CacheWarning` naming it.
+    """
+    raw = os.environ.get("GRADKIT_CACHE_SIZE", "").strip()
+    text = raw.upper().removesuffix("B")
     if not text:
         return DEFAULT_LIMIT
     unit = text[-1] if text[-1] in _UNITS else ""
     try:
-        return int(float(text.removesuffix(unit)) * _UNITS[unit])
+        size = float(text.removesuffix(unit)) * _UNITS[unit]  # bytes = number x unit
     except ValueError:
+        size = math.nan
+    if not (math.isfinite(size) and size >= 1):
+        _warn_once(
+            f"size:{raw}",
+            f"GRADKIT_CACHE_SIZE={raw!r} is not a size in bytes (such as 500M or 2G): the scene "
+            f"cache keeps its default of {DEFAULT_LIMIT // 2**20}M. Fix: set it to a positive "
+            "size, or unset it.",
+        )
         return DEFAULT_LIMIT
+    return int(size)
 
 
 # ----------------------------------------------------------------------------------- cache
@@ -98,6 +132,9 @@ class SceneCache:
         call, so ``$GRADKIT_CACHE`` may change while a process runs (tests do).
     limit : int, optional
         Size limit in bytes. Default: :func:`size_limit`.
+    own : path, optional
+        The learner's own folder, where misses go when ``folder`` cannot be written or is not
+        trusted. Default: :func:`default_folder`.
 
     Attributes
     ----------
@@ -105,12 +142,19 @@ class SceneCache:
         Entries read, computed (not found, or not trusted) and written by this object.
     """
 
-    def __init__(self, folder: str | os.PathLike | None = None, limit: int | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike | None = None,
+        limit: int | None = None,
+        own: str | os.PathLike | None = None,
+    ) -> None:
         self._folder = None if folder is None else Path(folder)
+        self._own = None if own is None else Path(own)
         self._limit = limit
         self.hits = self.misses = self.stores = 0
         self._estimate: dict[Path, int] = {}  # bytes in a folder, as of our last scan + writes
         self._read_only: set[Path] = set()
+        self._shapes: dict[str, Any] = {}  # family -> the shape of a value computed for it
 
     @property
     def folder(self) -> Path | None:
@@ -119,36 +163,166 @@ class SceneCache:
         return None if root is None else root / "scenes"
 
     @property
+    def own_folder(self) -> Path:
+        """The learner's own folder of entries, where misses go when :attr:`folder` is not
+        trusted or cannot be written."""
+        return (self._own if self._own is not None else default_folder()) / "scenes"
+
+    @property
     def limit(self) -> int:
         """The size limit in bytes."""
         return self._limit if self._limit is not None else size_limit()
 
-    def path(self, key: tuple, text: str | None = None) -> Path | None:
-        """The file of ``key``'s entry (None: the cache is off); ``text``: its key_text."""
-        folder = self.folder
-        name = hashlib.sha256((text or key_text(key)).encode()).hexdigest()[:40]
-        return None if folder is None else folder / f"{name}{SUFFIX}"
+    @staticmethod
+    def _name(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()[:40] + SUFFIX
 
-    def fetch(self, key: tuple | None, compute: Callable[[], T]) -> T:
+    def path(self, key: tuple, text: str | None = None) -> Path | None:
+        """The file of ``key``'s entry in :attr:`folder` (None: the cache is off)."""
+        folder = self.folder
+        return None if folder is None else folder / self._name(text or key_text(key))
+
+    # ------------------------------------------------------------------------------- trust
+    def state(self, folder: Path) -> str:
+        """``"trusted"``, ``"missing"`` or ``"untrusted"``: ``folder`` (a ``scenes/``) and the
+        folder above it, each owned by this user or root and written by no one else, no symlink.
+
+        ``"missing"``: not there yet (what is there is trusted); ``"untrusted"`` warns once,
+        naming the folder and the fix.
+        """
+        for part in (folder.parent, folder):
+            try:
+                info = os.lstat(part)
+            except FileNotFoundError:
+                return "missing"
+            except OSError as error:
+                self._distrust(
+                    folder.parent, f"{part} cannot be opened ({error.strerror})",
+                    "set GRADKIT_CACHE to a folder (or unset it)",
+                )  # fmt: skip
+                return "untrusted"
+            reason = distrust(info)
+            if reason is not None:
+                self._distrust(folder.parent, f"{part} {reason}")
+                return "untrusted"
+        return "trusted"
+
+    def trusted(self, folder: Path) -> bool:
+        """Whether ``folder`` (a ``scenes/``) is there and may be read (:meth:`state`)."""
+        return self.state(folder) == "trusted"
+
+    @staticmethod
+    def _distrust(root: Path, why: str, fix: str | None = None) -> None:
+        """Warn, once per folder, that ``root`` (or an entry in it: ``why`` says) is not read."""
+        what = "an entry of" if why.startswith("its entry") else "the whole"
+        _warn_once(
+            f"folder:{root}",
+            f"gradkit does not read {what} scene cache {root}: {why}. Only what no one but its "
+            "owner (you or root) can write is read, so that no one else can plant the numbers "
+            f"it shows. Fix: {fix or fix_for(root)}, or set GRADKIT_CACHE to a folder only you "
+            "can write.",
+        )
+
+    def _writable(self, folder: Path) -> bool:
+        if folder in self._read_only:
+            return False
+        existing = next((p for p in (folder, folder.parent) if p.exists()), None)
+        if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+            self._read_only.add(folder)
+            return False
+        return True
+
+    def places(self) -> tuple[list[Path], Path | None]:
+        """(the folders read, in order; the folder misses are written to, None: nowhere).
+
+        :attr:`folder` is read when trusted and written when it also can be (or is not there
+        yet: it is made); otherwise the learner's :attr:`own_folder` takes the misses and is
+        read after it.
+        """
+        main = self.folder
+        if main is None:
+            return [], None
+        main_state = self.state(main)
+        reads = [main] if main_state == "trusted" else []
+        if main_state != "untrusted" and self._writable(main):
+            return reads, main
+        own = self.own_folder
+        if own == main:
+            return reads, None
+        own_state = self.state(own)
+        if own_state == "trusted":
+            reads.append(own)
+        write = own if own_state != "untrusted" and self._writable(own) else None
+        return reads, write
+
+    # ------------------------------------------------------------------------------- fetch
+    def fetch(
+        self,
+        key: tuple | None,
+        compute: Callable[[], T],
+        expect: Callable[[Any], bool] | None = None,
+    ) -> T:
         """``compute()``'s value for ``key``: read when stored and intact, else computed, stored.
 
-        ``key`` None (a function without a stable identity) computes and stores nothing.
+        ``key`` None (a function without a stable identity) computes and stores nothing. A value
+        read must have the shape of what ``compute()`` returned for the same family (``key[0]``)
+        in this process (tuples, lists, dicts and their keys, arrays' dtype and rank), and pass
+        ``expect(value)`` when given; anything else is recomputed, never handed to a widget.
         """
         if key is None or self.folder is None:
             return compute()
         text = key_text(key)
-        path = self.path(key, text)
-        try:
-            data = path.read_bytes()
-            value = decode_entry(data, text)
-        except _TRUST_ERRORS:
-            value = compute()
-            self.misses += 1
-            self.store(path, text, value)
-            return value
-        self.hits += 1
-        self._touch(path)
+        name = self._name(text)
+        reads, write = self.places()
+        for folder in reads:
+            value = self._read(folder, name, text, touch=folder == write)
+            if value is not _MISS and self._expected(key, value, expect):
+                self.hits += 1
+                return value
+        value = compute()
+        self._shapes.setdefault(str(key[0]), _shape(value))
+        self.misses += 1
+        if write is not None and not self.store(write / name, text, value):
+            again = self.places()[1]  # the folder turned out read-only: the learner's own
+            if again is not None and again != write:
+                self.store(again / name, text, value)
         return value
+
+    def _expected(self, key: tuple, value: Any, expect: Callable[[Any], bool] | None) -> bool:
+        """Whether a value read has the shape its family's values have (never an error)."""
+        try:
+            known = self._shapes.get(str(key[0]))
+            return (known is None or known == _shape(value)) and (
+                expect is None or bool(expect(value))
+            )
+        except Exception:  # noqa: BLE001 - expect() on a value of another shape: not expected
+            return False
+
+    def _read(self, folder: Path, name: str, text: str, touch: bool) -> Any:
+        """The value of the entry ``folder/name``, or _MISS (never an error)."""
+        try:
+            fd = os.open(folder / name, os.O_RDONLY | _NOFOLLOW)
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink: never followed
+                self._distrust(folder.parent, f"its entry {folder / name} is a symlink")
+            return _MISS
+        try:
+            info = os.fstat(fd)
+            reason = distrust(info, "file")
+            if reason is not None:
+                self._distrust(folder.parent, f"its entry {folder / name} {reason}")
+                return _MISS
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                data = handle.read()
+            value = decode_entry(data, text)
+            if touch and time.time() - info.st_mtime > 3600:  # keep a used entry young
+                with contextlib.suppress(OSError, NotImplementedError):
+                    os.utime(fd)
+            return value
+        except (OSError, ValueError):
+            return _MISS  # any bytes but an entry of this key: recompute
+        finally:
+            os.close(fd)
 
     def store(self, path: Path, text: str, value: Any) -> bool:
         """Write ``value`` as the entry at ``path`` atomically; False when it was not written."""
@@ -160,7 +334,13 @@ class SceneCache:
         except Uncacheable:
             return False
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            for part in (folder.parent, folder):
+                if not part.exists() and not part.is_symlink():
+                    with contextlib.suppress(FileExistsError):  # another kernel, just now
+                        part.mkdir(parents=True)
+                        os.chmod(part, 0o755)  # owner writes; a hub's learners read (any umask)
+            if not self.trusted(folder):
+                return False
             with self._temp_file(folder) as (handle, temp):
                 handle.write(data)
                 handle.flush()
@@ -186,28 +366,29 @@ class SceneCache:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
 
-    def _touch(self, path: Path) -> None:
-        """Keep a used entry young for eviction (at most once an hour; never an error)."""
-        with contextlib.suppress(OSError):
-            if time.time() - path.stat().st_mtime > 3600 and path.parent not in self._read_only:
-                os.utime(path)
-
+    # ---------------------------------------------------------------------------- eviction
     def entries(self, folder: Path | None = None) -> list[tuple[float, int, Path]]:
         """(mtime, bytes, path) of every entry in ``folder`` (default: :attr:`folder`), oldest
-        first; temp files a writer left more than 10 minutes ago are removed on the way."""
+        first; temp files a writer left more than 10 minutes ago are removed on the way.
+
+        Only regular files named ``*.gks`` in a trusted folder count: a symlink (the folder or
+        an entry) is never followed, so nothing outside the folder is ever touched.
+        """
         folder = folder or self.folder
         found: list[tuple[float, int, Path]] = []
-        if folder is None:
+        if folder is None or not self.trusted(folder):
             return found
         with contextlib.suppress(OSError), os.scandir(folder) as scan:
             for item in scan:
                 if not item.name.endswith(SUFFIX):
                     continue  # never anything but our own files
                 with contextlib.suppress(OSError):
-                    stat = item.stat()
+                    info = item.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode):
+                        continue  # a symlink or anything else: not ours
                     if not item.name.startswith("."):
-                        found.append((stat.st_mtime, stat.st_size, Path(item.path)))
-                    elif item.name.startswith(TEMP) and time.time() - stat.st_mtime > 600:
+                        found.append((info.st_mtime, info.st_size, Path(item.path)))
+                    elif item.name.startswith(TEMP) and time.time() - info.st_mtime > 600:
                         os.unlink(item.path)  # a writer that died mid-write
         return sorted(found)
 
@@ -231,13 +412,29 @@ class SceneCache:
             if total <= target:
                 break
             with contextlib.suppress(OSError):
-                path.unlink()
+                path.unlink()  # a regular file (entries): unlink never follows a symlink
                 total -= size
         return total
 
     def clear(self) -> None:
         """Remove every entry."""
         self.evict(0)
+
+
+def _shape(value: Any, depth: int = 0) -> Any:
+    """What a value is made of, without its numbers: containers, dict keys, arrays' dtype and
+    rank, and each leaf's kind (a number, None and a bool are one kind: a reading may be any)."""
+    if depth > 32:
+        raise ValueError("nested deeper than any scene")
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, tuple):
+        return ("tuple", *(_shape(v, depth + 1) for v in value))
+    if isinstance(value, list):
+        return ("list",)  # its entries may differ from x to x
+    if isinstance(value, dict):
+        return ("dict", *sorted((k, repr(_shape(v, depth + 1))) for k, v in value.items()))
+    return "text" if isinstance(value, str) else "number"
 
 
 #: The cache every widget family uses.

@@ -3,21 +3,24 @@
 :mod:`.cache` (beside this file) keeps entries on disk; here is what an entry is:
 
 - **Key**: the family's parts (family, function, x, dtypes, eps grid, ...) behind this format's
-  version, gradkit's and torch's versions and the SHA-256 of gradkit's Python sources, as
-  canonical JSON. A function is a key part only when it has a stable identity
-  (:func:`function_id`: a built-in menu function or a deterministic zoo entry); a learner's own
-  function has none, and its scenes are never cached.
+  version, gradkit's and torch's versions, the CPU capability torch's kernels use
+  (``torch.backends.cpu.get_cpu_capability()``: float32 sums round differently on AVX2 and
+  AVX-512) and the SHA-256 of gradkit's Python sources, as canonical JSON. A function is a key
+  part only when it has a stable identity (:func:`function_id`: a built-in menu function or a
+  deterministic zoo entry); a learner's own function has none, and its scenes are never cached.
 - **File**: ``GKSCENE\\n``, the header's length (uint32, little-endian), the header (JSON: format,
   the full key, the value with each array replaced by a reference, the arrays' layout of
   :func:`.tables.pack`), the SHA-256 of header + arrays, the arrays (float64 and float32 only,
-  stored exactly). :func:`decode_entry` trusts nothing: magic, digest, format, key, lengths and
-  every array's shape against the buffer are checked, and anything off is a ``ValueError``.
+  stored exactly). :func:`decode_entry` trusts nothing: magic, digest, format, key, lengths,
+  the header's and the value's shape, and every array's shape against the buffer are checked;
+  any bytes that are not exactly an entry of the key are a ``ValueError`` (and nothing else).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import struct
 import sys
 from collections.abc import Callable
@@ -45,6 +48,9 @@ __all__ = [
 FORMAT = 1
 MAGIC = b"GKSCENE\n"
 _ARRAY_KINDS = ("float64", "float32")
+#: How deep a stored value may nest (gradkit's scenes nest 3 deep); deeper is not an entry.
+MAX_DEPTH = 32
+_HEADER = {"format", "key", "value", "layout", "nbytes"}
 _FINGERPRINT: list[str] = []
 
 
@@ -104,7 +110,8 @@ def _part(value: Any) -> Any:
 def key_text(key: tuple) -> str:
     """The full key as stored: the family's parts and the versions they were computed with."""
     gradkit = sys.modules[__name__.split(".")[0]]  # loaded before any of its modules
-    full = [FORMAT, gradkit.__version__, torch.__version__, _fingerprint(), *_part(list(key))]
+    cpu = torch.backends.cpu.get_cpu_capability()
+    full = [FORMAT, gradkit.__version__, torch.__version__, cpu, _fingerprint(), *_part(list(key))]
     return json.dumps(full, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
@@ -127,19 +134,23 @@ def _encode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     raise Uncacheable(f"{type(value).__name__} values are not stored")
 
 
-def _decode(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
-    """The value :func:`_encode` took apart (KeyError/TypeError when the tree is not one)."""
+def _decode(tree: Any, arrays: dict[str, np.ndarray], depth: int = 0) -> Any:
+    """The value :func:`_encode` took apart (ValueError when the tree is not one)."""
+    if depth > MAX_DEPTH:
+        raise ValueError("a value nested deeper than any scene")
     if isinstance(tree, list):
-        return [_decode(v, arrays) for v in tree]
+        return [_decode(v, arrays, depth + 1) for v in tree]
     if isinstance(tree, dict):
-        (tag, inner), *rest = tree.items()
-        if rest or tag not in ("$a", "$t", "$d"):
-            raise TypeError("not an encoded value")
-        if tag == "$a":
+        if len(tree) != 1:
+            raise ValueError("not an encoded value")
+        ((tag, inner),) = tree.items()
+        if tag == "$a" and isinstance(inner, str) and inner in arrays:
             return arrays[inner]
-        if tag == "$t":
-            return tuple(_decode(v, arrays) for v in inner)
-        return {k: _decode(v, arrays) for k, v in inner.items()}
+        if tag == "$t" and isinstance(inner, list):
+            return tuple(_decode(v, arrays, depth + 1) for v in inner)
+        if tag == "$d" and isinstance(inner, dict):
+            return {k: _decode(v, arrays, depth + 1) for k, v in inner.items()}
+        raise ValueError("not an encoded value")
     return tree
 
 
@@ -155,7 +166,25 @@ def encode_entry(text: str, value: Any) -> bytes:
 
 
 def decode_entry(data: bytes, text: str) -> Any:
-    """The value of an entry for key ``text``; ValueError for anything not exactly that."""
+    """The value of an entry for key ``text``; ValueError for anything not exactly that.
+
+    Any ``data`` at all gives the value or a ValueError, never another error (a property test
+    feeds it arbitrary bytes): the header may be any JSON a forger wrote under a valid digest.
+    """
+    try:
+        return _decode_entry(bytes(data), text)
+    except ValueError:
+        raise
+    except (TypeError, KeyError, IndexError, AttributeError, RecursionError, OverflowError,
+            MemoryError, struct.error) as error:  # fmt: skip
+        raise ValueError(f"not a gradkit scene entry ({type(error).__name__})") from None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _decode_entry(data: bytes, text: str) -> Any:
     start = len(MAGIC) + 4
     if len(data) < start or not data.startswith(MAGIC):
         raise ValueError("not a gradkit scene entry")
@@ -164,15 +193,28 @@ def decode_entry(data: bytes, text: str) -> Any:
     buffer = data[start + size + 32 :]
     if len(digest) != 32 or hashlib.sha256(head + buffer).digest() != digest:
         raise ValueError("truncated or corrupt entry")
-    header = json.loads(head)
-    if header.get("format") != FORMAT or header.get("key") != text:
+    header = json.loads(head)  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    if not isinstance(header, dict) or set(header) != _HEADER:
+        raise ValueError("a header of another shape")
+    if header["format"] != FORMAT or header["key"] != text:
         raise ValueError("an entry for another key or format")
-    if header.get("nbytes") != len(buffer):
+    if header["nbytes"] != len(buffer) or not isinstance(header["layout"], dict):
         raise ValueError("arrays of the wrong length")
     for spec in header["layout"].values():
-        if spec["dtype"] not in _ARRAY_KINDS or min(spec["shape"], default=0) < 0:
-            raise ValueError("an array of another kind or shape")
-        n = int(np.prod(spec["shape"])) if spec["shape"] else 1
-        if spec["offset"] + n * np.dtype(spec["dtype"]).itemsize > len(buffer):
-            raise ValueError("array shapes off the buffer")
+        _check_array(spec, len(buffer))
     return _decode(header["value"], unpack(buffer, header["layout"]))
+
+
+def _check_array(spec: Any, nbytes: int) -> None:
+    """ValueError unless ``spec`` is one array's layout lying inside a buffer of ``nbytes``."""
+    if not isinstance(spec, dict) or set(spec) != {"offset", "shape", "dtype"}:
+        raise ValueError("an array of another kind or shape")
+    shape, offset = spec["shape"], spec["offset"]
+    if spec["dtype"] not in _ARRAY_KINDS or not isinstance(shape, list):
+        raise ValueError("an array of another kind or shape")
+    if not all(map(_is_count, shape)) or not _is_count(offset):
+        raise ValueError("an array of another kind or shape")
+    itemsize = np.dtype(spec["dtype"]).itemsize
+    # the array's bytes: offset .. offset + prod(shape) * itemsize, inside the buffer
+    if offset % itemsize or offset + math.prod(shape) * itemsize > nbytes:
+        raise ValueError("array shapes off the buffer")

@@ -44,8 +44,11 @@ class Control:
         slider the nearest position of its grid ``origin + k * step`` (as the page snaps)."""
         if self.kind == "slider":
             s = self.spec
-            k = round((check_x(value, self.name) - s["origin"]) / s["step"])
-            return s["origin"] + min(s["hi"], max(s["lo"], k)) * s["step"]
+            # position q = (value - origin) / step, clamped to lo … hi before rounding: a huge
+            # value (1e308: q overflows to inf) is the slider's end, as the page's slider does
+            q = (check_x(value, self.name) - s["origin"]) / s["step"]
+            k = s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else round(q)
+            return s["origin"] + k * s["step"]
         if not self._pairs:
             return value
         for label, v in self._pairs:

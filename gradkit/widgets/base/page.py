@@ -3,8 +3,8 @@
 :class:`PageState` is mixed into :class:`~.host.GradkitWidget`. The page sends its whole control
 state with ``__seq`` (its change counter) and ``__changed`` (the keys it changed that Python has
 not handled yet); only those keys are applied, each checked first, so neither a stale copy of
-another key nor a value no control could have made ever lands (issue: the lost-click race, and
-an eps index of 999 from a tampered page).
+another key nor a value no control could have made ever lands (issue: the lost-click race, an
+eps index of 999 from a tampered page, an x of 0.7123 between two slider positions, n = 4.5).
 """
 
 from __future__ import annotations
@@ -76,13 +76,25 @@ class PageState:
         if control.options and value not in control.options:
             raise InputError(f"the page sent {key}={value!r}; it must be one of {control.options}")
         if spec["kind"] == "slider":
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            lo = spec["origin"] + spec["lo"] * spec["step"]
-            hi = spec["origin"] + spec["hi"] * spec["step"]
-            if not ok or not lo - 1e-9 * abs(lo) - 1e-12 <= value <= hi + 1e-9 * abs(hi) + 1e-12:
-                raise InputError(f"the page sent {key}={value!r}; it must be {lo:g} … {hi:g}")
+            self._check_slider_value(key, value, spec)
         if spec["kind"] == "checkbox" and not isinstance(value, bool):
             raise InputError(f"the page sent {key}={value!r}; it must be true or false")
+
+    @staticmethod
+    def _check_slider_value(key: str, value: Any, spec: dict) -> None:
+        """A slider's value is ``origin + k * step`` for a whole k in lo … hi, the very sum the
+        page makes (``sliderValue`` in controls.js): anything else no slider could have sent."""
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        origin, step = spec["origin"], spec["step"]
+        lo, hi = origin + spec["lo"] * step, origin + spec["hi"] * step
+        if not ok or not lo - 1e-9 * abs(lo) - 1e-12 <= value <= hi + 1e-9 * abs(hi) + 1e-12:
+            raise InputError(f"the page sent {key}={value!r}; it must be {lo:g} … {hi:g}")
+        k = round((value - origin) / step)  # the nearest grid position
+        if value != origin + k * step:
+            raise InputError(
+                f"the page sent {key}={value!r}, between two positions of its slider "
+                f"({origin + k * step:.6g} is the nearest); no slider sends that"
+            )
 
     def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
         if not isinstance(content, dict) or content.get("type") != "click":
