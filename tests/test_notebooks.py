@@ -226,7 +226,18 @@ SELF_CHECKS: dict[str, str] = {
         _clean(softmax_lab)
         _answer(quiz)
     """,
-    "10_appendix_beyond": """
+    "10_beyond_the_jacobian": """
+        _predict(vmap_predict, "passes", right=False)
+        assert vmap_predict.actual == "fails"
+        _predict(jvp_predict, 6, right=True)
+        for twin, switch in ((EntryLoopSinFn, "check_batched_grad"),
+                             (ForgotTangentSinFn, "check_forward_ad")):
+            assert gradkit.check(twin.apply, (x,)).passed
+            assert not gradkit.check(twin.apply, (x,), **{switch: True}).passed
+        assert gradkit.check(SinCosFn.apply, (x,), **ALL_ON).passed
+        _answer(quiz)
+    """,
+    "11_appendix_beyond": """
         assert (explorer.numeric, explorer.analytic) == (0.5, 0.0)
         explorer.x_up.click()
         assert abs(explorer.numeric - 1.0) < 1e-9 and explorer.analytic == 1.0
@@ -580,7 +591,16 @@ PRINTED: dict[str, list[str]] = {
         "cause: precision",
     ],
     "09_capstone_softmax": ["Not yet: the backward rule disagrees with the nudges."],
-    "10_appendix_beyond": [
+    "10_beyond_the_jacobian": [
+        "SinFn, every check on: pass",
+        "Jacobian comparison passes: True",
+        "passed: False   cause: batched_grad",
+        "EntryLoopSinFn under jacrev: vmap: inplace arithmetic",
+        "passed: False   cause: forward_ad",
+        "passed: False   cause: undefined_grad",
+        "why: every Jacobian entry agrees, but the backward breaks when an output's gradient is",
+    ],
+    "11_appendix_beyond": [
         "ReluFn at 0: kink  numeric 0.5  analytic 0",
         "AbsFn at 0: pass  numeric 0  analytic 0",
         "ReluFn at 5e-07: kink",
@@ -654,8 +674,8 @@ def test_05_prints_the_original_pages_three_lines():
     ]
 
 
-def test_10_draws_a_figure_per_topic():
-    nb = _run("10_appendix_beyond")[0]
+def test_11_draws_a_figure_per_topic():
+    nb = _run("11_appendix_beyond")[0]
     images = [
         o
         for c in nb.cells
@@ -665,9 +685,9 @@ def test_10_draws_a_figure_per_topic():
     assert len(images) == 4  # randomness, complex, second derivatives, TF32 (kinks: a widget)
 
 
-def test_10_tf32_imitation_costs_about_a_thousand_times_the_error():
+def test_11_tf32_imitation_costs_about_a_thousand_times_the_error():
     values = {}
-    for line in _lines("10_appendix_beyond"):
+    for line in _lines("11_appendix_beyond"):
         if "relative error" in line and not line.startswith("GPU"):
             name, _, value = line.partition(" relative error ")
             values[name.strip()] = float(value)
@@ -676,10 +696,10 @@ def test_10_tf32_imitation_costs_about_a_thousand_times_the_error():
     assert 300 < values["TF32-like"] / values["float32"] < 3000
 
 
-def test_10_skips_the_gpu_part_clearly_without_cuda():
+def test_11_skips_the_gpu_part_clearly_without_cuda():
     import torch
 
-    text = _text(_run("10_appendix_beyond")[0])
+    text = _text(_run("11_appendix_beyond")[0])
     if torch.cuda.is_available():
         assert "GPU float32 matmul, allow_tf32=True" in text
     else:

@@ -220,7 +220,7 @@ class EntryLoopSinFn(SinFn):
         if grad_output is None:
             return None
         (x,) = ctx.saved_tensors
-        grad = torch.empty_like(x)  # one row, while vmap hands in a batch of grad_outputs
+        grad = torch.empty_like(x)  # a fresh buffer, filled one entry at a time
         for i in range(x.numel()):
             grad[i] = grad_output[i] * torch.cos(x[i])
         return grad
