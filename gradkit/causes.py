@@ -7,8 +7,10 @@ non-reentrant backward (:mod:`gradkit.detectors`), low precision, a nudge that r
 kink within eps of x, rounding noise (:mod:`gradkit.rounding`), truncation at a large eps. It
 says "bug" only when a larger and a smaller eps both fail too and the difference is beyond
 rounding; the bug is then described by :mod:`gradkit.patterns`. Every explanation of a
-failure prints the numeric and the analytic number side by side.
-Depends on torch only.
+failure prints the numeric and the analytic number side by side. A failure of gradcheck's
+other checks (vmap, forward mode, undefined gradients) where the Jacobians agree gets that
+check's own cause: ``batched_grad``, ``forward_ad`` or ``undefined_grad``.
+Depends on torch, and on :data:`gradkit.zoo.OTHER_CHECKS` for torch's defaults of those checks.
 """
 
 from __future__ import annotations
@@ -147,16 +149,19 @@ def _other_check_failed(report, fn, inputs, settings, verdict: Verdict) -> bool:
         plain = {**settings, **dict.fromkeys(_OTHER_CHECKS, False)}
         if not torch_verdict(fn, mirror_inputs(inputs), **plain).passed:
             return False
-        failing = [
-            name
-            for name in switched_on
-            if not torch_verdict(fn, mirror_inputs(inputs), **{**plain, name: True}).passed
-        ]
+        failing = next(
+            (
+                name
+                for name in switched_on
+                if not torch_verdict(fn, mirror_inputs(inputs), **{**plain, name: True}).passed
+            ),
+            None,
+        )
     else:
-        failing = ["check_forward_ad"] if verdict.error_type in _FORWARD_ERRORS else []
-    if not failing:
+        failing = "check_forward_ad" if verdict.error_type in _FORWARD_ERRORS else None
+    if failing is None:
         return False
-    report.cause, explanation, report.suggestion = _OTHER_CHECKS[failing[0]]
+    report.cause, explanation, report.suggestion = _OTHER_CHECKS[failing]
     first = (message.strip() or verdict.error_type).splitlines()[0]
     sentence = first.split(". ")[0].rstrip(".,")  # torch's first sentence
     report.explanation = f"{explanation}. torch says: {sentence}."

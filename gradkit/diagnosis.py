@@ -3,7 +3,8 @@
 The verdict is always torch's own (``torch.autograd.gradcheck`` on the caller's own tensors, or
 the batched engine that decides as torch does, from the same :mod:`gradkit.plan`); gradkit adds
 the cause (:mod:`gradkit.causes`), the worst Jacobian entry, an explanation with numbers and a
-suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch only.
+suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch, and on
+:data:`gradkit.zoo.OTHER_CHECKS` for the defaults of gradcheck's other checks.
 """
 
 from __future__ import annotations
