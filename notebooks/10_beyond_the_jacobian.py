@@ -61,9 +61,10 @@ print("SinFn, every check on:", gradkit.check(SinFn.apply, (x,), **ALL_ON).cause
 
 # %% [markdown]
 # Tensors go through `ctx.save_for_backward` (or `save_for_forward`), never onto `ctx` as
-# attributes: autograd then notices when a saved tensor is changed in place (the zoo's
-# `InplaceSavedExpFn` in lesson 6) and lets saved-tensor hooks move them off the GPU. Plain
-# Python values (a dim, a flag, a shape) go straight onto `ctx`, as `ctx.dim = dim`.
+# attributes: autograd then raises an error when a saved tensor was changed in place (the
+# zoo's `InplaceSavedExpFn` does that, and torch stops it), and saved-tensor hooks can move
+# them off the GPU. Plain Python values (a dim, a flag, a shape) go straight onto `ctx`, as
+# `ctx.dim = dim`.
 #
 # ## Check 1: vmap (`check_batched_grad`)
 #
