@@ -3,7 +3,8 @@
 The verdict is always torch's own (``torch.autograd.gradcheck`` on the caller's own tensors, or
 the batched engine that decides as torch does, from the same :mod:`gradkit.plan`); gradkit adds
 the cause (:mod:`gradkit.causes`), the worst Jacobian entry, an explanation with numbers and a
-suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch only.
+suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch, and on
+:data:`gradkit.zoo.OTHER_CHECKS` for the defaults of gradcheck's other checks.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .jacobian import check_size
 from .plan import input_notes, mirror_inputs, plan_check, validate_inputs
 from .realview import as_output_tuple, is_floating
 from .report import CheckReport, WorstEntry
+from .zoo.checks import OTHER_CHECKS
 
 __all__ = ["check"]
 
@@ -34,22 +36,38 @@ _ENGINES = ("torch", "batched")
 _FLOAT64_MAX = torch.finfo(torch.float64).max
 
 
-def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine) -> dict:
-    """gradcheck's keyword arguments, each checked by its rule in :mod:`gradkit._args`."""
+def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine, switches: dict) -> dict:
+    """gradcheck's keyword arguments, each checked by its rule in :mod:`gradkit._args`.
+
+    The other checks' switches (``check_batched_grad``, ...) are passed on only where they
+    differ from torch's defaults, which the batched engine mirrors.
+    """
     if engine not in _ENGINES:
         raise ValueError(f"engine={engine!r} is not one of {_ENGINES}")
     if engine == "batched" and fast_mode:
         raise ValueError("engine='batched' computes full Jacobians; use fast_mode=False with it")
+    changed = {}
+    for name, value in switches.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+        if value != OTHER_CHECKS[name]:
+            changed[name] = value
+    if engine == "batched" and changed:
+        raise ValueError(
+            f"engine='batched' runs gradcheck's default checks only; use engine='torch' with "
+            f"{', '.join(f'{k}={v}' for k, v in changed.items())}"
+        )
     return {
         "eps": check_eps(eps),
         "atol": check_tolerance(atol, "atol", allow_inf=True),
         "rtol": check_tolerance(rtol, "rtol", allow_inf=True),
         "fast_mode": bool(fast_mode),
         "nondet_tol": check_tolerance(nondet_tol, "nondet_tol", allow_inf=True),
+        **changed,
     }
 
 
-def check(
+def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     fn: Callable,
     inputs: torch.Tensor | Sequence[torch.Tensor],
     *,
@@ -59,6 +77,10 @@ def check(
     fast_mode: bool = False,
     nondet_tol: float = 0.0,
     engine: str = "torch",
+    check_batched_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    check_undefined_grad: bool = True,
 ) -> CheckReport:
     """Run gradcheck and explain its verdict.
 
@@ -77,6 +99,12 @@ def check(
         caller's own tensors. ``"batched"``: the same central differences and comparison
         computed with batched calls (much faster for large inputs); its verdict matches torch's
         slow mode.
+    check_batched_grad, check_forward_ad, check_backward_ad, check_undefined_grad : bool
+        As in ``torch.autograd.gradcheck``, with its defaults (False, False, True, True): the
+        backward under ``vmap``, the forward-mode rule ``jvp``, the Jacobian comparison through
+        backward, and a backward given undefined (None) gradients. A failure of one of these
+        has its own cause (``"batched_grad"``, ``"forward_ad"``, ``"undefined_grad"``).
+        Anything but the defaults needs ``engine="torch"``.
 
     Returns
     -------
@@ -102,7 +130,13 @@ def check(
     """
     check_function(fn)
     inputs = validate_inputs(inputs)
-    settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine)
+    switches = {
+        "check_batched_grad": check_batched_grad,
+        "check_forward_ad": check_forward_ad,
+        "check_backward_ad": check_backward_ad,
+        "check_undefined_grad": check_undefined_grad,
+    }
+    settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine, switches)
     probe = _probe_outputs(fn, inputs)
     if not fast_mode and not isinstance(probe, BaseException):
         check_size(inputs, probe)

@@ -64,6 +64,18 @@ CAUSES: dict[str, str] = {
         "an input's entries share memory (an as_strided view), so one nudge moves several of them"
     ),
     "error": "torch raised an error instead of comparing Jacobians",
+    "batched_grad": (
+        "the Jacobian is right, but the backward cannot run under vmap on a batch of "
+        "grad_outputs (check_batched_grad)"
+    ),
+    "forward_ad": (
+        "the backward is right, but the forward-mode rule (jvp) disagrees with the nudges "
+        "(check_forward_ad)"
+    ),
+    "undefined_grad": (
+        "the Jacobian is right, but the backward breaks when an output's gradient is undefined "
+        "(None) (check_undefined_grad)"
+    ),
 }
 
 

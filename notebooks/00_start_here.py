@@ -72,8 +72,9 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `06_bug_zoo` | find a wrong entry in a heatmap; recognise common backward bugs |
 # | `07_cost_and_fast_mode` | predict gradcheck's cost, and what fast_mode misses |
 # | `08_write_your_own` | write backward rules and fix them; avoid two classic slips |
-# | `09_capstone_softmax` | two inputs, a softmax, and a checklist for your own Functions |
-# | `10_appendix_beyond` | (optional) kinks, randomness, complex, gradgradcheck, low precision |
+# | `09_capstone_softmax` | two inputs, and a softmax's backward |
+# | `10_beyond_the_jacobian` | vmap, forward mode, undefined gradients; a checklist for your own |
+# | `11_appendix_beyond` | (optional) kinks, randomness, complex, gradgradcheck, low precision |
 
 # %% [markdown]
 # ## The widgets, in one screen

@@ -106,12 +106,29 @@ for t in cost.time_gradcheck((10, 50, 200)):
 # ## fast_mode
 #
 # `fast_mode=True` skips the Jacobians. It draws two random vectors, p the size of the input
-# and q the size of the output, and compares one number, qᵀ J p, computed from the nudges
-# (along p) and from backward (of q): 4 forward calls whatever n. (torch's own code calls
-# them u and v; here u stays the unit roundoff of lesson 4.)
+# and q the size of the output, and compares one number, qᵀ J p, computed two ways: from the
+# nudges, moving x along p (2 forward calls give J·p, then its dot product with q), and from
+# backward, one pass with `grad_output = q` (qᵀJ, then its dot product with p). 4 forward
+# calls whatever n. (torch's own code calls them u and v; here u stays the unit roundoff of
+# lesson 4.) If backward is right, both ways give the same number.
 #
 # `OneEntryWrongSquareFn` is x * x whose backward adds 0.1 to one Jacobian entry (output
-# entry 0, input entry 0). Slow mode fails it on 10 inputs. Does fast_mode?
+# entry 0, input entry 0). Here is fast_mode's number for it on 3 inputs, both ways, with
+# torch's own p and q. For x * x, J is diagonal with 2x on it, so J·p is 2x·p entry by entry;
+# the wrong backward's qᵀJ is 2x·q except its first entry, 0.1·q0 too large. So the two
+# numbers differ by exactly 0.1·p0·q0, the bug's share. Slow mode fails this bug on 10
+# inputs. Does fast_mode?
+
+# %%
+by_hand = cost.fast_mode_by_hand(n=3)  # x * x with one wrong entry; torch's own p and q
+rows = {"x": by_hand.x, "p": by_hand.p, "q": by_hand.q, "J·p": by_hand.jp, "qᵀJ": by_hand.qj}
+for name, values in rows.items():
+    print(f"{name:4}", "  ".join(f"{v:7.4f}" for v in values))
+numeric, analytic = by_hand.numeric, by_hand.analytic
+print(f"from the nudges qᵀ(J·p) = {numeric:.6f}, from backward (qᵀJ)·p = {analytic:.6f}")
+share = 0.1 * by_hand.p[0] * by_hand.q[0]
+print(f"|difference| {abs(analytic - numeric):.2e}, the bug's share 0.1·p0·q0 {share:.2e}")
+print(f"allowed {by_hand.allowed:.2e}: fast_mode passes {by_hand.passed}")
 
 # %%
 catch = Predict("07-fast-mode-catches", compute=lambda: cost.fast_mode_miss(10).fast_passed)

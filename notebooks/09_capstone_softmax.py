@@ -13,11 +13,11 @@
 # ---
 
 # %% [markdown]
-# # Lesson 9: two inputs, a softmax, and a checklist
+# # Lesson 9: two inputs and a softmax
 #
 # **After this lesson you will be able to** write a backward that returns one gradient per
-# input, write the backward of a softmax, whose Jacobian is full, and test any custom
-# backward with a checklist.
+# input, and write the backward of a softmax, whose Jacobian is full. (Lesson 10 adds
+# gradcheck's other checks, and a checklist for testing any custom backward.)
 #
 # <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
 # body[data-voila] .gradkit-voila-only { display: block; }</style>
@@ -129,22 +129,3 @@ softmax_lab
 # %%
 quiz = Quiz("09-broadcast-weight")
 quiz
-
-# %% [markdown]
-# ## Checklist: testing a custom backward
-#
-# 1. **float64 inputs** (complex128 for complex), each with `requires_grad=True`.
-# 2. **Small inputs with unequal sizes**, e.g. 3 × 4 and not 4 × 4: a missing transpose then
-#    fails loudly, and slow mode stays cheap (2n + 2 forward calls).
-# 3. **Ordinary values**: random, distinct, more than eps away from kinks, where the slope
-#    jumps (0 for relu, abs).
-# 4. **Slow mode** for the verdict; fast_mode only as a quick screen.
-# 5. **Read the cause**: *precision* → use float64; *bug* → look at the worst entry (output
-#    entry i, input entry j) and its pattern; *error* → read torch's message.
-# 6. **Every input**: backward returns one gradient per forward input, in order (None for a
-#    non-tensor input), each of its input's shape (sum over broadcast dimensions).
-# 7. **Randomness**: make forward deterministic for the check; give a noisy backward a
-#    `nondet_tol` (appendix).
-# 8. **Twice differentiable?** Run `gradgradcheck` too (appendix).
-# 9. **Low precision** is a separate test: compare against a float64 reference with a
-#    tolerance that fits the dtype (appendix).

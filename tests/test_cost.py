@@ -204,3 +204,27 @@ def test_count_calls_refuses_a_non_callable():
         cost.count_calls(42, (torch.zeros(1, dtype=torch.float64, requires_grad=True),))
     x = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
     assert cost.count_calls(SquareFn.apply, (x,)).passed
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [OneEntryWrongSquareFn.apply, SquareFn.apply, WrongSquareFn.apply, torch.sin],
+    ids=["one-entry", "square", "wrong-square", "sin"],
+)
+def test_fast_mode_by_hand_gives_torchs_verdict(fn):
+    """Both ways of computing qᵀJp, step by step, reach torch's fast-mode verdict."""
+    for n in range(1, 13):
+        by_hand = cost.fast_mode_by_hand(fn, n)
+        x = torch.linspace(0.25, 2.0, n, dtype=torch.float64, requires_grad=True)
+        torch_says = torch.autograd.gradcheck(fn, (x,), fast_mode=True, raise_exception=False)
+        assert by_hand.passed == torch_says, (n, by_hand)
+
+
+def test_fast_mode_by_hand_shows_the_bugs_share():
+    by_hand = cost.fast_mode_by_hand(n=3)
+    x = by_hand.x
+    assert torch.allclose(by_hand.jp, 2 * x * by_hand.p, atol=1e-8)  # J·p for x * x
+    assert by_hand.numeric == pytest.approx(float(by_hand.q @ by_hand.jp))
+    share = by_hand.analytic - by_hand.numeric
+    assert share == pytest.approx(0.1 * float(by_hand.p[0] * by_hand.q[0]), rel=1e-6)
+    assert not by_hand.passed

@@ -25,7 +25,8 @@ EXPECTED = [
     "07_cost_and_fast_mode.ipynb",
     "08_write_your_own.ipynb",
     "09_capstone_softmax.ipynb",
-    "10_appendix_beyond.ipynb",
+    "10_beyond_the_jacobian.ipynb",
+    "11_appendix_beyond.ipynb",
 ]
 
 

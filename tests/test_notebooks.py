@@ -226,7 +226,18 @@ SELF_CHECKS: dict[str, str] = {
         _clean(softmax_lab)
         _answer(quiz)
     """,
-    "10_appendix_beyond": """
+    "10_beyond_the_jacobian": """
+        _predict(vmap_predict, "passes", right=False)
+        assert vmap_predict.actual == "fails"
+        _predict(jvp_predict, 6, right=True)
+        for twin, switch in ((EntryLoopSinFn, "check_batched_grad"),
+                             (ForgotTangentSinFn, "check_forward_ad")):
+            assert gradkit.check(twin.apply, (x,)).passed
+            assert not gradkit.check(twin.apply, (x,), **{switch: True}).passed
+        assert gradkit.check(SinCosFn.apply, (x,), **ALL_ON).passed
+        _answer(quiz)
+    """,
+    "11_appendix_beyond": """
         assert (explorer.numeric, explorer.analytic) == (0.5, 0.0)
         explorer.x_up.click()
         assert abs(explorer.numeric - 1.0) < 1e-9 and explorer.analytic == 1.0
@@ -568,6 +579,9 @@ PRINTED: dict[str, list[str]] = {
         "n=  1  slow:   4 forward,   4 backward   fast_mode: 4 forward, 4 backward",
         "n= 10  slow:  22 forward,  22 backward   fast_mode: 4 forward, 4 backward",
         "n=100  slow: 202 forward, 202 backward   fast_mode: 4 forward, 4 backward",
+        "J·p   0.1375   2.0193   1.3795",
+        "|difference| 1.11e-02, the bug's share 0.1·p0·q0 1.11e-02",
+        "allowed 2.31e-03: fast_mode passes False",
         "fast_mode passes: True\nslow mode passes: False",
         "0.1·p0·q0: 6.24e-04",
         "allows:    2.42e-03",
@@ -580,7 +594,16 @@ PRINTED: dict[str, list[str]] = {
         "cause: precision",
     ],
     "09_capstone_softmax": ["Not yet: the backward rule disagrees with the nudges."],
-    "10_appendix_beyond": [
+    "10_beyond_the_jacobian": [
+        "SinFn, every check on: pass",
+        "Jacobian comparison passes: True",
+        "passed: False   cause: batched_grad",
+        "EntryLoopSinFn under jacrev: vmap: inplace arithmetic",
+        "passed: False   cause: forward_ad",
+        "passed: False   cause: undefined_grad",
+        "why: every Jacobian entry agrees, but the backward breaks when an output's gradient is",
+    ],
+    "11_appendix_beyond": [
         "ReluFn at 0: kink  numeric 0.5  analytic 0",
         "AbsFn at 0: pass  numeric 0  analytic 0",
         "ReluFn at 5e-07: kink",
@@ -654,8 +677,8 @@ def test_05_prints_the_original_pages_three_lines():
     ]
 
 
-def test_10_draws_a_figure_per_topic():
-    nb = _run("10_appendix_beyond")[0]
+def test_11_draws_a_figure_per_topic():
+    nb = _run("11_appendix_beyond")[0]
     images = [
         o
         for c in nb.cells
@@ -665,9 +688,9 @@ def test_10_draws_a_figure_per_topic():
     assert len(images) == 4  # randomness, complex, second derivatives, TF32 (kinks: a widget)
 
 
-def test_10_tf32_imitation_costs_about_a_thousand_times_the_error():
+def test_11_tf32_imitation_costs_about_a_thousand_times_the_error():
     values = {}
-    for line in _lines("10_appendix_beyond"):
+    for line in _lines("11_appendix_beyond"):
         if "relative error" in line and not line.startswith("GPU"):
             name, _, value = line.partition(" relative error ")
             values[name.strip()] = float(value)
@@ -676,10 +699,10 @@ def test_10_tf32_imitation_costs_about_a_thousand_times_the_error():
     assert 300 < values["TF32-like"] / values["float32"] < 3000
 
 
-def test_10_skips_the_gpu_part_clearly_without_cuda():
+def test_11_skips_the_gpu_part_clearly_without_cuda():
     import torch
 
-    text = _text(_run("10_appendix_beyond")[0])
+    text = _text(_run("11_appendix_beyond")[0])
     if torch.cuda.is_available():
         assert "GPU float32 matmul, allow_tf32=True" in text
     else:

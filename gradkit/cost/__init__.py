@@ -18,7 +18,8 @@
   state on every call: the verdict depends on the input size and values only, never on
   ``torch.manual_seed``. So a miss at a given size repeats exactly, and :func:`fast_mode_miss`
   recomputes the same ``p`` and ``q`` to show the bug's share of that one number next to the
-  tolerance it hides in.
+  tolerance it hides in; :func:`fast_mode_by_hand` computes that one number both ways, step
+  by step (J·p from two nudged calls, qᵀJ from one backward pass).
 
 >>> import torch
 >>> call_plan(10).forward, call_plan(10).backward
@@ -31,18 +32,26 @@
 """
 
 from .calls import CallCount, CallPart, CallPlan, call_plan, call_table, count_calls
-from .fast_mode import FastModeMiss, fast_mode_miss, fast_mode_misses
+from .fast_mode import (
+    FastModeByHand,
+    FastModeMiss,
+    fast_mode_by_hand,
+    fast_mode_miss,
+    fast_mode_misses,
+)
 from .timing import Timing, time_gradcheck
 
 __all__ = [
     "CallCount",
     "CallPart",
     "CallPlan",
+    "FastModeByHand",
     "FastModeMiss",
     "Timing",
     "call_plan",
     "call_table",
     "count_calls",
+    "fast_mode_by_hand",
     "fast_mode_miss",
     "fast_mode_misses",
     "time_gradcheck",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import torch
@@ -12,7 +12,13 @@ from .._args import GRADCHECK_DEFAULTS, check_count
 from ..zoo import OneEntryWrongSquareFn
 from .calls import sample_input
 
-__all__ = ["FastModeMiss", "fast_mode_miss", "fast_mode_misses"]
+__all__ = [
+    "FastModeByHand",
+    "FastModeMiss",
+    "fast_mode_by_hand",
+    "fast_mode_miss",
+    "fast_mode_misses",
+]
 
 #: The offset OneEntryWrongSquareFn adds to the first Jacobian entry.
 _ONE_ENTRY_ERROR = 0.1
@@ -42,15 +48,89 @@ class FastModeMiss:
         return self.fast_passed and not self.slow_passed
 
 
-def _fast_mode_vectors(n: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The p and q (torch: u and v) fast mode draws for one real input and one output of ``n``
-    entries."""
+def _fast_mode_vectors(n: int, m: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The p and q (torch: u and v) fast mode draws for one real input of ``n`` entries and
+    one output of ``m`` entries (default ``n``): p first, then q, each scaled to length 1."""
     generator = torch.Generator()  # what torch does: a fresh generator in its default state
     p = torch.rand(n, generator=generator).to(torch.float64)
     p /= p.norm()
-    q = torch.rand(n, generator=generator).to(torch.float64)
+    q = torch.rand(n if m is None else m, generator=generator).to(torch.float64)
     q /= q.norm()
     return p, q
+
+
+@dataclass(frozen=True)
+class FastModeByHand:
+    """fast_mode's one comparison, step by step, for a function of one input and one output.
+
+    Attributes
+    ----------
+    x, p, q : torch.Tensor
+        The input, and torch's random vectors: ``p`` input-sized, ``q`` output-sized.
+    jp : torch.Tensor
+        J·p from the nudges: ``(f(x + eps·p) − f(x − eps·p)) / (2 eps)``, two forward calls.
+    qj : torch.Tensor
+        qᵀJ from backward: one backward pass with ``grad_output = q``.
+    numeric, analytic : float
+        ``qᵀ(J·p)`` and ``(qᵀJ)·p``: the same number, computed both ways.
+    allowed : float
+        torch's tolerance for it: ``atol·sum(p)·sum(q) + rtol·|numeric|``.
+    """
+
+    x: torch.Tensor
+    p: torch.Tensor
+    q: torch.Tensor
+    jp: torch.Tensor
+    qj: torch.Tensor
+    numeric: float
+    analytic: float
+    allowed: float
+
+    @property
+    def passed(self) -> bool:
+        """Whether the two numbers agree within ``allowed`` (fast mode's verdict)."""
+        return abs(self.analytic - self.numeric) <= self.allowed
+
+
+def fast_mode_by_hand(
+    fn: Callable[[torch.Tensor], torch.Tensor] = OneEntryWrongSquareFn.apply,
+    n: int = 3,
+    *,
+    eps: float = GRADCHECK_DEFAULTS["eps"],
+    atol: float = GRADCHECK_DEFAULTS["atol"],
+    rtol: float = GRADCHECK_DEFAULTS["rtol"],
+) -> FastModeByHand:
+    """Compute fast_mode's one number both ways, as torch does, on ``n`` sample inputs.
+
+    Parameters
+    ----------
+    fn : callable
+        A function of one real tensor returning one real tensor (default the zoo's
+        ``OneEntryWrongSquareFn``: x * x whose backward adds 0.1 to the first entry).
+    n : int
+        Number of input entries (the lessons' sample, 0.25 to 2.0).
+    eps, atol, rtol : float
+        gradcheck's settings.
+
+    Returns
+    -------
+    FastModeByHand
+        Its ``passed`` is torch's ``gradcheck(fn, x, fast_mode=True)`` verdict.
+    """
+    n = check_count(n, "n")
+    x = sample_input(n).detach()
+    with torch.no_grad():
+        m = fn(x).numel()
+    p, q = _fast_mode_vectors(n, m)
+    with torch.no_grad():  # J·p ≈ (f(x + eps p) − f(x − eps p)) / 2eps: two forward calls
+        jp = ((fn(x + eps * p) - fn(x - eps * p)) / (2 * eps)).reshape(-1)
+    leaf = x.clone().requires_grad_(True)
+    out = fn(leaf)
+    (qj,) = torch.autograd.grad(out, leaf, q.reshape(out.shape))  # qᵀJ: one backward pass
+    numeric = float(q @ jp)  # qᵀ(J·p)
+    analytic = float(qj.reshape(-1) @ p)  # (qᵀJ)·p
+    allowed = atol * float(p.sum()) * float(q.sum()) + rtol * abs(numeric)
+    return FastModeByHand(x, p, q, jp, qj.reshape(-1).detach(), numeric, analytic, allowed)
 
 
 def fast_mode_miss(

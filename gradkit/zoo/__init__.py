@@ -7,6 +7,9 @@ place (the random forward is the one standalone exception). Tests, widgets and l
 
 - :mod:`gradkit.zoo.correct`: the correct rules (``SquareFn``, ``CubeFn``, ...).
 - :mod:`gradkit.zoo.twins`: the buggy twins (``WrongSquareFn``, ...).
+- :mod:`gradkit.zoo.checks`: Functions for gradcheck's other checks (vmap, forward mode,
+  undefined gradients): ``SinFn`` and twins that pass the Jacobian comparison and fail exactly
+  one check, in their own catalogue :data:`CHECK_SPECIMENS`.
 - :mod:`gradkit.zoo.catalogue`: :class:`ZooEntry` and the ``@zoo_entry(...)`` decorator that
   each class carries its metadata in (the name comes from the class's ``__name__``).
 
@@ -20,6 +23,16 @@ from collections.abc import Callable
 import torch
 
 from .catalogue import CATALOGUE, ZooEntry, zoo_entry
+from .checks import (
+    CHECK_SPECIMENS,
+    OTHER_CHECKS,
+    CheckSpecimen,
+    EntryLoopSinFn,
+    ForgotTangentSinFn,
+    NoNoneGuardSinFn,
+    SinCosFn,
+    SinFn,
+)
 from .correct import (
     AbsFn,
     BroadcastAddFn,
@@ -50,22 +63,30 @@ from .twins import (
 
 __all__ = [
     "CATALOGUE",
+    "CHECK_SPECIMENS",
+    "OTHER_CHECKS",
     "AbsFn",
     "BroadcastAddFn",
+    "CheckSpecimen",
     "ComplexSquareFn",
     "CubeFn",
+    "EntryLoopSinFn",
     "ExpFn",
     "ForgotGradOutputSigmoidFn",
+    "ForgotTangentSinFn",
     "InplaceSavedExpFn",
     "LogFn",
     "MatmulFn",
     "MissingConjComplexSquareFn",
+    "NoNoneGuardSinFn",
     "NoisyBackwardTanhFn",
     "OneEntryWrongSquareFn",
     "RandomForwardFn",
     "ReluFn",
     "SigmoidFn",
     "SignErrorTanhFn",
+    "SinCosFn",
+    "SinFn",
     "SoftplusFn",
     "SquareFn",
     "TanhFn",

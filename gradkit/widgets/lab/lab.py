@@ -9,19 +9,20 @@ Function or tolerance, and a typed eps off the grid, go to the kernel.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import torch
 
 from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
 from ...report import CAUSES, CheckReport
+from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
 from ..base.eps import eps_of, eps_state
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, text
 from .states import AHEAD_TORCH_ENTRIES, LabState, LabStates, state_key
 from .target import LabTargets
 
-__all__ = ["GradcheckLab", "parse_tolerance"]
+__all__ = ["GradcheckLab", "parse_checks", "parse_tolerance"]
 
 _TOLERANCE_TIP = "tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
 
@@ -39,6 +40,26 @@ def parse_tolerance(typed: object, name: str) -> float:
     if not 0.0 <= value <= 1e6:  # NaN fails too
         raise InputError(f"{name} must be between 0 and 1e+06; got {html.escape(cleaned)}")
     return check_tolerance(value, name)
+
+
+def parse_checks(checks: Sequence[str] | Mapping[str, bool] | None) -> dict[str, bool]:
+    """gradcheck's other checks as keyword arguments: names to switch on, or names to values.
+
+    ``("check_batched_grad", "check_forward_ad")`` switches those on;
+    ``{"check_undefined_grad": False}`` switches one off. Names are gradcheck's own
+    (:data:`gradkit.zoo.OTHER_CHECKS`).
+    """
+    if checks is None:
+        return {}
+    if isinstance(checks, str):
+        raise TypeError(f"checks must be a list of check names, e.g. [{checks!r}]")
+    chosen = dict(checks) if isinstance(checks, Mapping) else dict.fromkeys(checks, True)
+    for name, value in chosen.items():
+        if name not in OTHER_CHECKS:
+            raise ValueError(f"checks: {name!r} is not one of {sorted(OTHER_CHECKS)}")
+        if not isinstance(value, bool):
+            raise TypeError(f"checks: {name} must be True or False, got {value!r}")
+    return chosen
 
 
 class GradcheckLab(GradkitWidget):
@@ -64,6 +85,11 @@ class GradcheckLab(GradkitWidget):
     panels : sequence of {"verdict", "jacobians", "difference"}, optional
         What to show (default all): the verdict with its explanation and torch's message, the
         numeric and analytic Jacobians, the heatmap of their difference.
+    checks : sequence of str or mapping of str to bool, optional
+        gradcheck's other checks for every check the lab runs: names to switch on
+        (``["check_batched_grad", "check_forward_ad"]``) or names to values
+        (``{"check_undefined_grad": False}``); torch's defaults otherwise. A Function needs a
+        ``jvp`` for ``check_forward_ad``.
 
     Attributes
     ----------
@@ -82,7 +108,7 @@ class GradcheckLab(GradkitWidget):
     scripts = ("base/matrix.js", "lab/lab.js")
     PANELS = ("verdict", "jacobians", "difference")
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - gradcheck's settings, as keyword arguments
         self,
         fn: object = None,
         inputs: Sequence[torch.Tensor] | torch.Tensor | None = None,
@@ -93,8 +119,10 @@ class GradcheckLab(GradkitWidget):
         rtol: float = GRADCHECK_DEFAULTS["rtol"],
         fast_mode: bool = False,
         panels: Sequence[str] | None = None,
+        checks: Sequence[str] | Mapping[str, bool] | None = None,
     ) -> None:
         targets = LabTargets.of(fn, inputs)
+        switches = parse_checks(checks)
         dtype = as_dtype(dtype)
         tolerance = (check_tolerance(atol, "atol"), check_tolerance(rtol, "rtol"))
         eps = eps_of(eps_state(eps))
@@ -103,6 +131,7 @@ class GradcheckLab(GradkitWidget):
         super().__init__(panels)
         with self.building():
             self._targets = targets
+            self._checks = switches
             self._tolerance = tolerance
             self._states: LabStates | None = None
             self._sent: dict[str, LabState] = {}
@@ -180,6 +209,7 @@ class GradcheckLab(GradkitWidget):
             self._about.update(correct=entry.correct, description=entry.description, bug=entry.bug)
         self._states = LabStates(lambda dt: self._targets.target(label, dt)[1], fn,
                                  *self._tolerance)  # fmt: skip
+        self._states.checks = self._checks
         self._scenes += 1
         self._sent, self._exact = {}, (0.0, {})
         self._show_current()

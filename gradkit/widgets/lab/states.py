@@ -146,6 +146,7 @@ class LabStates:
         self.inputs_for, self.fn, self.atol, self.rtol = inputs_for, fn, atol, rtol
         self._kept: OrderedDict[tuple, LabState] = OrderedDict()
         self.ahead = True  # turned off once a Jacobian proves too large to send ahead
+        self.checks: dict[str, bool] = {}  # gradcheck's other checks (GradcheckLab's checks=)
 
     def get(self, fast_mode: bool, dtype: str, eps: float, engine: str = "torch") -> LabState:
         """The state, computed now if needed (by torch itself unless ``engine`` says otherwise).
@@ -180,10 +181,10 @@ class LabStates:
             inputs = self.inputs_for(DTYPES[dtype])
         except InputError as error:  # e.g. complex inputs in float16: the page says why
             return unavailable_state(str(error), dtype, eps, fast_mode)
-        if engine == "batched" and fast_mode:
-            engine = "torch"  # the batched engine builds full Jacobians only
+        if engine == "batched" and (fast_mode or self.checks):
+            engine = "torch"  # the batched engine: full Jacobians and the default checks only
         report = check(self.fn, inputs, eps=eps, atol=self.atol, rtol=self.rtol,
-                       fast_mode=fast_mode, engine=engine)  # fmt: skip
+                       fast_mode=fast_mode, engine=engine, **self.checks)  # fmt: skip
         state = report_state(report, dtype, eps)
         if state.numeric is not None and state.numeric.size > AHEAD_MAX_CELLS:
             self.ahead = False

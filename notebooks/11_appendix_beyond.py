@@ -257,5 +257,5 @@ else:
 # ## Check yourself
 
 # %%
-quiz = Quiz("10-leaky-kink")
+quiz = Quiz("11-leaky-kink")
 quiz
