@@ -9,8 +9,8 @@ says "bug" only when a larger and a smaller eps both fail too and the difference
 rounding; the bug is then described by :mod:`gradkit.patterns`. Every explanation of a
 failure prints the numeric and the analytic number side by side. A failure of gradcheck's
 other checks (vmap, forward mode, undefined gradients) where the Jacobians agree gets that
-check's own cause: ``batched_grad``, ``forward_ad`` or ``undefined_grad``.
-Depends on torch, and on :data:`gradkit.zoo.OTHER_CHECKS` for torch's defaults of those checks.
+check's own cause: ``batched_grad``, ``forward_ad`` or ``undefined_grad``
+(:mod:`gradkit.other_checks`). Depends on torch.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from .detectors import (
     worst_entry_fails,
 )
 from .engine import Verdict, batched_verdict, torch_verdict
+from .other_checks import other_check_failed
 from .patterns import explain_bug, explain_error
 from .plan import differentiable_inputs, mirror_inputs
 from .report import CheckReport, format_difference
@@ -42,7 +43,6 @@ from .rounding import (
     rounding_facts,
     safe_eps,
 )
-from .zoo.checks import OTHER_CHECKS
 
 __all__ = ["diagnose"]
 
@@ -67,7 +67,7 @@ def diagnose(
     if report.passed:
         _explain_pass(report, counts)
         return
-    if _other_check_failed(report, fn, inputs, settings, verdict):
+    if other_check_failed(report, fn, inputs, settings, verdict):
         return
     if verdict.error_type not in ("", "GradcheckError"):
         explain_error(report, verdict)
@@ -80,93 +80,6 @@ def diagnose(
         and not _BOTH_NUMBERS.search(report.explanation)
     ):
         report.explanation += f" The worst entry ({w.position}) reads {w.comparison}."
-
-
-#: gradcheck's checks beyond the Jacobian comparison: (cause, explanation, suggestion).
-_OTHER_CHECKS: dict[str, tuple[str, str, str]] = {
-    "check_batched_grad": (
-        "batched_grad",
-        "every Jacobian entry agrees, but the backward cannot be batched: gradcheck ran it "
-        "once on a stack of grad_outputs under vmap (as torch.func.jacrev, hessian and "
-        "per-sample gradients do) and it failed or disagreed with one backward per "
-        "grad_output",
-        "write the backward with whole-tensor operations, e.g. grad_output * torch.cos(x): no "
-        ".item(), no Python loop over entries, no writing into a fresh buffer (grad[i] = ..., "
-        "out=); for torch.func, set generate_vmap_rule = True or write a vmap staticmethod",
-    ),
-    "check_forward_ad": (
-        "forward_ad",
-        "the backward's Jacobian agrees with the nudges, but forward mode does not: gradcheck "
-        "pushed each unit tangent u through the Function's jvp and compared J·u with the "
-        "nudged columns",
-        "make jvp return the same derivative as backward, times the tangent (sin: "
-        "tangent * torch.cos(x)), saving what it needs with ctx.save_for_forward; a Function "
-        "used in forward mode needs a jvp staticmethod",
-    ),
-    "check_undefined_grad": (
-        "undefined_grad",
-        "every Jacobian entry agrees, but the backward breaks when an output's gradient is "
-        "undefined: autograd passes None for an output nobody used once "
-        "ctx.set_materialize_grads(False) is set, and gradcheck (check_undefined_grad, on by "
-        "default) calls backward that way; it must return None or zeros",
-        "guard each gradient: `if grad_output is None: return None` (one check per output), or "
-        "drop ctx.set_materialize_grads(False) so autograd passes zeros instead of None",
-    ),
-}
-
-
-#: What forward mode alone raises when the jvp is wrong or missing.
-_FORWARD_ERRORS = ("GradcheckError", "NotImplementedError")
-
-#: A word each check's GradcheckError messages carry (torch's wording, lower case).
-_HINTS = {
-    "check_batched_grad": "batched",
-    "check_forward_ad": "forward",
-    "check_undefined_grad": "undefined",
-}
-
-
-def _other_check_failed(report, fn, inputs, settings, verdict: Verdict) -> bool:
-    """Name the failure of a check beyond the Jacobian comparison; False if it is not one.
-
-    torch compares the Jacobians first. A failure that is not a (backward) Jacobian mismatch
-    is checked again with the other checks off; if that passes, each check switched on, alone,
-    names the cause. With check_backward_ad=False, forward mode is all that runs.
-    """
-    backward = settings.get("check_backward_ad", True)
-    switched_on = [
-        name
-        for name in _OTHER_CHECKS
-        if settings.get(name, OTHER_CHECKS[name]) and (backward or name == "check_forward_ad")
-    ]
-    message = verdict.message
-    if not switched_on or ("Jacobian mismatch" in message and "forward mode" not in message):
-        return False
-    if verdict.error_type == "GradcheckError" and not any(
-        _HINTS[name] in message.lower() for name in switched_on
-    ):
-        return False  # torch's own words name another check
-    if backward:
-        plain = {**settings, **dict.fromkeys(_OTHER_CHECKS, False)}
-        if not torch_verdict(fn, mirror_inputs(inputs), **plain).passed:
-            return False
-        failing = next(
-            (
-                name
-                for name in switched_on
-                if not torch_verdict(fn, mirror_inputs(inputs), **{**plain, name: True}).passed
-            ),
-            None,
-        )
-    else:
-        failing = "check_forward_ad" if verdict.error_type in _FORWARD_ERRORS else None
-    if failing is None:
-        return False
-    report.cause, explanation, report.suggestion = _OTHER_CHECKS[failing]
-    first = (message.strip() or verdict.error_type).splitlines()[0]
-    sentence = first.split(". ")[0].rstrip(".,")  # torch's first sentence
-    report.explanation = f"{explanation}. torch says: {sentence}."
-    return True
 
 
 def _explain_failure(report, fn, inputs, settings, counts, recheck) -> None:

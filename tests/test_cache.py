@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import cache as cache_module
-from gradkit.widgets.base import cache_entry
+from gradkit.widgets.base import cache_entry, cache_places
 from gradkit.widgets.base.cache import SceneCache, cache_folder, scene_cache, scene_key, size_limit
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.slope import scene as slope_scene
@@ -346,7 +346,7 @@ def test_the_size_limit_evicts_the_oldest(tmp_path):
 )
 def test_size_limit_from_the_environment(monkeypatch, text, limit):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
-    monkeypatch.setattr(cache_module, "_WARNED", set())
+    monkeypatch.setattr(cache_places, "_WARNED", set())
     told = _cache_warnings(lambda: size_limit())
     assert size_limit() == limit
     assert len(told) == (text == "x")  # only a value that is not a size warns
@@ -614,7 +614,7 @@ def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(tmp_path):
 @pytest.mark.parametrize("text", ["inf", "nan", "-1", "-5M", "0", "lots", "1e400", "infB"])
 def test_a_silly_size_is_the_default_with_one_warning(monkeypatch, text):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
-    monkeypatch.setattr(cache_module, "_WARNED", set())
+    monkeypatch.setattr(cache_places, "_WARNED", set())
     told = _cache_warnings(lambda: [size_limit(), size_limit()])
     assert size_limit() == cache_module.DEFAULT_LIMIT
     assert len(told) == 1 and f"GRADKIT_CACHE_SIZE='{text}'" in told[0]

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _BASE = {"_args", "_folders", "_lazy", "_palette"}
 _CORE = {
     "analytic", "batching", "causes", "cost", "detectors", "diagnosis", "engine", "exercises",
-    "jacobian", "numerics", "patterns", "plan", "quiz_bank", "realview", "report", "rounding",
+    "jacobian", "numerics", "other_checks", "patterns", "plan", "quiz_bank", "realview", "report",
+    "rounding",
 }  # fmt: skip
 #: What each top-level part of gradkit may import from gradkit (besides itself).
 ALLOWED: dict[str, set[str]] = {

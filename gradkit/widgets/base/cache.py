@@ -11,15 +11,8 @@ strings, numbers, dtypes and sequences of them. An entry is only ever what ``com
 with the same torch, gradkit, code and CPU capability (the key and the file format:
 :mod:`.cache_entry`), read from a folder only its owner can write.
 
-- **Folders**: ``$GRADKIT_CACHE`` (one folder for a whole class or hub; ``off`` turns the cache
-  off), else the learner's own cache folder (platformdirs: ``~/.cache/gradkit`` on Linux);
-  entries go in its ``scenes/``. When ``$GRADKIT_CACHE`` cannot be written by this learner (a
-  hub's read-only class cache) it is read, and misses go to the learner's own folder.
-- **Trust**: a folder is read only when it, its ``scenes/`` and each entry file are owned by this
-  user or root and cannot be written by group or others, and none is a symlink
-  (:mod:`gradkit._folders`). Anything else is ignored, with one :class:`CacheWarning` naming the
-  folder and the fix. Any bytes in a trusted entry that are not exactly an entry of this key
-  (truncated, corrupt, foreign, of another shape) mean "recompute", never an error.
+- **Folders and trust**: :mod:`.cache_places` (``$GRADKIT_CACHE``, the learner's own folder,
+  and which of them are read).
 - **Writes** go to a temp file in the same folder, renamed into place (``os.replace``): a reader
   sees a whole entry or none, and two processes filling one entry both leave a whole one.
 - **Size**: at most ``$GRADKIT_CACHE_SIZE`` (bytes, or ``500M``, ``2G``; default 512 MiB; any
@@ -34,20 +27,34 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import math
 import os
 import stat
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
-
-from ..._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
-from .cache_entry import Uncacheable, decode_entry, encode_entry, function_id, key_text, scene_key
+from ..._folders import distrust
+from .cache_entry import (
+    Uncacheable,
+    decode_entry,
+    encode_entry,
+    function_id,
+    key_text,
+    scene_key,
+    value_shape,
+)
+from .cache_places import (
+    DEFAULT_LIMIT,
+    CacheWarning,
+    cache_folder,
+    default_folder,
+    distrust_folder,
+    folder_state,
+    places,
+    size_limit,
+)
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -62,63 +69,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-DEFAULT_LIMIT = 512 * 2**20
 SUFFIX, TEMP = ".gks", ".tmp-"
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _MISS = object()
-#: What has been warned about in this process (a folder, a size): one warning each.
-_WARNED: set[str] = set()
-
-
-class CacheWarning(UserWarning):
-    """The scene cache ignored a folder or a setting (the widgets still work, uncached)."""
-
-
-def _warn_once(subject: str, message: str) -> None:
-    if subject not in _WARNED:
-        _WARNED.add(subject)
-        warnings.warn(message, CacheWarning, stacklevel=4)
-
-
-# ---------------------------------------------------------------------------------- folder
-def default_folder() -> Path:
-    """The learner's own cache folder (platformdirs' per-user cache folder for gradkit)."""
-    return user_cache_folder()
-
-
-def cache_folder() -> Path | None:
-    """``$GRADKIT_CACHE`` (None when it says ``off``), else :func:`default_folder`."""
-    chosen = os.environ.get("GRADKIT_CACHE", "").strip()
-    if chosen.lower() in CACHE_OFF:
-        return None
-    return Path(chosen).expanduser() if chosen else default_folder()
-
-
-def size_limit() -> int:
-    """``$GRADKIT_CACHE_SIZE`` in bytes (``500M``, ``2G``, ``1000000``), else 512 MiB.
-
-    A value that is not a positive, finite size (``inf``, ``nan``, ``-1``, ``0``, ``lots``) is
-    the default, with one :class:`CacheWarning` naming it.
-    """
-    raw = os.environ.get("GRADKIT_CACHE_SIZE", "").strip()
-    text = raw.upper().removesuffix("B")
-    if not text:
-        return DEFAULT_LIMIT
-    unit = text[-1] if text[-1] in _UNITS else ""
-    try:
-        size = float(text.removesuffix(unit)) * _UNITS[unit]  # bytes = number x unit
-    except ValueError:
-        size = math.nan
-    if not (math.isfinite(size) and size >= 1):
-        _warn_once(
-            f"size:{raw}",
-            f"GRADKIT_CACHE_SIZE={raw!r} is not a size in bytes (such as 500M or 2G): the scene "
-            f"cache keeps its default of {DEFAULT_LIMIT // 2**20}M. Fix: set it to a positive "
-            "size, or unset it.",
-        )
-        return DEFAULT_LIMIT
-    return int(size)
 
 
 # ----------------------------------------------------------------------------------- cache
@@ -184,76 +137,16 @@ class SceneCache:
 
     # ------------------------------------------------------------------------------- trust
     def state(self, folder: Path) -> str:
-        """``"trusted"``, ``"missing"`` or ``"untrusted"``: ``folder`` (a ``scenes/``) and the
-        folder above it, each owned by this user or root and written by no one else, no symlink.
-
-        ``"missing"``: not there yet (what is there is trusted); ``"untrusted"`` warns once,
-        naming the folder and the fix.
-        """
-        for part in (folder.parent, folder):
-            try:
-                info = os.lstat(part)
-            except FileNotFoundError:
-                return "missing"
-            except OSError as error:
-                self._distrust(
-                    folder.parent, f"{part} cannot be opened ({error.strerror})",
-                    "set GRADKIT_CACHE to a folder (or unset it)",
-                )  # fmt: skip
-                return "untrusted"
-            reason = distrust(info)
-            if reason is not None:
-                self._distrust(folder.parent, f"{part} {reason}")
-                return "untrusted"
-        return "trusted"
+        """``folder``'s trust: :func:`~.cache_places.folder_state`."""
+        return folder_state(folder)
 
     def trusted(self, folder: Path) -> bool:
         """Whether ``folder`` (a ``scenes/``) is there and may be read (:meth:`state`)."""
         return self.state(folder) == "trusted"
 
-    @staticmethod
-    def _distrust(root: Path, why: str, fix: str | None = None) -> None:
-        """Warn, once per folder, that ``root`` (or an entry in it: ``why`` says) is not read."""
-        what = "an entry of" if why.startswith("its entry") else "the whole"
-        _warn_once(
-            f"folder:{root}",
-            f"gradkit does not read {what} scene cache {root}: {why}. Only what no one but its "
-            "owner (you or root) can write is read, so that no one else can plant the numbers "
-            f"it shows. Fix: {fix or fix_for(root)}, or set GRADKIT_CACHE to a folder only you "
-            "can write.",
-        )
-
-    def _writable(self, folder: Path) -> bool:
-        if folder in self._read_only:
-            return False
-        existing = next((p for p in (folder, folder.parent) if p.exists()), None)
-        if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
-            self._read_only.add(folder)
-            return False
-        return True
-
     def places(self) -> tuple[list[Path], Path | None]:
-        """(the folders read, in order; the folder misses are written to, None: nowhere).
-
-        :attr:`folder` is read when trusted and written when it also can be (or is not there
-        yet: it is made); otherwise the learner's :attr:`own_folder` takes the misses and is
-        read after it.
-        """
-        main = self.folder
-        if main is None:
-            return [], None
-        main_state = self.state(main)
-        reads = [main] if main_state == "trusted" else []
-        if main_state != "untrusted" and self._writable(main):
-            return reads, main
-        own = self.own_folder
-        if own == main:
-            return reads, None
-        own_state = self.state(own)
-        if own_state == "trusted":
-            reads.append(own)
-        write = own if own_state != "untrusted" and self._writable(own) else None
-        return reads, write
+        """(the folders read, in order; the folder misses go to): :func:`~.cache_places.places`."""
+        return places(self.folder, self.own_folder, self._read_only)
 
     # ------------------------------------------------------------------------------- fetch
     def fetch(
@@ -280,7 +173,7 @@ class SceneCache:
                 self.hits += 1
                 return value
         value = compute()
-        self._shapes.setdefault(str(key[0]), _shape(value))
+        self._shapes.setdefault(str(key[0]), value_shape(value))
         self.misses += 1
         if write is not None and not self.store(write / name, text, value):
             again = self.places()[1]  # the folder turned out read-only: the learner's own
@@ -292,7 +185,7 @@ class SceneCache:
         """Whether a value read has the shape its family's values have (never an error)."""
         try:
             known = self._shapes.get(str(key[0]))
-            return (known is None or known == _shape(value)) and (
+            return (known is None or known == value_shape(value)) and (
                 expect is None or bool(expect(value))
             )
         except Exception:  # noqa: BLE001 - expect() on a value of another shape: not expected
@@ -304,13 +197,13 @@ class SceneCache:
             fd = os.open(folder / name, os.O_RDONLY | _NOFOLLOW)
         except OSError as error:
             if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink: never followed
-                self._distrust(folder.parent, f"its entry {folder / name} is a symlink")
+                distrust_folder(folder.parent, f"its entry {folder / name} is a symlink")
             return _MISS
         try:
             info = os.fstat(fd)
             reason = distrust(info, "file")
             if reason is not None:
-                self._distrust(folder.parent, f"its entry {folder / name} {reason}")
+                distrust_folder(folder.parent, f"its entry {folder / name} {reason}")
                 return _MISS
             with os.fdopen(os.dup(fd), "rb") as handle:
                 data = handle.read()
@@ -419,22 +312,6 @@ class SceneCache:
     def clear(self) -> None:
         """Remove every entry."""
         self.evict(0)
-
-
-def _shape(value: Any, depth: int = 0) -> Any:
-    """What a value is made of, without its numbers: containers, dict keys, arrays' dtype and
-    rank, and each leaf's kind (a number, None and a bool are one kind: a reading may be any)."""
-    if depth > 32:
-        raise ValueError("nested deeper than any scene")
-    if isinstance(value, np.ndarray):
-        return ("array", value.dtype.str, value.ndim)
-    if isinstance(value, tuple):
-        return ("tuple", *(_shape(v, depth + 1) for v in value))
-    if isinstance(value, list):
-        return ("list",)  # its entries may differ from x to x
-    if isinstance(value, dict):
-        return ("dict", *sorted((k, repr(_shape(v, depth + 1))) for k, v in value.items()))
-    return "text" if isinstance(value, str) else "number"
 
 
 #: The cache every widget family uses.

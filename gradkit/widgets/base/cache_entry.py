@@ -42,6 +42,7 @@ __all__ = [
     "function_id",
     "key_text",
     "scene_key",
+    "value_shape",
 ]
 
 #: Bumped whenever the file layout or the meaning of a stored value changes.
@@ -218,3 +219,19 @@ def _check_array(spec: Any, nbytes: int) -> None:
     # the array's bytes: offset .. offset + prod(shape) * itemsize, inside the buffer
     if offset % itemsize or offset + math.prod(shape) * itemsize > nbytes:
         raise ValueError("array shapes off the buffer")
+
+
+def value_shape(value: Any, depth: int = 0) -> Any:
+    """What a value is made of, without its numbers: containers, dict keys, arrays' dtype and
+    rank, and each leaf's kind (a number, None and a bool are one kind: a reading may be any)."""
+    if depth > 32:
+        raise ValueError("nested deeper than any scene")
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, tuple):
+        return ("tuple", *(value_shape(v, depth + 1) for v in value))
+    if isinstance(value, list):
+        return ("list",)  # its entries may differ from x to x
+    if isinstance(value, dict):
+        return ("dict", *sorted((k, repr(value_shape(v, depth + 1))) for k, v in value.items()))
+    return "text" if isinstance(value, str) else "number"
