@@ -7,6 +7,7 @@
 //   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture)
 //   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
 //               the data for this state has not arrived yet (the busy mark shows until it does)
+//   attached(ctx), detached(ctx)  optional: `el` is in the page / the view is gone
 import { buildControl, h } from "./controls.js";
 import { decodeTables } from "./tables.js";
 import { makePainter } from "./plot.js";
@@ -231,12 +232,15 @@ export function render({ model, el }, view, options = {}) {
   paint(true);
   const repaintForTheme = () => { if (lastKey !== null && JSON.stringify(themeNow()) !== paintedWith) paint(true, true); };
   const stopWatching = watchTheme(repaintForTheme);
-  // the first paint may come before the page attaches `el`: look again once it is there
+  // the first paint may come before the page attaches `el`: look again once it is there (and
+  // tell the view, whose `attached(ctx)` may look at the page around it)
   let tries = 0;
   const untilAttached = () => {
-    if (el.isConnected) repaintForTheme();
-    else if (++tries < 400) setTimeout(untilAttached, 25);
+    if (el.isConnected) {
+      repaintForTheme();
+      if (view.attached) view.attached(ctx);
+    } else if (++tries < 400) setTimeout(untilAttached, 25);
   };
   if (typeof setTimeout === "function") setTimeout(untilAttached, 0);
-  return () => { stopWatching(); tries = Infinity; };
+  return () => { stopWatching(); tries = Infinity; if (view.detached) view.detached(ctx); };
 }

@@ -1,9 +1,10 @@
 // Predict (predict.py): the guess is typed or picked and locked in here; the page then compares
 // it with the true value Python computed when the widget was built (within the entry's
 // tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
-// the state.
+// the state. Until then the rest of the lesson is out of sight (unfold.js).
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
+import { dropGate, openAll, setGate } from "./unfold.js";
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -101,12 +102,39 @@ function guessRow(ctx) {
   return { row, input, options, lock };
 }
 
+// Whether the rest of the lesson may show: a guess is locked in (or none can be: no true value).
+export function gateOpen(scene, state) {
+  return !!state.locked || scene.actual === null || scene.actual === undefined;
+}
+
+export const UNFOLD_NOTE = "The rest of the lesson opens when you lock in your guess.";
+
+// Close or open the rest of the lesson, and say so beside the guess while it is closed.
+function unfold(ctx) {
+  const hides = setGate(ctx.el, gateOpen(ctx.scene, ctx.state), { allOpen: !!ctx.scene.open_all });
+  ctx.predict.gate.hidden = !hides;
+}
+
+function gateRow(ctx) {
+  const { h } = ctx;
+  const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
+    title: "show every cell now, without guessing (for a teacher, or a second read)" });
+  open.addEventListener("click", () => { openAll(); unfold(ctx); });
+  const row = h("div", { class: "gk-unfold", role: "note" },
+    h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE }), open);
+  row.hidden = true;
+  return row;
+}
+
 export const predictView = {
   init(ctx) {
     ctx.predict = guessRow(ctx);
-    controlArea(ctx).append(ctx.predict.row);
+    ctx.predict.gate = gateRow(ctx);
+    controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
     ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
   },
+  attached(ctx) { unfold(ctx); },
+  detached(ctx) { dropGate(ctx.el); },
   drawsFrom: ["guess", "locked"],
   size() { return [0, 0]; },
   paint(ctx) {
@@ -121,6 +149,7 @@ export const predictView = {
     if (options) options.sync(state.guess ?? null, right, frozen);
     lock.disabled = frozen;
     lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
+    unfold(ctx);
     const drawn = { guess: state.guess ?? null, locked: !!state.locked };
     if (state.locked) Object.assign(drawn, { actual: scene.actual, right });
     return { readouts: predictReadouts(scene, state), drawn };

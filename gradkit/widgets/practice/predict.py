@@ -6,11 +6,13 @@
 The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries, see
 :mod:`gradkit.quiz_bank`). Python computes the true value when the widget is built and sends it
 with the entry's tolerance and feedback; the page (``predict.js``) takes the guess, locks it in,
-compares, reveals the true value and explains, with no kernel needed.
+compares, reveals the true value and explains, with no kernel needed. Until the guess is locked
+in, the cells after the Predict's cell are out of sight (``unfold.js``): the lesson unfolds.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,10 @@ from ...quiz_bank import PredictEntry, QuizBank, as_actual, as_bank, grade_predi
 from ..base import Control, InputError
 from .common import Choice, PageText, PracticeWidget, verdict_text
 
-__all__ = ["Predict", "check_guess"]
+__all__ = ["Predict", "check_guess", "lessons_open"]
+
+#: ``$GRADKIT_OPEN_LESSONS`` values that open every lesson at once (a teacher's preview).
+_OPEN = ("1", "true", "yes", "on")
 
 #: The lock button (the page builds it beside the guess; "Locked in" once pressed).
 _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
@@ -43,6 +48,15 @@ def check_guess(entry: PredictEntry, raw: object) -> float | str:
         else:
             message = f"“{text}” is not one of the options {list(entry.options)}."
         raise InputError(message) from None
+
+
+def lessons_open() -> bool:
+    """Whether ``$GRADKIT_OPEN_LESSONS`` asks for whole lessons (no cell hidden behind a Predict).
+
+    By default a Predict keeps the rest of its lesson out of sight until its guess is locked in
+    (``unfold.js``); a teacher previewing a course sets ``GRADKIT_OPEN_LESSONS=1``.
+    """
+    return os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN
 
 
 class Predict(PracticeWidget):
@@ -86,7 +100,7 @@ class Predict(PracticeWidget):
 
     css = "gradkit-predict"
     view = "predictView"
-    scripts = ("practice/feedback.js", "practice/predict.js")
+    scripts = ("practice/feedback.js", "practice/unfold.js", "practice/predict.js")
 
     def __init__(
         self,
@@ -133,7 +147,7 @@ class Predict(PracticeWidget):
         return {
             "id": e.id, "prompt": e.prompt, "kind": e.kind, "options": list(e.options),
             "unit": e.unit, "tolerance": e.tolerance, "actual": self._actual,
-            "right": e.right, "wrong": e.wrong,
+            "right": e.right, "wrong": e.wrong, "open_all": lessons_open(),
         }  # fmt: skip
 
     # ----------------------------------------------------------------------- reading

@@ -1,0 +1,87 @@
+// Lessons that unfold: a Predict closes the rest of the lesson until its guess is locked in.
+// Run All, Voilà and the static site render every cell at once; so every cell after the cell of
+// the first Predict still open is taken out of sight (display: none: not on screen, not read
+// aloud, not found by the browser's find). The hidden cells have run and their widgets are built;
+// locking in the guess shows them as they are, up to the next open Predict. "Open the whole
+// lesson" (for a teacher) opens every gate on the page at once, as does Python's
+// GRADKIT_OPEN_LESSONS=1 (the scene's openAll).
+//
+// A cell is a notebook cell of JupyterLab, Notebook 7 and Voilà (.jp-Cell) or of gradkit's static
+// site (.gk-site-cell); where a widget is in no such cell (marimo, a plain output) nothing is hidden.
+export const CELLS = ".jp-Cell, .gk-site-cell";
+export const HIDDEN = "gk-unfold-hidden";
+
+// One record per page, shared by every bundle that carries this file (each widget class loads
+// its own module): the gates by cell, the widgets' cells, the watched containers.
+const shared = (globalThis.__gradkitUnfold ??= {
+  gates: new WeakMap(), // cell -> {open: bool}
+  cells: new WeakMap(), // a widget's element -> its cell (kept: a removed view has none)
+  containers: new Set(), // parents of gated cells, each watched for cells added or replaced
+  page: { allOpen: false },
+});
+const { gates, cells, containers, page } = shared;
+
+// The cell a widget's element sits in, or null.
+export function cellOf(el) {
+  return el && el.closest ? el.closest(CELLS) : null;
+}
+
+// Hide every cell of `container` after the first closed gate; show the others. Returns the number
+// of cells hidden. (The rule, pure over the DOM: unit-tested with a stand-in document.)
+export function applyGates(container, allOpen = page.allOpen) {
+  let closed = false;
+  let hidden = 0;
+  for (const cell of container.children) {
+    if (!cell.matches(CELLS)) continue;
+    const hide = closed && !allOpen;
+    if (cell.classList.contains(HIDDEN) !== hide) cell.classList.toggle(HIDDEN, hide);
+    hidden += hide ? 1 : 0;
+    const gate = gates.get(cell);
+    if (gate && !gate.open) closed = true;
+  }
+  return hidden;
+}
+
+function watch(container) {
+  if (containers.has(container)) return;
+  containers.add(container);
+  if (typeof MutationObserver === "function") {
+    // JupyterLab adds cells as they scroll in, Voilà as they run: gate those too
+    new MutationObserver(() => applyGates(container)).observe(container, { childList: true });
+  }
+}
+
+// Open every gate of the page (the teacher's button).
+export function openAll() {
+  page.allOpen = true;
+  for (const container of containers) applyGates(container);
+}
+
+// Set the gate of the widget at `el`: closed (`open` false) hides what follows its cell. Returns
+// whether it hides anything (so the widget says why the rest is hidden only when it is).
+export function setGate(el, open, { allOpen = false } = {}) {
+  if (allOpen) page.allOpen = true;
+  const cell = cellOf(el) || cells.get(el);
+  if (!cell || !cell.parentElement) return false;
+  cells.set(el, cell);
+  gates.set(cell, { open: !!open });
+  const container = cell.parentElement;
+  watch(container);
+  applyGates(container);
+  let next = cell.nextElementSibling;
+  while (next && !next.matches(CELLS)) next = next.nextElementSibling;
+  return !open && next !== null && !page.allOpen;
+}
+
+// Forget the gate of the widget at `el` (its view was removed: a rerun or cleared output).
+export function dropGate(el) {
+  const cell = cells.get(el);
+  if (!cell) return;
+  cells.delete(el);
+  gates.delete(cell);
+  if (cell.parentElement) applyGates(cell.parentElement);
+}
+
+export function isAllOpen() {
+  return page.allOpen;
+}

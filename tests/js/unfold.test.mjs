@@ -1,0 +1,95 @@
+// Lessons that unfold (practice/unfold.js): after a Predict still open, no cell is on screen; a
+// lock opens the cells up to the next open Predict; "Open the whole lesson" opens them all.
+// A stand-in for the few DOM parts the rule reads (children, matches, classList, closest).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { gateOpen } from "../../gradkit/widgets/practice/predict.js";
+import { HIDDEN, applyGates, dropGate, openAll, setGate } from "../../gradkit/widgets/practice/unfold.js";
+
+class FakeElement {
+  constructor(classes = [], parent = null) {
+    this.classes = new Set(classes);
+    this.children = [];
+    this.parentElement = parent;
+    if (parent) parent.children.push(this);
+    this.classList = {
+      contains: (c) => this.classes.has(c),
+      toggle: (c, on) => (on ? this.classes.add(c) : this.classes.delete(c)),
+    };
+  }
+  matches(selector) { return selector.split(",").some((s) => this.classes.has(s.trim().slice(1))); }
+  closest(selector) {
+    for (let node = this; node; node = node.parentElement) if (node.matches(selector)) return node;
+    return null;
+  }
+  get nextElementSibling() {
+    const siblings = this.parentElement.children;
+    return siblings[siblings.indexOf(this) + 1] ?? null;
+  }
+}
+
+// A notebook of `n` cells (JupyterLab's class, or the static site's), each with an output area.
+function notebook(n, kind = "jp-Cell") {
+  const root = new FakeElement(["jp-WindowedPanel-viewport"]);
+  const cells = Array.from({ length: n }, () => new FakeElement([kind], root));
+  const widgets = cells.map((cell) => new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], cell)));
+  return { root, cells, widgets };
+}
+
+const hidden = (cells) => cells.map((c) => (c.classList.contains(HIDDEN) ? 1 : 0)).join("");
+
+test("an open Predict hides every later cell; locking it shows them up to the next open one", () => {
+  for (const kind of ["jp-Cell", "gk-site-cell"]) {
+    const { cells, widgets } = notebook(6, kind);
+    assert.equal(setGate(widgets[1], false), true);
+    assert.equal(hidden(cells), "001111");
+    setGate(widgets[3], false); // a second Predict, further down (its cell is hidden too)
+    assert.equal(hidden(cells), "001111");
+    setGate(widgets[1], true); // the first guess locked in
+    assert.equal(hidden(cells), "000011");
+    assert.equal(setGate(widgets[3], true), false); // the last one: nothing left to hide
+    assert.equal(hidden(cells), "000000");
+  }
+});
+
+test("a Predict with nothing after it, or in no notebook cell, hides nothing", () => {
+  const { cells, widgets } = notebook(3);
+  assert.equal(setGate(widgets[2], false), false);
+  assert.equal(hidden(cells), "000");
+  const loose = new FakeElement(["gradkit-widget"], new FakeElement(["marimo-cell"]));
+  assert.equal(setGate(loose, false), false);
+});
+
+test("cells added later (JupyterLab scrolling, Voilà running) are gated as they come", () => {
+  const { root, cells, widgets } = notebook(2);
+  setGate(widgets[0], false);
+  cells.push(new FakeElement(["jp-Cell"], root), new FakeElement(["jp-Cell"], root));
+  applyGates(root); // what the MutationObserver does
+  assert.equal(hidden(cells), "0111");
+});
+
+test("a removed Predict view opens what it closed", () => {
+  const { cells, widgets } = notebook(3);
+  setGate(widgets[0], false);
+  assert.equal(hidden(cells), "011");
+  dropGate(widgets[0]);
+  assert.equal(hidden(cells), "000");
+});
+
+test("the gate opens on a lock, or when no true value could be computed", () => {
+  assert.equal(gateOpen({ actual: 4 }, { locked: false }), false);
+  assert.equal(gateOpen({ actual: 4 }, { locked: true }), true);
+  assert.equal(gateOpen({ actual: null }, { locked: false }), true);
+});
+
+test("Open the whole lesson opens every gate on the page, and later ones stay open", () => {
+  const { cells, widgets } = notebook(4);
+  setGate(widgets[0], false);
+  assert.equal(hidden(cells), "0111");
+  openAll();
+  assert.equal(hidden(cells), "0000");
+  const other = notebook(3);
+  assert.equal(setGate(other.widgets[0], false), false);
+  assert.equal(hidden(other.cells), "000");
+});
