@@ -37,6 +37,7 @@ from playwright.sync_api import expect
 from gradkit.cli import lesson_files
 
 import harness as jp
+import unfold
 
 REPO = Path(__file__).resolve().parents[2]
 #: Screenshots of every lesson after Run All, one folder per front end (git-ignored).
@@ -69,6 +70,14 @@ EXTRA_NOTEBOOKS = {
         'eps_lab = EpsilonLab(f="x³", x=0.5)\neps_lab',
         "ruler = FloatRuler()\nruler",
         "gradcheck_lab = GradcheckLab()\ngradcheck_lab",
+    ],
+    # a planted spoiler: the Predict's own cell prints the answer (no gate can hide it)
+    "_spoiler.ipynb": [
+        "import torch\nfrom gradkit import cost\nfrom gradkit.widgets import Predict\n"
+        "ten = torch.rand(10, dtype=torch.float64, requires_grad=True)",
+        "calls = cost.count_calls(torch.sin, (ten,)).forward\n"
+        'display(Predict("07-calls-n10", compute=lambda: calls))\nprint("forward calls:", calls)',
+        'print("what the lesson says next")',
     ],
 }
 
@@ -207,7 +216,8 @@ class LessonRun:
     gradkit error areas, button or label texts cut off. ``picture_problems``: pictures without
     size or drawn content.
     ``text``: the page's visible text (for Voila's "no menu instructions" check).
-    ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. The record
+    ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. ``unfold``:
+    what a learner saw at each Predict before locking in a guess (:mod:`unfold`). The record
     stays after the page is closed (``page.is_closed()``).
     """
 
@@ -222,6 +232,8 @@ class LessonRun:
     text: str = ""
     verdicts: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+    #: the learner's walk through the Predicts after Run All (:func:`unfold.walk`)
+    unfold: list[dict] = field(default_factory=list)
 
 
 class Lessons:
@@ -288,6 +300,9 @@ class Lessons:
                 ]
             outputs = "body" if self.voila else ".jp-NotebookPanel"
             jp.wait_settled(page.locator(outputs).first, 300)
+            walked = unfold.walk(page)  # every Predict locked in, one after the other
+            unfold.open_all(page)  # what no Predict opened (a planted page): the checks see all
+            jp.wait_settled(page.locator(outputs).first, 300)
             seconds = time.perf_counter() - start
             scope = "page" if self.voila else "notebook"
             pictures = jp.picture_problems(page, scope)
@@ -309,6 +324,7 @@ class Lessons:
                 text,
                 verdicts,
                 errors,
+                walked,
             )
         run = self._runs[name]
         if not run.page.is_closed():

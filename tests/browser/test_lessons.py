@@ -12,6 +12,7 @@ from test_voila import voila_text_problems
 from gradkit.cli import lesson_files
 
 import harness as jp
+from unfold import answer_shown, spoilers
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +51,7 @@ def test_lesson_runs_clean(all_lessons, front_end: str, name: str) -> None:
             run.picture_problems
         )
         assert run.console_errors == [], f"{where}: uncaught JavaScript errors {run.console_errors}"
+        assert spoilers(run.unfold, where) == [], "the lesson gives an answer away"
         if front_end == "voila":
             shown = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
             assert not shown, f"{where}: the Voila app tells the learner to use menus: {shown}"
@@ -97,3 +99,35 @@ def test_wrong_backward_fails_with_cause_bug(all_lessons) -> None:
     assert any(FAILS_WITH_BUG.search(text) for text in run.verdicts), (
         f"no verdict on the page reads GradcheckError with cause bug; verdicts: {run.verdicts}"
     )
+
+
+def test_a_planted_spoiler_is_caught(all_lessons) -> None:
+    """A Predict whose own cell prints the answer (no gate can hide it) fails the unfold check,
+    while the cell after it stays out of sight until the guess is locked in."""
+    lessons = all_lessons["notebook"]
+    try:
+        run = lessons.run("_spoiler.ipynb")
+        [record] = run.unfold
+        assert record["hidden"] >= 1 and record["after"] == 0, record
+        found = spoilers(run.unfold, "the planted page")
+        assert len(found) == 1 and "on screen before the commit" in found[0], found
+    finally:
+        lessons.release("_spoiler.ipynb")
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "found"),
+    [
+        (22, "forward calls for n = 10: 22", ["22"]),
+        (4.1, "eps=0.1 forward=4.100000", ["4.100000"]),
+        (0.0015528, "float32: eps* = 0.0016", ["0.0016"]),
+        (1.0127e-06, "the nudge 1.013e-06 happened", ["1.013e-06"]),
+        (4.1, "the slope of x² at 2 is 4, and 2x is its rule", []),
+        (22, "lesson 12 has 21 cells", []),
+        (1.01328, "at x = 1.0 and 10 nudges", []),
+        (4, "the explorer reads 4.000", ["4.000"]),
+        (20, "n = 20 inputs", []),
+    ],
+)
+def test_an_answer_is_found_in_any_rounding_a_cell_prints(value, text, found) -> None:
+    assert answer_shown(value, text) == found

@@ -23,6 +23,8 @@ import pytest
 from gradkit.cli import lesson_files
 from gradkit.cli.site import OFFLINE_NOTE
 
+from unfold import spoilers, walk
+
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
@@ -330,3 +332,14 @@ def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_
         assert errors == []
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_predict_gives_its_answer_before_the_commit(open_page, name: str) -> None:
+    """The page shows every cell's output, yet nothing after a Predict is on screen before its
+    guess is locked in, and the cells follow once it is (the site plays the Predict itself)."""
+    opened = open_page(name)
+    records = walk(opened.page)
+    assert records, f"{name} has no Predict on the site"
+    assert spoilers(records, f"{name} on the static site") == []
+    assert opened.page.locator(".gk-unfold-hidden").count() == 0, "a cell stayed hidden"

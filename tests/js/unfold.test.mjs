@@ -18,6 +18,14 @@ class FakeElement {
       toggle: (c, on) => (on ? this.classes.add(c) : this.classes.delete(c)),
     };
   }
+  querySelector(selector) {
+    for (const child of this.children) {
+      if (child.matches(selector)) return child;
+      const found = child.querySelector(selector);
+      if (found) return found;
+    }
+    return null;
+  }
   matches(selector) { return selector.split(",").some((s) => this.classes.has(s.trim().slice(1))); }
   closest(selector) {
     for (let node = this; node; node = node.parentElement) if (node.matches(selector)) return node;
@@ -29,19 +37,25 @@ class FakeElement {
   }
 }
 
-// A notebook of `n` cells (JupyterLab's class, or the static site's), each with an output area.
-function notebook(n, kind = "jp-Cell") {
-  const root = new FakeElement(["jp-WindowedPanel-viewport"]);
-  const cells = Array.from({ length: n }, () => new FakeElement([kind], root));
-  const widgets = cells.map((cell) => new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], cell)));
-  return { root, cells, widgets };
+// A notebook of `n` cells (JupyterLab's class, or the static site's), each with an output area;
+// `wrapped`: each cell in a wrapper of its own, as Voilà puts them (what is hidden is the wrapper).
+function notebook(n, kind = "jp-Cell", wrapped = false) {
+  const root = new FakeElement(["jp-WindowedPanel-viewport"], new FakeElement(["jp-LabShell"]));
+  const items = Array.from({ length: n }, () => new FakeElement(wrapped ? [] : [kind], root));
+  const cells = wrapped ? items.map((item) => new FakeElement([kind], item)) : items;
+  if (wrapped) return { root, cells: items, widgets: widgetsIn(cells) };
+  return { root, cells, widgets: widgetsIn(cells) };
+}
+
+function widgetsIn(cells) {
+  return cells.map((cell) => new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], cell)));
 }
 
 const hidden = (cells) => cells.map((c) => (c.classList.contains(HIDDEN) ? 1 : 0)).join("");
 
 test("an open Predict hides every later cell; locking it shows them up to the next open one", () => {
-  for (const kind of ["jp-Cell", "gk-site-cell"]) {
-    const { cells, widgets } = notebook(6, kind);
+  for (const [kind, wrapped] of [["jp-Cell", false], ["gk-site-cell", false], ["jp-Cell", true]]) {
+    const { cells, widgets } = notebook(6, kind, wrapped);
     assert.equal(setGate(widgets[1], false), true);
     assert.equal(hidden(cells), "001111");
     setGate(widgets[3], false); // a second Predict, further down (its cell is hidden too)
@@ -56,6 +70,9 @@ test("an open Predict hides every later cell; locking it shows them up to the ne
 test("a Predict with nothing after it, or in no notebook cell, hides nothing", () => {
   const { cells, widgets } = notebook(3);
   assert.equal(setGate(widgets[2], false), false);
+  assert.equal(hidden(cells), "000");
+  const lone = notebook(1, "jp-Cell", true);
+  assert.equal(setGate(lone.widgets[0], false), false);
   assert.equal(hidden(cells), "000");
   const loose = new FakeElement(["gradkit-widget"], new FakeElement(["marimo-cell"]));
   assert.equal(setGate(loose, false), false);

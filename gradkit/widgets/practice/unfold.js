@@ -8,14 +8,15 @@
 //
 // A cell is a notebook cell of JupyterLab, Notebook 7 and Voilà (.jp-Cell) or of gradkit's static
 // site (.gk-site-cell); where a widget is in no such cell (marimo, a plain output) nothing is hidden.
+// What is hidden is the cell, or the element that holds only it (Voilà wraps each cell).
 export const CELLS = ".jp-Cell, .gk-site-cell";
 export const HIDDEN = "gk-unfold-hidden";
 
 // One record per page, shared by every bundle that carries this file (each widget class loads
 // its own module): the gates by cell, the widgets' cells, the watched containers.
 const shared = (globalThis.__gradkitUnfold ??= {
-  gates: new WeakMap(), // cell -> {open: bool}
-  cells: new WeakMap(), // a widget's element -> its cell (kept: a removed view has none)
+  gates: new WeakMap(), // a cell (or the item holding it) -> {open: bool}
+  cells: new WeakMap(), // a widget's element -> its item (kept: a removed view has none)
   containers: new Set(), // parents of gated cells, each watched for cells added or replaced
   page: { allOpen: false },
 });
@@ -26,17 +27,35 @@ export function cellOf(el) {
   return el && el.closest ? el.closest(CELLS) : null;
 }
 
-// Hide every cell of `container` after the first closed gate; show the others. Returns the number
-// of cells hidden. (The rule, pure over the DOM: unit-tested with a stand-in document.)
+// The cell a widget sits in and the list it is an item of: the cell itself where the cells are
+// siblings (JupyterLab, the site), the wrapper that holds it where each cell has its own (Voilà).
+export function itemOf(cell) {
+  let item = cell;
+  while (item.parentElement && item.parentElement.parentElement
+    && !siblingsHoldCells(item)) item = item.parentElement;
+  return item;
+}
+
+function holdsCell(node) {
+  return node.matches(CELLS) || (node.querySelector ? node.querySelector(CELLS) !== null : false);
+}
+
+function siblingsHoldCells(item) {
+  for (const other of item.parentElement.children) if (other !== item && holdsCell(other)) return true;
+  return false;
+}
+
+// Hide every item of `container` after the first closed gate; show the others. Returns the number
+// of items hidden. (The rule, pure over the DOM: unit-tested with a stand-in document.)
 export function applyGates(container, allOpen = page.allOpen) {
   let closed = false;
   let hidden = 0;
-  for (const cell of container.children) {
-    if (!cell.matches(CELLS)) continue;
+  for (const item of container.children) {
+    if (!holdsCell(item)) continue;
     const hide = closed && !allOpen;
-    if (cell.classList.contains(HIDDEN) !== hide) cell.classList.toggle(HIDDEN, hide);
+    if (item.classList.contains(HIDDEN) !== hide) item.classList.toggle(HIDDEN, hide);
     hidden += hide ? 1 : 0;
-    const gate = gates.get(cell);
+    const gate = gates.get(item);
     if (gate && !gate.open) closed = true;
   }
   return hidden;
@@ -61,15 +80,16 @@ export function openAll() {
 // whether it hides anything (so the widget says why the rest is hidden only when it is).
 export function setGate(el, open, { allOpen = false } = {}) {
   if (allOpen) page.allOpen = true;
-  const cell = cellOf(el) || cells.get(el);
-  if (!cell || !cell.parentElement) return false;
-  cells.set(el, cell);
-  gates.set(cell, { open: !!open });
-  const container = cell.parentElement;
+  const found = cellOf(el);
+  const item = found ? itemOf(found) : cells.get(el);
+  if (!item || !item.parentElement) return false;
+  cells.set(el, item);
+  gates.set(item, { open: !!open });
+  const container = item.parentElement;
   watch(container);
   applyGates(container);
-  let next = cell.nextElementSibling;
-  while (next && !next.matches(CELLS)) next = next.nextElementSibling;
+  let next = item.nextElementSibling;
+  while (next && !holdsCell(next)) next = next.nextElementSibling;
   return !open && next !== null && !page.allOpen;
 }
 

@@ -1,0 +1,114 @@
+"""Lessons that unfold, checked in a real page: no Predict's answer on screen before the commit.
+
+:func:`walk` plays a learner on a page where every cell has run (Run All, Voila, the static
+site): Predict by Predict, in page order, it records what is on screen, locks in a guess and reads
+the true value the widget then reveals. :func:`spoilers` reads those records: each Predict must
+be on screen at its turn, the cells after it out of sight until its guess is locked in, and its
+true value nowhere on screen before that, in any rounding a cell or the prose might print.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["open_all", "spoilers", "walk"]
+
+#: A learner's walk through the page's Predicts (a page's own script: widgets answer at once).
+WALK_JS = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 60)));
+  const hidden = () => document.querySelectorAll('.gk-unfold-hidden').length;
+  const records = [];
+  for (const w of document.querySelectorAll('.gradkit-widget.gradkit-predict')) {
+    const record = {shown: w.offsetParent !== null, hidden: hidden(),
+                    text: document.body.innerText, kind: 'choice'};
+    const input = w.querySelector('input.gradkit-guess');
+    if (input) {
+      record.kind = 'number';
+      input.value = '1';
+      input.dispatchEvent(new Event('change'));
+    } else {
+      const option = w.querySelector('.gk-option');
+      if (option) option.click();
+    }
+    await frame();
+    const lock = w.querySelector('button.gradkit-lock');
+    if (lock) lock.click();
+    await frame();
+    const result = w.querySelector('.gradkit-predict-result');
+    record.result = result ? result.innerText : '';
+    record.after = hidden();
+    records.push(record);
+  }
+  return records;
+}"""
+
+_TRUE_VALUE = re.compile(r"true value\s+([-+−]?[0-9][0-9.,]*(?:e[-+−]?[0-9]+)?)", re.I)
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+−]?\d+)?(?![\w.]*\d)")
+
+
+def walk(page) -> list[dict]:
+    """Walk the page's Predicts as a learner (see the module's docstring); returns the records."""
+    return page.evaluate(WALK_JS)
+
+
+def open_all(page) -> None:
+    """Press "Open the whole lesson" where one shows (the rest of a check sees every cell)."""
+    page.evaluate(
+        "() => { const b = [...document.querySelectorAll('button.gradkit-open-all')]"
+        ".find((x) => x.offsetParent !== null); if (b) b.click(); }"
+    )
+
+
+def _claims_digits(text: str) -> bool:
+    """Whether a printed number claims enough digits to give a value away: 2 or more
+    significant digits besides trailing zeros (0.0016, 22), or 3 or more after a decimal point
+    with them (4.000); not a 2 in "2x", an x = 1.0, or a round 10 or 20."""
+    mantissa = re.split(r"[eE]", text.lstrip("+-−"))[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) >= 2 or ("." in mantissa and len(digits) >= 3)
+
+
+def _rounds_to(value: float, text: str) -> bool:
+    """Whether ``text`` (a number as printed) is ``value`` rounded to the digits ``text`` has."""
+    try:
+        shown = float(text.replace("−", "-"))
+    except ValueError:
+        return False
+    mantissa, _, exponent = text.lower().replace("−", "-").partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    unit = 10.0 ** (int(exponent or 0) - decimals)  # the value of the last digit printed
+    return math.isclose(value, shown, rel_tol=1e-12) or abs(value - shown) <= unit / 2
+
+
+def answer_shown(value: float, text: str) -> list[str]:
+    """The numbers in ``text`` that give ``value`` away: it, rounded to their digits, when they
+    claim enough digits (:func:`_claims_digits`: a 2 in "2x" or an x = 1.0 is no spoiler)."""
+    return [n for n in _NUMBER.findall(text) if _claims_digits(n) and _rounds_to(value, n)]
+
+
+def spoilers(records: list[dict], where: str) -> list[str]:
+    """What the walk found wrong, one line each (empty: the lesson unfolds)."""
+    problems = []
+    for k, record in enumerate(records, 1):
+        name = f"{where}: Predict {k} of {len(records)}"
+        if not record["shown"]:
+            problems.append(f"{name} is out of sight at its turn (an earlier gate hides it)")
+        last = k == len(records)
+        if record["hidden"] == 0 and not last:
+            problems.append(f"{name}: no cell is hidden before its guess is locked in")
+        if record["after"] >= record["hidden"] and record["hidden"] > 0:
+            problems.append(f"{name}: locking in the guess showed no hidden cell")
+        found = _TRUE_VALUE.search(record["result"])
+        if record["kind"] == "number":
+            if found is None:
+                problems.append(f"{name}: no true value shown after the lock: {record['result']!r}")
+                continue
+            value = float(found.group(1).replace(",", "").replace("−", "-"))
+            shown = answer_shown(value, record["text"])
+            if shown:
+                problems.append(
+                    f"{name}: its true value {found.group(1)} is on screen before the commit, "
+                    f"as {sorted(set(shown))}"
+                )
+    return problems
