@@ -72,7 +72,7 @@ test: $(VENV)/.stamp-test /usr/bin/chromium $(AXE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	node --test tests/js/
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 unit: $(VENV)/.stamp-test
 	node --test tests/js/
