@@ -220,10 +220,13 @@ def _switch(page, theme: str) -> None:
 
 
 @pytest.mark.parametrize("theme", ["dark", "light"])
-def test_jupyterlab_theme_every_text_reads(lab_page, theme: str) -> None:
+def test_jupyterlab_theme_every_text_reads(lab_page, theme: str, screenshot_dir: Path) -> None:
     page = lab_page
     _switch(page, theme)
     bad, measured = _unreadable(page)
+    page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')")
+    (screenshot_dir / "themes").mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(screenshot_dir / "themes" / f"jupyterlab-{theme}.png"))
     assert measured > 150, f"only {measured} texts measured"
     assert not bad, json.dumps(bad[:12], ensure_ascii=False, indent=1)
     kinds = page.evaluate(
