@@ -23,7 +23,7 @@ import pytest
 from gradkit.cli import lesson_files
 from gradkit.cli.site import OFFLINE_NOTE
 
-from unfold import spoilers, walk
+from unfold import open_all, spoilers, walk
 
 pytestmark = pytest.mark.browser
 
@@ -77,11 +77,13 @@ class Opened:
 
 @pytest.fixture
 def open_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
-    """``open_page(name)``: the page ``name`` from disk, offline, its widgets started."""
+    """``open_page(name)``: the page ``name`` from disk, offline, its widgets started and the
+    whole lesson open ("Open the whole lesson"); ``open_page(name, unfold=False)`` leaves it as
+    a learner first meets it, closed after its first Predict."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     context.set_default_timeout(20_000)
 
-    def open_one(name: str) -> Opened:
+    def open_one(name: str, unfold: bool = True) -> Opened:
         opened = Opened(context.new_page())
         page = opened.page
 
@@ -98,6 +100,8 @@ def open_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
         page.goto((static_site / f"{name}.html").as_uri())
         if name != "index":
             page.wait_for_selector("body[data-gk-site=ready]")
+            if unfold:
+                open_all(page)
         return opened
 
     try:
@@ -338,7 +342,7 @@ def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_
 def test_no_predict_gives_its_answer_before_the_commit(open_page, name: str) -> None:
     """The page shows every cell's output, yet nothing after a Predict is on screen before its
     guess is locked in, and the cells follow once it is (the site plays the Predict itself)."""
-    opened = open_page(name)
+    opened = open_page(name, unfold=False)
     records = walk(opened.page)
     assert records, f"{name} has no Predict on the site"
     assert spoilers(records, f"{name} on the static site") == []
