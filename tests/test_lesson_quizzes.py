@@ -88,10 +88,14 @@ def test_predict_then_run_in_at_least_six_places_across_five_lessons():
 @pytest.mark.parametrize("entry", _raw()["predict"], ids=lambda e: e["id"])
 def test_a_numeric_predict_states_a_tolerance_a_reasoned_answer_can_meet(entry):
     """The prompt says how close counts ("within 10% counts"), the same as the tolerance, and
-    it is not zero: a learner who reasons it out to a round number is right."""
+    it is not zero: a learner who reasons it out to a round number is right. A count (of calls)
+    is the exception: it is reached exactly by reasoning, and the prompt says only that counts."""
     if entry["kind"] != "number":
         return
     tolerance = entry["tolerance"]
+    if entry.get("unit") in ("calls", "passes"):
+        assert tolerance == 0 and "Only the exact count counts." in entry["prompt"], entry["id"]
+        return
     assert tolerance > 0, "an exact number cannot be reached by reasoning"
     stated = re.search(r"[Ww]ithin (\d+(?:\.\d+)?)% counts", entry["prompt"])
     assert stated, f"{entry['id']}: the prompt must state its tolerance"

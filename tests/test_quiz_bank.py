@@ -49,7 +49,7 @@ prompt = "Does fast_mode catch the one wrong entry?"
 kind = "choice"
 options = ["yes", "no"]
 answer = "no"
-right = "Right: one random projection hides it."
+right = "One random projection hides it."
 wrong = "It misses it: the bug is below the tolerance of one number."
 
 [[predict]]
@@ -188,6 +188,16 @@ def test_missing_file_names_the_path(tmp_path):
             '[[predict]]\nid = "p 1"\nprompt = "P"\nkind = "number"\nright = "r"\nwrong = "w"',
             "must not contain spaces",
         ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "number"\nright = "Right: 22."\n'
+            'wrong = "w"',
+            r"predict 'p1': field 'right' starts with 'Right', which the page already says",
+        ),
+        (
+            '[[quiz]]\nid = "q1"\nquestion = "Q"\nanswer = "a"\nexplanation = "e"\n'
+            '[[quiz.wrong]]\noption = "b"\nexplanation = "Not quite: b is c."',
+            r"wrong option #1: field 'explanation' starts with 'Not quite'",
+        ),
     ],
 )
 def test_malformed_files_name_the_id_and_field(tmp_path, text, match):
@@ -273,3 +283,15 @@ def test_grade_prediction_rejects_bad_values(bank_file, entry_id, guess, actual,
     entry = load_bank(bank_file).predict(entry_id)
     with pytest.raises(error, match=match):
         grade_prediction(entry, guess, actual)
+
+
+def test_the_shipped_predicts_tolerances_make_the_point():
+    """A count is right only exactly (21 is not 22); any other number within 15 % at most (an
+    eps of 0.001 is not float32's 0.00155): a tolerance loose enough to pass a near miss would
+    mark right the slip the predict is there to show."""
+    for entry in load_bank().predictions.values():
+        if entry.kind != "number":
+            continue
+        if entry.unit in ("calls", "passes"):
+            assert entry.tolerance == 0, f"{entry.id} counts {entry.unit}: only the exact count"
+        assert entry.tolerance <= 0.15, f"{entry.id}: tolerance {entry.tolerance} > 15 %"

@@ -132,6 +132,27 @@ def _text(raw: Mapping[str, object], field: str, label: str) -> str:
     return value.strip()
 
 
+#: The words the page puts before every feedback (feedback.js VERDICT): a feedback text that
+#: starts with one reads twice ("✔ Right. Right: ...").
+_VERDICT_WORDS = ("right", "not quite", "wrong", "correct", "try another")
+
+
+def _feedback(raw: Mapping[str, object], field: str, label: str) -> str:
+    """A feedback text: non-empty, and not starting with a word the page's verdict already says."""
+    text = _text(raw, field, label)
+    first = text.lower().lstrip("✔✘ ")
+    said = next(
+        (w for w in _VERDICT_WORDS if first.startswith(w) and not first[len(w) :][:1].isalpha()),
+        None,
+    )
+    if said is not None:
+        raise QuizBankError(
+            f"{label}: field {field!r} starts with {text[: len(said)]!r}, which the page already "
+            "says before it (✔ Right. / ✘ Not quite.); start with the reason instead"
+        )
+    return text
+
+
 def _check_fields(raw: Mapping[str, object], allowed: set[str], label: str) -> None:
     extra = sorted(set(raw) - allowed)
     if extra:
@@ -167,7 +188,7 @@ def _parse_quiz(raw: Mapping[str, object], label: str) -> QuizEntry:
     entry_id, label = _id_and_label(raw, label, "quiz", _QUIZ_FIELDS)
     question = _text(raw, "question", label)
     answer = _text(raw, "answer", label)
-    explanation = _text(raw, "explanation", label)
+    explanation = _feedback(raw, "explanation", label)
     wrong_raw = raw.get("wrong")
     if not isinstance(wrong_raw, list) or not wrong_raw:
         raise QuizBankError(
@@ -180,7 +201,9 @@ def _parse_quiz(raw: Mapping[str, object], label: str) -> QuizEntry:
         if not isinstance(item, Mapping):
             raise QuizBankError(f"{where}: must be a table with option and explanation")
         _check_fields(item, _WRONG_FIELDS, where)
-        wrong.append(WrongOption(_text(item, "option", where), _text(item, "explanation", where)))
+        wrong.append(
+            WrongOption(_text(item, "option", where), _feedback(item, "explanation", where))
+        )
     options = [answer, *(w.option for w in wrong)]
     duplicates = sorted({o for o in options if options.count(o) > 1})
     if duplicates:
@@ -200,7 +223,7 @@ def _parse_predict(raw: Mapping[str, object], label: str) -> PredictEntry:
     kind = _text(raw, "kind", label)
     if kind not in _KINDS:
         raise QuizBankError(f"{label}: field 'kind' must be one of {list(_KINDS)}, got {kind!r}")
-    right, wrong = _text(raw, "right", label), _text(raw, "wrong", label)
+    right, wrong = _feedback(raw, "right", label), _feedback(raw, "wrong", label)
     unit = raw.get("unit", "")
     if not isinstance(unit, str):
         raise QuizBankError(f"{label}: field 'unit' must be text, got {unit!r}")
