@@ -300,6 +300,9 @@ class Lessons:
                 ]
             outputs = "body" if self.voila else ".jp-NotebookPanel"
             jp.wait_settled(page.locator(outputs).first, 300)
+            # what a learner meets first: the lesson up to its first Predict (a viewport's worth)
+            self._shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(self._shots / f"{Path(name).stem}-closed.png"))
             walked = unfold.walk(page)  # every Predict locked in, one after the other
             unfold.open_all(page)  # what no Predict opened (a planted page): the checks see all
             jp.wait_settled(page.locator(outputs).first, 300)
