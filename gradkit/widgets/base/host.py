@@ -248,10 +248,6 @@ class GradkitWidget(PageState, anywidget.AnyWidget):
         self.last_error = error
         self.error = self.error + error_html(error)
 
-    def clear_error(self) -> None:
-        """Empty the error area."""
-        self.error = ""
-
     # ------------------------------------------------------------------------- scenes
     def send_scene(self, scene: dict, arrays: dict | None = None, *, key: object = None) -> None:
         """Send a scene: its JSON and its arrays (one buffer) in one message.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x, dtype_name
+from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
 from ...numerics import unit_roundoff
 from .controls import Control, EpsSlider, EpsStep, EpsText, SliderStep
 from .eps import eps_state
@@ -195,8 +195,3 @@ def x_row(
     steps = (down, up)
     return slider(w, "x", value=x, origin=x, step=step, lo=lo_k, hi=hi_k, label="x",
                   css="gradkit-x", tooltip=tooltip, steps=steps)  # fmt: skip
-
-
-def dtype_of(control: Control) -> torch.dtype:
-    """The dtype a dtype toggle holds."""
-    return DTYPES[dtype_name(control.value)]

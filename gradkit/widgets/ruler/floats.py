@@ -131,16 +131,6 @@ class Ruler:
         """x − eps and x + eps both land on x: the central difference is exactly 0."""
         return self.lower_collapsed and self.upper_collapsed
 
-    @property
-    def step_up(self) -> float:
-        """The nudge that really happened upwards: (x + eps) − x, both as stored."""
-        return self.upper - self.x
-
-    @property
-    def step_down(self) -> float:
-        """The nudge that really happened downwards: x − (x − eps), both as stored."""
-        return self.x - self.lower
-
 
 def ruler(x: float, eps: float, dtype: torch.dtype) -> Ruler:
     """Where ``x ± eps`` land in ``dtype``, and the spacing of its numbers at x."""
