@@ -304,7 +304,9 @@ def test_the_page_builds_the_options_the_guess_and_the_lock_itself(make):
     assert q.spec["readouts"] == [{"name": "feedback", "css": "gradkit-feedback gradkit-verdict"}]
 
 
-@pytest.mark.parametrize(("value", "opened"), [("", False), ("0", False), ("1", True), ("yes", True)])
+@pytest.mark.parametrize(
+    ("value", "opened"), [("", False), ("0", False), ("1", True), ("yes", True)]
+)
 def test_a_teacher_opens_every_lesson_with_one_variable(monkeypatch, make, value, opened):
     """GRADKIT_OPEN_LESSONS=1 sends open_all: the page hides nothing behind the Predict."""
     monkeypatch.setenv("GRADKIT_OPEN_LESSONS", value)
