@@ -36,6 +36,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from gradkit.cli.lesson_copy import lesson_files
+from gradkit.cli.runner import notebook_client
 
 from . import Row
 
@@ -131,8 +132,7 @@ async def _class(
         if cells_source is not None:
             nb.cells = [nbformat.v4.new_code_cell(s) for s in cells_source]
         books.append(nb)
-        clients.append(NotebookClient(nb, timeout=1800, kernel_name="python3", allow_errors=True,
-                                      resources={"metadata": {"path": str(work)}}))  # fmt: skip
+        clients.append(notebook_client(nb, work, timeout=1800))
     start = asyncio.Event()
     async with contextlib.AsyncExitStack() as stack:
         for client in clients:

@@ -583,7 +583,7 @@ class _FakeClient:
     behave = staticmethod(lambda cell, index: None)
     made: ClassVar[list] = []
 
-    def __init__(self, nb, timeout, km, resources):
+    def __init__(self, nb, timeout, km, resources, **options):
         self.nb, self.km = nb, km
         _FakeClient.made.append(self)
 

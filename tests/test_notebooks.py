@@ -26,8 +26,8 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from gradkit.cli.runner import notebook_client
 from tools.lesson_text import NOTEBOOK_ONLY, cell_instructions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -269,13 +269,7 @@ def _run(stem: str) -> tuple[object, float]:
         path = NOTEBOOK_DIR / f"{stem}.ipynb"
         nb = nbformat.read(path, as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(_self_check(stem)))
-        client = NotebookClient(
-            nb,
-            timeout=CELL_TIMEOUT,
-            kernel_name="python3",
-            allow_errors=True,
-            resources={"metadata": {"path": str(path.parent)}},
-        )
+        client = notebook_client(nb, path.parent, timeout=CELL_TIMEOUT)
         saved = os.environ.get("GRADKIT_QUIZ_ORDER")
         os.environ["GRADKIT_QUIZ_ORDER"] = "fixed"  # the kernel inherits it: options in file order
         try:

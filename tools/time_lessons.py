@@ -14,7 +14,8 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+
+from gradkit.cli.runner import run_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,15 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.names and not any(n in path.name for n in args.names):
             continue
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(
-            nb,
-            timeout=120,
-            kernel_name="python3",
-            allow_errors=True,
-            resources={"metadata": {"path": str(path.parent)}},
-        )
         start = time.perf_counter()
-        client.execute()
+        run_notebook(nb, path.parent, timeout=120)
         seconds = time.perf_counter() - start
         code = [c for c in nb.cells if c.cell_type == "code"]
         slowest = sorted(((_cell_seconds(c), k) for k, c in enumerate(code)), reverse=True)[:3]

@@ -39,6 +39,7 @@ from typing import Any, TextIO
 from .._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 from .lesson_copy import lesson_files
+from .runner import notebook_client
 
 __all__ = [
     "Progress",
@@ -48,7 +49,6 @@ __all__ = [
     "chosen_lessons",
     "read_lesson",
     "run_warm",
-    "this_python_kernels",
     "warm_lesson",
 ]
 
@@ -105,21 +105,6 @@ def chosen_lessons(names: list[str]) -> list[Path]:
     return chosen
 
 
-def this_python_kernels() -> Any:
-    """A kernel spec manager whose ``python3`` is this interpreter (where gradkit is installed)."""
-    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-
-    class ThisPython(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(
-                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                display_name="Python 3 (gradkit warm)",
-                language="python",
-            )
-
-    return ThisPython()
-
-
 def read_lesson(path: Path) -> Any:
     """The notebook at ``path`` (nbformat v4), or a usage error that names it."""
     import nbformat  # the CLI's other commands never need Jupyter's machinery
@@ -168,8 +153,6 @@ def warm_lesson(path: Path, timeout: int, progress: Progress, nb: Any = None) ->
     or a dead kernel ends the lesson), never an exception.
     """
     import nbformat
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     result = WarmResult(path.stem)
@@ -178,8 +161,7 @@ def warm_lesson(path: Path, timeout: int, progress: Progress, nb: Any = None) ->
     code = [(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gradkit-warm-") as work:
-        km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=this_python_kernels())
-        client = NotebookClient(nb, timeout=timeout, km=km, resources={"metadata": {"path": work}})
+        client = notebook_client(nb, work, timeout=timeout, allow_errors=False)
         try:
             with client.setup_kernel():
                 for done, (index, cell) in enumerate(code, 1):
