@@ -9,7 +9,7 @@ import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import { fitSize, fitTitle, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
   BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView, layoutFor,
-  ratioColour, ratioTicks, titleLines,
+  ratioColour, ratioTicks, titleLines, titleRoom,
 } from "../../gradkit/widgets/lab/lab.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
@@ -208,4 +208,11 @@ test("the picture's title stays inside the picture, for every Function of the zo
   const two = titleLines("a".repeat(40) + ": " + "b".repeat(40), 540, bold);
   assert.deepEqual([two.lines.length, two.y], [2, [9, 24]]);
   assert.ok(two.size <= 12 && two.y[1] + two.size / 2 < LAB_LAYOUT.difference.difference[1] - 8 - 15 - 12);
+});
+
+test("a heatmap's title may run to the next heatmap or the picture's edge, never over them", () => {
+  assert.equal(titleRoom(LAB_LAYOUT.all, "numeric"), 270 - 52 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.all, "analytic"), 572 - 270 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.all, "difference"), 860 - 572 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.difference, "difference"), 540 - 52 - 8);
 });

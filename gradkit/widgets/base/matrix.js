@@ -95,11 +95,11 @@ export function matrixFrame(painter, ax, title, o = {}) {
     xticks, yticks, tickSize: 10, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
     ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
-  // each line shrunk to the panel's width and a little air (12 px down to 9)
+  // with o.titleWidth, each line shrunk to that many pixels (12 px down to 9)
   const lines = Array.isArray(title) ? title : [title];
   lines.forEach((line, k) => {
     const weight = k === 0 ? "bold" : "normal";
-    const size = fitSize([line], o.titleWidth ?? ax.width + 16, measurer(painter, weight), 12, 9);
+    const size = o.titleWidth ? fitSize([line], o.titleWidth, measurer(painter, weight), 12, 9) : 12;
     painter.text(ax.left, ax.top - 8 - 15 * (lines.length - 1 - k), line, { baseline: "bottom", size, weight });
   });
 }

@@ -155,6 +155,14 @@ export function layoutFor(panels) {
   return LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
 }
 
+// The pixels a heatmap's title may take: to the next heatmap's left edge, or to the picture's
+// right edge, less 8 px of air (the colour bars start below the titles).
+export function titleRoom(lay, name) {
+  const left = lay[name][0];
+  const next = ["numeric", "analytic", "difference"].map((n) => lay[n] && lay[n][0]).filter((x) => x > left);
+  return Math.min(...next, lay.size[0]) - left - 8;
+}
+
 // Where a colour bar's label lines go: below the bar, from its left edge ({x, y, size}).
 export function barLabelAt(box, k) {
   return { x: box[0], y: box[1] + box[3] + 9 + 12 * k, size: 10 };
@@ -184,7 +192,7 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
     difference: ["|analytic − numeric| ÷ allowed", "(above 1 fails)"] };
   const first = name === "numeric" || !lay.numeric;
   const xlabel = `input entry j${splits.col_splits.length ? " (lines separate inputs)" : ""}`;
-  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "" });
+  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "", titleWidth: titleRoom(lay, name) });
   const data = found[name === "difference" ? "ratio" : name];
   if (!data) { panelNote(dr, ax, missingNote(name, found.rec)); return { ax, box: null }; }
   const fill = (i, j) => colour(data[i * cols + j]);
