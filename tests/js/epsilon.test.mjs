@@ -5,10 +5,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
+import { buttonLook, buttonPress } from "../../gradkit/widgets/base/controls.js";
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
+import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { LAB_LAYOUT, epsilonView, labParts } from "../../gradkit/widgets/epsilon/epsilon.js";
+import {
+  LAB_LAYOUT, SHELF_LABEL, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
+} from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
   errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
@@ -156,4 +160,68 @@ test("the strip below the plot appears only when a shown dtype has something to 
     state: stateOf(sc, { shown, dtype: shown[0] }) });
   assert.deepEqual(epsilonView.size(ctxOf(["float64", "float32"])), LAB_LAYOUT.sizes.plain);
   assert.deepEqual(epsilonView.size(ctxOf(["float16", "float64"])), LAB_LAYOUT.sizes.strip);
+});
+
+// ------------------------------------------------------------------ the curves as drawn
+const canvas = new Proxy({}, { get: (t, k) => (k === "measureText" ? (s) => ({ width: 6 * String(s).length }) : () => {}), set: () => true });
+globalThis.document ??= { createTextNode: (text) => ({ text }) };
+const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
+function paintOf(sc, changes) {
+  const state = stateOf(sc, changes);
+  const ctx = { scene: sc.scene, tables: sc.tables, exact: {}, state, painter: makePainter(canvas), h: node,
+    legend: node(), panels: () => ALL, set() {}, drawn: {} };
+  return epsilonView.paint(ctx).drawn;
+}
+
+test("the highlighted curve is drawn first and widest: every other curve stays visible on it", () => {
+  const order = curveOrder(["float64", "float32", "float16"], "float32");
+  assert.deepEqual(order.map(([n]) => n), ["float32", "float64", "float16"]);
+  assert.ok(order.slice(1).every(([, lw, ms]) => lw < order[0][1] && ms < order[0][2] && lw >= 1.8));
+  const sc = sceneOf("main");
+  const drawn = paintOf(sc, { ...epsState(1e-6), dtype: "float32" });
+  assert.equal(drawn.order[0], "float32");
+  assert.deepEqual([...drawn.order].sort(), [...sc.scene.dtypes].sort());
+});
+
+test("each dtype's legend swatch differs by dash and marker, not by hue alone", () => {
+  const sc = sceneOf("main");
+  const looks = sc.scene.dtypes.map((n) => dtypeSwatch(sc.scene.styles[n], "#000000", false));
+  assert.equal(new Set(looks.map((l) => l.glyph)).size, looks.length);
+  // the curve's own dash pattern: solid for float64 and float32 (their markers differ), dashed
+  // and dash-dotted for the half precisions
+  const dashes = sc.scene.dtypes.map((n) => sc.scene.styles[n][2]);
+  assert.equal(new Set(looks.map((l) => l.background)).size, new Set(dashes).size);
+  looks.forEach((l, k) => assert.equal(l.background === "#000000", dashes[k] === "-"));
+  assert.equal(dtypeSwatch(sc.scene.styles.float32, "#000000", true).height, "4px");
+});
+
+test("the shelf where x ± eps round to x (slope 0) is found and labelled", () => {
+  assert.deepEqual(shelfRun([true, true, true, false, true, true, true, true]), [4, 7]);
+  assert.deepEqual(shelfRun([true, true, false, true]), null); // two steps are no shelf
+  assert.deepEqual(shelfRun([false, true, true, true, false]), [1, 3]);
+  const sc = sceneOf("main"); // x³ at 0.5: float32's x ± eps land on x below about 3e-8
+  const drawn = paintOf(sc, { ...epsState(1e-6), dtype: "float32", shown: ["float64", "float32"] });
+  assert.equal(drawn.shelf.dtype, "float32");
+  assert.equal(drawn.shelf.eps[0], EPS_GRID[0]);
+  assert.ok(drawn.shelf.eps[1] >= 1e-8 && drawn.shelf.eps[1] < 1e-7, String(drawn.shelf.eps));
+  assert.equal(drawn.shelf.error, 0.75); // |f′(x)|: the numeric slope is exactly 0
+  assert.equal(SHELF_LABEL, "x ± eps round to x: slope 0");
+  assert.equal(paintOf(sc, { ...epsState(1e-6), dtype: "float64", shown: ["float64"] }).shelf, undefined);
+});
+
+test("the half-precision button is a toggle: pressed again it hides them, the highlight moves back", () => {
+  const all = ["float64", "float32", "float16", "bfloat16"];
+  const spec = { set: ["shown", all], unset: [["float64", "float32"], { dtype: "float32" }] };
+  const first = { shown: ["float64", "float32"], dtype: "float64" };
+  assert.deepEqual(buttonLook(spec, first), { hidden: false, pressed: false });
+  const show = buttonPress(spec, first);
+  assert.deepEqual(show, { key: "shown", value: all, also: {} });
+  const shown = { ...first, shown: all, dtype: "float16" };
+  assert.deepEqual(buttonLook(spec, shown), { hidden: false, pressed: true });
+  assert.deepEqual(buttonPress(spec, shown), { key: "shown", value: ["float64", "float32"], also: { dtype: "float32" } });
+  assert.deepEqual(buttonPress(spec, { ...shown, dtype: "float64" }).also, {}); // a shown highlight stays
+  // a plain set-button (no unset) still hides once its state holds, with no aria-pressed
+  const plain = { set: spec.set };
+  assert.deepEqual(buttonLook(plain, shown), { hidden: true, pressed: null });
+  assert.deepEqual(buttonPress(plain, shown).value, all);
 });

@@ -4,12 +4,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { linearTicks } from "../../gradkit/widgets/base/plot.js";
+import { linearTicks, makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { textWidth } from "../../gradkit/widgets/base/matrix.js";
+import { fitSize, fitTitle, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
-  BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, layoutFor,
-  ratioColour, ratioTicks,
+  BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView, layoutFor,
+  ratioColour, ratioTicks, titleLines, titleRoom,
 } from "../../gradkit/widgets/lab/lab.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
@@ -162,4 +162,57 @@ test("panels choose the layout; the verdict alone draws no picture", () => {
   assert.equal(layoutFor(["difference"]), LAB_LAYOUT.difference);
   assert.equal(layoutFor(["verdict", "jacobians"]), LAB_LAYOUT.jacobians);
   assert.deepEqual(layoutFor(["verdict"]).size, [860, 0]);
+});
+
+// --------------------------------------------------------------------------- titles fit
+// DejaVu Sans Bold is about 0.7 em a character: a measure of that width, and a canvas that
+// draws nothing and measures so.
+const bold = (s, size) => 0.7 * size * String(s).length;
+const canvas = new Proxy({}, {
+  get: (t, k) => (k === "measureText" ? (s) => ({ width: bold(s, parseFloat(t.font.split(" ")[1])) }) : k in t ? t[k] : () => {}),
+  set: (t, k, v) => { t[k] = v; return true; },
+});
+
+test("a title fits its width: shrunk first, then split after ': ' / ', ', never clipped", () => {
+  const short = fitTitle("SquareFn, float64 inputs: ✔ pass", 524, bold);
+  assert.deepEqual(short, { lines: ["SquareFn, float64 inputs: ✔ pass"], size: 14 });
+  const long = "ForgotGradOutputSigmoidFn, float64 inputs: ✘ GradcheckError (bug)";
+  const shrunk = fitTitle(long, 524, bold);
+  assert.equal(shrunk.lines.length, 1);
+  assert.ok(shrunk.size < 14 && bold(long, shrunk.size) <= 524, JSON.stringify(shrunk));
+  const split = fitTitle(long, 300, bold);
+  assert.deepEqual(split.lines, ["ForgotGradOutputSigmoidFn, float64 inputs:", "✘ GradcheckError (bug)"]);
+  assert.ok(split.lines.every((l) => bold(l, split.size) <= 300), JSON.stringify(split));
+  assert.deepEqual(fitTitle("Unbreakable", 10, bold), { lines: ["Unbreakable"], size: 10 }); // drawn whole
+  assert.equal(fitSize(["abc"], 1000, bold, 12, 9), 12);
+  assert.equal(fitSize(["abc"], 1, bold, 12, 9), 9);
+});
+
+test("the picture's title stays inside the picture, for every Function of the zoo's longest names", () => {
+  const sent = fixture.WrongSquareFn;
+  const tables = tablesOf(sent);
+  const key = Object.keys(sent.scene.states)[0];
+  for (const name of ["WrongSquareFn", "ForgotGradOutputSigmoidFn", "MissingConjComplexSquareFn"]) {
+    for (const panels of [["verdict", "difference"], ["jacobians", "difference"], ["difference"]]) {
+      const state = { ...stateOf(sent, key), function: name, panels };
+      const scene = { ...sent.scene, function: name };
+      const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
+      const ctx = { scene, tables, exact: {}, state, painter: makePainter(canvas), h: node, legend: node(),
+        panels: () => panels, set() {}, drawn: {} };
+      const { drawn } = labView.paint(ctx);
+      const width = layoutFor(panels).size[0];
+      assert.ok(drawn.title_lines.every((l) => bold(l, drawn.title_size) <= width - 16), `${name} ${panels}: ${JSON.stringify(drawn)}`);
+      assert.equal(drawn.title_lines.join(" "), drawn.title);
+    }
+  }
+  const two = titleLines("a".repeat(40) + ": " + "b".repeat(40), 540, bold);
+  assert.deepEqual([two.lines.length, two.y], [2, [9, 24]]);
+  assert.ok(two.size <= 12 && two.y[1] + two.size / 2 < LAB_LAYOUT.difference.difference[1] - 8 - 15 - 12);
+});
+
+test("a heatmap's title may run to the next heatmap or the picture's edge, never over them", () => {
+  assert.equal(titleRoom(LAB_LAYOUT.all, "numeric"), 270 - 52 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.all, "analytic"), 572 - 270 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.all, "difference"), 860 - 572 - 8);
+  assert.equal(titleRoom(LAB_LAYOUT.difference, "difference"), 540 - 52 - 8);
 });

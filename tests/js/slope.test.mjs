@@ -4,8 +4,11 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { epsState } from "../../gradkit/widgets/base/eps.js";
+import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { fmtSlope, overviewLimits, slopeReadouts, slopeRow } from "../../gradkit/widgets/slope/slope.js";
+import {
+  fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
+} from "../../gradkit/widgets/slope/slope.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/slope.json", import.meta.url), "utf8"));
 const bytes = Buffer.from(fixture.tables, "base64");
@@ -64,4 +67,47 @@ test("the overview's limits follow the visible curve and cut a pole to the bulk"
   assert.ok(square[0] < 0.25 && square[0] > -1 && square[1] > 9 && square[1] < 11, String(square));
   const pole = overviewLimits(xs, xs.map((x) => 1 / x), -1.5, 1.5, 1);
   assert.ok(pole[1] - pole[0] < 1000, String(pole));
+});
+
+// --------------------------------------------------------------------- the picture's parts
+// A canvas that draws nothing (every call a no-op; text 6 px a character), and a page node.
+const canvas = new Proxy({}, { get: (t, k) => (k === "measureText" ? (s) => ({ width: 6 * String(s).length }) : () => {}), set: () => true });
+globalThis.document ??= { createTextNode: (text) => ({ text }) };
+const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
+function paint(state, scene = fixture.scene) {
+  const ctx = { scene, tables, exact: {}, state, painter: makePainter(canvas), h: node, legend: node(),
+    panels: () => state.panels, set() {}, drawn: {} };
+  return slopeView.paint(ctx).drawn;
+}
+const first = fixture.states.find((s) => s.state.eps_exact == null).state;
+
+test("the legend lists every mark drawn: the zoom window wherever the curve is, curve only too", () => {
+  const parts = (lay) => slopeLegendItems(fixture.scene, lay).map(([part]) => part);
+  assert.deepEqual(parts({ curve: 1, zoom: 1 }), ["tangent", "secant", "window"]);
+  assert.deepEqual(parts({ curve: 1 }), ["tangent", "secant", "window"]);
+  assert.deepEqual(parts({ zoom: 1 }), ["tangent", "secant"]);
+  const shown = paint({ ...first, panels: ["curve"] }).legend;
+  assert.match(shown.find(([part]) => part === "window")[1], /^x ± 2\.5·eps .*dotted edges$/);
+  // the window is told apart from the dashed secant by its swatch, not by hue alone
+  const swatches = slopeLegendItems(fixture.scene, { curve: 1 }).map(([, , swatch]) => swatch);
+  assert.deepEqual(swatches, ["solid", "dashed", "window"]);
+});
+
+test("a Function's blue line is called the slope its backward claims, never the tangent", () => {
+  const label = (custom) => slopeLegendItems({ ...fixture.scene, custom }, { curve: 1 })[0][1];
+  assert.equal(label(false), "tangent: the analytic slope");
+  assert.equal(label(true), "slope your backward claims, through (x, f(x))");
+  assert.doesNotMatch(label(true), /^tangent/);
+  const drawn = paint({ ...first, panels: ["curve"] }, { ...fixture.scene, custom: true });
+  assert.equal(drawn.legend[0][1], label(true));
+});
+
+test("the zoom window is shaded while it is a window, outlined once it covers most of the view", () => {
+  assert.equal(windowShade([1.9, 2.1], [0.5, 3.5]).alpha, 0.16);
+  assert.equal(windowShade([0.5, 3.5], [0.5, 3.5]).alpha, 0); // eps = 0.6: the whole view
+  assert.equal(windowShade([1.25, 2.75], [0.5, 3.5]).alpha, 0.16); // exactly half
+  assert.equal(windowShade([0.8, 3.2], [0.5, 3.5]).alpha, 0);
+  assert.deepEqual([windowShade([-0.5, 4.5], [0.5, 3.5]).wider, windowShade([1, 3], [0.5, 3.5]).wider], [true, false]);
+  const at = (eps) => paint({ ...first, panels: ["curve", "zoom"], ...epsState(eps) }).window.shaded;
+  assert.deepEqual([1e-3, 0.1, 0.2, 0.5, 1].map(at), [true, true, true, false, false]); // 0.5: 83 % of the view
 });

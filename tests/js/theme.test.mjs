@@ -187,3 +187,18 @@ for (const [theme, palette] of Object.entries(THEMES)) {
     assert.deepEqual(unreadable(marks, palette), []);
   });
 }
+
+test("text wraps at spaces: the widget and its pre undo a page's word-break: break-all", () => {
+  const rule = (selector) => {
+    const at = css.indexOf(`${selector} {`);
+    assert.ok(at >= 0, `no rule ${selector}`);
+    return css.slice(at, css.indexOf("}", at));
+  };
+  assert.doesNotMatch(css.replace(/\/\*[\s\S]*?\*\//g, ""), /break-all|overflow-wrap:\s*anywhere/);
+  const roots = [...css.matchAll(/^\.gradkit-widget \{[^}]*\}/gm)].map((m) => m[0]).join("\n");
+  assert.match(roots, /word-break: normal;/);
+  assert.match(roots, /overflow-wrap: break-word;/);
+  // JupyterLab's .jp-OutputArea-output pre { word-break: break-all } is (0,1,1): ours is more specific
+  const pre = rule(".gradkit-widget .gradkit-error pre, .gradkit-widget .gradkit-readouts pre");
+  assert.match(pre, /word-break: normal;\s*overflow-wrap: break-word;/);
+});

@@ -110,6 +110,21 @@ def test_reveal_adds_the_half_precisions(make):
     assert w.shown == ["float64", "float32", "float16"]
     w.reveal_button.click()
     assert w.shown == list(DTYPES)
+    # a toggle (aria-pressed in the page): pressed again, back to the first dtypes; a highlighted
+    # half precision moves to float32
+    assert w.reveal_button.spec["unset"] == [["float64", "float32"], {"dtype": "float32"}]
+    w.dtype_buttons.value = torch.float16
+    w.reveal_button.click()
+    assert w.shown == ["float64", "float32"] and w.dtype is torch.float32
+    w.reveal_button.click()
+    assert w.shown == list(DTYPES) and w.dtype is torch.float32
+    w.dtype_buttons.value = torch.float64
+    w.reveal_button.click()
+    assert w.shown == ["float64", "float32"] and w.dtype is torch.float64
+    every = make(EpsilonLab)  # all four first: the toggle starts pressed and hides the halves
+    assert every.reveal_button.spec["unset"][0] == ["float64", "float32"]
+    every.reveal_button.click()
+    assert every.shown == ["float64", "float32"]
     assert make(EpsilonLab, dtypes=("float16",)).dtype is torch.float16  # the first shown one
     with pytest.raises(ValueError, match="dtypes"):
         EpsilonLab(dtypes=("float8",))

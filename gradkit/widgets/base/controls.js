@@ -163,16 +163,42 @@ function checkboxControl(spec, ctx) {
   return { parts: [label], sync };
 }
 
+// A button with spec.set = [key, value] sets that state in the page itself (no kernel message)
+// and hides once the state holds the value, unless spec.unset = [value, also]: then it is a
+// toggle, never hidden, aria-pressed while the state holds spec.set's value; pressed again it
+// sets `value`, and each key of `also` whose state is not among `value` to its fallback (the
+// highlighted dtype of dtypes hidden again). The change a press makes: {key, value, also}.
+export function buttonPress(spec, state) {
+  const [key, on] = spec.set;
+  if (!spec.unset || !sameValue(state[key], on)) return { key, value: on, also: {} };
+  const [off, also = {}] = spec.unset;
+  return { key, value: off, also: Object.fromEntries(Object.entries(also).filter(([k]) => !off.includes(state[k]))) };
+}
+
+// How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed).
+export function buttonLook(spec, state) {
+  if (!spec.set) return { hidden: false, pressed: null };
+  const held = sameValue(state[spec.set[0]], spec.set[1]);
+  return spec.unset ? { hidden: false, pressed: held } : { hidden: held, pressed: null };
+}
+
+const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
 function buttonControl(spec, ctx) {
-  // spec.set = [key, value]: the page changes its own state (no kernel message) and the button
-  // hides once the state holds that value; otherwise a click goes to the kernel.
+  // without spec.set a click goes to the kernel
+  const press = () => {
+    const { key, value, also } = buttonPress(spec, ctx.state);
+    ctx.set(key, value, { also });
+  };
   const b = h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-    onclick: () => (spec.set ? ctx.set(spec.set[0], spec.set[1]) : ctx.click(spec.name)) });
+    onclick: () => (spec.set ? press() : ctx.click(spec.name)) });
   const sync = () => {
     const st = ctx.controlState(spec.name);
     b.disabled = !!st.disabled || (!spec.set && ctx.offline);
     if (st.text) b.textContent = st.text;
-    if (spec.set) b.hidden = JSON.stringify(ctx.state[spec.set[0]]) === JSON.stringify(spec.set[1]);
+    const look = buttonLook(spec, ctx.state);
+    b.hidden = look.hidden;
+    if (look.pressed !== null) b.setAttribute("aria-pressed", String(look.pressed));
   };
   return { parts: [b], sync };
 }

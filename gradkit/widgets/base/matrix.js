@@ -2,7 +2,7 @@
 // row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
 // helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
 import { pyFormat } from "./format.js";
-import { Axes } from "./plot.js";
+import { Axes, FONT } from "./plot.js";
 import { COLORS } from "./theme.js";
 
 // A panel whose data units are entries: x in [0, cols], y in [rows, 0] (row 0 on top).
@@ -32,6 +32,46 @@ export function textWidth(text, size) {
   return String(text).length * 0.64 * size;
 }
 
+// A text measurer for the painter's canvas: (text, size) -> width in CSS pixels at that size and
+// weight, in the pictures' font; the estimate above where the canvas cannot measure.
+export function measurer(painter, weight = "normal") {
+  const g = painter.g;
+  if (!g || typeof g.measureText !== "function") return textWidth;
+  return (text, size) => {
+    g.save();
+    g.font = `${weight} ${size}px ${FONT}`;
+    const w = g.measureText(String(text)).width;
+    g.restore();
+    return w;
+  };
+}
+
+// The largest font size from `size` down to `least` at which every line is at most `width`
+// pixels wide (`least` when none is).
+export function fitSize(lines, width, measure, size, least) {
+  for (let s = size; s > least; s--) if (lines.every((l) => measure(l, s) <= width)) return s;
+  return least;
+}
+
+// A title that fits `width` pixels, as {lines, size}: one line at the largest size from `size`
+// down to `least` at which it fits, else two lines at the largest size both fit (at least
+// `least`). The split: after ": ", else ", ", else a space, among those whose lines fit at
+// `least`; of equals, the most even one.
+export function fitTitle(text, width, measure, size = 14, least = 10) {
+  const largest = (lines) => fitSize(lines, width, measure, size, least);
+  const one = largest([text]);
+  if (measure(text, one) <= width) return { lines: [text], size: one };
+  const split = (i) => [text.slice(0, i), text.slice(i + 1)];
+  const widest = (i) => Math.max(...split(i).map((l) => measure(l, least)));
+  const mark = (i) => ({ ":": 0, ",": 1 })[text[i - 1]] ?? 2;
+  const rank = (i) => [widest(i) <= width ? 0 : 1, mark(i), widest(i)];
+  const cuts = [];
+  for (let i = 1; i < text.length - 1; i++) if (text[i] === " ") cuts.push(i);
+  if (!cuts.length) return { lines: [text], size: least };
+  const lines = split(cuts.sort((p, q) => rank(p).reduce((d, v, k) => d || v - rank(q)[k], 0))[0]);
+  return { lines, size: largest(lines) };
+}
+
 // Whether a label fits a cell of w × h pixels at this font size, with a little air.
 export function fits(text, w, h, size) {
   return textWidth(text, size) + 4 <= w && size + 2 <= h;
@@ -55,10 +95,12 @@ export function matrixFrame(painter, ax, title, o = {}) {
     xticks, yticks, tickSize: 10, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
     ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
+  // with o.titleWidth, each line shrunk to that many pixels (12 px down to 9)
   const lines = Array.isArray(title) ? title : [title];
   lines.forEach((line, k) => {
-    painter.text(ax.left, ax.top - 8 - 15 * (lines.length - 1 - k), line,
-      { baseline: "bottom", size: 12, weight: k === 0 ? "bold" : "normal" });
+    const weight = k === 0 ? "bold" : "normal";
+    const size = o.titleWidth ? fitSize([line], o.titleWidth, measurer(painter, weight), 12, 9) : 12;
+    painter.text(ax.left, ax.top - 8 - 15 * (lines.length - 1 - k), line, { baseline: "bottom", size, weight });
   });
 }
 

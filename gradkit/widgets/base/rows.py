@@ -122,14 +122,21 @@ def checkbox(
 
 def button(
     w: GradkitWidget, name: str, text: str, *, css: str = "", tooltip: str = "",
-    sets: tuple[str, Any] | None = None,
+    sets: tuple[str, Any] | None = None, unsets: tuple[list, dict[str, Any]] | None = None,
 ) -> Control:  # fmt: skip
     """A button: a click goes to the kernel, or with ``sets=(key, value)`` the page sets that
-    state itself (no kernel needed) and hides the button once it holds."""
+    state itself (no kernel needed) and hides the button once it holds. With ``unsets=(value,
+    also)`` too it is a toggle instead (``aria-pressed``, never hidden): pressed again it sets
+    the list ``value``, and each key of ``also`` whose state is not in that list to its fallback
+    (``controls.js``: ``buttonPress``)."""
+    if unsets is not None and sets is None:
+        raise ValueError(f"button {name!r}: unsets= needs sets= (the value it toggles from)")
     spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tooltip,
             "kernel": sets is None}  # fmt: skip
     if sets is not None:
         spec["set"] = list(sets)
+    if unsets is not None:
+        spec["unset"] = [list(unsets[0]), dict(unsets[1])]
     return w.add_control(Control(w, spec), has_value=False)
 
 

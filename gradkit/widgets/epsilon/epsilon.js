@@ -1,8 +1,9 @@
 // EpsilonLab's picture: the error of the numeric slope versus eps, log-log, one curve per shown
-// dtype (the highlighted one bold), gradcheck's tolerance and eps, the theory lines and stars
-// (the theory panel), the cursor at the chosen eps, and below the plot a strip marking where eps
-// rounds to 0 and where the error is exactly 0 (no error to put on a log axis). Every number is
-// looked up in the scene (words.js); the page draws and words them.
+// dtype (the highlighted one bold, under the others), the shelf where x ± eps round to x
+// labelled, gradcheck's tolerance and eps, the theory lines and stars (the theory panel), the
+// cursor at the chosen eps, and below the plot a strip marking where eps rounds to 0 and where
+// the error is exactly 0 (no error to put on a log axis). Every number is looked up in the scene
+// (words.js); the page draws and words them.
 import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, logTicks } from "../base/plot.js";
@@ -65,24 +66,67 @@ function column(table, lead, c) {
   return EPS_GRID.map((_, g) => rowOf(table, [...lead, g])[c]);
 }
 
+// The order and widths of the shown dtypes' curves: the highlighted one first, wide, under the
+// others, which are drawn on top of it, narrower, so that a curve it covers (float64's right arm
+// under float32's, bfloat16's shelf under float32's) still shows. [name, line width, marker size].
+export function curveOrder(shown, highlighted) {
+  return [...shown.filter((n) => n === highlighted).map((n) => [n, 3.4, 6]),
+    ...shown.filter((n) => n !== highlighted).map((n) => [n, 1.8, 4.5])];
+}
+
 function drawCurves(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
   const shown = scene.dtypes.filter((n) => state.shown.includes(n));
-  // the highlighted dtype last, on top
-  for (const name of [...shown.filter((n) => n !== state.dtype), ...shown.filter((n) => n === state.dtype)]) {
+  // every curve at full colour (3:1 or more on the paper), each dtype its own marker shape and
+  // dash pattern
+  for (const [name, lw, ms] of curveOrder(shown, state.dtype)) {
     const k = scene.dtypes.indexOf(name);
     const [, marker, ls] = scene.styles[name];
     const color = styleColor(scene, name);
-    const mine = name === state.dtype;
     const err = positive(rowOf(tables.error, [found.w, found.s, k]));
-    // every curve at full colour (3:1 or more on the paper); the highlighted one wider, with
-    // larger markers; each dtype its own marker shape and dash pattern
-    const style = { color, lw: mine ? 2.6 : 1.4, alpha: 1, ls };
-    dr.line(ax, EPS_GRID, err, style);
-    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms: mine ? 5 : 3.5, alpha: style.alpha });
+    dr.line(ax, EPS_GRID, err, { color, lw, alpha: 1, ls });
+    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms, alpha: 1 });
     drawn.curves[name] = err.map((q, g) => [EPS_GRID[g], Number.isFinite(q) ? q : null]);
   }
+  drawn.order = curveOrder(shown, state.dtype).map(([name]) => name);
+  const shelf = shelfOf(ctx, found, shown);
+  if (shelf) drawShelf(dr, ax, shelf, drawn);
 }
+
+// The longest run (at least 3 grid steps) of eps where the flags say x ± eps both round to x,
+// as [first, last] grid index, or null.
+export function shelfRun(collapsed) {
+  let best = null;
+  for (let g = 0, start = -1; g <= collapsed.length; g++) {
+    if (collapsed[g]) { if (start < 0) start = g; continue; }
+    const end = g - 1;
+    if (start >= 0 && end - start >= 2 && (!best || end - start > best[1] - best[0])) best = [start, end];
+    start = -1;
+  }
+  return best;
+}
+
+// The shelf to label: the highlighted dtype's, else the longest of a shown dtype's.
+function shelfOf(ctx, found, shown) {
+  const c = ctx.scene.fields.flags.indexOf("collapsed");
+  const runs = shown.map((name) => {
+    const k = ctx.scene.dtypes.indexOf(name);
+    const run = shelfRun(EPS_GRID.map((_, g) => rowOf(ctx.tables.flags, [found.w, found.s, k, g])[c] > 0));
+    return { name, run, error: rowOf(ctx.tables.error, [found.w, found.s, k])[run ? run[0] : 0] };
+  }).filter((r) => r.run && r.error > 0);
+  const mine = runs.find((r) => r.name === ctx.state.dtype);
+  return mine || runs.sort((p, q) => (q.run[1] - q.run[0]) - (p.run[1] - p.run[0]))[0] || null;
+}
+
+// A flat shelf at |f′(x)| where eps is below half the spacing of the dtype's numbers near x:
+// x ± eps land on x and the numeric slope is exactly 0. Labelled above it (below near the top).
+function drawShelf(dr, ax, { name, run, error }, drawn) {
+  const [x, y] = [ax.px(EPS_GRID[run[0]]) + 2, ax.py(error)];
+  const above = y - ax.top > 24;
+  dr.text(x, above ? y - 8 : y + 9, SHELF_LABEL, { size: 11, baseline: above ? "bottom" : "top" });
+  drawn.shelf = { dtype: name, eps: [EPS_GRID[run[0]], EPS_GRID[run[1]]], error };
+}
+export const SHELF_LABEL = "x ± eps round to x: slope 0";
 
 function drawTheory(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
@@ -141,15 +185,34 @@ function drawLegend(ctx, parts) {
   });
 }
 
+// Each dtype's legend swatch: its marker's shape and dash pattern in its colour (told apart by
+// more than hue), the highlighted one wider.
+const GLYPHS = { o: "●", s: "■", "^": "▲", D: "◆" };
+const DASHES = { "-": null, "--": [6, 3], "-.": [6, 2, 2, 2] };
+export function dtypeSwatch(style, color, mine) {
+  const [, marker, ls] = style;
+  const dash = DASHES[ls];
+  let background = color;
+  if (dash) {
+    let at = 0;
+    const stops = dash.map((w, i) => `${i % 2 ? "transparent" : color} ${at}px ${(at += w)}px`);
+    background = `repeating-linear-gradient(90deg, ${stops.join(", ")})`;
+  }
+  return { glyph: GLYPHS[marker] || "●", background, height: mine ? "4px" : "3px" };
+}
+
 function dtypeLegend(ctx) {
   const { scene, state } = ctx;
   ctx.legend.innerHTML = "";
   for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
     const mine = name === state.dtype;
+    const color = styleColor(scene, name);
+    const look = dtypeSwatch(scene.styles[name], color, mine);
     const sw = ctx.h("span", { class: "gk-swatch" });
-    sw.style.background = styleColor(scene, name);
-    if (mine) sw.style.height = "4px";
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw,
+    Object.assign(sw.style, { background: look.background, height: look.height });
+    const glyph = ctx.h("span", { "aria-hidden": "true", text: `${look.glyph} ` });
+    glyph.style.color = color;
+    ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw, glyph,
       document.createTextNode(name + (mine ? " (highlighted)" : ""))));
   }
 }

@@ -38,6 +38,9 @@ from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_po
 
 __all__ = ["EpsilonLab"]
 
+#: The dtypes the reveal button shows and hides.
+_HALVES = ("float16", "bfloat16")
+
 _READOUTS = [
     ("eps", "gradkit-eps-readout"),
     ("error", "gradkit-error-readout"),
@@ -68,8 +71,8 @@ class EpsilonLab(PointWidget):
         The highlighted dtype. Default float32 (the first shown one if float32 is not shown).
     scheme : {"central", "forward"}
     dtypes : sequence of str or torch.dtype
-        The dtypes shown first (default all four); :meth:`reveal` or the button "show float16
-        and bfloat16" adds the others.
+        The dtypes shown first (default all four); :meth:`reveal` or the toggle "show float16
+        and bfloat16" adds the others (pressed again, it goes back to these, less the halves).
     panels : sequence of {"curves", "theory", "table"}, optional
         What to show (default all): the measured error curves with the tolerance (the V); the
         theory lines, the stars at theory's best eps and the best-eps readout; the table of
@@ -135,11 +138,15 @@ class EpsilonLab(PointWidget):
             self, "theory", value=True, text="show theory lines", css="gradkit-theory",
             tooltip="truncation and rounding error predicted by Taylor's theorem",
         )  # fmt: skip
+        # a toggle: pressed again, back to the dtypes shown first (less the half precisions)
+        first = [n for n in shown if n not in _HALVES] or shown
+        fallback = next(n for n in (dtype_name(dtype), "float32", first[0]) if n in first)
         self.reveal_button = button(
             self, "reveal", "show float16 and bfloat16", css="gradkit-reveal",
-            tooltip="add the half-precision dtypes to the picture", sets=("shown", list(DTYPES)),
+            tooltip="show or hide the half-precision dtypes", sets=("shown", list(DTYPES)),
+            unsets=(first, {"dtype": fallback}),
         )  # fmt: skip
-        self.on_click("reveal", self.reveal)
+        self.on_click("reveal", self._reveal_pressed)
         self.update_state({"shown": shown})
         self.layout(
             "EpsilonLab",
@@ -185,6 +192,16 @@ class EpsilonLab(PointWidget):
         names = [dtype_name(as_dtype(d, "dtypes")) for d in dtypes] or list(DTYPES)
         shown = set(self.shown) | set(names)
         self.update_state({"shown": [n for n in DTYPES if n in shown]})
+
+    def _reveal_pressed(self) -> None:
+        """The reveal button, as the page presses it: every dtype, or back to the first ones
+        (the highlight moving to one of them if it was a half precision)."""
+        first, also = self.reveal_button.spec["unset"]
+        if self.shown != list(DTYPES):
+            self.reveal()
+            return
+        moved = {key: v for key, v in also.items() if self.state.get(key) not in first}
+        self.update_state({"shown": first, **moved})
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The base's checks, and the shown dtypes: a non-empty list of dtype names."""

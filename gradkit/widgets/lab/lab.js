@@ -9,7 +9,7 @@ import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../b
 import { COLORS } from "../base/theme.js";
 import { exactFor } from "../base/tables.js";
 import {
-  cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
+  cellLabels, cellText, fitTitle, matrixAxes, matrixCells, matrixFrame, matrixLines, measurer, outline, panelNote,
 } from "../base/matrix.js";
 
 // the verdict colours are the theme's (read at each paint); a missing entry's cell a light grey
@@ -124,6 +124,15 @@ export function labTitle(scene, rec) {
   return `${scene.function}, ${dtypes} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
 }
 
+// The picture's title within the picture `width` wide (8 px each side): its lines, size and
+// middle heights: one line at 18 px, or two at 9 and 24 of at most 12 px (clear of the heatmaps'
+// own titles).
+export function titleLines(text, width, measure) {
+  const fit = fitTitle(text, width - 16, measure, 14, 10);
+  if (fit.lines.length === 1) return { ...fit, y: [18] };
+  return { ...fit, size: Math.min(fit.size, 12), y: [9, 24] };
+}
+
 // -------------------------------------------------------------------------------- layout
 // Boxes [left, top, width, height] in CSS pixels, per panel choice: the heatmaps, the colour
 // bars (their labels go below the bar, left-aligned: clear of the tick labels beside the bar and
@@ -144,6 +153,14 @@ export function layoutFor(panels) {
   const d = panels.includes("difference");
   if (!j && !d) return { size: [860, 0] };
   return LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
+}
+
+// The pixels a heatmap's title may take: to the next heatmap's left edge, or to the picture's
+// right edge, less 8 px of air (the colour bars start below the titles).
+export function titleRoom(lay, name) {
+  const left = lay[name][0];
+  const next = ["numeric", "analytic", "difference"].map((n) => lay[n] && lay[n][0]).filter((x) => x > left);
+  return Math.min(...next, lay.size[0]) - left - 8;
 }
 
 // Where a colour bar's label lines go: below the bar, from its left edge ({x, y, size}).
@@ -175,7 +192,7 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
     difference: ["|analytic − numeric| ÷ allowed", "(above 1 fails)"] };
   const first = name === "numeric" || !lay.numeric;
   const xlabel = `input entry j${splits.col_splits.length ? " (lines separate inputs)" : ""}`;
-  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "" });
+  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "", titleWidth: titleRoom(lay, name) });
   const data = found[name === "difference" ? "ratio" : name];
   if (!data) { panelNote(dr, ax, missingNote(name, found.rec)); return { ax, box: null }; }
   const fill = (i, j) => colour(data[i * cols + j]);
@@ -209,11 +226,12 @@ function paintLab(ctx, found) {
   }
   if (lay.jbar) drawBar(ctx, lay.jbar, "jbar", (t) => diverging(t / vmax), -vmax, vmax, linearTicks(-vmax, vmax, 4));
   if (lay.rbar) drawBar(ctx, lay.rbar, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
-  if (lay.size[1] > 0) {
+  const title = lay.size[1] > 0 ? titleLines(labTitle(scene, found.rec), lay.size[0], measurer(dr, "bold")) : null;
+  if (title) {
     const color = found.rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
-    dr.text(lay.size[0] / 2, 18, labTitle(scene, found.rec), { align: "center", size: 14, weight: "bold", color });
+    title.lines.forEach((line, k) => dr.text(lay.size[0] / 2, title.y[k], line, { align: "center", size: title.size, weight: "bold", color }));
   }
-  return { axes, worstPx, vmax };
+  return { axes, worstPx, vmax, title };
 }
 
 function failingCells(found, cols) {
@@ -231,13 +249,14 @@ export const labView = {
     const { scene, state } = ctx;
     const found = labState(scene, ctx.tables, ctx.exact, state);
     if (!found) return null;
-    const { axes, worstPx, vmax } = paintLab(ctx, found);
+    const { axes, worstPx, vmax, title } = paintLab(ctx, found);
     const rec = found.rec;
     const drawn = {
       function: scene.function, dtype: state.dtype, eps: rec.eps, eps_label: epsLabel(rec.eps),
       fast_mode: !!state.fast_mode, passed: rec.passed, cause: rec.cause, verdict: rec.verdict,
       shape: scene.shape, worst_cell: rec.worst ? rec.worst.cell : null, worst_px: worstPx, vmax,
       failing_cells: failingCells(found, scene.shape[1]), title: labTitle(scene, rec),
+      title_lines: title ? title.lines : [], title_size: title ? title.size : null,
     };
     return { readouts: labReadouts(scene, rec, ctx.panels()), drawn, axes };
   },

@@ -10,7 +10,7 @@ import { COLORS, cssColor } from "../base/theme.js";
 
 // Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
 // colours of them, read at each paint. The zoom window is purple, dotted and bracketed: told apart
-// from the dashed vermillion secant by hue, dash pattern and shape.
+// from the dashed vermillion secant by hue, dash pattern and shape, in the legend too.
 export const SLOPE_PALETTE = { tangent: "blue", secant: "vermillion", ink: "ink", window: "purple" };
 export const SLOPE_COLORS = Object.defineProperties({}, Object.fromEntries(Object.entries(SLOPE_PALETTE)
   .map(([part, name]) => [part, { get: () => COLORS[name], enumerable: true }])));
@@ -121,9 +121,14 @@ function drawOverview(ctx, lay, found) {
   dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
     title: `${scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`} near x = ${pyFormat(state.x, ".4g")}` });
   const win = [r.xs - scene.half_width * eps, r.xs + scene.half_width * eps];
+  const shade = windowShade(win, xlim);
   if (!r.underflow) {
-    dr.xspan(ax, ...win, { color: SLOPE_COLORS.window, alpha: 0.16 });
+    if (shade.alpha > 0) dr.xspan(ax, ...win, { color: SLOPE_COLORS.window, alpha: shade.alpha });
     for (const edge of win) dr.vline(ax, edge, { color: SLOPE_COLORS.window, lw: 1.8, ls: ":" });
+    if (shade.wider) {
+      dr.text(ax.left + 6, ax.top + 10, `x ± ${scene.half_width}·eps is wider than this view`,
+        { color: SLOPE_COLORS.window, size: 11 });
+    }
   }
   dr.line(ax, cx, cy, { color: SLOPE_COLORS.ink, lw: 1.6 });
   const tangent = [xlim, [r.fx + a * (xlim[0] - r.xs), r.fx + a * (xlim[1] - r.xs)]];
@@ -134,7 +139,8 @@ function drawOverview(ctx, lay, found) {
   dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
   if (!r.underflow) windowBrackets(dr, ax, win);
   const px = (xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
-  return { ax, drawn: { points_px: px([r.p0, r.p1], [r.v0, r.v1]), secant_px: px(...secant), tangent_px: px(...tangent), curve_ylim: ylim } };
+  return { ax, drawn: { points_px: px([r.p0, r.p1], [r.v0, r.v1]), secant_px: px(...secant), tangent_px: px(...tangent), curve_ylim: ylim,
+    window: { x: win, shaded: !r.underflow && shade.alpha > 0 } } };
 }
 
 function drawZoom(ctx, lay, found) {
@@ -159,6 +165,14 @@ function drawZoom(ctx, lay, found) {
   return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: [o0, o1].map((u, i) => [+ax.px(u).toFixed(2), +ax.py(zv[i]).toFixed(2)]), zoom_levels: levels } };
 }
 
+// How the zoom window is drawn on the overview whose x range is `xlim`: shaded while it is a
+// window (at most half the view), only its dotted edges and [ ] ends once it covers more (a
+// shaded panel reads as no window at all); `wider` when both ends are beyond the view.
+export function windowShade([a, b], [lo, hi]) {
+  const covered = Math.max(0, Math.min(b, hi) - Math.max(a, lo)) / (hi - lo);
+  return { alpha: covered > 0.5 ? 0 : 0.16, covered, wider: a < lo && b > hi };
+}
+
 // The zoom window's ends on the overview, as brackets "[ ]" under the curve's frame top: a shape
 // no other mark of the picture has, seen even when the window is a pixel wide.
 function windowBrackets(dr, ax, [a, b]) {
@@ -172,22 +186,40 @@ function windowBrackets(dr, ax, [a, b]) {
   }
 }
 
-// The legend under the picture: what the panels shown draw (the zoom window only on the curve).
-// Swatches: "solid", "dashed" (the secant) or "dotted" (the window).
+// The legend's entries for the panels shown, [part, label, swatch]: the blue line is the tangent
+// only where autograd gives the slope; for a Function it has the slope its backward claims (a
+// wrong one crosses the curve). The zoom window wherever the curve is drawn. Swatches: "solid",
+// "dashed" (the secant) or "window" (its [ ] ends, as drawn).
+export function slopeLegendItems(scene, lay) {
+  const hw = scene.half_width;
+  const items = [
+    ["tangent", scene.custom ? "slope your backward claims, through (x, f(x))"
+      : "tangent: the analytic slope", "solid"],
+    ["secant", "secant through the evaluation points: the numeric slope", "dashed"],
+  ];
+  if (lay.curve) {
+    items.push(["window", lay.zoom ? `zoom window x ± ${hw}·eps (right), dotted edges`
+      : `x ± ${hw}·eps around the evaluation points, dotted edges`, "window"]);
+  }
+  return items;
+}
+
 function legend(ctx, lay) {
-  const items = [[cssColor(SLOPE_PALETTE.tangent), "tangent: the analytic slope", "solid"],
-    [cssColor(SLOPE_PALETTE.secant), "secant through the evaluation points: the numeric slope", "dashed"]];
-  if (lay.curve && lay.zoom) items.push([cssColor(SLOPE_PALETTE.window), "zoom window x ± 2.5·eps (right), dotted [ ]", "dotted"]);
+  const items = slopeLegendItems(ctx.scene, lay);
   const key = JSON.stringify(items);
-  if (ctx.legend.dataset.key === key) return;
+  if (ctx.legend.dataset.key === key) return items;
   ctx.legend.dataset.key = key;
   ctx.legend.innerHTML = "";
-  for (const [color, label, dash] of items) {
+  for (const [part, label, swatch] of items) {
+    const color = cssColor(SLOPE_PALETTE[part]);
     const sw = ctx.h("span", { class: "gk-swatch" });
-    const [on, off] = { solid: [0, 0], dashed: [6, 3], dotted: [2, 3] }[dash];
-    sw.style.background = on ? `repeating-linear-gradient(90deg, ${color} 0 ${on}px, transparent ${on}px ${on + off}px)` : color;
+    if (swatch === "window") {
+      sw.textContent = "[ ]";
+      Object.assign(sw.style, { width: "auto", height: "auto", color, fontWeight: "bold", background: "none" });
+    } else sw.style.background = swatch === "dashed" ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
     ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
   }
+  return items;
 }
 
 export const slopeView = {
@@ -198,8 +230,9 @@ export const slopeView = {
     const found = pointRecord(ctx, "fields", slopeRow);
     if (!found) return null;
     const lay = layoutOf(ctx);
-    legend(ctx, lay);
+    const items = legend(ctx, lay);
     const drawn = {
+      legend: items.map(([part, label]) => [part, label]),
       eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: state.x,
       numeric: found.r.numeric, analytic: found.analytic, points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
     };
