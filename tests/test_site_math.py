@@ -24,7 +24,7 @@ f(x-\varepsilon) &= f(x) - \varepsilon f'(x) + \tfrac{\varepsilon^2}{2} f''(x) -
 \end{aligned}"""
 #: (LaTeX, display, what its MathML holds): each construct the lessons use or may use.
 CONSTRUCTS = [
-    (r"x^2 + y", False, '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'),
+    (r"x^2 + y", False, '<math display="inline"><semantics><mrow><msup>'),
     (r"x^2 + y", True, 'display="block"'),
     (ALIGNED, True, '<mtd columnalign="left"><mi /><mo>=</mo>'),
     (r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}", True, "<mo>(</mo><mtable>"),

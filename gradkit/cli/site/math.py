@@ -29,7 +29,7 @@ import html
 import re
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-__all__ = ["MATHML_CORE", "math_html", "mathml"]
+__all__ = ["MATHML_CORE", "UnsupportedFormulaError", "math_html", "mathml"]
 
 _CORE_NAMES = (
     "math semantics annotation annotation-xml maction merror mfrac mi mmultiscripts mn mo "
@@ -51,7 +51,7 @@ _ONE_LETTER_ROMAN = re.compile(r"\\mathrm\{(\w)\}")
 _ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
 _LOOSE = re.compile(r"[\\&{}]")  # in converted text: a command, an `&` or a brace it did not take
 _PRIMES = frozenset("\u2032\u2033\u2034\u2057")  # ′ ″ ‴ ⁗
-_ORDINARY = frozenset("|\u2016/.")  # | ‖ / . : no space either side in TeX (class ord)
+_ORDINARY = frozenset("|\u2016/.")  # | ‖ / and . are ordinary symbols in TeX: no space around
 _SCRIPTED = frozenset(("msub", "msup", "msubsup", "munder", "mover", "munderover"))
 
 
@@ -106,7 +106,7 @@ def _spaced_as_tex(node: Element) -> None:
             row.extend(child)
             node[index] = row
         elif child.tag == "mo" and child.text and len(child.text) > 1 and child.text.isalpha():
-            child.tag = "mi"  # \\operatorname{sign}: a name, spaced as \\sin is
+            child.tag = "mi"  # \operatorname{sign}: a name, spaced as \sin is
         elif child.tag == "mo" and (
             (node.tag in _SCRIPTED and index > 0)
             or (child.text in _ORDINARY and child.get("fence") != "true")
@@ -137,6 +137,7 @@ def mathml(tex: str, display: bool) -> str:
         math = convert_to_element(_prepared(tex), display="block" if display else "inline")
     except Exception as error:  # whatever it cannot read: shown as its source
         raise UnsupportedFormulaError(f"latex2mathml: {type(error).__name__} {error}") from error
+    del math.attrib["xmlns"]  # HTML puts <math> in the MathML namespace (and names no URL)
     _checked(math)
     _spaced_as_tex(math)
     row = math[0]  # latex2mathml puts the formula in one <mrow>
