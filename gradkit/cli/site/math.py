@@ -1,78 +1,167 @@
-"""LaTeX in the lessons' text, drawn at export time as SVG by matplotlib's mathtext.
+"""LaTeX in the lessons' text as MathML, which the browser typesets (MathML Core).
 
 A static page cannot load MathJax from the internet (it must work from ``file://`` with no
-network), and gradkit ships no JavaScript typesetter; matplotlib (already a dependency) draws
-the subset of TeX the lessons use. Each formula becomes an ``<img>`` (an SVG data URI, so the
-glyph ids of several formulas never clash) whose ``alt`` is its LaTeX source, in a ``<span>``.
-An ``aligned`` block is drawn line by line, fractions full size in a display formula (as LaTeX
-draws them). A formula mathtext cannot draw is shown as its source, in code type.
+network) and gradkit ships no JavaScript typesetter; browsers typeset MathML themselves, so a
+formula is converted once, at export time, by the pure-Python ``latex2mathml``. The result is
+text: selectable, on the line's baseline, in the page's colour (nothing in it names a colour),
+scaled with the page's font. Each formula keeps its LaTeX source as an annotation
+(``<semantics>`` … ``<annotation encoding="application/x-tex">``).
+
+What ``latex2mathml`` writes is adjusted to MathML Core, the part of MathML that Chromium,
+Firefox and Safari all draw:
+
+- ``aligned`` becomes an ``mtable`` whose columns alternate right and left, so the ``=``
+  signs line up (``site.css`` turns ``columnalign`` into ``text-align``); ``gathered``, one
+  centred column;
+- ``\\mathrm{d}`` (one letter) stays upright; ``f'`` is drawn with the font's prime, not a
+  superscript one; ``|``, ``/`` and ``.`` get no space around them, as in TeX;
+- entities become characters and the markup is written escaped (``\\text{<b>}`` is text).
+
+A formula it cannot convert into MathML Core (an unknown command, an ``&`` outside a table, a
+line break outside one, an element a browser does not draw) is shown as its source, in code
+type.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import html
-import io
 import re
+from xml.etree.ElementTree import Element, SubElement, tostring
 
-__all__ = ["math_html"]
+__all__ = ["MATHML_CORE", "UnsupportedFormulaError", "math_html", "mathml"]
 
-_ALIGNED = re.compile(r"\\begin\{(aligned|align\*?|gathered|split)\}(.*?)\\end\{\1\}", re.S)
-_SPACE = re.compile(r"\s+")
-_FRAC = re.compile(r"(?<![A-Za-z])\\frac(?![A-Za-z])")
-_FONT_SIZE = {True: 16.0, False: 14.0}
+_CORE_NAMES = (
+    "math semantics annotation annotation-xml maction merror mfrac mi mmultiscripts mn mo "
+    "mover mpadded mphantom mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup "
+    "mtable mtd mtext mtr munder munderover none"
+)
+#: The elements of MathML Core (what a browser draws); a formula needing another is not shown.
+MATHML_CORE = frozenset(_CORE_NAMES.split())
+_ARITY = {"mfrac": 2, "mroot": 2, "msub": 2, "msup": 2, "mover": 2, "munder": 2}
+_ARITY.update(msubsup=3, munderover=3)
+_ENVIRONMENT = re.compile(r"\\(begin|end)\{(aligned|gathered)\}")
+_RENAMED = {  # environments latex2mathml lacks, as ones it has that draw the same
+    ("begin", "aligned"): r"\begin{split}",
+    ("end", "aligned"): r"\end{split}",
+    ("begin", "gathered"): r"\begin{array}{c}",
+    ("end", "gathered"): r"\end{array}",
+}
+_ONE_LETTER_ROMAN = re.compile(r"\\mathrm\{(\w)\}")
+_ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
+_LOOSE = re.compile(r"[\\&{}]")  # in converted text: a command, an `&` or a brace it did not take
+_PRIMES = frozenset("\u2032\u2033\u2034\u2057")  # ′ ″ ‴ ⁗
+_ORDINARY = frozenset("|\u2016/.")  # | ‖ / and . are ordinary symbols in TeX: no space around
+_SCRIPTED = frozenset(("msub", "msup", "msubsup", "munder", "mover", "munderover"))
 
 
-def _lines(tex: str, display: bool) -> list[str]:
-    """The lines of a formula: an aligned block split at ``\\\\``, its ``&`` dropped.
+class UnsupportedFormulaError(ValueError):
+    """A formula that cannot be written in MathML Core (its source is shown instead)."""
 
-    A fraction in a display formula is drawn full size (``\\dfrac``), as LaTeX draws it;
-    ``\\tfrac`` is always the small one.
+
+def _prepared(tex: str) -> str:
+    """The LaTeX as latex2mathml reads it (environments it lacks renamed, see module doc)."""
+    tex = _ENVIRONMENT.sub(lambda m: _RENAMED[m.group(1), m.group(2)], tex)
+    return _ONE_LETTER_ROMAN.sub(r"\\mathrm{{\1}}", tex)
+
+
+def _checked(node: Element) -> None:
+    """Check ``node`` and all inside it are MathML Core, and turn entities into characters.
+
+    Raises
+    ------
+    UnsupportedFormulaError
+        An element outside MathML Core, one with the wrong number of children, a line break
+        outside a table, or text holding a command, ``&`` or brace the converter left as it was.
     """
-    if display:
-        tex = _FRAC.sub(r"\\dfrac", tex)
-    tex = tex.replace(r"\tfrac", r"\frac")
-    if not display:
-        tex = tex.replace(r"\dfrac", r"\frac")
-    block = _ALIGNED.search(tex)
-    if block is None:
-        return [_SPACE.sub(" ", tex).strip()]
-    rows = re.split(r"\\\\", block.group(2))
-    return [_SPACE.sub(" ", row.replace("&", "")).strip() for row in rows if row.strip()]
+    for element in node.iter():
+        if element.tag not in MATHML_CORE:
+            raise UnsupportedFormulaError(f"<{element.tag}> is not in MathML Core")
+        if element.tag in _ARITY and len(element) != _ARITY[element.tag]:
+            raise UnsupportedFormulaError(f"<{element.tag}> with {len(element)} parts")
+        if element.tag == "mspace" and "linebreak" in element.attrib:
+            raise UnsupportedFormulaError(r"a line break (\\) outside a table")
+        for name in ("text", "tail"):
+            text = getattr(element, name)
+            if not text:
+                continue
+            if element.tag != "mtext" and _LOOSE.search(_ENTITY.sub("", text)):
+                raise UnsupportedFormulaError(f"{text!r} was not converted")
+            setattr(element, name, html.unescape(text))
 
 
-@functools.lru_cache(maxsize=256)
-def _svg(line: str, display: bool) -> str:
-    """One line of math as an SVG data URI (raises ValueError when mathtext cannot draw it)."""
-    from matplotlib import mathtext, rc_context
-    from matplotlib.font_manager import FontProperties
+def _spaced_as_tex(node: Element) -> None:
+    """Primes and spacing as TeX sets them, in what MathML Core draws (changed in place).
 
-    out = io.BytesIO()
-    prop = FontProperties(size=_FONT_SIZE[display])
-    with rc_context({"mathtext.fontset": "cm", "svg.fonttype": "path"}):
-        mathtext.math_to_image(f"${line}$", out, prop=prop, format="svg", color="#1a1a1a")
-    return "data:image/svg+xml;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    ``f'`` is ``f`` then the font's prime (a prime glyph is drawn raised already: as a
+    superscript it would float above the letter, tiny); ``|``, ``‖``, ``/`` and ``.`` (not
+    ``\\left``/``\\right`` fences) and an operator alone in a script get no space around them;
+    an ``\\operatorname`` is a name (``<mi>``), like ``\\sin``, not an operator with space around.
+    """
+    for index, child in enumerate(node):
+        _spaced_as_tex(child)
+        script = child[1] if child.tag == "msup" and len(child) == 2 else None
+        if script is not None and script.text and set(script.text) <= _PRIMES and not len(script):
+            row = Element("mrow")
+            row.extend(child)
+            node[index] = row
+        elif child.tag == "mo" and child.text and len(child.text) > 1 and child.text.isalpha():
+            child.tag = "mi"  # \operatorname{sign}: a name, spaced as \sin is
+        elif child.tag == "mo" and (
+            (node.tag in _SCRIPTED and index > 0)
+            or (child.text in _ORDINARY and child.get("fence") != "true")
+        ):
+            child.set("lspace", "0em")
+            child.set("rspace", "0em")
 
 
-def math_html(tex: str, display: bool) -> str:
-    """A formula as HTML: drawn images (one per line), or its source when it cannot be drawn.
+@functools.lru_cache(maxsize=512)
+def mathml(tex: str, display: bool) -> str:
+    """A formula as a MathML Core ``<math>`` element, its source kept as an annotation.
 
     Parameters
     ----------
     tex : str
         The LaTeX between the ``$`` or ``$$`` signs.
     display : bool
-        A display formula (its own centred block) or an inline one.
+        A display formula (``display="block"``) or an inline one.
+
+    Raises
+    ------
+    UnsupportedFormulaError
+        ``tex`` is not LaTeX the converter reads, or needs more than MathML Core.
     """
-    tag = "span"  # a display formula too: it may sit inside a paragraph
-    kind = "gk-site-math-block" if display else "gk-site-math"
+    from latex2mathml.converter import convert_to_element
+
     try:
-        images = [
-            f'<img src="{_svg(line, display)}" alt="{html.escape(line)}">'
-            for line in _lines(tex, display)
-        ]
-    except (ValueError, RuntimeError):
-        return f'<{tag} class="{kind} gk-site-math-source"><code>{html.escape(tex)}</code></{tag}>'
-    label = html.escape(tex)
-    return f'<{tag} class="{kind}" role="math" aria-label="{label}">{"".join(images)}</{tag}>'
+        math = convert_to_element(_prepared(tex), display="block" if display else "inline")
+    except Exception as error:  # whatever it cannot read: shown as its source
+        raise UnsupportedFormulaError(f"latex2mathml: {type(error).__name__} {error}") from error
+    del math.attrib["xmlns"]  # HTML puts <math> in the MathML namespace (and names no URL)
+    _checked(math)
+    _spaced_as_tex(math)
+    row = math[0]  # latex2mathml puts the formula in one <mrow>
+    math.remove(row)
+    semantics = SubElement(math, "semantics")
+    semantics.append(row)
+    SubElement(semantics, "annotation", encoding="application/x-tex").text = tex.strip()
+    return tostring(math, encoding="unicode")
+
+
+def math_html(tex: str, display: bool) -> str:
+    """A formula as HTML: MathML the browser typesets, or its source when it cannot be.
+
+    Parameters
+    ----------
+    tex : str
+        The LaTeX between the ``$`` or ``$$`` signs.
+    display : bool
+        A display formula (its own centred block) or an inline one (on the text's baseline).
+    """
+    try:
+        element = mathml(tex, display)
+    except UnsupportedFormulaError:
+        kind = "gk-site-math-block" if display else "gk-site-math"
+        return f'<span class="{kind} gk-site-math-source"><code>{html.escape(tex)}</code></span>'
+    # a display formula sits in a span too: it may be inside a paragraph (``$$`` mid-text)
+    return f'<span class="gk-site-math-block">{element}</span>' if display else element

@@ -160,6 +160,7 @@ def execute(notebook: dict, folder: Path, timeout: int = 600) -> dict:
         timeout=timeout,
         allow_errors=True,
         store_widget_state=True,
+        extra_arguments=["--InlineBackend.figure_formats=svg"],  # plots sharp on any screen
         km=AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_this_python()),
         resources={"metadata": {"path": str(folder)}},
     )
