@@ -8,8 +8,8 @@ import { linearTicks } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import { textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
-  BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, layoutFor,
-  ratioColour, ratioTicks,
+  BAR_LABELS, FAST_MODE_WORDS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView,
+  layoutFor, ratioColour, ratioTicks,
 } from "../../gradkit/widgets/lab/lab.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
@@ -162,4 +162,16 @@ test("panels choose the layout; the verdict alone draws no picture", () => {
   assert.equal(layoutFor(["difference"]), LAB_LAYOUT.difference);
   assert.equal(layoutFor(["verdict", "jacobians"]), LAB_LAYOUT.jacobians);
   assert.deepEqual(layoutFor(["verdict"]).size, [860, 0]);
+});
+
+test("fast_mode is said in the verdict, and a page with no kernel knows which states it holds", () => {
+  const sent = fixture.WrongSquareFn;
+  const found = labState(sent.scene, tablesOf(sent), {}, sent.state);
+  const fast = { ...found.rec, fast_mode: true };
+  assert.match(text(labReadouts(sent.scene, fast, ["verdict"]).verdict), new RegExp(`float64 inputs; ${FAST_MODE_WORDS}\\)$`));
+  assert.doesNotMatch(text(labReadouts(sent.scene, found.rec, ["verdict"]).verdict), /fast_mode/);
+  const ctx = (state) => ({ scene: sent.scene, tables: tablesOf(sent), exact: {}, state });
+  assert.equal(labView.ready(ctx(sent.state)), true);
+  assert.equal(labView.ready(ctx({ ...sent.state, eps: 0 })), false); // not sent
+  assert.equal(labView.ready(ctx({ ...sent.state, function: "CubeFn" })), false); // another scene
 });
