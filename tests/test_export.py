@@ -173,8 +173,9 @@ def test_a_gradkit_widget_becomes_a_slot_playing_its_saved_state(site):
     assert set(models(page)) == {ident}
     assert model["state"]["spec"]["css"] == "gradkit-slope-explorer"
     assert "_esm" not in model["state"] and "_css" not in model["state"]
-    assert [path for path, _data in model["buffers"]] == [["tables"]]
-    assert len(base64.b64decode(model["buffers"][0][1])) > 1000
+    buffers = {tuple(path): data for path, data in model["buffers"]}
+    assert len(base64.b64decode(buffers.pop(("tables",)))) > 1000  # the scene
+    assert buffers and all(path[:2] == ("offline", "scenes") for path in buffers)  # its menu
     module = (out / "assets" / f"widget-{model['module']}.js").read_text(encoding="utf-8")
     payload = json.loads(module.split("] = ", 1)[1].rstrip().rstrip(";"))
     assert payload["esm"] == SlopeExplorer._esm and "gradkit-widget" in payload["css"]

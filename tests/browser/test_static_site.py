@@ -1,10 +1,12 @@
 """The exported site in chromium, opened from disk (``file://``) with every other request aborted.
 
-Lessons 01 and 03 are exported once per session (``gradkit export``, as a learner runs it: a
-fresh kernel per lesson). Every test opens the pages anew and works on what they draw, read
-from the widgets' ``data-drawn`` / ``data-paints`` and readouts. Each check runs on every widget
-of the site that has the control it needs, so widgets converted to the new base later are
-checked the day they arrive (the practice widgets' quiz test skips until one is live). Full-page
+The lessons of :data:`LESSONS` (every widget family among them) are exported once per session
+(``gradkit export``, as a learner runs it: a fresh kernel per lesson). Every test opens the pages
+anew and works on what they draw, read from the widgets' ``data-drawn`` / ``data-paints`` and
+readouts. On every lesson page every enabled control, used, changes what the learner sees, or is
+greyed out under its line saying why (:mod:`site_controls`); what the lessons' prose asks of a
+control works with no kernel (a new n, a hint, a verdict, another function, fast_mode). The
+checks of one control kind run on every widget of :data:`POINT_LESSONS` that has it. Full-page
 screenshots land in ``artifacts/screenshots/static-site/``.
 """
 
@@ -23,13 +25,28 @@ import pytest
 from gradkit.cli import lesson_files
 from gradkit.cli.site import OFFLINE_NOTE
 
+from site_controls import use_every_control
 from unfold import open_all, spoilers, walk
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "artifacts" / "screenshots" / "static-site"
-LESSONS = ("01_nudging", "03_why_float32_fails")
+#: Lessons exported: every widget family is among them (SlopeExplorer, JacobianBuilder,
+#: ExercisePanel, FloatRuler, EpsilonLab, GradcheckLab, ZooHunt, Quiz, Predict).
+LESSONS = (
+    "01_nudging",
+    "02_correct_backward",
+    "03_why_float32_fails",
+    "04_choosing_eps",
+    "06_bug_zoo",
+    "08_write_your_own",
+    "09_capstone_softmax",
+)
+#: The lessons the checks of one control kind (eps, dtype, x) scan: the point widgets'.
+POINT_LESSONS = ("01_nudging", "03_why_float32_fails")
+#: The lessons with a Predict.
+PREDICT_LESSONS = ("01_nudging", "03_why_float32_fails", "04_choosing_eps")
 PAGES = ("index", *LESSONS)
 LIVE = ".gk-site-widget > .gradkit-widget"
 SNAPSHOT = """(root) => {
@@ -53,7 +70,8 @@ INKED = """(root) => {
 
 @pytest.fixture(scope="session")
 def static_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Lessons 01 and 03, executed and exported by ``gradkit export`` (a subprocess)."""
+    """The lessons of :data:`LESSONS`, executed and exported by ``gradkit export`` (a
+    subprocess)."""
     lessons = tmp_path_factory.mktemp("export-lessons")
     for path in lesson_files():
         if path.stem in LESSONS:
@@ -111,9 +129,9 @@ def open_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
 
 
 def _live(open_page, control: str) -> list[tuple[Opened, object]]:
-    """(page, widget root) for every live widget of the site that has ``control``."""
+    """(page, widget root) for every live widget of :data:`POINT_LESSONS` with ``control``."""
     found = []
-    for name in LESSONS:
+    for name in POINT_LESSONS:
         opened = open_page(name)
         for root in opened.page.locator(LIVE).all():
             if root.locator(control).count():
@@ -198,28 +216,48 @@ def test_x_steps_move_the_point(open_page) -> None:
 
 
 def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> None:
-    """With no kernel, an x past the positions saved with the page, or a typed eps off the grid,
-    cannot be measured: the picture keeps its last state and the error area says why."""
+    """With no kernel, an x past the positions saved with the page cannot be measured: its step
+    button greys out under the widget's line saying why, and the slider moved past them puts the
+    picture back and says what was not saved."""
     found = _live(open_page, ".gradkit-x-up")
     assert found, "no widget with x steps in lessons 01 and 03"
     opened, root = found[0]
-    last = None
+    up = root.locator(".gradkit-x-up").first
     for _ in range(30):  # far past any window saved with the page
-        root.locator(".gradkit-x-up").first.click()
-        now = root.evaluate(SNAPSHOT)["drawn"]
-        if now == last:
+        if up.is_disabled():
             break
-        last = now
-    assert now == last, "the x window never ended: no position was beyond what was saved"
+        up.click()
+    assert up.is_disabled(), "the x window never ended: no position was beyond what was saved"
+    assert "gk-needs-kernel" in (up.get_attribute("class") or "")
+    note = root.locator(".gk-offline-note")
+    assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
+    last = root.evaluate(SNAPSHOT)["drawn"]
+    root.locator("input.gradkit-x").first.press("ArrowRight")  # the slider has no greyed positions
+    assert root.evaluate(SNAPSHOT)["drawn"] == last, "an x beyond what was saved was drawn"
     message = root.locator(".gradkit-error").inner_text()
-    assert OFFLINE_NOTE in message, message
-    box = root.locator("input.gradkit-eps-text")
-    if box.count():
-        box.fill("3e-7")
-        box.press("Enter")
-        assert root.evaluate(SNAPSHOT)["drawn"] == last, "an eps off the grid changed the picture"
-        assert OFFLINE_NOTE in root.locator(".gradkit-error").inner_text()
+    assert "is not saved with this page" in message and "running notebook" in message, message
     assert opened.errors == []
+
+
+@pytest.mark.parametrize("name", POINT_LESSONS)
+def test_a_typed_eps_off_the_grid_is_refused_and_the_box_shows_the_eps_drawn(open_page, name):
+    """01 asked for 3e-4: the box kept it, the picture stayed and the message spoke of greyed-out
+    controls. Now the box goes back to the eps drawn and the message names the steps around it."""
+    page = open_page(name).page
+    root = page.locator(LIVE).filter(has=page.locator("input.gradkit-eps-text")).first
+    box = root.locator("input.gradkit-eps-text")
+    shown, last = box.input_value(), root.evaluate(SNAPSHOT)["drawn"]
+    box.fill("3e-4")
+    box.press("Enter")
+    assert box.input_value() == shown, "the box kept an eps the page cannot show"
+    assert root.evaluate(SNAPSHOT)["drawn"] == last, "an eps off the grid changed the picture"
+    message = root.locator(".gradkit-error").inner_text()
+    assert "0.0003 lies between the eps steps this page holds (0.0002 and 0.0005)" in message
+    assert "Greyed-out" not in message
+    box.fill("2e-4")  # on the grid: drawn with no kernel
+    box.press("Enter")
+    assert root.evaluate(SNAPSHOT)["drawn"]["eps_label"] == "0.0002"
+    assert root.locator(".gradkit-error").inner_text() == ""
 
 
 def test_a_quiz_answer_is_marked(open_page) -> None:
@@ -238,19 +276,150 @@ def test_a_quiz_answer_is_marked(open_page) -> None:
         assert opened.errors == []
 
 
-def test_controls_that_need_the_kernel_are_greyed_out_with_their_line(open_page) -> None:
-    greyed = 0
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_control_changes_what_is_seen_or_is_greyed_out_saying_why(open_page, name) -> None:
+    """Every enabled control of every widget, used once (site_controls.py), changes what the
+    learner sees; every greyed-out one sits under the widget's line saying why."""
+    opened = open_page(name)
+    result = use_every_control(opened.page)
+    assert result["dead"] == [], f"{name}: controls that change nothing: {result['dead']}"
+    assert result["unexplained"] == [], f"{name}: greyed out with no line: {result['unexplained']}"
+    assert result["used"], f"{name}: no control to use"
+    assert opened.errors == []
+
+
+def test_a_control_that_does_nothing_is_caught(open_page) -> None:
+    """The check above, on a page where one button's handler is taken away (the button is swapped
+    for a copy without listeners): that button is reported."""
+    page = open_page("08_write_your_own").page
+    page.evaluate("""() => {
+      const b = document.querySelector('.gk-site-widget button.gradkit-exercise-hint');
+      b.replaceWith(b.cloneNode(true));
+    }""")
+    dead = use_every_control(page)["dead"]
+    assert len(dead) == 1 and "gradkit-exercise-hint" in dead[0], dead
+
+
+def test_what_needs_python_is_greyed_out_under_its_line(open_page) -> None:
+    """What only Python can do (check the learner's code, a new tolerance) is greyed out, and
+    the widget's line says why; nothing else is."""
+    greyed = set()
     for name in LESSONS:
         for root in open_page(name).page.locator(LIVE).all():
-            rows = root.locator(".gk-needs-kernel")
-            for row in rows.all():
-                for control in row.locator("input, select, button").all():
-                    assert control.is_disabled(), f"{name}: {row.inner_text()!r} is not greyed out"
-                greyed += 1
-            if rows.count():
+            for control in root.locator(".gk-needs-kernel input, .gk-needs-kernel button").all():
+                assert control.is_disabled(), f"{name}: a control needing the kernel is enabled"
+                greyed.add(control.get_attribute("class"))
+            if root.locator(".gk-needs-kernel").count():
                 note = root.locator(".gk-offline-note")
                 assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
-    assert greyed >= 1, "no control that needs the kernel in lessons 01 and 03"
+    assert greyed == {"gradkit-exercise-check", "gradkit-atol", "gradkit-rtol"}, greyed
+
+
+def _widget(opened: Opened, css: str, k: int = 0):
+    """The k-th live widget of the page with root class ``css``."""
+    return opened.page.locator(f"{LIVE}.{css}").nth(k)
+
+
+def _drawn(root) -> dict:
+    return root.evaluate(SNAPSHOT)["drawn"]
+
+
+def test_raising_n_builds_jacobians_of_the_new_size_with_no_kernel(open_page) -> None:
+    """02 asks to raise n: the grids grow to 4 columns and step goes on (it stopped at 3 x 3)."""
+    opened = open_page("02_correct_backward")
+    root = _widget(opened, "gradkit-jacobian-builder")
+    assert _drawn(root)["n"] == 3
+    root.locator(".gradkit-n-up").click()
+    assert {k: _drawn(root)[k] for k in ("n", "steps", "step")} == {"n": 4, "steps": 8, "step": 1}
+    root.locator("button.gradkit-step").click()
+    assert _drawn(root)["columns"] == 2
+    history = root.locator(".gradkit-jb-history tr").all_inner_texts()[1:]
+    assert [row.split()[0] for row in history] == ["3", "4"]  # every n built
+    root.locator(".gradkit-n-down").click()
+    assert _drawn(root)["n"] == 3 and root.locator(".gradkit-error").inner_text() == ""
+    assert opened.errors == []
+
+
+def test_hints_and_the_solution_show_with_no_kernel(open_page) -> None:
+    """02, 08 and 09: each panel's hints come one at a time, the solution after a second ask."""
+    panels = 0
+    for name in ("02_correct_backward", "08_write_your_own", "09_capstone_softmax"):
+        opened = open_page(name)
+        for root in opened.page.locator(f"{LIVE}.gradkit-exercise").all():
+            hint, hints = root.locator(".gradkit-exercise-hint"), root.locator(".gradkit-hints")
+            hint.click()
+            assert root.locator(".gk-hint-line").count() == 1
+            assert root.locator(".gk-hint-line").first.inner_text().startswith("Hint 1 of ")
+            while hint.is_enabled():
+                hint.click()
+            assert hint.inner_text() == "No more hints" and not hints.count()
+            solution = root.locator(".gradkit-exercise-solution")
+            solution.click()
+            assert solution.inner_text() == "Sure? Click again"
+            assert root.locator(".gradkit-exercise-solution-code pre").count() == 0
+            solution.click()
+            assert "class " in root.locator(".gradkit-exercise-solution-code pre").inner_text()
+            assert solution.is_disabled() and solution.inner_text() == "Solution shown"
+            panels += 1
+        assert opened.errors == []
+    assert panels == 4
+
+
+def test_the_hunt_runs_gradcheck_on_every_specimen_with_no_kernel(open_page) -> None:
+    """06: each of the nine specimens, predicted and run, shows gradcheck's verdict, the bug and
+    the score; a new specimen clears the prediction, as in a notebook."""
+    opened = open_page("06_bug_zoo")
+    root = _widget(opened, "gradkit-zoo-hunt")
+    menu = root.locator("select.gradkit-specimen")
+    labels = menu.locator("option").all_inner_texts()
+    assert len(labels) == 9
+    for label in labels:
+        menu.select_option(label)
+        assert root.locator(".gradkit-prediction button[aria-pressed=true]").count() == 0
+        root.locator(".gradkit-prediction button[data-value=bug]").click()
+        root.locator(".gradkit-run-gradcheck").click()
+        result = root.locator(".gradkit-hunt-result").inner_text()
+        assert "the cause is" in result and "is the zoo's" in result, result
+    score = root.locator(".gradkit-hunt-score").inner_text()
+    assert "out of 9 predicted (9 Functions in the hunt)" in score, score
+    assert opened.errors == []
+
+
+@pytest.mark.parametrize(
+    ("name", "css", "pick", "shows"),
+    [
+        ("01_nudging", "gradkit-slope-explorer", "x³", "12.000"),
+        ("06_bug_zoo", "gradkit-gradcheck-lab", "WrongSquareFn", "cause: bug"),
+        ("06_bug_zoo", "gradkit-gradcheck-lab", "ForgotGradOutputSigmoidFn", "cause: bug"),
+        ("09_capstone_softmax", "gradkit-gradcheck-lab", "SigmoidFn", "✔ pass"),
+    ],
+)
+def test_a_function_picked_from_the_menu_is_drawn_with_no_kernel(
+    open_page, name: str, css: str, pick: str, shows: str
+) -> None:
+    """01 asks for x³ (slope 12 at x = 2), 06 for WrongSquareFn and ForgotGradOutputSigmoidFn."""
+    opened = open_page(name)
+    root = _widget(opened, css)
+    before = root.evaluate(SNAPSHOT)
+    root.locator("select.gradkit-function").select_option(pick)
+    after = root.evaluate(SNAPSHOT)
+    assert after["paints"] == before["paints"] + 1 and after["drawn"] != before["drawn"]
+    assert shows in after["readouts"], after["readouts"]
+    assert root.locator(".gradkit-error").inner_text() == ""
+    assert opened.errors == []
+
+
+@pytest.mark.parametrize("name", ["06_bug_zoo", "09_capstone_softmax"])
+def test_fast_mode_is_checked_and_said_with_no_kernel(open_page, name: str) -> None:
+    """fast_mode looked enabled and changed nothing: now torch's fast check is drawn and said."""
+    opened = open_page(name)
+    root = _widget(opened, "gradkit-gradcheck-lab")
+    root.locator("input.gradkit-fast-mode").check()
+    snap = root.evaluate(SNAPSHOT)
+    assert snap["drawn"]["fast_mode"] is True
+    assert "fast_mode: one random projection" in snap["readouts"]
+    assert root.locator(".gradkit-error").inner_text() == ""
+    assert opened.errors == []
 
 
 def test_the_index_lists_each_lesson_with_its_first_words(open_page, static_site: Path) -> None:
@@ -338,7 +507,7 @@ def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_
         page.close()
 
 
-@pytest.mark.parametrize("name", LESSONS)
+@pytest.mark.parametrize("name", PREDICT_LESSONS)
 def test_no_predict_gives_its_answer_before_the_commit(open_page, name: str) -> None:
     """The page shows every cell's output, yet nothing after a Predict is on screen before its
     guess is locked in, and the cells follow once it is (the site plays the Predict itself)."""

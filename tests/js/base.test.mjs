@@ -17,6 +17,9 @@ import {
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderValue } from "../../gradkit/widgets/base/controls.js";
 import { mergeFromPython } from "../../gradkit/widgets/base/host.js";
+import {
+  NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
+} from "../../gradkit/widgets/base/offline.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/eps.json", import.meta.url), "utf8"));
 
@@ -179,4 +182,36 @@ test("pyFormat gives Python's digits for awkward numbers (exact ties round to ev
     assert.equal(got, want.replace("inf", "∞"), `${value} ${spec}`);
   }
   assert.ok(cases.length > 1000 && nan === 0);
+});
+
+// ------------------------------------------------------------------ a page with no kernel
+test("a page with no kernel shows the scene saved for its state, else the model's own", () => {
+  const tables = new DataView(new Float64Array([4, 5]).buffer);
+  const data = { scenes: [
+    { match: { n: 4 }, scene: { n: 4, tables: { x: { offset: 0, shape: [2], dtype: "float64" } } }, tables },
+    { match: { function: "x³", n: 3 }, scene: { n: 3 }, tables: null },
+  ] };
+  const scenes = offlineScenes(data);
+  assert.deepEqual([...sceneFor(scenes, { n: 4, step: 2 }).tables.x.data], [4, 5]);
+  assert.equal(sceneFor(scenes, { n: 3, function: "x³" }).scene.n, 3);
+  assert.equal(sceneFor(scenes, { n: 3, function: "x²" }), null); // the model's own scene
+  assert.deepEqual(offlineScenes({}), []);
+});
+
+test("what Python changes along with a control, the page changes too (a key it sets itself wins)", () => {
+  const resets = { n: { step: 1 }, entry: { prediction: null } };
+  assert.deepEqual(withResets({ n: 3, step: 5 }, { n: 4 }, resets), { n: 4, step: 1 });
+  assert.deepEqual(withResets({ n: 3, step: 5 }, { n: 4, step: 2 }, resets), { n: 4, step: 2 });
+  assert.deepEqual(withResets({ entry: "a", prediction: "bug" }, { prediction: "pass" }, resets),
+    { entry: "a", prediction: "pass" });
+});
+
+test("what the page could not show is said in one line, naming the setting", () => {
+  assert.equal(settingWords("x", "x", 2.35), "x = 2.35");
+  assert.equal(settingWords("eps", "eps", 18), "eps = 1e-06");
+  assert.equal(settingWords("fast_mode", "fast_mode", true), "fast_mode on");
+  assert.equal(refusalNote("n = 6"), `n = 6 ${NOT_SAVED}`);
+  assert.match(NOT_SAVED, /running notebook/);
+  assert.match(offGridNote(3e-4), /^eps = 0\.0003 lies between the eps steps this page holds \(0\.0002 and 0\.0005\)/);
+  assert.match(offGridNote(1e-12 * 1.5), /\(1e-12 and 2e-12\)/);
 });

@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
-  callsHtml, historyHtml, jbLayout, statusHtml, stepParts, tint, verdictHtml,
+  callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, tint, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
 import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
 
@@ -91,4 +91,12 @@ test("matrix helpers: entry ticks thin out before they collide, cells print shor
   assert.ok(edges.every(Number.isInteger) && edges[0] === 66 && edges[10] === 282, String(edges));
   assert.equal(tint("#0072B2", 1), "rgb(0,114,178)");
   assert.equal(tint("#0072B2", 0), "rgb(255,255,255)");
+});
+
+test("a new n is drawn only from a scene of that n (a page with no kernel greys the others)", () => {
+  assert.ok(jacobianView.drawsFrom.includes("n"), "a new n must repaint (or wait), never leave the old grids");
+  const n = scene.n;
+  assert.equal(jacobianView.ready({ scene, state: { n, step: 1 } }), true);
+  assert.equal(jacobianView.ready({ scene, state: { n: n + 1, step: 1 } }), false);
+  assert.equal(jacobianView.ready({ scene: { ...scene, failed: true }, state: { n } }), false);
 });

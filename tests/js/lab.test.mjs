@@ -8,8 +8,8 @@ import { linearTicks, makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import { fitSize, fitTitle, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
-  BAR_LABELS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView, layoutFor,
-  ratioColour, ratioTicks, titleLines, titleRoom,
+  BAR_LABELS, FAST_MODE_WORDS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView,
+  layoutFor, ratioColour, ratioTicks, titleLines, titleRoom,
 } from "../../gradkit/widgets/lab/lab.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
@@ -215,4 +215,16 @@ test("a heatmap's title may run to the next heatmap or the picture's edge, never
   assert.equal(titleRoom(LAB_LAYOUT.all, "analytic"), 572 - 270 - 8);
   assert.equal(titleRoom(LAB_LAYOUT.all, "difference"), 860 - 572 - 8);
   assert.equal(titleRoom(LAB_LAYOUT.difference, "difference"), 540 - 52 - 8);
+});
+
+test("fast_mode is said in the verdict, and a page with no kernel knows which states it holds", () => {
+  const sent = fixture.WrongSquareFn;
+  const found = labState(sent.scene, tablesOf(sent), {}, sent.state);
+  const fast = { ...found.rec, fast_mode: true };
+  assert.match(text(labReadouts(sent.scene, fast, ["verdict"]).verdict), new RegExp(`float64 inputs; ${FAST_MODE_WORDS}\\)$`));
+  assert.doesNotMatch(text(labReadouts(sent.scene, found.rec, ["verdict"]).verdict), /fast_mode/);
+  const ctx = (state) => ({ scene: sent.scene, tables: tablesOf(sent), exact: {}, state });
+  assert.equal(labView.ready(ctx(sent.state)), true);
+  assert.equal(labView.ready(ctx({ ...sent.state, eps: 0 })), false); // not sent
+  assert.equal(labView.ready(ctx({ ...sent.state, function: "CubeFn" })), false); // another scene
 });

@@ -10,7 +10,9 @@ import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js
 import {
   howFar, isRight, parseGuess, predictReadouts, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
-import { huntReadouts, huntView } from "../../gradkit/widgets/practice/panel.js";
+import {
+  exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntScore, huntView,
+} from "../../gradkit/widgets/practice/panel.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/practice.json", import.meta.url), "utf8"));
 
@@ -159,4 +161,72 @@ test("a specimen whose code has not arrived yet waits (null: the busy mark shows
   const scene = { specimens: { a: "<pre>A</pre>" }, results: {}, prompt: "Run it.", score: "" };
   assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
   assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
+});
+
+// ------------------------------------------------------------------- with no kernel
+// A view's page with no kernel, as host.js gives it: state, local control flags, set, setControl.
+function offlinePage(view, scene, offlineData, state = {}) {
+  const ctx = {
+    offline: true, scene, offlineData, state: { ...state }, local: {},
+    set(name, value, opts = {}) { Object.assign(ctx.state, { [name]: value, ...(opts.also || {}) }); },
+    setControl(name, flags) { ctx.local[name] = { ...(ctx.local[name] || {}), ...flags }; },
+  };
+  ctx.press = (name) => view.press(ctx, name);
+  return ctx;
+}
+
+const WORDS = { no_more: "No more hints", confirm: "Sure? Click again", shown: "Solution shown" };
+
+test("with no kernel an exercise shows its hints one at a time and the solution on a second ask", () => {
+  const data = { hints: ["<div>h1</div>", "<div>h2</div>"], solution: "<pre>code</pre>", words: WORDS };
+  const scene = { readouts: { feedback: "F", hints: "", solution: "" } };
+  const ctx = offlinePage(exerciseView, scene, data);
+  assert.equal(exerciseView.plays(ctx, "hint") && exerciseView.plays(ctx, "solution"), true);
+  assert.equal(exerciseView.plays(ctx, "check"), false); // checking runs the learner's code
+  assert.equal(exerciseView.plays(offlinePage(exerciseView, scene, {}), "hint"), false);
+  ctx.press("hint");
+  assert.equal(exerciseReadouts(scene, ctx.state, data).hints, "<div>h1</div>");
+  ctx.press("hint");
+  assert.equal(exerciseReadouts(scene, ctx.state, data).hints, "<div>h1</div><div>h2</div>");
+  assert.deepEqual(ctx.local.hint, { disabled: true, text: "No more hints" });
+  ctx.press("solution");
+  assert.equal(exerciseReadouts(scene, ctx.state, data).solution, "");
+  assert.deepEqual(ctx.local.solution, { text: "Sure? Click again" });
+  ctx.press("solution");
+  assert.equal(exerciseReadouts(scene, ctx.state, data).solution, "<pre>code</pre>");
+  assert.deepEqual(ctx.local.solution, { text: "Solution shown", disabled: true });
+  assert.equal(exerciseReadouts(scene, ctx.state, null).hints, ""); // with a kernel: Python's
+});
+
+const HUNT_WORDS = {
+  none: "You ran it without a prediction.", right: "Right: the cause is {cause}.",
+  wrong: "Not quite: you predicted {guess}, the cause is {cause}.",
+  score: "Score: {right} right at the first try, out of {tried} predicted ({total} Functions in the hunt).",
+};
+
+test("with no kernel the hunt runs from the verdicts saved, in Python's words", () => {
+  assert.equal(fillWords("a {x} b {y} {z}", { x: 1, y: "two" }), "a 1 b two {z}");
+  const data = { words: HUNT_WORDS, total: 2, verdicts: {
+    a: { name: "WrongSquareFn", cause: "bug", unmasked: "<p>report A</p>" },
+    b: { name: "CubeFn", cause: "pass", unmasked: "<p>report B</p>" } } };
+  const scene = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, results: {}, prompt: "Run it.", score: "" };
+  assert.equal(huntResult(data, "a", "bug"), "<div class='gk-hunt-verdict gk-good'>Right: the cause is bug.</div><p>report A</p>");
+  assert.match(huntResult(data, "b", "bug"), /gk-bad'>Not quite: you predicted bug, the cause is pass\./);
+  assert.match(huntResult(data, "a", null), /^<div class='gk-hunt-verdict '>You ran it without/);
+  const ctx = offlinePage(huntView, scene, data, { entry: "a", prediction: "bug" });
+  assert.equal(huntView.plays(ctx, "run"), true);
+  assert.equal(huntReadouts(scene, ctx.state, data).result, "Run it.");
+  ctx.press("run");
+  assert.match(huntReadouts(scene, ctx.state, data).result, /Right: the cause is bug/);
+  ctx.state.prediction = "pass"; // a second try does not change the first-try score
+  ctx.press("run");
+  assert.match(huntReadouts(scene, ctx.state, data).result, /you predicted pass/);
+  Object.assign(ctx.state, { entry: "b", prediction: null });
+  ctx.press("run");
+  assert.deepEqual(ctx.state.first_tries, { WrongSquareFn: true });
+  assert.equal(huntReadouts(scene, ctx.state, data).score,
+    "Score: 1 right at the first try, out of 1 predicted (2 Functions in the hunt).");
+  assert.equal(huntScore(data, { WrongSquareFn: true, CubeFn: false }),
+    "Score: 1 right at the first try, out of 2 predicted (2 Functions in the hunt).");
+  assert.equal(huntView.ready({ scene, state: { entry: "c" } }), false);
 });

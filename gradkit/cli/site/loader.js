@@ -9,7 +9,9 @@
 // "needs a running notebook" line). Each module is imported from a blob: URL and its render (and
 // initialize, once per model) called as anywidget calls them. No widget manager, no require.js,
 // no network. Widgets read globalThis.__gradkitRenderOptions ({offline, offlineNote}) to grey out
-// what needs the kernel. When every slot is done, <body data-gk-site="ready">.
+// what needs the kernel, and play what their `offline` trait holds (saved with the state for such
+// a page: scenes of other menu choices, hints, verdicts; gradkit/widgets/base/offline.py). When
+// every slot is done, <body data-gk-site="ready">.
 (function () {
   "use strict";
   const body = document.body;

@@ -24,6 +24,7 @@ BASE_FILES: tuple[str, ...] = (
     "base/format.js",
     "base/eps.js",
     "base/tables.js",
+    "base/offline.js",
     "base/theme.js",
     "base/plot.js",
     "base/controls.js",

@@ -2,9 +2,11 @@
 // the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
 // control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
 // keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
-// with the value as shown, aria-pressed).
+// with the value as shown, aria-pressed). On a page with no kernel a control, or one option of
+// it, that would lead where the page was not given data is greyed out (offlineGrey).
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, parseEps, stepEps } from "./eps.js";
 import { pyFormat } from "./format.js";
+import { GREYED_TITLE, offGridNote } from "./offline.js";
 
 // The keyboard rule of a slider over whole positions lo … hi: the new position for a key, or
 // null for a key it ignores; `page` positions for Page Up/Down.
@@ -61,6 +63,17 @@ function rangeInput(spec, lo, hi, aria, onMove) {
   return input;
 }
 
+// On a page with no kernel: grey `node` out (with the widget's line saying why) when the state
+// `changes` lead to is one the page was not given; its own tooltip comes back once it can.
+function offlineGrey(ctx, node, changes) {
+  if (!ctx.offline) return;
+  const ok = ctx.canShow(changes);
+  if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
+  node.classList.toggle("gk-needs-kernel", !ok);
+  node.title = ok ? node.dataset.tip : GREYED_TITLE;
+  if (!ok) node.disabled = true;
+}
+
 function stepButton(part, onclick) {
   return h("button", { class: `gk-step ${part.css}`, title: part.tooltip, "aria-label": part.tooltip,
     text: part.label, onclick });
@@ -78,6 +91,10 @@ function gridControl(spec, ctx) {
     input.value = String(ctx.state.eps);
     shown.textContent = epsLabel(epsOf(ctx.state));
     input.setAttribute("aria-valuetext", `eps ${shown.textContent}`);
+    for (const [b, dir] of [[down, -1], [up, 1]]) {
+      b.disabled = false;
+      offlineGrey(ctx, b, { eps: stepEps(ctx.state, dir), eps_exact: null });
+    }
   };
   return { parts: [down, input, up, shown], sync };
 }
@@ -101,6 +118,11 @@ function sliderControl(spec, ctx) {
     input.value = String(position());
     shown.textContent = fmt(ctx.state[name]);
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
+    for (const [b, dir] of [[down, -1], [up, 1]]) {
+      if (!b) continue;
+      b.disabled = false;
+      offlineGrey(ctx, b, { [name]: sliderValue(spec, position() + dir) });
+    }
   };
   return { parts: [down, input, up, shown], sync };
 }
@@ -121,6 +143,7 @@ function toggleControl(spec, ctx) {
       b.hidden = !visible.includes(b.dataset.value);
       b.setAttribute("aria-pressed", String(b.dataset.value === ctx.state[name]));
       b.disabled = !!st.disabled;
+      offlineGrey(ctx, b, { [name]: b.dataset.value });
     }
   };
   return { parts: [group], sync };
@@ -129,8 +152,20 @@ function toggleControl(spec, ctx) {
 function dropdownControl(spec, ctx) {
   const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
     onchange: () => ctx.set(spec.name, select.value, { scene: spec.scene }) });
-  for (const opt of spec.options) select.append(h("option", { value: opt, text: opt }));
-  const sync = () => { select.value = ctx.state[spec.name]; select.disabled = !!ctx.controlState(spec.name).disabled; };
+  const options = spec.options.map((opt) => h("option", { value: opt, text: opt }));
+  select.append(...options);
+  const sync = () => {
+    select.value = ctx.state[spec.name];
+    select.disabled = !!ctx.controlState(spec.name).disabled;
+    if (!ctx.offline) return;
+    // with no kernel: only the options the page was given, and none to pick when none is
+    let others = 0;
+    for (const o of options) {
+      o.disabled = !ctx.canShow({ [spec.name]: o.value });
+      if (!o.disabled && o.value !== select.value) others += 1;
+    }
+    offlineGrey(ctx, select, others ? {} : { [spec.name]: null });
+  };
   return { parts: [select], sync };
 }
 
@@ -143,8 +178,15 @@ function textControl(spec, ctx) {
       // the eps rule: on the grid the page answers, off it the kernel computes, a slip is said
       const got = parseEps(input.value);
       if (got.error) { ctx.showError(got.error); return; }
-      ctx.set("eps", epsState(got.value).eps, { also: { eps_exact: epsState(got.value).eps_exact } });
-      input.value = epsLabel(got.value);
+      const next = epsState(got.value);
+      if (ctx.offline && next.eps_exact !== null && !ctx.canShow(next)) {
+        // no kernel to measure an eps off the grid: the box goes back to the eps shown, and says why
+        input.value = epsLabel(epsOf(ctx.state));
+        ctx.showError(offGridNote(got.value));
+        return;
+      }
+      ctx.set("eps", next.eps, { also: { eps_exact: next.eps_exact } });
+      input.value = epsLabel(epsOf(ctx.state)); // the eps drawn: with no kernel, maybe the one before
     } else ctx.set(spec.name, input.value, { scene: true });
   });
   const sync = () => {
@@ -159,7 +201,11 @@ function checkboxControl(spec, ctx) {
   const input = h("input", { type: "checkbox", class: spec.css, title: spec.tooltip,
     onchange: () => ctx.set(spec.name, input.checked, { scene: spec.scene }) });
   const label = h("label", { class: "gk-check" }, input, document.createTextNode(` ${spec.text || ""}`));
-  const sync = () => { input.checked = !!ctx.state[spec.name]; input.disabled = !!ctx.controlState(spec.name).disabled; };
+  const sync = () => {
+    input.checked = !!ctx.state[spec.name];
+    input.disabled = !!ctx.controlState(spec.name).disabled;
+    offlineGrey(ctx, input, { [spec.name]: !input.checked });
+  };
   return { parts: [label], sync };
 }
 
@@ -194,11 +240,15 @@ function buttonControl(spec, ctx) {
     onclick: () => (spec.set ? press() : ctx.click(spec.name)) });
   const sync = () => {
     const st = ctx.controlState(spec.name);
-    b.disabled = !!st.disabled || (!spec.set && ctx.offline);
+    b.disabled = !!st.disabled || (!spec.set && ctx.offline && !ctx.plays(spec.name));
     if (st.text) b.textContent = st.text;
     const look = buttonLook(spec, ctx.state);
     b.hidden = look.hidden;
     if (look.pressed !== null) b.setAttribute("aria-pressed", String(look.pressed));
+    if (spec.set && !b.hidden) {
+      const { key, value, also } = buttonPress(spec, ctx.state);
+      offlineGrey(ctx, b, { ...(also || {}), [key]: value });
+    }
   };
   return { parts: [b], sync };
 }
@@ -222,7 +272,7 @@ export function buildControl(spec, ctx) {
     const st = ctx.controlState(spec.name);
     row.hidden = !!st.hidden;
     // a control that needs the kernel, on a page without one, says so instead of breaking
-    const needsKernel = ctx.offline && spec.kernel;
+    const needsKernel = ctx.offline && spec.kernel && !ctx.plays(spec.name);
     row.classList.toggle("gk-needs-kernel", !!needsKernel);
     for (const node of row.querySelectorAll("input, select, button")) if (needsKernel) node.disabled = true;
   };

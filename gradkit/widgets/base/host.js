@@ -8,8 +8,13 @@
 //   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
 //               the data for this state has not arrived yet (the busy mark shows until it does)
 //   attached(ctx), detached(ctx)  optional: `el` is in the page / the view is gone
+// and, for a page with no kernel (options.offline: a static export, base/offline.js), optionally:
+//   ready(ctx)  whether it has what it needs to draw ctx.state (a control that would lead
+//               where it has not is greyed out, with the widget's line saying why)
+//   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 import { buildControl, h } from "./controls.js";
 import { decodeTables } from "./tables.js";
+import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
 
@@ -52,8 +57,17 @@ export function render({ model, el }, view, options = {}) {
   const legend = h("div", { class: "gk-legend" });
   const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, figure, legend);
-  // the offline note only where some control needs the kernel (a quiz needs none)
-  if (offline && options.offlineNote && (spec.controls || []).some((c) => c.kernel)) root.append(note);
+  // the offline note, shown while some control is greyed out for want of a kernel
+  note.hidden = true;
+  if (offline && options.offlineNote) root.append(note);
+  // what the page was given beyond the scene (scenes of other choices, what Python resets)
+  const saved = { scenes: offline ? offlineScenes(model.get("offline")) : [],
+    resets: (offline && (model.get("offline") || {}).resets) || {} };
+  const base = { scene: {}, tables: {} };
+  const labelOf = (name) => {
+    const c = (spec.controls || []).find((s) => s.name === name) || {};
+    return String(c.label || c.text || name).replace(/\s*=\s*$/, "");
+  };
 
   let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
   const pending = {};
@@ -75,7 +89,21 @@ export function render({ model, el }, view, options = {}) {
     exact: {},
     drawn: {},
     sceneSeq: 0,
-    controlState(name) { return (model.get("control_state") || {})[name] || {}; },
+    offlineData: model.get("offline") || {},
+    local: {}, // control flags a view sets itself on a page with no kernel
+    controlState(name) { return { ...((model.get("control_state") || {})[name] || {}), ...(ctx.local[name] || {}) }; },
+    setControl(name, flags) { ctx.local[name] = { ...(ctx.local[name] || {}), ...flags }; },
+    // with no kernel: whether the page plays control `name` itself (a saved scene for another of
+    // its values, or the view's own), and whether it can show the state `changes` lead to
+    plays(name) {
+      return offline && (saved.scenes.some((s) => name in s.match) || !!(view.plays && view.plays(ctx, name)));
+    },
+    canShow(changes) {
+      if (!offline || !view.ready) return true;
+      const state = withResets(ctx.state, changes, saved.resets);
+      const chosen = sceneFor(saved.scenes, state) || base;
+      return !!view.ready({ ...ctx, state, scene: chosen.scene, tables: chosen.tables });
+    },
     panels() { return ctx.state.panels || spec.panels || []; },
     showError(message) { localError = message; showErrors(); },
     set(name, value, opts = {}) {
@@ -84,16 +112,20 @@ export function render({ model, el }, view, options = {}) {
       for (const k of Object.keys(changes)) pending[k] = seq;
       const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
+      if (offline) ctx.state = withResets(ctx.state, changes, saved.resets);
       if (opts.scene) ctx.sceneSeq = seq;
       localError = "";
       showErrors();
+      if (offline) chooseScene();
       paint();
       if (offline) {
         // no kernel to measure what the page was not given: go back and say so
         if (waiting) {
           ctx.state = before;
+          chooseScene();
           paint(true);
-          ctx.showError(options.offlineNote || "this needs a running notebook");
+          const typed = changes.eps_exact;
+          ctx.showError(typed != null ? offGridNote(typed) : refusalNote(settingWords(labelOf(name), name, value)));
         }
         return;
       }
@@ -105,7 +137,15 @@ export function render({ model, el }, view, options = {}) {
       model.save_changes();
     },
     click(name) {
-      if (offline) return;
+      if (offline) {
+        if (view.press && ctx.plays(name)) {
+          localError = "";
+          showErrors();
+          view.press(ctx, name);
+          paint();
+        }
+        return;
+      }
       seq += 1;
       ctx.sceneSeq = seq;
       localError = "";
@@ -142,9 +182,17 @@ export function render({ model, el }, view, options = {}) {
   }
 
   function loadScene() {
-    ctx.scene = model.get("scene") || {};
-    ctx.tables = decodeTables(model.get("tables"), ctx.scene.tables);
+    base.scene = model.get("scene") || {};
+    base.tables = decodeTables(model.get("tables"), base.scene.tables);
     ctx.exact = model.get("exact") || {};
+    chooseScene();
+  }
+
+  // the scene the state shows: the model's, or on a page with no kernel one saved for this state
+  function chooseScene() {
+    const chosen = (offline && sceneFor(saved.scenes, ctx.state)) || base;
+    ctx.scene = chosen.scene;
+    ctx.tables = chosen.tables;
     figure.dataset.scene = String(ctx.scene.id ?? "");
   }
 
@@ -160,6 +208,7 @@ export function render({ model, el }, view, options = {}) {
 
   function paint(force = false, themeOnly = false) {
     for (const b of built) b.sync();
+    if (offline) note.hidden = !root.querySelector(".gk-needs-kernel");
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];

@@ -8,7 +8,9 @@ Python computes, the page draws. A widget is a few synced traits:
 - ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
   binary buffer of float64 arrays, :mod:`.tables`); ``exact``: the kernel's answer for a typed eps
   off the grid;
-- ``error``, ``busy``, ``control_state``.
+- ``error``, ``busy``, ``control_state``;
+- ``offline``: what a page with no kernel (a static export) plays beyond the scene
+  (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
 
 The family's ES module draws everything and formats every readout from the scene. Every callback
 runs through :meth:`guard`: an error shows in the error area, never lost. Heavy tables are
@@ -30,16 +32,17 @@ from .bundle import bundle
 from .controls import Control, ErrorArea
 from .eps import eps_of, eps_state
 from .guard import error_html, register_for_cell
+from .offline import OfflinePlay, packed_scene
 from .page import PageState
 from .schedule import run_later
-from .tables import json_safe, pack
+from .tables import json_safe
 
 __all__ = ["GradkitWidget"]
 
 THEME_CSS = (Path(__file__).parent / "theme.css").read_text(encoding="utf-8")
 
 
-class GradkitWidget(PageState, anywidget.AnyWidget):
+class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     """The base of every gradkit widget: controls, state, scene, error area, busy mark.
 
     Subclasses set ``css`` (the root CSS hook), ``view`` (the JS object that draws) and
@@ -62,6 +65,7 @@ class GradkitWidget(PageState, anywidget.AnyWidget):
     error = traitlets.Unicode("").tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     ack = traitlets.Int(0).tag(sync=True)
+    offline = traitlets.Dict().tag(sync=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -257,9 +261,7 @@ class GradkitWidget(PageState, anywidget.AnyWidget):
         positions around the current one) repaints nothing.
         """
         self._scene_count += 1
-        buffer, layout = pack(arrays or {})
-        payload = json_safe(scene)
-        payload.update(id=self._scene_count, key=str(key), tables=layout)
+        payload, buffer = packed_scene(scene, arrays, key=key, scene_id=self._scene_count)
         with self.hold_sync():
             self.tables = buffer
             self.scene = payload

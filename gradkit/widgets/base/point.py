@@ -7,7 +7,9 @@ A typed eps off the grid is measured at the current x and sent as the ``exact`` 
 subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
 ``function`` drop-down over ``self._menu``), then calls
 :meth:`track_x`, and says what a window sends (:meth:`scene_of`, :meth:`arrays_of`) and what a
-typed eps sends (:meth:`exact_of`).
+typed eps sends (:meth:`exact_of`). A family with a function menu passes ``of_function`` too: a
+page with no kernel then gets every other function of the menu at the current x
+(:meth:`offline_ahead`).
 """
 
 from __future__ import annotations
@@ -44,8 +46,16 @@ class PointWidget(GradkitWidget):
         for name in ("x_down", "x_up", "eps_down", "eps_up"):
             setattr(self, name, self._controls[name])
 
-    def track_x(self, measure: Callable[[float], Any]) -> None:
-        """Measure per x position with ``measure(x)`` and send the first picture."""
+    def track_x(
+        self, measure: Callable[[float], Any],
+        of_function: Callable[[Callable, float], Any] | None = None,
+    ) -> None:  # fmt: skip
+        """Measure per x position with ``measure(x)`` and send the first picture.
+
+        ``of_function(f, x)`` is the same measurement for any function of the menu (what a page
+        with no kernel gets for the menu's other functions, :meth:`offline_ahead`).
+        """
+        self._measure_of = of_function
         self._functions_seen = 0
         self._window: XWindow = XWindow(measure, self.x_slider.spec, self.RADIUS)
         self._window.follow(self, self._send_window, self._send_exact)
@@ -90,6 +100,29 @@ class PointWidget(GradkitWidget):
         key = (self.css, self.current("function"), self._functions_seen, self._window.origin)
         self.send_scene(scene, self.arrays_of(measured), key=key)
 
+    def offline_ahead(self) -> dict:
+        """For a page with no kernel: every other function of the menu, at the current x only
+        (picking one there needs no kernel; moving x then does)."""
+        measure = self.__dict__.get("_measure_of")
+        if measure is None or "function" not in self._controls:
+            return {}
+        k = self._window.position(self.x)
+        grid = {"origin": self._window.origin, "step": self._window.step}
+        scenes = []
+        for label, f in self._menu.items():
+            if label == self.current("function"):
+                continue
+            measured = [measure(f, self._window.x_at(k))]
+            scene = {**self.scene_of(measured, label), "x_grid": grid, "window": [k, 1]}
+            arrays = self.offline_arrays(f, measured)
+            scenes.append(self.offline_scene({"function": label}, scene, arrays))
+        return {"scenes": scenes}
+
+    def offline_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
+        """The arrays of another function's scene for a page with no kernel (default: as a
+        window's, :meth:`arrays_of`)."""
+        return self.arrays_of(measured)
+
     def _send_exact(self) -> None:
         """A typed eps off the grid: its numbers at the current x (a dtype switch stays local)."""
         exact = self.state.get("eps_exact")
@@ -100,8 +133,9 @@ class PointWidget(GradkitWidget):
             self.send_exact(payload, {"eps_exact": exact, "x": self.x})
 
     # ------------------------------------------------------------------- the family's part
-    def scene_of(self, measured: list) -> dict:
-        """The scene's JSON for a window of measurements (what the arrays mean)."""
+    def scene_of(self, measured: list, label: str | None = None) -> dict:
+        """The scene's JSON for a window of measurements (what the arrays mean), of the function
+        shown or of the menu's ``label``."""
         raise NotImplementedError
 
     def arrays_of(self, measured: list) -> dict[str, np.ndarray]:

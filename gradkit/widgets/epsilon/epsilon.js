@@ -250,6 +250,7 @@ function drawPicture(ctx, found, parts) {
 
 export const epsilonView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
+  ready(ctx) { return !!pointRecord(ctx, "schemes", labFound); }, // a page with no kernel asks
   size: sizeOf,
   paint(ctx) {
     const { scene, state } = ctx;

@@ -41,6 +41,14 @@ __all__ = ["EpsilonLab"]
 #: The dtypes the reveal button shows and hides.
 _HALVES = ("float16", "bfloat16")
 
+
+def _measure(f: Callable, x: float) -> dict:
+    """The sweeps of one x position (the scene cache keeps those of built-in and zoo functions)."""
+    return scene_cache.fetch(
+        scene_key("epsilon", f, x, EPS_GRID, [*DTYPES]), lambda: lab_point(f, x)
+    )
+
+
 _READOUTS = [
     ("eps", "gradkit-eps-readout"),
     ("error", "gradkit-error-readout"),
@@ -119,9 +127,7 @@ class EpsilonLab(PointWidget):
             self._menu = menu
             self._build(selected, x, eps, dtype, scheme, shown)
             self.on_change("panels", lambda _change: self._theory_switch())
-            self.track_x(lambda at: scene_cache.fetch(
-                scene_key("epsilon", self.f, at, EPS_GRID, [*DTYPES]), lambda: lab_point(self.f, at)
-            ))  # fmt: skip
+            self.track_x(lambda at: _measure(self.f, at), _measure)
 
     def _build(self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str,
                shown: list[str]) -> None:  # fmt: skip
@@ -216,10 +222,11 @@ class EpsilonLab(PointWidget):
         """The theory check box belongs to the theory panel: hidden while that is closed."""
         self.theory_checkbox.hidden = "theory" not in self.panels
 
-    def scene_of(self, measured: list[dict]) -> dict:
-        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles."""
+    def scene_of(self, measured: list[dict], label: str | None = None) -> dict:
+        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles (of
+        the function shown, or of the menu's ``label``)."""
         return {
-            "function": self.function_dropdown.value,
+            "function": label or self.function_dropdown.value,
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
             "fields": {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT},

@@ -7,8 +7,10 @@ gradcheck's slow mode nudges input entry k by ±eps and fills column k of the nu
 (2 forward calls), then runs the one-hot ``grad_output = e_i`` through backward and fills row i
 of the analytic one (1 backward call). torch makes every call when the scene is built
 (:mod:`.steps`) and the page replays them (``jacobian.js``): step, run all and reset need no
-kernel message; only a new n does. Beside the builder's own calls the page shows torch's count
-for the whole gradcheck (:func:`gradkit.cost.count_calls`), which adds checks of its own.
+kernel message; only a new n does (a page with no kernel gets the n's around the one shown,
+:data:`N_AROUND`, when the builder's state is saved for it). Beside the builder's own calls the
+page shows torch's count for the whole gradcheck (:func:`gradkit.cost.count_calls`), which adds
+checks of its own.
 """
 
 from __future__ import annotations
@@ -16,14 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-import numpy as np
 import torch
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
-from ...cost import count_calls
 from ..base import Control, GradkitWidget, InputError
-from ..base.jacobians import difference_ratio
 from ..base.rows import slider
+from .scene import arrays_of, gradcheck_count, history_row, scene_of
 from .steps import (
     N_MAX,
     N_MIN,
@@ -35,7 +35,10 @@ from .steps import (
     sample_input,
 )  # fmt: skip
 
-__all__ = ["Calls", "JacobianBuilder"]
+__all__ = ["N_AROUND", "Calls", "JacobianBuilder"]
+
+#: The n's a page with no kernel gets beside the one shown: one fewer, up to two more.
+N_AROUND = (-1, 1, 2)
 
 _BUTTONS = (
     ("step_button", "step", "gradkit-step", "the next call: a nudged entry, then a backward pass"),
@@ -243,62 +246,63 @@ class JacobianBuilder(GradkitWidget):
         super().check_page_value(key, value)
 
     # ------------------------------------------------------------------------------ scene
-    def _input(self) -> torch.Tensor:
-        n = self.n
+    def _input(self, n: int | None = None) -> torch.Tensor:
+        n = self.n if n is None else n
         if self._like is not None and self._like.numel() == n:
             return self._like.clone()
         return sample_input(n, self._like)
+
+    def _build(self, x: torch.Tensor) -> tuple[JacobianSteps, Any]:
+        """Every step on ``x`` (the best of two builds: the first call of a Function can carry
+        one-off start-up time), and gradcheck's own count."""
+        result = min(
+            (jacobian_steps(self._f, x, eps=self._nudge) for _ in range(2)),
+            key=lambda built: built.seconds[-1],
+        )
+        return result, gradcheck_count(self._f, x, self._nudge)
 
     def _rebuild(self) -> None:
         """Every step for this n (the page replays them), and gradcheck's own count."""
         x = self._input()
         self._builds += 1
         try:
-            # best of two builds: the first call of a Function can carry one-off start-up time
-            result = min(
-                (jacobian_steps(self._f, x, eps=self._nudge) for _ in range(2)),
-                key=lambda built: built.seconds[-1],
-            )
+            result, self.gradcheck_calls = self._build(x)
         except Exception:
             self.result = self.gradcheck_calls = None
             self.update_state({"step": 0})
             self.send_scene({"failed": True, "n": x.numel()}, key=self._builds)
             raise
         self.result = result
-        self.gradcheck_calls = _gradcheck_count(self._f, x, self._nudge)
-        self._record(result)
+        row = history_row(result, self.gradcheck_calls)
+        self.history = sorted([h for h in self.history if h["n"] != result.n] + [row],
+                              key=lambda h: h["n"])  # fmt: skip
         with self.hold_sync():  # one message: the new step never meets the old scene
             self.update_state({"step": min(1, result.steps)})  # the first column built
             key = (self.label, self._builds)
-            self.send_scene(self._scene(result), self._arrays(result), key=key)
+            scene = scene_of(self.label, result, self.gradcheck_calls, self.history)
+            self.send_scene(scene, arrays_of(result), key=key)
 
-    def _record(self, r: JacobianSteps) -> None:
-        """The history row of this n (the latest build of each n)."""
-        counted = self.gradcheck_calls
-        row = {"n": r.n, "forward": r.forward_calls[-1], "backward": r.backward_calls[-1],
-               "seconds": r.seconds[-1],
-               "gradcheck_forward": None if counted is None else counted.forward,
-               "gradcheck_backward": None if counted is None else counted.backward}  # fmt: skip
-        self.history = sorted([h for h in self.history if h["n"] != r.n] + [row],
-                              key=lambda h: h["n"])  # fmt: skip
-
-    def _scene(self, r: JacobianSteps) -> dict:
-        counted = self.gradcheck_calls
-        return {
-            "failed": False, "label": self.label, "n": r.n, "m": r.m, "steps": r.steps,
-            "eps": r.eps, "atol": GRADCHECK_DEFAULTS["atol"], "rtol": GRADCHECK_DEFAULTS["rtol"],
-            "gradcheck": None if counted is None else
-            {"forward": counted.forward, "backward": counted.backward, "passed": counted.passed},
-            "history": self.history,
-        }  # fmt: skip
-
-    def _arrays(self, r: JacobianSteps) -> dict[str, np.ndarray]:
-        numeric, analytic = r.numeric.numpy(), r.analytic.numpy()
-        _, outside = difference_ratio(numeric, analytic, GRADCHECK_DEFAULTS["atol"],
-                                      GRADCHECK_DEFAULTS["rtol"])  # fmt: skip
-        return {"x": r.x.numpy(), "numeric": numeric, "analytic": analytic,
-                "outside": outside.astype(np.float64), "forward": np.array(r.forward_calls),
-                "backward": np.array(r.backward_calls), "seconds": np.array(r.seconds)}  # fmt: skip
+    def offline_ahead(self) -> dict:
+        """For a page with no kernel: the scenes of the n's around this one (:data:`N_AROUND`),
+        each starting at step 1 as a new n does here; its history lists the n's built and the
+        ones between."""
+        if self.result is None:
+            return {}
+        n, built = self.n, {}
+        for k in sorted({min(N_MAX, max(N_MIN, n + d)) for d in N_AROUND} - {n}):
+            try:
+                built[k] = self._build(self._input(k))
+            except Exception:  # noqa: BLE001 - that n then needs a running notebook
+                continue
+        rows = {h["n"]: h for h in self.history}
+        rows.update({k: history_row(*pair) for k, pair in built.items()})
+        scenes = []
+        for k, (result, counted) in built.items():
+            lo, hi = min(n, k), max(n, k)
+            history = [rows[m] for m in sorted(rows) if lo <= m <= hi or m not in built]
+            scene = scene_of(self.label, result, counted, history)
+            scenes.append(self.offline_scene({"n": float(k)}, scene, arrays_of(result)))
+        return {"scenes": scenes, "resets": {"n": {"step": 1}}}
 
     def close(self) -> None:
         """Close the widget and drop its numbers."""
@@ -307,11 +311,3 @@ class JacobianBuilder(GradkitWidget):
 
     def __repr__(self) -> str:
         return f"JacobianBuilder(f={self.label!r}, n={self.n})"
-
-
-def _gradcheck_count(f: Callable, x: torch.Tensor, eps: float) -> Any:
-    """torch.autograd.gradcheck's own calls on this input (None when gradcheck raises)."""
-    try:
-        return count_calls(f, (x.clone().requires_grad_(True),), eps=eps)
-    except Exception:  # noqa: BLE001 - the page then shows the build's calls only
-        return None

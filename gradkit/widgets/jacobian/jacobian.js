@@ -162,7 +162,9 @@ function buttons(ctx) {
 export const jacobianView = {
   init: buttons,
   // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
-  drawsFrom: ["step"],
+  // (with no kernel: the scene saved for that n, or the page goes back and says why)
+  drawsFrom: ["n", "step"],
+  ready(ctx) { return !ctx.scene.failed && ctx.scene.n === ctx.state.n; },
   size(ctx) {
     const sc = ctx.scene;
     return sc.failed || !sc.n ? [860, 0] : jbLayout(ctx.panels(), sc.n, sc.m).size;

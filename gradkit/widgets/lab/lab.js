@@ -65,15 +65,18 @@ export function labState(scene, tables, exact, state) {
 }
 
 // ------------------------------------------------------------------------------ readouts
+// What fast_mode changes in the words: gradcheck compares one random projection, not each entry.
+export const FAST_MODE_WORDS = "fast_mode: one random projection of each Jacobian compared, not every entry";
+
 function verdictHtml(scene, rec) {
-  const dtypes = (rec.dtypes || [rec.dtype]).join(", ");
+  const inputs = `${(rec.dtypes || [rec.dtype]).join(", ")} inputs${rec.fast_mode ? `; ${FAST_MODE_WORDS}` : ""}`;
   if (rec.unavailable) return `${marked("bad", "<b>✘ not checked</b>")} — ${escapeHtml(rec.unavailable)}`;
   if (rec.passed) {
-    return `${marked("good", "<b>✔ pass</b>")} — gradcheck returned True (${escapeHtml(dtypes)} inputs): ` +
+    return `${marked("good", "<b>✔ pass</b>")} — gradcheck returned True (${escapeHtml(inputs)}): ` +
       escapeHtml(scene.causes.pass);
   }
   return `${marked("bad", `<b>✘ ${escapeHtml(rec.verdict)}</b>`)} — cause: <b>${escapeHtml(rec.cause)}</b> ` +
-    `(${escapeHtml(scene.causes[rec.cause] || "")}; ${escapeHtml(dtypes)} inputs)`;
+    `(${escapeHtml(scene.causes[rec.cause] || "")}; ${escapeHtml(inputs)})`;
 }
 
 function aboutHtml(about) {
@@ -244,6 +247,7 @@ export const labView = {
   // a new Function or tolerance is a new scene (its key): until it comes the old picture stays,
   // dimmed by the busy mark, instead of a blank one
   drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
+  ready(ctx) { return !!labState(ctx.scene, ctx.tables, ctx.exact, ctx.state); }, // a page with no kernel asks
   size(ctx) { return layoutFor(ctx.panels()).size; },
   paint(ctx) {
     const { scene, state } = ctx;

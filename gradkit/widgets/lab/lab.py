@@ -3,12 +3,15 @@
 torch checks the state the controls show (the first picture), then, after it, the states one
 click away in every dtype (:mod:`.states`); the page (``lab.js``) draws the heatmaps and writes
 every readout from them, so eps, dtype and fast_mode moves need no kernel message. A new
-Function or tolerance, and a typed eps off the grid, go to the kernel.
+Function or tolerance, and a typed eps off the grid, go to the kernel; a page with no kernel
+gets more states and the menu's other Functions when the lab's state is saved for it
+(:mod:`.ahead`).
 """
 
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -19,6 +22,7 @@ from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
 from ..base.eps import eps_of, eps_state
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, text
+from .ahead import OFFLINE_BUDGET_S, about, fast_twins, menu_states
 from .states import AHEAD_TORCH_ENTRIES, LabState, LabStates, state_key
 from .target import LabTargets
 
@@ -204,9 +208,7 @@ class GradcheckLab(GradkitWidget):
         fn, own, entry = self._targets.target(label, torch.float64)
         entries = sum(t.numel() for t in own if isinstance(t, torch.Tensor))
         self._engine = "torch" if entries <= AHEAD_TORCH_ENTRIES else "batched"
-        self._about = {"name": label, "yours": entry is None}
-        if entry is not None:
-            self._about.update(correct=entry.correct, description=entry.description, bug=entry.bug)
+        self._about = about(label, entry)
         self._states = LabStates(lambda dt: self._targets.target(label, dt)[1], fn,
                                  *self._tolerance)  # fmt: skip
         self._states.checks = self._checks
@@ -244,11 +246,12 @@ class GradcheckLab(GradkitWidget):
             self._revision += 1  # the page showed a verdict torch does not give: redraw it
         self._send_window()
 
-    def _send_window(self) -> None:
-        """The states one click from the current one that are computed, when they changed."""
+    def _send_window(self, extra: Sequence[tuple[bool, str, int]] = ()) -> None:
+        """The states one click from the current one that are computed (and ``extra`` ones),
+        when they changed."""
         here = self._here()
         window = {}
-        for fast_mode, dtype, g in [here, *self._states.neighbours(*here)]:
+        for fast_mode, dtype, g in [here, *self._states.neighbours(*here), *extra]:
             state = self._states.kept(fast_mode, dtype, EPS_GRID[g])
             if state is not None:
                 window[state_key(fast_mode, dtype, g)] = state
@@ -286,9 +289,32 @@ class GradcheckLab(GradkitWidget):
     def _scene_key(self) -> tuple:
         return (self.function_dropdown.value, *self._tolerance, self._scenes, self._revision)
 
-    def _scene_json(self) -> dict:
-        """What the page needs beside the states: the Function, settings and words."""
+    def _scene_json(self, label: str | None = None, facts: dict | None = None,
+                    states: LabStates | None = None) -> dict:  # fmt: skip
+        """What the page needs beside the states: the Function, settings and words (of the
+        Function shown, or of the menu's ``label`` with its ``facts`` and ``states``)."""
         atol, rtol = self._tolerance
-        return {"function": self.function_dropdown.value, "about": self._about, "atol": atol,
-                "rtol": rtol, "dtypes": list(DTYPES), "causes": CAUSES,
-                "ahead": self._states.ahead}  # fmt: skip
+        return {"function": label or self.function_dropdown.value, "about": facts or self._about,
+                "atol": atol, "rtol": rtol, "dtypes": list(DTYPES), "causes": CAUSES,
+                "ahead": (states or self._states).ahead}  # fmt: skip
+
+    def offline_ahead(self) -> dict:
+        """For a page with no kernel: fast_mode flipped for every state sent, and the menu's
+        other Functions at the settings shown (:mod:`.ahead`, within its time budget)."""
+        if self._states is None or self.state.get("eps_exact") is not None:
+            return {}
+        deadline = time.perf_counter() + OFFLINE_BUDGET_S
+        here = self._here()
+        sent = [s for s in [here, *self._states.neighbours(*here)]
+                if self._states.kept(s[0], s[1], EPS_GRID[s[2]]) is not None]  # fmt: skip
+        self._send_window(extra=fast_twins(self._states, sent, deadline))
+        others = [n for n in self._targets.names if n != self.function_dropdown.value]
+        scenes = []
+        for label, facts, states, keys in menu_states(
+            others, self._targets.target, self._tolerance, self._checks, here, deadline
+        ):
+            window = {state_key(*k): states.kept(k[0], k[1], EPS_GRID[k[2]]) for k in keys}
+            part, arrays = states.pack(window)
+            scene = {**self._scene_json(label, facts, states), **part}
+            scenes.append(self.offline_scene({"function": label}, scene, arrays))
+        return {"scenes": scenes}

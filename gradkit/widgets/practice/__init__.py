@@ -7,7 +7,9 @@
   no kernel needed. Python reads the answer back from the state the page sends.
 - :class:`ExercisePanel` and :class:`ZooHunt` (``exercise.py``, ``zoo_hunt.py``,
   ``specimens.py``): checking code and running gradcheck need the kernel; the page
-  (``panel.js``) shows what Python writes.
+  (``panel.js``) shows what Python writes. A page with no kernel (a static export) plays the
+  hints, the solution and the hunt's verdicts saved with the widget; only checking the
+  learner's code needs a running notebook there.
 """
 
 from __future__ import annotations

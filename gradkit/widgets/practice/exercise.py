@@ -1,9 +1,10 @@
 """ExercisePanel: an exercise of the write-your-own lesson, with check, hints and a solution.
 
-Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the notebook version. Its
-buttons need the kernel (checking runs the learner's code): on a page without one (a static
-export) the base shows them disabled with a note. Python writes the readouts (the grader's
-feedback, the hints, the solution) into the scene; the page (``panel.js``) shows them.
+Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the notebook version.
+Python writes the readouts (the grader's feedback, the hints, the solution) into the scene; the
+page (``panel.js``) shows them. Checking runs the learner's code, so on a page without a kernel
+(a static export) *Check my code* is greyed out with a note; the hints and the solution are
+text, sent with the panel (its ``offline`` trait), so such a page shows them by itself.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from .common import PageText, PracticeWidget
 
 __all__ = ["ExercisePanel", "user_namespace"]
 
+#: What the hint and solution buttons say as they change (Python and a page with no kernel).
+BUTTON_WORDS = {
+    "no_more": "No more hints",
+    "confirm": "Sure? Click again",
+    "shown": "Solution shown",
+}
 _READOUTS = (
     ("feedback", "gradkit-exercise-feedback"),
     ("hints", "gradkit-exercise-hints"),
@@ -27,7 +34,8 @@ _READOUTS = (
 
 
 def _buttons(ex: Exercise) -> tuple[tuple[str, str, str], ...]:
-    """(name, text, tooltip) of the three buttons; each needs the kernel."""
+    """(name, text, tooltip) of the three buttons (a page with no kernel plays the hints and the
+    solution itself)."""
     return (
         ("check", "Check my code", f"Run gradcheck on the class {ex.class_name} from your cell"),
         ("hint", "Hint", f"Show the next hint ({len(ex.hints)} in all)"),
@@ -102,6 +110,8 @@ class ExercisePanel(PracticeWidget):
             self.on_click("check", self.check)
             self.on_click("hint", self.next_hint)
             self.on_click("solution", self.reveal_solution)
+            self.add_offline(hints=[_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
+                             solution=_solution_html(ex), words=BUTTON_WORDS)  # fmt: skip
             self._show()
         self.guard(self.check)()
 
@@ -125,22 +135,31 @@ class ExercisePanel(PracticeWidget):
     def next_hint(self) -> str:
         """Reveal the next hint (the last one stays once all are shown)."""
         self.hints_shown = min(self.hints_shown + 1, len(self.exercise.hints))
-        shown = [hint(self.exercise, k) for k in range(1, self.hints_shown + 1)]
-        lines = "".join(f"<div class='gk-hint-line'>{html.escape(h)}</div>" for h in shown)
+        shown = range(1, self.hints_shown + 1)
         if self.hints_shown == len(self.exercise.hints):
-            self.set_control_state("hint", disabled=True, text="No more hints")
-        self._show(hints=lines)
-        return shown[-1]
+            self.set_control_state("hint", disabled=True, text=BUTTON_WORDS["no_more"])
+        self._show(hints="".join(_hint_html(self.exercise, k) for k in shown))
+        return hint(self.exercise, self.hints_shown)
 
     def reveal_solution(self) -> str:
         """First call asks for confirmation; the second shows the solution code."""
         if not self._solution_armed:
             self._solution_armed = True
-            self.set_control_state("solution", text="Sure? Click again")
+            self.set_control_state("solution", text=BUTTON_WORDS["confirm"])
             return ""
-        self.set_control_state("solution", disabled=True, text="Solution shown")
-        self._show(
-            solution="<div>A correct solution (copy it into your cell, run it, then check):</div>"
-            f"<pre>{html.escape(self.exercise.solution)}</pre>"
-        )
+        self.set_control_state("solution", disabled=True, text=BUTTON_WORDS["shown"])
+        self._show(solution=_solution_html(self.exercise))
         return self.exercise.solution
+
+
+def _hint_html(ex: Exercise, k: int) -> str:
+    """Hint ``k`` (from 1) as one line of the hints readout."""
+    return f"<div class='gk-hint-line'>{html.escape(hint(ex, k))}</div>"
+
+
+def _solution_html(ex: Exercise) -> str:
+    """The solution readout: what to do with it, and the code."""
+    return (
+        "<div>A correct solution (copy it into your cell, run it, then check):</div>"
+        f"<pre>{html.escape(ex.solution)}</pre>"
+    )

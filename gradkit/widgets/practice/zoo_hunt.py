@@ -1,8 +1,9 @@
 """ZooHunt: read a zoo Function's code, predict gradcheck's verdict, then run it.
 
 Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
-itself; running gradcheck needs the kernel (on a page without one the run button is disabled
-with a note). Also importable from ``gradkit.exercises``.
+itself; running gradcheck needs the kernel. A page without one (a static export) gets every
+specimen's verdict, computed when the hunt's state is saved for it (:meth:`ZooHunt.offline_ahead`),
+so *Run gradcheck* works there too. Also importable from ``gradkit.exercises``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ from .specimens import hunt_names, specimen_html
 __all__ = ["ZooHunt"]
 
 _PROMPT = "Read the code, choose a prediction, then run gradcheck."
+#: What a run says, as Python and a page with no kernel (``panel.js``) write it.
+RUN_WORDS = {
+    "none": "You ran it without a prediction: guess first, it sticks better.",
+    "right": "Right: the cause is {cause}.",
+    "wrong": "Not quite: you predicted {guess}, the cause is {cause}.",
+    "score": "Score: {right} right at the first try, out of {tried} predicted ({total} Functions "
+    "in the hunt).",
+}
 #: The causes a hunt offers by default: the ones the lessons teach before the zoo.
 GUESSES = ("pass", "precision", "bug", "kink", "error")
 
@@ -61,7 +70,8 @@ class ZooHunt(PracticeWidget):
     prediction : Control
         The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
     run_button : Control
-        Runs :func:`gradkit.check` on the entry's sample inputs (float64); needs the kernel.
+        Runs :func:`gradkit.check` on the entry's sample inputs (float64); a page with no kernel
+        shows the verdicts saved with it.
     code_html, result, score : PageText
         ``.value`` is the HTML the page shows: the specimen's code; the verdict on the
         prediction with gradkit's report and the bug (or an invitation before a run); the
@@ -163,24 +173,41 @@ class ZooHunt(PracticeWidget):
         self.last = report
         guess = self.prediction.value
         if guess is None:
-            verdict, css = "You ran it without a prediction: guess first, it sticks better.", ""
+            verdict, css = RUN_WORDS["none"], ""
         elif guess == report.cause:
-            verdict, css = f"Right: the cause is {report.cause}.", "gk-good"
+            verdict, css = RUN_WORDS["right"].format(cause=report.cause), "gk-good"
         else:
-            verdict = f"Not quite: you predicted {guess}, the cause is {report.cause}."
-            css = "gk-bad"
+            verdict, css = RUN_WORDS["wrong"].format(guess=guess, cause=report.cause), "gk-bad"
         if guess is not None:
             self._first_tries.setdefault(e.name, guess == report.cause)
-        bug = e.bug or "none: this Function is correct."
         self._results[self.current("entry")] = (
             f"<div class='gk-hunt-verdict {css}'>{html.escape(verdict)}</div>"
-            f"{report._repr_html_()}<div>{html.escape(self._labels[e.name])} is the zoo's "
-            f"<b>{html.escape(e.name)}</b>. The bug: {html.escape(bug)}</div>"
+            f"{self._unmasked(e.name, report)}"
         )
-        right = sum(self._first_tries.values())
-        self._score = (
-            f"Score: {right} right at the first try, out of {len(self._first_tries)} predicted "
-            f"({len(self.names)} Functions in the hunt)."
-        )
+        self._score = RUN_WORDS["score"].format(
+            right=sum(self._first_tries.values()), tried=len(self._first_tries),
+            total=len(self.names),
+        )  # fmt: skip
         self._publish()
         return report
+
+    def _unmasked(self, name: str, report: CheckReport) -> str:
+        """What a run shows after the verdict: gradkit's report, the zoo's name and the bug."""
+        e = zoo.entry(name)
+        bug = e.bug or "none: this Function is correct."
+        return (
+            f"{report._repr_html_()}<div>{html.escape(self._labels[name])} is the zoo's "
+            f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
+        )
+
+    def offline_ahead(self) -> dict:
+        """For a page with no kernel: every specimen's verdict (run now, on its sample inputs),
+        so *Run gradcheck* answers there too; a new specimen clears the prediction, as here."""
+        verdicts = {}
+        for label, name in self._by_label.items():
+            e = zoo.entry(name)
+            report = check(e.apply, e.inputs())
+            verdicts[label] = {"name": name, "cause": report.cause,
+                               "unmasked": self._unmasked(name, report)}  # fmt: skip
+        return {"verdicts": verdicts, "words": RUN_WORDS, "total": len(self.names),
+                "resets": {"entry": {"prediction": None}}}  # fmt: skip

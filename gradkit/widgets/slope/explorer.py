@@ -43,6 +43,13 @@ from .scene import (
 __all__ = ["SlopeExplorer"]
 
 
+def _measure(f: Callable, x: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The numbers of one x position (the scene cache keeps those of built-in and zoo functions)."""
+    return scene_cache.fetch(
+        scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x)
+    )
+
+
 class SlopeExplorer(PointWidget):
     """f near x with its tangent (analytic slope) and a secant (numeric slope).
 
@@ -117,9 +124,7 @@ class SlopeExplorer(PointWidget):
                  ("eps", "gradkit-eps-readout"), ("note", "gradkit-note")],
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )  # fmt: skip
-            self.track_x(lambda at: scene_cache.fetch(
-                scene_key("slope", self.f, at, EPS_GRID, [*DTYPES]), lambda: slope_point(self.f, at)
-            ))  # fmt: skip
+            self.track_x(lambda at: _measure(self.f, at), _measure)
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -154,11 +159,12 @@ class SlopeExplorer(PointWidget):
         self._curve = curve(self.f, lo, hi)
         super().new_function()
 
-    def scene_of(self, measured: list) -> dict:
-        """What the arrays mean, and the function drawn."""
+    def scene_of(self, measured: list, label: str | None = None) -> dict:
+        """What the arrays mean, and the function drawn (the one shown, or the menu's ``label``)."""
+        label = label or self.function_dropdown.value
         return {
-            "function": self.function_dropdown.value,
-            "custom": self.custom,
+            "function": label,
+            "custom": is_custom_function(self._menu[label]),
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
             "fields": list(FIELDS),
@@ -171,6 +177,14 @@ class SlopeExplorer(PointWidget):
     def arrays_of(self, measured: list) -> dict[str, np.ndarray]:
         """Per x position: analytic slope, rows, zoom; and the function's curve."""
         return {**stack_points(measured), **self._curve}
+
+    def offline_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
+        """Another function's arrays for a page with no kernel: its curve around x alone, and no
+        zoom table where the zoom panel is not shown (a static page cannot open it)."""
+        arrays = {**stack_points(measured), **curve(f, self.x, self.x)}
+        if "zoom" not in self.panels:
+            del arrays["zoom"]
+        return arrays
 
     def exact_of(self, eps: float) -> dict:
         """Every scheme and dtype at a typed eps, at the current x."""

@@ -224,6 +224,7 @@ function legend(ctx, lay) {
 
 export const slopeView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme"],
+  ready(ctx) { return !!pointRecord(ctx, "fields", slopeRow); }, // a page with no kernel asks
   size(ctx) { return layoutOf(ctx).size; },
   paint(ctx) {
     const { scene, state } = ctx;

@@ -1,0 +1,183 @@
+"""What a page with no kernel gets beyond the scene (the ``offline`` trait, base/offline.py).
+
+Hints and solutions are text and go in when a panel is built; scenes and verdicts cost torch work
+no notebook needs, so they are computed only when the widget's state is saved for a page with no
+kernel (``ipywidgets.Widget.get_manager_state``, as ``gradkit export`` calls it): the menus'
+other functions, the builder's n's around the one shown, the hunt's verdicts, fast_mode flipped
+in the lab. Each is what the kernel would have sent for that choice.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets
+import numpy as np
+import pytest
+
+from gradkit import zoo
+from gradkit.widgets import (
+    EpsilonLab,
+    ExercisePanel,
+    GradcheckLab,
+    JacobianBuilder,
+    SlopeExplorer,
+    ZooHunt,
+)
+from gradkit.widgets.base.tables import unpack
+from gradkit.widgets.lab.states import state_key
+from gradkit.widgets.practice.exercise import BUTTON_WORDS
+from gradkit.widgets.practice.specimens import hunt_names
+from gradkit.widgets.practice.zoo_hunt import RUN_WORDS
+
+
+def saved(w) -> dict:
+    """The widget's state as ``gradkit export`` saves it (buffers as base64)."""
+    return ipywidgets.Widget.get_manager_state(widgets=[w])["state"][w.model_id]
+
+
+def tables_of(entry: dict) -> dict[str, np.ndarray]:
+    return unpack(entry["tables"], entry["scene"]["tables"])
+
+
+@pytest.mark.parametrize("cls", [SlopeExplorer, EpsilonLab, JacobianBuilder, GradcheckLab, ZooHunt])
+def test_a_notebook_gets_nothing_ahead_until_the_state_is_saved(make, cls):
+    w = make(cls)
+    assert w.offline == {}  # the kernel path: no work, nothing sent
+    record = saved(w)
+    assert w.offline and "offline" in record["state"]
+    assert any(b["path"][0] == "offline" for b in record.get("buffers", [])) or cls is ZooHunt
+
+
+def test_a_second_save_of_the_same_state_computes_nothing_again(make, monkeypatch):
+    w = make(JacobianBuilder, n=3)
+    saved(w)
+    monkeypatch.setattr(w, "offline_ahead", lambda: pytest.fail("computed again"))
+    saved(w)
+
+
+def test_a_failure_ahead_leaves_the_page_to_say_what_needs_the_kernel(make, monkeypatch):
+    w = make(JacobianBuilder, n=3)
+
+    def fails():
+        raise RuntimeError("no")
+
+    monkeypatch.setattr(w, "offline_ahead", fails)
+    saved(w)
+    assert w.offline == {} and w.error == ""
+
+
+# ---------------------------------------------------------------------------- the panels
+
+
+def test_hints_and_the_solution_go_with_the_panel_as_python_shows_them(make):
+    panel = make(ExercisePanel, "cube")
+    sent = dict(panel.offline)
+    assert sent["words"] == BUTTON_WORDS
+    for k in range(1, len(panel.exercise.hints) + 1):
+        panel.next_hint()
+        assert "".join(sent["hints"][:k]) == panel.hints_html.value
+    assert panel.control_state["hint"]["text"] == BUTTON_WORDS["no_more"]
+    panel.reveal_solution()
+    assert panel.control_state["solution"]["text"] == BUTTON_WORDS["confirm"]
+    panel.reveal_solution()
+    assert sent["solution"] == panel.solution_html.value
+    assert html.escape(panel.exercise.solution) in sent["solution"]
+
+
+def test_the_hunt_saves_every_specimens_verdict_as_a_run_shows_it(make):
+    random = ("RandomForwardFn", "NoisyBackwardTanhFn")  # their reports differ run to run
+    hunt = make(ZooHunt, [n for n in hunt_names(None) if n not in random])
+    saved(hunt)
+    sent = hunt.offline
+    assert sent["words"] == RUN_WORDS and sent["total"] == len(hunt.names)
+    assert sent["resets"] == {"entry": {"prediction": None}}
+    labels = [label for label, _ in hunt.entry_dropdown.options]
+    assert list(sent["verdicts"]) == labels
+    for label, name in hunt.entry_dropdown.options:
+        hunt.entry_dropdown.value = name
+        report = hunt.run()
+        verdict = sent["verdicts"][label]
+        assert verdict["name"] == name and verdict["cause"] == report.cause
+        assert hunt.result.value.endswith(verdict["unmasked"])
+        assert zoo.entry(name).expected_cause["float64"] == report.cause
+
+
+# ------------------------------------------------------------------------- new scenes
+
+
+def test_the_builder_saves_the_ns_around_its_own_each_from_step_1(make):
+    w = make(JacobianBuilder, n=3)
+    before = (w.n, w.position, list(w.history), w.scene["id"])
+    saved(w)
+    assert (w.n, w.position, list(w.history), w.scene["id"]) == before  # nothing moved
+    scenes = w.offline["scenes"]
+    assert [s["match"] for s in scenes] == [{"n": 2.0}, {"n": 4.0}, {"n": 5.0}]
+    assert w.offline["resets"] == {"n": {"step": 1}}
+    for entry in scenes:
+        n = int(entry["match"]["n"])
+        scene, tables = entry["scene"], tables_of(entry)
+        assert scene["n"] == n and scene["steps"] == 2 * n  # x * x: m = n
+        assert tables["numeric"].shape == (n, n)
+        np.testing.assert_allclose(np.diag(tables["analytic"]), 2 * tables["x"])
+        built = sorted({3, n, *range(min(3, n), max(3, n) + 1)})
+        assert [h["n"] for h in scene["history"]] == built
+    assert len({s["scene"]["key"] for s in scenes} | {w.scene["key"]}) == 4
+
+
+@pytest.mark.parametrize("cls", [SlopeExplorer, EpsilonLab])
+def test_a_menu_saves_every_other_function_at_the_x_shown(make, cls):
+    w = make(cls, f="x³", x=0.5)
+    saved(w)
+    scenes = w.offline["scenes"]
+    assert [s["match"]["function"] for s in scenes] == [n for n in w._menu if n != "x³"]
+    k = round((w.x - w.x_slider.spec["origin"]) / w.x_slider.spec["step"])
+    for entry in scenes:
+        assert entry["scene"]["function"] == entry["match"]["function"]
+        assert entry["scene"]["window"] == [k, 1]
+    other = make(cls, f="sin(x)", x=0.5)
+    sin = next(s for s in scenes if s["match"]["function"] == "sin(x)")
+    mine, theirs = tables_of(sin), unpack(other.tables, other.scene["tables"])
+    at = k - other.scene["window"][0]  # x's place in the other widget's window
+    compared = [f for f in mine if f in theirs and f != "curve"]
+    for field in compared:
+        np.testing.assert_array_equal(mine[field][0], theirs[field][at], err_msg=field)
+    assert len(compared) >= 2
+
+
+def test_a_curve_only_explorer_saves_no_zoom_for_its_menu(make):
+    w = make(SlopeExplorer, panels=["curve"])
+    saved(w)
+    assert all("zoom" not in s["scene"]["tables"] for s in w.offline["scenes"])
+    both = make(SlopeExplorer)
+    saved(both)
+    assert all("zoom" in s["scene"]["tables"] for s in both.offline["scenes"])
+
+
+def test_the_lab_saves_fast_mode_flipped_and_every_other_function_of_its_menu(make):
+    w = make(GradcheckLab, "OneEntryWrongSquareFn", panels=["verdict", "difference"])
+    shown = set(w.scene["states"])
+    saved(w)
+    states = w.scene["states"]
+    for key in shown:
+        fast, dtype, g = key.split("|")
+        assert state_key(fast == "0", dtype, int(g)) in states, key
+    assert states["1|float64|18"]["fast_mode"] is True
+    scenes = w.offline["scenes"]
+    others = [n for n in w.function_dropdown.options if n != "OneEntryWrongSquareFn"]
+    assert [s["match"]["function"] for s in scenes] == others
+    for entry in scenes:
+        scene = entry["scene"]
+        assert scene["function"] == entry["match"]["function"]
+        assert {"0|float64|18", "1|float64|18"} <= set(scene["states"]), scene["function"]
+    wrong = next(s["scene"] for s in scenes if s["match"]["function"] == "WrongSquareFn")
+    assert wrong["states"]["0|float64|18"]["cause"] == "bug"
+    assert wrong["about"]["name"] == "WrongSquareFn" and not wrong["about"]["correct"]
+
+
+def test_the_lab_stops_at_its_time_budget_and_the_page_greys_what_is_missing(make, monkeypatch):
+    monkeypatch.setattr("gradkit.widgets.lab.lab.OFFLINE_BUDGET_S", 0.0)
+    w = make(GradcheckLab, "WrongSquareFn")
+    shown = set(w.scene["states"])
+    saved(w)
+    assert w.offline["scenes"] == [] and set(w.scene["states"]) == shown
