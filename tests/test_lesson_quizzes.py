@@ -185,14 +185,54 @@ def test_no_answer_key_in_any_code_cell():
             assert keyword not in source.replace(" ", ""), f"{stem}: {keyword} in a code cell"
 
 
-def test_the_answers_sit_in_different_positions_once_shuffled(monkeypatch):
-    """The file lists the answer first; learners see it moved (per learner, per quiz)."""
+def _places(user: str, quizzes: list[str] | None) -> list[int]:
+    """Where ``user`` finds the right option in each lesson quiz, in lesson order."""
     from gradkit import quiz_bank
+
+    bank = quiz_bank.load_bank(QUIZ_FILE)
+    sizes = None if quizzes is None else [len(bank.quiz(q).options) for q in quizzes]
+    places = []
+    for entry in bank.quizzes.values():
+        shown = quiz_bank.shuffled_options(
+            entry.options, entry.id, user=user, quizzes=quizzes, sizes=sizes
+        )
+        places.append(shown.index(entry.answer))
+    return places
+
+
+def _unbalanced(places: list[int], n: int = 4) -> bool:
+    counts = [places.count(k) for k in range(n)]
+    return max(counts) - min(counts) > 1
+
+
+def test_every_learner_finds_the_answer_in_every_place_equally_often(monkeypatch):
+    """Over the course (the quizzes in lesson order) the right option takes each of the four
+    places as often as the others, give or take one, for every learner; and the order Python
+    reads is the order the page shows (the seed a Quiz sends, shuffled as the page does)."""
+    from gradkit import quiz_bank
+    from gradkit.widgets.practice.inline import quiz_entry
 
     monkeypatch.delenv("GRADKIT_QUIZ_ORDER", raising=False)
     bank = quiz_bank.load_bank(QUIZ_FILE)
-    positions = set()
-    for entry in bank.quizzes.values():
-        options = list(quiz_bank.shuffled_options(entry.options, entry.id, user="learner"))
-        positions.add(options.index(entry.answer))
-    assert len(positions) >= 3, positions
+    ids = list(bank.quizzes)
+    assert ids == sorted(ids, key=lambda i: i[:2]), "the quiz file lists quizzes in lesson order"
+    assert {len(bank.quiz(i).options) for i in ids} == {4}
+    users = ["learner", "jovyan", "ann", *(f"student{k:02d}" for k in range(40))]
+    for user in users:
+        places = _places(user, ids)
+        assert not _unbalanced(places), (user, places)
+    sequences = {tuple(_places(user, ids)) for user in users}
+    assert len(sequences) > len(users) // 2, "learners get orders of their own"
+    for entry_id in ids[:3]:
+        entry, options, seed = quiz_entry(entry_id, None, None, "", None, "ann")
+        shown = [options[k] for k in quiz_bank.seeded_order(len(options), seed)]
+        assert tuple(shown) == quiz_bank.shuffled_options(
+            entry.options, entry_id, user="ann", quizzes=ids
+        )
+
+
+def test_a_shuffle_blind_to_the_course_leaves_some_learner_unbalanced(monkeypatch):
+    """The planted fault: each quiz shuffled on its own, as before, is unbalanced for many."""
+    monkeypatch.delenv("GRADKIT_QUIZ_ORDER", raising=False)
+    users = [f"student{k:02d}" for k in range(40)]
+    assert sum(_unbalanced(_places(user, None)) for user in users) > 10
