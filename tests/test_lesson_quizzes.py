@@ -85,19 +85,107 @@ def test_predict_then_run_in_at_least_six_places_across_five_lessons():
         assert any(s.startswith(stem) for s, _ in uses), f"lesson {stem} has no predict"
 
 
-@pytest.mark.parametrize("entry", _raw()["predict"], ids=lambda e: e["id"])
-def test_a_numeric_predict_states_a_tolerance_a_reasoned_answer_can_meet(entry):
-    """The prompt says how close counts ("within 10% counts"), the same as the tolerance, and
-    it is not zero: a learner who reasons it out to a round number is right."""
+#: The most a measured number's predict may forgive: within about 15 % (04: 0.001 must be wrong
+#: for 0.00155, where the point is the cube root).
+MEASURED_TOLERANCE = 0.15
+_EXACT = "Only the exact count counts."
+
+
+def tolerance_problems(entry: dict) -> list[str]:
+    """What is wrong with a numeric predict's tolerance: a count (an entry with a ``unit``:
+    calls, entries) must be exact and say so, since the call one forgets is the point; a
+    measured number must forgive at most :data:`MEASURED_TOLERANCE`, stated in the prompt."""
     if entry["kind"] != "number":
-        return
-    tolerance = entry["tolerance"]
-    assert tolerance > 0, "an exact number cannot be reached by reasoning"
-    stated = re.search(r"[Ww]ithin (\d+(?:\.\d+)?)% counts", entry["prompt"])
-    assert stated, f"{entry['id']}: the prompt must state its tolerance"
-    assert float(stated.group(1)) / 100 == pytest.approx(tolerance)
-    for feedback in (entry["right"], entry["wrong"]):
-        assert re.search(r"\d", feedback), "the feedback explains the answer with its numbers"
+        return []
+    tolerance, prompt = entry.get("tolerance", 0), entry["prompt"]
+    if entry.get("unit"):
+        if tolerance != 0 or _EXACT not in prompt:
+            return [f"a count must be exact (tolerance 0) and say {_EXACT!r}"]
+        return []
+    stated = re.search(r"[Ww]ithin (\d+(?:\.\d+)?)% counts", prompt)
+    if not stated:
+        return ["the prompt must state its tolerance (within N% counts)"]
+    if float(stated.group(1)) / 100 != pytest.approx(tolerance):
+        return [f"the prompt says {stated.group(0)!r}, the tolerance is {tolerance}"]
+    if not 0 < tolerance <= MEASURED_TOLERANCE:
+        return [f"tolerance {tolerance} forgives more than {MEASURED_TOLERANCE:.0%}"]
+    return []
+
+
+def test_the_tolerance_rule_catches_a_forgiving_count_and_a_loose_eps():
+    count = {"kind": "number", "unit": "calls", "tolerance": 0.1,
+             "prompt": "How many calls? Within 10% counts."}  # fmt: skip
+    loose = {"kind": "number", "tolerance": 0.4, "prompt": "Best eps? Within 40% counts."}
+    assert tolerance_problems(count) and tolerance_problems(loose)
+    count.update(tolerance=0, prompt=f"How many calls? {_EXACT}")
+    loose.update(tolerance=0.15, prompt="Best eps? Within 15% counts.")
+    assert tolerance_problems(count) == tolerance_problems(loose) == []
+
+
+@pytest.mark.parametrize("entry", _raw()["predict"], ids=lambda e: e["id"])
+def test_a_numeric_predict_has_a_tolerance_that_makes_the_point(entry):
+    """Counts exact (21 is wrong for 22), measured numbers within at most 15 %, as the prompt
+    says; the feedback explains the answer with its numbers."""
+    assert tolerance_problems(entry) == []
+    if entry["kind"] == "number":
+        for feedback in (entry["right"], entry["wrong"]):
+            assert re.search(r"\d", feedback), "the feedback explains the answer with its numbers"
+
+
+#: How the widget starts its verdict (feedback.js VERDICT): the entry's text must not repeat it.
+_VERDICT_START = re.compile(r"^\s*(?:Right|Correct|Yes|Not quite|Wrong|No)\b", re.IGNORECASE)
+
+
+def doubled_verdicts(raw: dict) -> list[str]:
+    """Feedback texts that start with a verdict the widget already writes ("✔ Right. Right:")."""
+    texts = [(p["id"], p[k]) for p in raw.get("predict", []) for k in ("right", "wrong")]
+    texts += [(q["id"], q["explanation"]) for q in raw.get("quiz", [])]
+    texts += [(q["id"], w["explanation"]) for q in raw.get("quiz", []) for w in q["wrong"]]
+    return [f"{i}: {t[:40]!r}" for i, t in texts if _VERDICT_START.match(t)]
+
+
+def test_no_feedback_repeats_the_verdict():
+    assert doubled_verdicts(_raw()) == []
+    planted = {"predict": [{"id": "p", "right": "Right: 22.", "wrong": "Count again."}]}
+    assert doubled_verdicts(planted) == ["p: 'Right: 22.'"]
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.]*\d)")
+
+
+def answer_leaks(entry: dict) -> list[str]:
+    """Wrong options whose explanation states the right option: its head (the text before its
+    first comma or colon) or a number of it that the question and the wrong option lack. The
+    learner is told "Try another answer": the explanation says why this one is wrong and where
+    to look, and leaves the right one to find."""
+    answer, question = entry["answer"], entry["question"]
+    head = re.split(r"[,:]", answer)[0].strip()
+    leaks = []
+    for wrong in entry["wrong"]:
+        said, option = wrong["explanation"], wrong["option"]
+        keys = [n for n in _NUMBER.findall(answer) if n not in question and n not in option]
+        if head not in option and re.search(rf"(?<![\w.]){re.escape(head)}(?![\w.]*\w)", said):
+            leaks.append(f"{option!r} says {head!r}")
+        leaks += [
+            f"{option!r} says {n}" for n in keys if re.search(rf"(?<![\w.]){n}(?![\d])", said)
+        ]
+    return leaks
+
+
+@pytest.mark.parametrize("entry", _raw()["quiz"], ids=lambda e: e["id"])
+def test_a_wrong_options_explanation_leaves_the_answer_to_find(entry):
+    assert answer_leaks(entry) == []
+
+
+def test_the_leak_guard_catches_an_explanation_that_gives_the_answer():
+    entry = next(q for q in _raw()["quiz"] if q["id"] == "01-central-error")
+    planted = {**entry, "wrong": [dict(w) for w in entry["wrong"]]}
+    planted["wrong"][0]["explanation"] = "A hundred times smaller: about 9e-8."
+    assert answer_leaks(entry) == [] and len(answer_leaks(planted)) == 1
+    shape = next(q for q in _raw()["quiz"] if q["id"] == "02-jacobian-shape")
+    planted = {**shape, "wrong": [dict(w) for w in shape["wrong"]]}
+    planted["wrong"][0]["explanation"] = "The Jacobian is 2 × 3."
+    assert len(answer_leaks(planted)) == 1
 
 
 def _quizzes_by_lesson() -> dict[str, list[dict]]:
