@@ -228,12 +228,17 @@ def explain_rounding(report: CheckReport, facts: Rounding, better: float | None)
         )
         fix = ", or compute in float64 inside the function"
     else:
-        where, fix = f"each value of f carries rounding of about u = {u:.2g} ({name})", ""
+        where = (
+            f"two roundings of relative size u = {u:.2g} ({name}) hit the nudges: x ± eps land "
+            "on representable numbers near, not at, x ± eps (the nudge that really happened "
+            "is not 2·eps), and each value f(x ± eps) is rounded"
+        )
+        fix = ""
     if better is not None:
         return (
-            f"{where}; divided by 2·eps = {2 * report.eps:g}, that noise (about u·|f|/eps) "
-            f"swamps the slope: {numbers}. The same check passes at eps={better:.2g}, so "
-            "rounding, not the rule, failed it: the backward is fine.",
+            f"{where}; divided by 2·eps = {2 * report.eps:g}, that noise (up to about "
+            f"u·(|f| + |x·f′|)/eps) swamps the slope: {numbers}. The same check passes at "
+            f"eps={better:.2g}, so rounding, not the rule, failed it: the backward is fine.",
             f"use eps={better:.2g}"
             + (" (theory's (3u)^(1/3)·max(1, |x|))" if better != 10 * report.eps else "")
             + fix,
@@ -259,6 +264,8 @@ def explain_low_precision(report: CheckReport, low: list[str]) -> str:
         )
     return (
         f"in {kinds} the worst entry ({w.position}) reads {w.comparison}. With "
-        f"eps={report.eps:g}, rounding noise in f(x ± eps) is divided by 2·eps and swamps the "
-        "slope; the same rule passes with float64 inputs, so the backward is fine."
+        f"eps={report.eps:g}, two roundings are divided by 2·eps and swamp the slope: x ± eps "
+        f"land on {kinds} numbers near, not at, x ± eps (the nudge that really happened is not "
+        "2·eps), and each f(x ± eps) is rounded too. The same rule passes with float64 inputs, "
+        "so the backward is fine."
     )

@@ -26,7 +26,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## What gradcheck is for
@@ -70,7 +69,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `04_choosing_eps` | derive the best eps for a dtype, and see why gradcheck uses 1e-6 |
 # | `05_wrong_backward` | see your backward's slope on screen, read torch's message |
 # | `06_bug_zoo` | find a wrong entry in a heatmap; recognise common backward bugs |
-# | `07_cost_and_fast_mode` | predict gradcheck's cost, and what fast_mode misses |
+# | `07_cost_and_fast_mode` | predict gradcheck's cost, and what fast_mode compares instead |
 # | `08_write_your_own` | write backward rules and fix them; avoid two classic slips |
 # | `09_capstone_softmax` | two inputs, and a softmax's backward |
 # | `10_beyond_the_jacobian` | vmap, forward mode, undefined gradients; a checklist for your own |
@@ -85,10 +84,10 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `JacobianBuilder` | gradcheck's two tables of slopes, one column or row at a time | 02 |
 # | `FloatRuler` | the numbers float32 (or another format) holds near x | 03 |
 # | `EpsilonLab` | the error against eps for each number format | 04 |
-# | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 06, 09 |
+# | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
 # | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
-# | `Predict` | you commit to a guess, then see the true value | 01, 03, 04, 05, 07 |
+# | `Predict` | you lock in a guess; then the true value and the rest show | 01, 03–07, 10 |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown]

@@ -24,7 +24,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## A slope from two nudges
@@ -64,8 +63,10 @@ print("analytic:", gradkit.analytic_slope(f, 2.0))
 #
 # The nudge above looks both ways, from x − eps to x + eps: the **central** difference,
 # (f(x + eps) − f(x − eps)) / (2 eps), which gradcheck uses. The **forward** difference
-# looks one way only: (f(x + eps) − f(x)) / eps. Work out by hand what it measures for x² at
-# 2 with a large nudge, eps = 0.1, and lock in your guess.
+# looks one way only, ahead of x: (f(x + eps) − f(x)) / eps. (Here *forward* names a
+# direction; a Function's `forward`, in lesson 2, is something else: the code that computes
+# its output.) Work out by hand what the forward difference measures for x² at 2 with a
+# large nudge, eps = 0.1, and lock in your guess.
 
 # %%
 from gradkit.widgets import Predict, Quiz, SlopeExplorer

@@ -33,14 +33,14 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## A custom square
 #
 # `forward` computes x * x and saves its input for later; `backward` receives `grad_output`
 # (the gradient arriving from whatever uses the output) and returns it times the local
-# derivative 2x. The input is float64, the double-precision dtype, as gradcheck demands.
+# derivative 2x. The input is float64, the double-precision dtype, as gradcheck expects: a
+# float32 input gets only a warning, and lesson 3 shows why a correct rule then fails.
 
 # %%
 import torch
@@ -60,8 +60,8 @@ class SquareFn(torch.autograd.Function):
 
 
 # %% [markdown]
-# gradcheck takes the Function's `apply` and a tuple of its inputs, and returns True when
-# the backward rule agrees with the nudges:
+# gradcheck takes the Function's `apply` and a tuple of its inputs (here one tensor holding
+# 0.5 and 1.5), and returns True when the backward rule agrees with the nudges:
 
 # %%
 good = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
@@ -70,8 +70,9 @@ print("Correct backward passes:", gradcheck(SquareFn.apply, (good,)))
 # %% [markdown]
 # ## What gradcheck compared: two Jacobians
 #
-# The **Jacobian** holds one slope per pair of entries: its entry in row i, column j is how
-# fast **output entry i** moves when **input entry j** is nudged. gradcheck builds it twice:
+# The **Jacobian**, written J, holds one slope per pair of entries: its entry in row i,
+# column j is how fast **output entry i** moves when **input entry j** is nudged. gradcheck
+# builds it twice:
 #
 # - the **numeric** Jacobian: nudge input entry j by ±eps (eps = 1e-6) and fill column j with
 #   the measured slopes of every output entry;
@@ -93,7 +94,9 @@ builder
 
 # %% [markdown]
 # `x * x` works entry by entry (output entry i depends on input entry i only), so both
-# Jacobians are diagonal. For our two inputs, 0.5 and 1.5, the diagonal holds 2x = 1 and 3:
+# Jacobians are diagonal, with 2x on the diagonal. The builder nudged inputs of its own (its
+# tables show them); for the inputs of the check above, 0.5 and 1.5, the diagonal holds
+# 2x = 1 and 3 in both Jacobians:
 
 # %%
 import gradkit

@@ -25,7 +25,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## How float32 stores a number
@@ -43,7 +42,7 @@ import math
 import torch
 
 for name, dtype in (("float32", torch.float32), ("float64", torch.float64)):
-    bits = 1 - math.log2(torch.finfo(dtype).eps)
+    bits = 1 - math.log2(torch.finfo(dtype).eps)  # finfo.eps: the gap above 1, not a nudge
     print(f"{name}: {bits:.0f} significant bits, about {bits * math.log10(2):.0f} digits")
 x = torch.tensor(0.5)
 above = (torch.nextafter(x, torch.tensor(1.0)) - x).item()
@@ -119,6 +118,18 @@ print(f"{type(raised).__name__}: {raised}")
 # %%
 report = gradkit.check(SquareFn.apply, (bad32,))
 report
+
+# %% [markdown]
+# The card names two roundings, and every central difference meets both. The **landings**:
+# x ± eps are not float32 numbers, so the nudge that really happened is not 2 · eps. **f's
+# rounding**: each f(x ± eps) is rounded to float32 too. For x² at 0.5 the landings do it
+# all: x² of the two landings, computed exactly in float64, gives the same slope.
+
+# %%
+up, down = x + 1e-6, x - 1e-6  # the two landings, float32 numbers
+exact = (up.double() ** 2 - down.double() ** 2) / 2e-6
+rounded = (up**2 - down**2) / 2e-6
+print(f"x² of the landings, exact: {exact.item():.5g}; rounded to float32: {rounded.item():.5g}")
 
 # %% [markdown]
 # The error, 0.0133, is more than ten times the 0.00102 that gradcheck allows

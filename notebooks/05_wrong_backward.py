@@ -25,13 +25,13 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## Two squares, one wrong
 #
-# Two custom squares share one forward and differ only in backward. `SquareFn` multiplies
-# the incoming gradient by 2x, which is correct:
+# Two custom squares share one forward, x * x, and differ only in backward: `SquareFn`
+# multiplies the incoming gradient by 2x, which is correct, and `WrongSquareFn` multiplies it
+# by 3x, which is wrong.
 
 # %%
 import torch
@@ -50,10 +50,6 @@ class SquareFn(torch.autograd.Function):
         return grad_output * 2 * x
 
 
-# %% [markdown]
-# `WrongSquareFn` multiplies by 3x instead, which is wrong:
-
-
 # %%
 class WrongSquareFn(torch.autograd.Function):
     @staticmethod
@@ -68,8 +64,7 @@ class WrongSquareFn(torch.autograd.Function):
 
 
 # %% [markdown]
-# Both inputs hold 0.5 and 1.5 in float64, as gradcheck requires. The first gradcheck call
-# returns True, and the program prints that pass:
+# Both are checked on 0.5 and 1.5 in float64, as gradcheck expects. The correct one passes:
 
 # %%
 good_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
@@ -80,10 +75,10 @@ except Exception:
 print("Correct backward passes:", good_ok)
 
 # %% [markdown]
-# The second call raises `GradcheckError`, so the program catches it in an `except` block,
-# which prints the error type; then it prints the failure as False. Catching the error lets
-# one program report both outcomes and still finish cleanly. The last line asks again with
-# `raise_exception=False`, and gradcheck returns False instead of raising.
+# The wrong one makes gradcheck raise `GradcheckError`. A program that checks several rules
+# catches that error and carries on: below it prints the error's type, then the verdict
+# False; asked again with `raise_exception=False`, gradcheck returns False instead of
+# raising:
 
 # %%
 bad_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)

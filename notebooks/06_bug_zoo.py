@@ -26,7 +26,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## The zoo and its buggy twins
@@ -41,8 +40,13 @@
 # layout of its own, so that two of its entries can be one number in memory.
 
 # %%
+# %matplotlib inline
+import random
+
+import matplotlib.pyplot as plt
+
 import gradkit
-from gradkit.widgets import GradcheckLab, Quiz, ZooHunt
+from gradkit.widgets import Predict, Quiz, ZooHunt
 from gradkit.zoo import CATALOGUE
 
 for cause, meaning in gradkit.CAUSES.items():
@@ -51,27 +55,37 @@ for cause, meaning in gradkit.CAUSES.items():
 # %% [markdown]
 # ## One wrong entry among many
 #
-# `GradcheckLab` draws the numeric and analytic Jacobians and a heatmap of their difference
-# divided by what gradcheck allows: entries within the tolerance are blue (darker means
-# safer), entries beyond it red (darker means further off). Here it holds
-# `OneEntryWrongSquareFn`: x² on 16 inputs, whose backward is off in one entry only.
+# Each picture below is one twin's Jacobian: for output entry i (its row) and input entry j
+# (its column), the difference between the analytic and the numeric entry, divided by what
+# gradcheck allows. Entries within the tolerance are blue (darker means safer), entries
+# beyond it red (darker means further off). `OneEntryWrongSquareFn` is x² on 16 inputs,
+# whose backward is off in one entry only; beside it, `WrongSquareFn` and
+# `ForgotGradOutputSigmoidFn`.
 #
-# **Try:** read the heatmap, then pick `WrongSquareFn` and `ForgotGradOutputSigmoidFn` from
-# the list. **Notice:** one red entry among 256, where torch's message would print two 16 × 16
+# **Notice:** one red entry among 256, where torch's message would print two 16 × 16
 # matrices; a wrong constant turns the whole diagonal red; a forgotten `grad_output` turns
 # the entries off the diagonal red.
 
 # %%
-n = CATALOGUE["OneEntryWrongSquareFn"].inputs()[0].numel()
-print(f"OneEntryWrongSquareFn: {n} inputs, a {n} × {n} Jacobian, {n * n} entries")
-lab = GradcheckLab(fn="OneEntryWrongSquareFn", panels=["verdict", "difference"])
-lab
+TWINS = ("OneEntryWrongSquareFn", "WrongSquareFn", "ForgotGradOutputSigmoidFn")
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), layout="constrained")
+for ax, name in zip(axes, TWINS, strict=True):
+    report = gradkit.check(CATALOGUE[name].apply, CATALOGUE[name].inputs())
+    numeric, analytic = report.numeric[0][0], report.analytic[0][0]
+    allowed = report.atol + report.rtol * numeric.abs()
+    ratio = ((analytic - numeric).abs() / allowed).clamp(1e-3, 1e3)  # beyond 1: it fails
+    shown = ax.imshow(ratio.log10(), cmap="RdBu_r", vmin=-3, vmax=3)
+    n, ticks = len(ratio), range(0, len(ratio), max(1, len(ratio) // 4))
+    ax.set(title=name, xlabel="input entry j", ylabel="output entry i", xticks=ticks, yticks=ticks)
+    print(f"{name}: a {n} × {n} Jacobian, {int((ratio > 1).sum())} of {n * n} entries red")
+fig.colorbar(shown, ax=axes, label="log10(|analytic − numeric| / allowed)")
+plt.show()
 
 # %% [markdown]
 # ## The hunt
 #
-# Each Function appears as a numbered specimen, without its telling name or docstring. Two
-# correct Functions hide among the buggy ones.
+# Each Function appears as a numbered specimen, without its telling name or docstring:
+# buggy twins and correct Functions, mixed.
 #
 # **Try:** read a specimen's code and **predict** the cause before you press *Run
 # gradcheck*. **Notice:** the explanation, and the zoo's name for the bug. The score counts
@@ -81,8 +95,26 @@ lab
 LATER = ("MissingConjComplexSquareFn", "InplaceSavedExpFn", "RandomForwardFn")
 LATER += ("NoisyBackwardTanhFn",)  # bugs of complex numbers, memory and randomness
 bugs = [name for name, entry in CATALOGUE.items() if not entry.correct and name not in LATER]
-hunt = ZooHunt(names=[*bugs[:2], "CubeFn", *bugs[2:5], "SigmoidFn", *bugs[5:]])
+decoys = [name for name, entry in CATALOGUE.items() if entry.correct][1:3]  # two correct ones
+specimens = bugs + decoys
+random.Random(37).shuffle(specimens)  # a fixed mix, the same on every run: look-alikes apart
+hunt = ZooHunt(names=specimens, causes=("pass", "precision", "bug", "error"))
 hunt
+
+# %% [markdown]
+# ## Before the zoo is unmasked
+#
+# Once you have hunted: how many of the specimens does gradcheck pass? The zoo's names for
+# all of them follow your guess.
+
+# %%
+passes = Predict(
+    "06-hunt-passes",
+    compute=lambda: sum(
+        gradkit.check(CATALOGUE[n].apply, CATALOGUE[n].inputs()).passed for n in hunt.names
+    ),
+)
+passes
 
 # %% [markdown]
 # ## The zoo, unmasked

@@ -13,11 +13,11 @@
 # ---
 
 # %% [markdown]
-# # Lesson 7: what gradcheck costs, and what fast_mode misses
+# # Lesson 7: what gradcheck costs, and what fast_mode compares
 #
 # **After this lesson you will be able to** predict how many times gradcheck runs your
-# function, count it yourself, watch the cost grow with the input, and explain how
-# `fast_mode=True` can pass a wrong backward.
+# function, count it yourself, watch the cost grow with the input, and say what
+# `fast_mode=True` compares instead of the Jacobians, and what one wrong entry does to it.
 #
 # <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
 # body[data-voila] .gradkit-voila-only { display: block; }</style>
@@ -25,15 +25,15 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## Predict first
 #
 # gradcheck suits small inputs, because every input is nudged one entry at a time. Recall
 # lesson 2: two nudged runs (x + eps and x − eps) per input entry fill one column of the
-# numeric Jacobian, after one plain run. How many times does gradcheck call forward for an
-# input of 10 entries? Type a number and lock it in.
+# numeric Jacobian, after one plain run. How many times does gradcheck call the function's
+# forward (here `torch.sin`) for an input of 10 entries? Count every call, type the number
+# and lock it in.
 
 # %%
 import torch
@@ -106,7 +106,8 @@ for t in cost.time_gradcheck((10, 50, 200)):
 # ## fast_mode
 #
 # `fast_mode=True` skips the Jacobians. It draws two random vectors, p the size of the input
-# and q the size of the output, and compares one number, qᵀ J p, computed two ways: from the
+# and q the size of the output, and compares one number, qᵀ J p (J is the Jacobian of lesson
+# 2), computed two ways: from the
 # nudges, moving x along p (2 forward calls give J·p, then its dot product with q), and from
 # backward, one pass with `grad_output = q` (qᵀJ, then its dot product with p). 4 forward
 # calls whatever n. (torch's own code calls them u and v; here u stays the unit roundoff of

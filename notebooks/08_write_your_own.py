@@ -32,7 +32,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## How the exercises work

@@ -33,7 +33,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 # >
 # > **The exercises** work as in lesson 8: fix `backward` in the Function's cell, run that
 # > cell again, then check it (the panel's *Check my code*, or the softmax's check cell).
@@ -46,7 +45,7 @@ from gradkit.exercises import grade
 from gradkit.widgets import ExercisePanel, GradcheckLab, Quiz
 
 # %% [markdown]
-# ## Exercise: a product of two inputs
+# ## Exercise 3: a product of two inputs
 #
 # MyProduct computes a * b for two tensors of the same shape. backward returns one gradient
 # per input, in the order of forward's inputs: the gradient for a, then the one for b.

@@ -25,7 +25,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %% [markdown]
 # ## One Function, every check
@@ -76,6 +75,8 @@ print("SinFn, every check on:", gradkit.check(SinFn.apply, (x,), **ALL_ON).cause
 # %%
 print(textwrap.dedent(inspect.getsource(EntryLoopSinFn.backward)))
 print("Jacobian comparison passes:", gradkit.check(EntryLoopSinFn.apply, (x,)).passed)
+
+# %%
 vmap_predict = Predict(
     "10-vmap-loop",
     compute=lambda: gradkit.check(EntryLoopSinFn.apply, (x,), check_batched_grad=True).passed,
@@ -113,8 +114,10 @@ except RuntimeError as error:
 # %% [markdown]
 # ## Check 2: forward mode (`check_forward_ad`)
 #
-# Backward computes vᵀJ, a row at a time. Forward mode pushes a **tangent** u, a direction
-# in which x moves, through the Function's `jvp` and gets J·u, a column at a time.
+# Backward computes vᵀJ, a row at a time. **Forward mode** works the other way round: it
+# pushes a **tangent** u, a direction in which x moves, through the Function's `jvp` and gets
+# J·u, a column at a time. (A third meaning of *forward*: neither a Function's `forward` nor
+# lesson 1's forward difference, but differentiation that runs along with forward.)
 # gradcheck tries u = each unit vector in turn, which gives J column by column, and compares
 # it with the nudges. `ForgotTangentSinFn`'s jvp returns cos(x) whatever the tangent. For
 # these 3 inputs, how many of the 9 entries of its forward-mode Jacobian are wrong?
@@ -122,6 +125,8 @@ except RuntimeError as error:
 # %%
 print(textwrap.dedent(inspect.getsource(ForgotTangentSinFn.jvp)))
 forward_jacobian = torch.func.jacfwd(ForgotTangentSinFn.apply)
+
+# %%
 jvp_predict = Predict(
     "10-jvp-entries",
     compute=lambda: int((forward_jacobian(x.detach()) != by_jacrev).sum()),
@@ -163,8 +168,9 @@ explain(gradkit.check(NoNoneGuardSinFn.apply, (x,)))
 # `if grad_output is None: return None`, one guard per output.
 #
 # Two more tools of the Function API. `ctx.mark_non_differentiable(indices)` tells autograd
-# that an output (an argmax, a mask) has no gradient, so backward never receives one for it
-# (integer outputs are marked for you). `@once_differentiable` on backward makes a second
+# that an output (an argmax, a mask) has no gradient: nothing flows back through it, and
+# backward receives zeros for it (None once gradients are not materialized). Integer outputs
+# are marked for you. `@once_differentiable` on backward makes a second
 # derivative through it raise a clear error, for a backward written with operations autograd
 # cannot follow (numpy, `.item()`): without it, `gradgradcheck` (appendix) would catch only a
 # wrong answer, silently.

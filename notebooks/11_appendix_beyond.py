@@ -26,7 +26,6 @@
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
-# > A pink box under a cell is a warning, not an error: the cell still ran.
 
 # %%
 # %matplotlib inline
@@ -83,16 +82,20 @@ first, second = entry.apply(x).detach(), entry.apply(x).detach()
 print(gradkit.check(entry.apply, entry.inputs()).explanation)
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 2.2))
+gap = (first - second).abs()
+print(f"the two runs plotted differ most at output entry {int(gap.argmax())}, by {gap.max():g}")
+fig, ax = plt.subplots(figsize=(6.5, 2.2), layout="constrained")
 ax.plot(first, "o", label="run 1")
 ax.plot(second, "x", label="run 2")
 ax.set(xlabel="output entry", ylabel="value", title="One input, two forward runs")
-ax.legend()
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # beside the data
 plt.show()
 
 # %% [markdown]
-# Fix the randomness for the check (a generator started from a fixed state inside forward,
-# or dropout off).
+# gradkit's sentence above counts the Function's outputs, not their entries: output 0 is its
+# one output tensor. Its check draws fresh masks, so its largest gap is not the plot's; every
+# pair of runs differs somewhere. Fix the randomness for the check (a generator started from
+# a fixed state inside forward, or dropout off).
 #
 # A backward can be noisy too. On a GPU many threads often add into one number with
 # **`atomicAdd`**, an addition that one thread at a time completes; the order of the additions
@@ -130,12 +133,12 @@ print(report.torch_message.splitlines()[0])
 # %%
 wrong = (2 * z[0]).detach()
 right = wrong.conj().resolve_conj()
-fig, ax = plt.subplots(figsize=(4, 3))
+fig, ax = plt.subplots(figsize=(5.5, 3), layout="constrained")
 ax.scatter(right.real.tolist(), right.imag.tolist(), marker="o", label="conj(2z): right")
 ax.scatter(wrong.real.tolist(), wrong.imag.tolist(), marker="x", label="2z: missing conj")
 ax.axhline(0, color="grey", linewidth=0.8)
 ax.set(xlabel="real part", ylabel="imaginary part", title="Gradients for z²")
-ax.legend()
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
 plt.show()
 
 
@@ -143,7 +146,8 @@ plt.show()
 # ## 4. Second derivatives: gradgradcheck
 #
 # `gradgradcheck` checks the backward of your backward. A backward that passes gradcheck
-# can still cut the graph, for instance with `.detach()`, and then its own gradient is 0:
+# can still cut the graph, and then its own gradient is 0: `DetachedSquareFn` below is
+# `SquareFn` with a backward of `grad_output * 2 * x.detach()`.
 
 
 # %%
@@ -171,7 +175,7 @@ print("SquareFn gradgradcheck:", gradgradcheck(zoo.SquareFn.apply, (x,)))
 
 # %%
 grid = torch.linspace(-1, 1, 21, dtype=torch.float64, requires_grad=True)
-fig, ax = plt.subplots(figsize=(6, 2.2))
+fig, ax = plt.subplots(figsize=(6.5, 2.2), layout="constrained")
 for fn, style in ((zoo.SquareFn, "-"), (DetachedSquareFn, "--")):
     (slope,) = torch.autograd.grad(fn.apply(grid).sum(), grid, create_graph=True)
     if slope.requires_grad:
@@ -180,7 +184,7 @@ for fn, style in ((zoo.SquareFn, "-"), (DetachedSquareFn, "--")):
         curve = torch.zeros_like(grid)
     ax.plot(grid.detach(), curve.detach(), style, label=fn.__name__)
 ax.set(xlabel="x", ylabel="second derivative", title="d²/dx² of x², through backward")
-ax.legend()
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
 plt.show()
 
 

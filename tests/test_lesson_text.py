@@ -2,8 +2,12 @@
 
 - Every number the prose quotes (2+ significant digits) is one a cell computed: it appears in
   the lesson's outputs, code or widget readouts (:func:`tools.lesson_text.unbacked_numbers`).
-- A sentence saying torch warns is followed by a cell that shows a warning.
-- No predict's answer shows between its cell and the next code cell.
+- A sentence saying torch warns (or that a pink box is a warning) is followed by a cell that
+  shows a warning.
+- No predict's answer is on screen before its guess is locked in: a Predict keeps the cells
+  after its own out of sight, so what counts is every cell before it and its own cell, which
+  shows the widget only. No hunt names its specimens before a Predict gates what follows.
+- No prose ends in a colon above a code cell that shows nothing (Voila hides the code).
 - A core lesson (all but the appendix) has at most 20 cells and shows at most 3 widgets.
 
 The guards are pure functions (``tools/lesson_text.py``), tested here first on small planted
@@ -14,14 +18,24 @@ cases and on a copy of a real lesson with a planted fault, then on every lesson 
 from __future__ import annotations
 
 import copy
+import re
 
 import nbformat
 import pytest
-from test_notebooks import NOTEBOOK_DIR, STEMS, executed, predict_answers, readouts
+from test_notebooks import (
+    NOTEBOOK_DIR,
+    STEMS,
+    executed,
+    hunt_specimens,
+    predict_answers,
+    readouts,
+)
 
 from tools.lesson_text import (
     Number,
     cell_instructions,
+    colons_before_hidden_code,
+    hunt_spoilers,
     numbers,
     predict_spoilers,
     unbacked_numbers,
@@ -99,20 +113,63 @@ def test_unshown_warnings_needs_a_warning_in_the_next_code_cell():
     assert unshown_warnings(loud) == []
 
 
-def test_predict_spoilers_catch_the_answer_before_the_next_code_cell():
-    cells = [("code", 'p = Predict("01-x", compute=f)\np'), ("md", "It reads 4.1, as you guessed.")]
-    nb = _nb(*cells, ("code", "print(f())"), ("md", "4.1 it was."))
+def _widget(text="p"):
+    """A widget view output (what a Predict's own cell shows)."""
+    data = {"application/vnd.jupyter.widget-view+json": {"model_id": "m"}, "text/plain": text}
+    return nbformat.v4.new_output("display_data", data=data)
+
+
+def test_predict_spoilers_catch_the_answer_on_screen_before_the_commit():
+    predict = ("code", 'p = Predict("01-x", compute=f)\np', [_widget()])
+    nb = _nb(
+        ("md", "Work it out by hand first."), predict, ("code", "print(f())", [_stdout("4.1")])
+    )
+    assert predict_spoilers(nb, {"01-x": 4.1}) == []  # after the Predict: out of sight
+    nb.cells[0].source = "It reads 4.1, as you will see."
     assert predict_spoilers(nb, {"01-x": 4.1}) == [
-        "cell 0: Predict('01-x') answer '4.1' shows before it"
+        "cell 1: Predict('01-x') answer '4.1' shows before it"
     ]
-    nb.cells[1].source = "Work it out by hand first."
-    assert predict_spoilers(nb, {"01-x": 4.1}) == []
-    nb.cells[1].source = "About 20 of them."  # within the 10% a guess of 22 may miss by
-    assert predict_spoilers(nb, {"01-x": 22}, {"01-x": 0.1}) != []
-    nb.cells[1].source = "Does it pass?"
-    assert predict_spoilers(nb, {"01-x": "passes"}) == []
-    nb.cells[1].source = "It passes."
-    assert predict_spoilers(nb, {"01-x": "passes"}) != []
+    shown = _nb(("code", "print(f())", [_stdout("eps* = 0.0016")]), predict)  # a cell above
+    assert predict_spoilers(shown, {"01-x": 0.0015502}, {"01-x": 0.15}) != []
+    own = _nb(("code", 'print(f())\np = Predict("01-x")\np', [_stdout("22"), _widget()]))
+    assert predict_spoilers(own, {"01-x": 5}) == [
+        "cell 0: Predict('01-x')'s own cell shows more than it"
+    ]
+    count = _nb(("md", "About 20 of them, and x.mul_(22)."), predict)
+    assert predict_spoilers(count, {"01-x": 22}) != []  # a count is exact: 22 gives it away
+    count.cells[0].source = "About 20 of them, in lesson 2."
+    assert predict_spoilers(count, {"01-x": 22}) == []
+    choice = _nb(("md", "Does it pass?"), predict)
+    assert predict_spoilers(choice, {"01-x": "passes"}) == []
+    choice.cells[0].source = "It passes."
+    assert predict_spoilers(choice, {"01-x": "passes"}) != []
+
+
+def test_colons_before_hidden_code_are_found():
+    nb = _nb(("md", "The correct rule multiplies by 2x:"), ("code", "class SquareFn: ..."))
+    assert len(colons_before_hidden_code(nb)) == 1
+    nb.cells[1].outputs = [_stdout("SquareFn passes: True")]
+    assert colons_before_hidden_code(nb) == []
+    nb = _nb(("md", "The correct rule multiplies by 2x."), ("code", "class SquareFn: ..."))
+    assert colons_before_hidden_code(nb) == []
+
+
+def test_hunt_spoilers_find_specimen_names_before_a_commit():
+    hunt = ("code", "hunt = ZooHunt(names=specimens)\nhunt", [_widget()])
+    gate = ("code", 'p = Predict("06-x")\np', [_widget()])
+    nb = _nb(hunt, ("md", "Before the names: a guess."), gate, ("md", "`CubeFn` is correct."))
+    assert hunt_spoilers(nb, {"hunt": ["CubeFn", "WrongSquareFn"]}) == []
+    nb.cells[1].source = "`CubeFn` was the correct one."  # before the gate
+    assert hunt_spoilers(nb, {"hunt": ["CubeFn"]}) == [
+        "cell 1: names the hunt's specimens ['CubeFn'] before a commit"
+    ]
+    named = _nb(("code", 'hunt = ZooHunt(names=["WrongSquareFn", "CubeFn"])'), gate)
+    assert len(hunt_spoilers(named, {"hunt": ["CubeFn", "WrongSquareFn"]})) == 1
+
+
+def test_a_pink_box_said_to_be_a_warning_needs_one_on_screen():
+    nb = _nb(("md", "A pink box under a cell is a warning."), ("code", "f()", [_stdout("done")]))
+    assert len(unshown_warnings(nb)) == 1
 
 
 def test_cell_instructions_are_found_outside_notebook_only_cells():
@@ -152,6 +209,42 @@ def test_the_warning_guard_catches_a_silenced_warning_in_a_copy_of_a_lesson():
 
 
 @notebooks
+def test_the_spoiler_guard_catches_an_answer_printed_above_a_predict_in_a_copy_of_a_lesson():
+    """Lesson 7 with the cell that counts the calls moved above the Predict: its 22 is seen."""
+    lesson = copy.deepcopy(executed("07_cost_and_fast_mode"))
+    answers = {k: v for k, (v, _) in predict_answers("07_cost_and_fast_mode").items()}
+    assert predict_spoilers(lesson, answers) == []
+    at = next(k for k, c in enumerate(lesson.cells) if 'Predict("07-calls-n10"' in c.source)
+    counted = next(c for c in lesson.cells if "forward calls for n = 10" in c.source)
+    lesson.cells.remove(counted)
+    lesson.cells.insert(at, counted)
+    found = predict_spoilers(lesson, answers)
+    assert len(found) == 1 and "'22'" in found[0], found
+
+
+@notebooks
+def test_the_colon_guard_catches_prose_pointing_at_hidden_code_in_a_copy_of_a_lesson():
+    """Lesson 5 as it read before: "... which is correct:" above a class definition."""
+    lesson = copy.deepcopy(executed("05_wrong_backward"))
+    assert colons_before_hidden_code(lesson) == []
+    cell = next(c for c in lesson.cells if "which is correct" in c.source)
+    cell.source = "`SquareFn` multiplies the incoming gradient by 2x, which is correct:"
+    assert len(colons_before_hidden_code(lesson)) == 1
+
+
+@notebooks
+def test_the_hunt_guard_catches_a_named_decoy_in_a_copy_of_a_lesson():
+    """Lesson 6's hunt as it was built before: a list naming its correct Functions."""
+    lesson = copy.deepcopy(executed("06_bug_zoo"))
+    hunts = hunt_specimens("06_bug_zoo")
+    assert hunt_spoilers(lesson, hunts) == []
+    cell = next(c for c in lesson.cells if "= ZooHunt(" in c.source)
+    cell.source = cell.source.replace("names=specimens", 'names=[*bugs[:2], "CubeFn", *bugs[2:]]')
+    found = hunt_spoilers(lesson, hunts)
+    assert len(found) == 1 and "CubeFn" in found[0], found
+
+
+@notebooks
 @pytest.mark.parametrize("stem", STEMS)
 def test_every_number_in_the_prose_is_one_a_cell_computed(stem):
     assert unbacked_numbers(executed(stem), readouts(stem)) == []
@@ -172,6 +265,18 @@ def test_no_predict_is_spoiled(stem):
     assert predict_spoilers(executed(stem), values, tolerances) == []
 
 
+@notebooks
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_hunt_names_its_specimens_before_a_commit(stem):
+    assert hunt_spoilers(executed(stem), hunt_specimens(stem)) == []
+
+
+@notebooks
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_prose_points_at_code_a_page_without_code_hides(stem):
+    assert colons_before_hidden_code(executed(stem)) == []
+
+
 @pytest.mark.parametrize("stem", CORE)
 def test_a_core_lesson_fits_a_class_period(stem):
     nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
@@ -190,3 +295,35 @@ def test_a_core_lesson_shows_at_most_three_widgets(stem):
         if WIDGET_VIEW in o.get("data", {})
     ]
     assert 1 <= len(views) <= MAX_WIDGETS, f"{stem} shows {len(views)} widgets: split it"
+
+
+# ------------------------------------------------------------------------------ one rounding story
+
+#: The two roundings lessons 3 and 4 teach, as gradkit.check's explanations must name them too.
+BOTH_ROUNDINGS = (re.compile(r"x ± eps land", re.I), re.compile(r"f\(x ± eps\) is rounded", re.I))
+
+
+def tells_both_roundings(explanation: str) -> bool:
+    """Whether an explanation names the landing of x ± eps and the rounding of f(x ± eps)."""
+    return all(word.search(explanation) for word in BOTH_ROUNDINGS)
+
+
+def test_gradkit_check_tells_the_rounding_story_the_lessons_tell():
+    """Lesson 3's float32 failure and sin checked at eps = 1e-13: the card names both
+    roundings (x ± eps land near, not at, x ± eps; f(x ± eps) is rounded), as lessons 3 and 4
+    do; the words it used before, "rounding noise in f(x ± eps)", name only one."""
+    import warnings
+
+    import torch
+
+    import gradkit
+    from gradkit.zoo import SquareFn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x32 = torch.tensor([0.5], requires_grad=True)
+        low = gradkit.check(SquareFn.apply, (x32,)).explanation
+    x64 = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    tiny = gradkit.check(torch.sin, (x64,), eps=1e-13).explanation
+    assert tells_both_roundings(low) and tells_both_roundings(tiny), (low, tiny)
+    assert not tells_both_roundings("rounding noise in f(x ± eps) is divided by 2·eps")

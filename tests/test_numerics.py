@@ -19,6 +19,7 @@ from gradkit.numerics import (
     truncation_error,
     unit_roundoff,
 )
+from gradkit.numerics.theory import derivatives
 
 
 def square(v):
@@ -225,6 +226,31 @@ def test_truncation_and_rounding_curves():
     assert rounding_error(eps, 0.125, torch.float32, "central").tolist() == pytest.approx(
         [u * 0.125 / 1e-3, u * 0.125 / 1e-2]
     )
+
+
+@pytest.mark.parametrize(
+    ("f", "x", "exceeded"), [(cube, 0.5, True), (torch.sin, 3.0, True), (torch.exp, 1.0, False)]
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_textbook_rounding_term_is_a_typical_size_and_both_roundings_a_bound(
+    f, x, exceeded, dtype
+):
+    """Lesson 4's words: E(eps) = truncation + rounding_error (f's rounding, u|f|/eps) is no
+    bound, the measured error rises above it at some of the lab's steps (x³, the lesson's case;
+    sin at 3, where |x f'| is about 20 times |f|), though not for every f; with the landing of
+    x ± eps too, u(|f| + |x f'|)/eps, it is one: never exceeded left of eps* (where rounding
+    is the larger arm; beyond it the leading truncation term alone is a first-order estimate)."""
+    steps = [m * 10.0**k for k in range(-12, 0) for m in (1, 2, 5)]
+    derivs = derivatives(f, x)
+    result = gradkit.sweep(f, x, eps=steps, dtypes=[dtype])[dtype]
+    grid = torch.tensor(steps, dtype=torch.float64)
+    truncation = truncation_error(grid, derivs, "central")
+    textbook = truncation + rounding_error(grid, derivs[0], dtype, "central")
+    bound = truncation + unit_roundoff(dtype) * (abs(derivs[0]) + abs(x * derivs[1])) / grid
+    left = grid <= result.optimal_eps
+    shelf = result.error >= abs(derivs[1])  # x ± eps round to x: the whole slope, no more
+    assert bool((result.error[left & ~shelf] <= bound[left & ~shelf]).all())
+    assert bool((result.error[left] > textbook[left] * 1.05).any()) is exceeded
 
 
 # ------------------------------------------------------------------- property: error <= theory

@@ -265,14 +265,18 @@ def _closed(widget: object) -> object:
 
 
 def _quiz_answers(quiz: object) -> dict:
-    """A quiz's scene and, for each option chosen, Python's verdict and feedback text."""
+    """A quiz's scene, the order Python says the page shows its options in and, for each option
+    chosen, Python's verdict and feedback text."""
+    from gradkit.quiz_bank import seeded_order
+
     answers = []
     for option in quiz.choices:
         quiz.choose(option)
         text = quiz.feedback_html.value
         answers.append({"choice": option, "correct": quiz.correct, "text": text})
     quiz.close()
-    return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers}
+    order = seeded_order(len(quiz.choices), quiz.scene["seed"])
+    return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers, "order": order}
 
 
 def format_fixture() -> dict:

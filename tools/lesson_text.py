@@ -7,10 +7,15 @@ it, and on copies with a planted fault.
 - :func:`unbacked_numbers`: every number the prose quotes with two or more significant digits
   must appear, to the digits quoted, in what the lesson's cells print or display, in its code,
   or in a widget readout. A number typed by hand that no cell computes is reported.
-- :func:`unshown_warnings`: a sentence saying that something *warns* must be followed by a
-  code cell whose output shows a warning (a stderr box, or a report's warning section).
-- :func:`predict_spoilers`: nothing between a ``Predict(...)`` cell and the next code cell
-  (the predict cell's other outputs, the prose in between) may give its answer away.
+- :func:`unshown_warnings`: a sentence saying that something *warns* (or that a *pink box* is a
+  warning) must be followed by a code cell whose output shows a warning (a stderr box, or a
+  report's warning section).
+- :func:`predict_spoilers`: nothing on screen while a ``Predict(...)`` waits for its guess (every
+  cell before it, and its own cell, which shows the widget only) may give its answer away.
+- :func:`hunt_spoilers`: a ZooHunt's specimens named (by their telling zoo names) in its own
+  cell, or after it before a Predict has gated the rest.
+- :func:`colons_before_hidden_code`: prose ending in a colon before a code cell that shows
+  nothing: on a page without the code (Voila) the colon points at nothing.
 - :func:`cell_instructions`: prose that tells the learner to run or fix a cell; it belongs in
   a cell tagged ``notebook-only`` (:data:`NOTEBOOK_ONLY`), which a page without the notebook's
   code (a Voila app, a static export) hides.
@@ -34,6 +39,8 @@ __all__ = [
     "NOTEBOOK_ONLY",
     "Number",
     "cell_instructions",
+    "colons_before_hidden_code",
+    "hunt_spoilers",
     "numbers",
     "predict_spoilers",
     "unbacked_numbers",
@@ -59,7 +66,8 @@ _NUMBER = re.compile(
 )
 _TAGS = re.compile(r"<[^>]*>")
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+")
-_WARNS = re.compile(r"\bwarns\b", re.IGNORECASE)
+#: A sentence that says a warning shows: "torch warns", "a pink box under a cell is a warning".
+_WARNS = re.compile(r"\bwarns\b|\bpink box\b", re.IGNORECASE)
 _WARNING_SHOWN = re.compile(r"Warning\b|\bwarning:", re.IGNORECASE)
 _PREDICT = re.compile(r"\bPredict\(\s*[\"'](?P<id>[^\"']+)[\"']")
 #: Words that send the learner to a cell or to code: only for cells tagged notebook-only.
@@ -197,14 +205,21 @@ def unshown_warnings(nb: Mapping) -> list[str]:
 
 
 def predict_spoilers(
-    nb: Mapping, answers: Mapping[str, object], tolerances: Mapping[str, float] | None = None
+    nb: Mapping,
+    answers: Mapping[str, object],
+    tolerances: Mapping[str, float] | None = None,
+    readouts: Mapping[str, Iterable[str]] | None = None,
 ) -> list[str]:
-    """Where a predict's answer shows before the learner could commit.
+    """Where a predict's answer is on screen before the learner could commit.
 
-    Between a ``Predict("id", ...)`` cell and the next code cell, the predict cell's own
-    outputs (other than the widget) and the prose must not contain the answer: for a number,
-    no number that a guess could copy (within the predict's tolerance, or equal to the answer
-    at the digits written); for a choice, not the option's word.
+    A Predict keeps every cell after its own out of sight until its guess is locked in (the
+    lesson unfolds), so what a learner sees while guessing is every cell before the Predict's
+    (prose, code, outputs, and the readouts of the widgets built there) and the Predict's own
+    cell. Its own cell shows the widget and nothing else. None of the rest may give the answer
+    away: for a number, no number a guess could copy (in the prose, within the predict's
+    tolerance when it has one; anywhere, the answer rounded to the digits a number claims,
+    :func:`_claims`); for a choice, no sentence of the prose that leads to it (after the last
+    code cell before it) that states the option (a question may name it).
 
     Parameters
     ----------
@@ -213,6 +228,9 @@ def predict_spoilers(
         Predict id -> the true value (a number or the right option).
     tolerances : mapping, optional
         Predict id -> its relative tolerance (numbers only; default 0).
+    readouts : mapping, optional
+        Widget variable name -> the widget's readout texts after Run All; a widget counts as
+        on screen before a Predict when the cell that assigns it comes first.
     """
     tolerances = tolerances or {}
     problems = []
@@ -225,30 +243,130 @@ def predict_spoilers(
             if entry not in answers:
                 problems.append(f"cell {k}: no answer known for Predict({entry!r})")
                 continue
-            between = [_outputs(cell)]
-            for later in cells[k + 1 :]:
-                if later["cell_type"] == "code":
-                    break
-                between.append(_prose(_source(later)))
-            text = "\n".join(between)
-            shown = _gives_away(text, answers[entry], tolerances.get(entry, 0.0))
+            if _shown_besides_widgets(cell):
+                problems.append(f"cell {k}: Predict({entry!r})'s own cell shows more than it")
+            shown = _gives_away(
+                _before(cells, k, readouts or {}), answers[entry], tolerances.get(entry, 0.0)
+            )
             if shown:
                 problems.append(f"cell {k}: Predict({entry!r}) answer {shown!r} shows before it")
     return problems
 
 
-def _gives_away(text: str, answer: object, tolerance: float) -> str | None:
+def _shown_besides_widgets(cell: Mapping) -> bool:
+    """Whether a code cell's outputs show anything but widget views."""
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "application/vnd.jupyter.widget-view+json" in data:
+            continue
+        if _output_text(output).strip():
+            return True
+    return False
+
+
+def _before(cells: list, k: int, readouts: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """What is on screen while the Predict of cell ``k`` waits: the prose before it, the code up
+    to its own, the outputs and widget readouts before it."""
+    prose = [_prose(_source(c)) for c in cells[:k] if c["cell_type"] == "markdown"]
+    lead = []  # the prose that leads to the Predict: after the last code cell before it
+    for c in reversed(cells[:k]):
+        if c["cell_type"] == "code":
+            break
+        lead.insert(0, _prose(_source(c)))
+    code = [_source(c) for c in cells[: k + 1] if c["cell_type"] == "code"]
+    printed = [_outputs(c) for c in cells[:k] if c["cell_type"] == "code"]
+    for name, texts in readouts.items():
+        made = re.compile(rf"^{re.escape(name)}\s*=", re.M)
+        if any(c["cell_type"] == "code" and made.search(_source(c)) for c in cells[:k]):
+            printed += [html.unescape(_TAGS.sub(" ", t)) for t in texts]
+    return {"prose": "\n".join(prose), "code": "\n".join(code), "printed": "\n".join(printed),
+            "lead": "\n".join(lead)}  # fmt: skip
+
+
+def _claims(number: Number) -> bool:
+    """Whether a number claims enough digits to give a value away: 2 or more significant digits
+    besides trailing zeros (0.0016, 22, 8.1e+02), or 3 or more with them after a decimal point
+    (4.000); not a 2 in "2x", an x = 1.0, or a round 10 or 20 (the rule of the browser check,
+    ``tests/browser/unfold.py``)."""
+    mantissa = re.split(r"[eE]", number.text.lstrip("+-−"))[0].replace(",", "")
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) >= 2 or ("." in mantissa and len(digits) >= 3)
+
+
+def _gives_away(texts: Mapping[str, str], answer: object, tolerance: float) -> str | None:
     if isinstance(answer, bool):
         answer = str(answer)
     if isinstance(answer, str):
-        found = re.search(rf"\b{re.escape(answer)}\b", text, re.IGNORECASE)
-        return found.group(0) if found else None
+        for sentence in _SENTENCE.split(texts["lead"]):
+            if sentence.rstrip().endswith("?"):
+                continue  # a question may name the options
+            found = re.search(rf"\b{re.escape(answer)}\b", sentence, re.IGNORECASE)
+            if found:
+                return " ".join(sentence.split())[:80]
+        return None
     value = float(answer)
-    for number in numbers(text):
-        close = abs(number.value - value) <= tolerance * abs(value)
-        if close or (number.digits >= 2 and number.matches(value)):
-            return number.text
+    for where in ("prose", "code", "printed"):
+        for number in numbers(texts[where]):
+            near = abs(number.value - value) <= tolerance * abs(value)
+            close = where == "prose" and tolerance > 0 and near
+            if close or (_claims(number) and number.matches(value)):
+                return number.text
     return None
+
+
+def hunt_spoilers(nb: Mapping, hunts: Mapping[str, Iterable[str]]) -> list[str]:
+    """Where a hunt's answers, its specimens' zoo names, show before the learner commits.
+
+    A ZooHunt shows each Function as "Specimen k" and names it only once it has run. Its own
+    cell must not name its specimens (a list of names in the code gives them away), and what
+    follows it, up to the next Predict (which keeps the rest out of sight until its guess), must
+    not name them either.
+
+    Parameters
+    ----------
+    nb : notebook node
+    hunts : mapping
+        The hunt's variable name -> its specimens' zoo names.
+    """
+    problems = []
+    cells = nb["cells"]
+    for var, names in hunts.items():
+        made = re.compile(rf"^{re.escape(var)}\s*=\s*ZooHunt\(", re.M)
+        at = next((k for k, c in enumerate(cells) if made.search(_source(c))), None)
+        if at is None:
+            problems.append(f"no cell builds the hunt {var!r}")
+            continue
+        words = {n: re.compile(rf"\b{re.escape(n)}\b") for n in names}
+        for k in range(at, len(cells)):
+            cell = cells[k]
+            if k > at and _PREDICT.search(_source(cell)):
+                break
+            text = _source(cell) + "\n" + (_outputs(cell) if k > at else "")
+            shown = sorted(n for n, word in words.items() if word.search(text))
+            if shown:
+                problems.append(f"cell {k}: names the hunt's specimens {shown} before a commit")
+    return problems
+
+
+def colons_before_hidden_code(nb: Mapping) -> list[str]:
+    """Prose that ends in a colon before a code cell that shows nothing.
+
+    A page without the notebook's code (Voila) hides the code and shows only what it printed or
+    drew, so "...which is correct:" above a class definition points at nothing there. The prose
+    must say what it shows in words, or the cell must show something. Cells tagged
+    :data:`NOTEBOOK_ONLY` are skipped on both sides (they are not on such a page).
+    """
+    problems = []
+    cells = [c for c in nb["cells"] if NOTEBOOK_ONLY not in _tags(c)]
+    for k, cell in enumerate(cells[:-1]):
+        if cell["cell_type"] != "markdown":
+            continue
+        prose = " ".join(_prose(_source(cell)).split())
+        following = cells[k + 1]
+        shows = any(_output_text(o).strip() for o in following.get("outputs", []))
+        if prose.endswith(":") and following["cell_type"] == "code" and not shows:
+            problems.append(f"cell {k}: {prose[-60:]!r} points at code a page hides")
+    return problems
 
 
 def cell_instructions(nb: Mapping) -> list[str]:

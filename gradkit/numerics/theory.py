@@ -1,6 +1,8 @@
 """Step-size theory: truncation error, rounding error and the eps that balances them.
 
-Depends on torch only.
+The textbook model, E(eps) = |f‴| eps² / 6 + u |f| / eps for the central difference: its rounding
+term counts f's rounding only, so it estimates the typical size of the error rather than
+bounding it (see :func:`rounding_error`). Depends on torch only.
 """
 
 from __future__ import annotations
@@ -51,9 +53,15 @@ def truncation_error(
 def rounding_error(
     eps: torch.Tensor, fx: float, dtype: torch.dtype | str, scheme: str
 ) -> torch.Tensor:
-    """Rounding error of a difference formula: about u |f| / eps (each evaluation is off by u|f|).
+    """The textbook estimate of a difference formula's rounding error: u |f| / eps for central.
 
-    central: 2 u|f| / (2 eps) = u|f| / eps; forward and backward: 2 u|f| / eps.
+    It counts f's rounding, each evaluation off by u|f|, at full size and pushing one way:
+    central 2 u|f| / (2 eps) = u|f| / eps; forward and backward 2 u|f| / eps. It leaves out the
+    other rounding, the landing: x ± eps are rarely representable, each lands up to u|x| away,
+    and f moves by |f'| times that, which adds up to u |x f'| / eps (central). So it is a
+    typical size of the rounding error, not a bound; with both roundings at their largest the
+    central difference can be off by u (|f| + |x f'|) / eps (the bound :mod:`gradkit.rounding`
+    tests a failing check against, with room for a few roundings inside f).
     """
     _, _, divisor, _ = SCHEMES[check_scheme(scheme)]
     return (

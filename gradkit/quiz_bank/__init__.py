@@ -28,7 +28,8 @@ File format::
     wrong = "Feedback when it was not (the true value is shown beside the guess)."
 
 Options are shuffled per learner: the order depends on the learner's user name and the quiz
-id, so it is stable for one learner across runs and differs between learners. The environment
+id, so it is stable for one learner across runs and differs between learners; over a bank's
+quizzes in lesson order the right option's place takes every position in turn. The environment
 variable ``GRADKIT_QUIZ_ORDER=fixed`` puts them in the file's order (the answer first), for tests.
 
 >>> bank = load_bank()  # doctest: +SKIP
@@ -48,7 +49,15 @@ from .entries import (
 )
 from .grading import as_actual, grade_choice, grade_prediction, parse_guess
 from .loading import DEFAULT_PATH, TRANSFERS, as_bank, load_bank, parse_bank
-from .order import ORDER_VARIABLE, learner_name, option_order, shuffled_options
+from .order import (
+    ORDER_VARIABLE,
+    answer_place,
+    learner_name,
+    option_order,
+    order_seed,
+    seeded_order,
+    shuffled_options,
+)
 
 __all__ = [
     "DEFAULT_PATH",
@@ -61,6 +70,7 @@ __all__ = [
     "QuizEntry",
     "UnknownEntryError",
     "WrongOption",
+    "answer_place",
     "as_actual",
     "as_bank",
     "grade_choice",
@@ -68,7 +78,9 @@ __all__ = [
     "learner_name",
     "load_bank",
     "option_order",
+    "order_seed",
     "parse_bank",
     "parse_guess",
+    "seeded_order",
     "shuffled_options",
 ]

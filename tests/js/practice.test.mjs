@@ -37,6 +37,13 @@ test("an order is a permutation, the same for the same seed, the given order wit
   assert.deepEqual(seededOrder(5, 1), [4, 2, 1, 0, 3]); // pinned: a learner's order never moves
 });
 
+test("the page shows a quiz's options in the order Python says (quiz_bank.seeded_order)", () => {
+  for (const q of fixture.quizzes) {
+    assert.deepEqual(seededOrder(q.scene.options.length, q.scene.seed), q.order, q.scene.question);
+  }
+  assert.ok(fixture.quizzes.filter((q) => q.scene.seed !== null).length >= 4);
+});
+
 test("learners see the answer in different places, each learner always in the same", () => {
   for (const [id, seeds] of Object.entries(fixture.seeds)) {
     const orders = new Set(seeds.map((s) => seededOrder(4, s).join()));

@@ -1,32 +1,21 @@
 """Which question a Quiz asks: an entry of the quiz file, or one written inline in the cell.
 
 :func:`quiz_entry` returns the entry, its options in the order they are sent and the random seed
-the page shuffles them with (:func:`order_seed`).
+the page shuffles them with (:func:`gradkit.quiz_bank.order_seed`: over the bank's quizzes in
+lesson order the right option takes every place equally often).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...quiz_bank import QuizBank, QuizEntry, WrongOption, as_bank, learner_name, option_order
+from ...quiz_bank import QuizBank, QuizEntry, WrongOption, as_bank, order_seed
 
 __all__ = ["order_seed", "quiz_entry"]
 
 Explain = str | Sequence[str] | Mapping[str, str]
-
-
-def order_seed(entry_id: str, user: str | None = None) -> int | None:
-    """The random seed the page shuffles a quiz's options with: the same for one learner and quiz on
-    every run, different between learners; None (the file's order) when
-    ``GRADKIT_QUIZ_ORDER=fixed``."""
-    if option_order() == "fixed":
-        return None
-    who = learner_name() if user is None else user
-    digest = hashlib.sha256(f"{who}\x00{entry_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
 
 
 def quiz_entry(
@@ -45,8 +34,13 @@ def quiz_entry(
                 "answer and explain belong to an inline question: Quiz(question, choices, "
                 "answer); for the quiz file pass only the id, e.g. Quiz('03-why-float32')"
             )
-        entry = as_bank(bank).quiz(quiz_id)
-        return entry, entry.options, order_seed(entry.id, user)
+        loaded = as_bank(bank)
+        entry = loaded.quiz(quiz_id)
+        sizes = [len(q.options) for q in loaded.quizzes.values()]
+        seed = order_seed(
+            entry.id, user, n=len(entry.options), quizzes=list(loaded.quizzes), sizes=sizes
+        )
+        return entry, entry.options, seed
     entry = _inline_entry(quiz_id, choices, answer, explain)
     return entry, tuple(choices), None
 
