@@ -1,6 +1,6 @@
 """Imports flow one way: the argument rules and the palette, the zoo, the torch-only core, the
 widgets; the command line uses the core only. Inside the widgets, a family imports only the base.
-Read from the source (no import runs)."""
+No module of gradkit imports in a circle. Read from the source (no import runs)."""
 
 from __future__ import annotations
 
@@ -143,6 +143,90 @@ def test_a_planted_family_import_is_caught(tmp_path):
     assert widget_violations(widgets) == [
         "widgets.base -> widgets.ruler",
         "widgets.ruler -> widgets.slope",
+    ]
+
+
+# ------------------------------------------------------------------------ no import circle
+def module_imports(package: Path) -> dict[str, set[str]]:
+    """For each module of ``package`` (dotted, from its folder), the modules of ``package`` it
+    imports, at the top or inside a function."""
+    graph: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        home = parts[:-1]  # the package a relative import starts from
+        targets = graph.setdefault(module, set())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for_types = {  # imports under "if TYPE_CHECKING:" never run
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if id(node) in for_types:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = list(home[: len(home) - node.level + 1])
+                start = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                targets.add(start)
+                targets.update(f"{start}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                targets.add(node.module)
+                targets.update(f"{node.module}.{alias.name}" for alias in node.names)
+    known = set(graph)
+    for module, targets in graph.items():
+        # "from .base import host" names a module; "from .base.host import X" names one too
+        graph[module] = {t for t in targets if t in known and t != module}
+    return graph
+
+
+def circles(package: Path) -> list[list[str]]:
+    """Each import circle among ``package``'s modules (a package importing its own submodules
+    through ``__init__`` is the usual layout and not a circle)."""
+    graph = module_imports(package)
+    found, state = [], {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(graph.get(module, ())):
+            if module.startswith(target + "."):
+                continue  # a module importing its own package's __init__ names, e.g. a sibling
+            if state.get(target) == "open":
+                ring = path[path.index(target) :]
+                first = ring.index(min(ring))  # each circle read from its first module by name
+                found.append([*ring[first:], *ring[:first], min(ring)])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return found
+
+
+def test_no_module_of_gradkit_imports_in_a_circle():
+    """Over the whole package (the command line's site builder once had one: cells and
+    markdown importing each other)."""
+    assert circles(ROOT / "gradkit") == []
+
+
+def test_a_planted_circle_is_caught(tmp_path):
+    base = tmp_path / "widgets" / "base"
+    base.mkdir(parents=True)
+    (tmp_path / "widgets" / "__init__.py").write_text("from .base import host\n")
+    (base / "__init__.py").write_text("")
+    (base / "host.py").write_text("from . import controls\n")
+    (base / "controls.py").write_text("def f():\n    from .stage import draw\n")
+    (base / "stage.py").write_text("from .host import Host\n")
+    assert circles(tmp_path / "widgets") == [
+        [
+            "widgets.base.controls",
+            "widgets.base.stage",
+            "widgets.base.host",
+            "widgets.base.controls",
+        ]
     ]
 
 

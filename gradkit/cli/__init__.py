@@ -11,8 +11,9 @@
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
   127.0.0.1 with a random token (never an empty one); options after ``--`` that would switch
   authentication off or bind beyond 127.0.0.1 are refused (exit 2). Only ``notebook`` takes ``--``.
-- ``gradkit export [PATH ...] --out SITE [--force]``: the lessons as a static site whose widgets
-  still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`).
+- ``gradkit export [PATH ...] --out SITE [--force] [--timeout 120]``: the lessons as a static
+  site whose widgets still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`); exit 2
+  for a bad input or a cell that runs past ``--timeout`` seconds (nothing written).
 - ``gradkit warm [LESSONS...] [--cache DIR]``: fill the scene cache with the lessons' scenes
   (:mod:`~gradkit.cli.warm`; a hub image runs it once at build time).
 

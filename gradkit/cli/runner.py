@@ -39,6 +39,7 @@ def notebook_client(
     timeout: int,
     allow_errors: bool = True,
     store_widget_state: bool = False,
+    **options: Any,
 ) -> Any:
     """An nbclient ``NotebookClient`` for ``notebook`` on a kernel of this Python.
 
@@ -54,6 +55,9 @@ def notebook_client(
         Keep going after a cell raises (its error output stays in the cell).
     store_widget_state : bool
         Save the widgets' state in ``notebook.metadata.widgets`` (what a page shows them from).
+    **options
+        Further ``NotebookClient`` settings (``extra_arguments`` for the kernel,
+        ``on_cell_execute`` hooks).
     """
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
@@ -65,6 +69,7 @@ def notebook_client(
         store_widget_state=store_widget_state,
         km=AsyncKernelManager(kernel_name="python3", kernel_spec_manager=this_python_kernels()),
         resources={"metadata": {"path": str(Path(folder))}},
+        **options,
     )
 
 

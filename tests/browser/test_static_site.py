@@ -514,3 +514,32 @@ def test_no_predict_gives_its_answer_before_the_commit(open_page, name: str) -> 
     assert records, f"{name} has no Predict on the site"
     assert spoilers(records, f"{name} on the static site") == []
     assert opened.page.locator(".gk-unfold-hidden").count() == 0, "a cell stayed hidden"
+
+
+def test_script_planted_in_markdown_or_a_file_name_never_runs(browser, tmp_path) -> None:
+    """A page whose markdown and whose notebook's name carry script: opened from disk, none of it
+    runs (each planted piece would set window.__pwned), and its link still leads to the page."""
+    from gradkit.cli.site import export_site
+
+    planted = (
+        "# Planted\n\n<script>window.__pwned = 1</script>\n\n"
+        '<img src="missing.png" onerror="window.__pwned = 2"> <svg onload="window.__pwned = 3">'
+        '</svg> <a href="javascript:window.__pwned = 4" id="bad">link</a>\n'
+    )
+    cell = {"cell_type": "markdown", "metadata": {}, "source": planted}
+    notebook = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [cell]}
+    name = 'x" autofocus onfocus="window.__pwned = 5" y="'
+    (tmp_path / f"{name}.ipynb").write_text(json.dumps(notebook))
+    export_site([tmp_path / f"{name}.ipynb"], tmp_path / "site", log=lambda _line: None)
+    page = browser.new_page()
+    try:
+        page.goto((tmp_path / "site" / "index.html").as_uri())
+        page.locator(".gk-site-lessons a").first.focus()
+        page.locator(".gk-site-lessons a").first.click()
+        page.wait_for_selector("h1")
+        assert page.url.endswith(".html") and "Planted" in page.inner_text("h1")
+        page.locator("main a", has_text="link").click()
+        page.wait_for_function("[...document.images].every((i) => i.complete)")  # errors fired
+        assert page.evaluate("window.__pwned") is None
+    finally:
+        page.close()

@@ -10,10 +10,17 @@ network and from any static host:
   the state saved in the page (no widget manager, no require.js, no network);
 - ``assets/widget-<hash>.js``: one per widget module (its ES module and stylesheet).
 
-Modules: :mod:`.notebooks` (find, read, execute), :mod:`.cells` (markdown, code, outputs),
-:mod:`.math` (formulas as SVG), :mod:`.widgets` (live slots and notes), :mod:`.pages` (page
-and index HTML), :mod:`.folder` (the checks on ``--out`` and the writing),
-:mod:`.export` (:func:`export_site`).
+Modules: :mod:`.notebooks` (find, read, execute), :mod:`.shape` (a notebook's shape, checked
+before anything runs), :mod:`.cells` (code, outputs), :mod:`.markdown` (the text, its images),
+:mod:`.safe_html` (the HTML an author wrote, cleaned as Jupyter's view cleans it),
+:mod:`.highlight` (code), :mod:`.math` (formulas as SVG), :mod:`.widgets` (live slots and
+notes), :mod:`.pages` (page and index HTML), :mod:`.folder` (the checks on ``--out`` and the
+writing), :mod:`.export` (:func:`export_site`).
+
+What a page publishes is the lesson's, nothing more: markdown HTML without scripts or event
+handlers, images only from the notebook's own folder, every notebook name URL-encoded in links;
+a broken notebook, two pages of one name or a cell past ``--timeout`` stops the export with
+one line, before anything is written.
 
 It lives inside :mod:`gradkit.cli` because it uses nothing from gradkit but the command line's
 lesson files (the widgets run only in the kernel that executes the lessons).

@@ -1,7 +1,7 @@
 """A notebook's cells as static HTML: markdown rendered, code highlighted, outputs shown.
 
-- Markdown: :mod:`.markdown` (mistune; formulas drawn by :mod:`.math`).
-- Code: read-only, highlighted by pygments (class ``highlight``, the same as fenced code).
+- Markdown: :mod:`.markdown` (mistune; formulas drawn by :mod:`.math`, HTML made safe).
+- Code: read-only, highlighted by pygments (:mod:`.highlight`, the same as fenced code).
 - Outputs: text, stderr as a warning box, errors, images, HTML and markdown; a widget's view goes
   to :class:`~.widgets.PageWidgets` (live, or a note saying it needs a running notebook).
 
@@ -14,22 +14,16 @@ import base64
 import html
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .highlight import code_html
 from .markdown import markdown_html
 from .math import math_html
 from .widgets import VIEW_MIME, PageWidgets
 
-__all__ = [
-    "NOTEBOOK_ONLY",
-    "cell_html",
-    "code_html",
-    "highlight_css",
-    "output_html",
-    "public_text",
-    "shown_cells",
-]
+__all__ = ["NOTEBOOK_ONLY", "cell_html", "output_html", "public_text", "shown_cells"]
 
 #: The tag of a cell that only makes sense in a running notebook: not exported.
 NOTEBOOK_ONLY = "notebook-only"
@@ -43,22 +37,6 @@ def shown_cells(notebook: Any) -> list[Any]:
     return [
         c for c in notebook["cells"] if NOTEBOOK_ONLY not in c.get("metadata", {}).get("tags", [])
     ]
-
-
-def code_html(source: str) -> str:
-    """Python source, highlighted (pygments, class ``highlight``), read-only."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import PythonLexer
-
-    return highlight(source, PythonLexer(), HtmlFormatter(cssclass="highlight"))
-
-
-def highlight_css() -> str:
-    """The pygments stylesheet for class ``highlight`` (code cells and fenced code)."""
-    from pygments.formatters import HtmlFormatter
-
-    return HtmlFormatter(style="default").get_style_defs(".highlight")
 
 
 def _text(value: Any) -> str:
@@ -81,8 +59,20 @@ def _pre(text: str, css: str) -> str:
     return f'<pre class="{css}">{html.escape(public_text(text))}</pre>'
 
 
-def output_html(output: Any, widgets: PageWidgets, folder: Path = Path(".")) -> str:
-    """One output of a code cell as HTML (empty for one with nothing a page can show)."""
+def _ignore(_line: str) -> None:
+    return None
+
+
+def output_html(
+    output: Any,
+    widgets: PageWidgets,
+    folder: Path = Path("."),
+    warn: Callable[[str], None] = _ignore,
+) -> str:
+    """One output of a code cell as HTML (empty for one with nothing a page can show).
+
+    ``folder`` and ``warn`` are for a markdown output (see :func:`~.markdown.markdown_html`).
+    """
     kind = output.get("output_type")
     if kind == "stream":
         if output.get("name") == "stderr":
@@ -94,10 +84,10 @@ def output_html(output: Any, widgets: PageWidgets, folder: Path = Path(".")) -> 
             output.get("traceback") or [f"{output.get('ename')}: {output.get('evalue')}"]
         )
         return f'<div class="gk-site-error" role="alert">{_pre(trace, "gk-site-trace")}</div>'
-    return _data_html(output.get("data") or {}, widgets, folder)
+    return _data_html(output.get("data") or {}, widgets, folder, warn)
 
 
-def _data_html(data: dict, widgets: PageWidgets, folder: Path) -> str:
+def _data_html(data: dict, widgets: PageWidgets, folder: Path, warn: Callable[[str], None]) -> str:
     """A display's richest form a static page can show."""
     if VIEW_MIME in data:
         return widgets.view_html(str(data[VIEW_MIME].get("model_id", "")))
@@ -109,12 +99,11 @@ def _data_html(data: dict, widgets: PageWidgets, folder: Path) -> str:
         return f'<img class="gk-site-image" src="{uri}" alt="a picture the code drew">'
     for mime in _IMAGES:
         if mime in data:
-            uri = f"data:{mime};base64,{_text(data[mime]).strip()}"
+            uri = html.escape(f"data:{mime};base64,{_text(data[mime]).strip()}")
             return f'<img class="gk-site-image" src="{uri}" alt="a picture the code drew">'
     if "text/markdown" in data:
-        return (
-            f'<div class="gk-site-html">{markdown_html(_text(data["text/markdown"]), folder)}</div>'
-        )
+        text = markdown_html(_text(data["text/markdown"]), folder, None, warn)
+        return f'<div class="gk-site-html">{text}</div>'
     if "text/latex" in data:
         return math_html(_text(data["text/latex"]).strip().strip("$"), display=True)
     if "application/json" in data:
@@ -124,15 +113,20 @@ def _data_html(data: dict, widgets: PageWidgets, folder: Path) -> str:
     return ""
 
 
-def cell_html(cell: Any, widgets: PageWidgets, folder: Path = Path(".")) -> str:
-    """One cell as HTML: markdown rendered, or code with its outputs."""
+def cell_html(
+    cell: Any,
+    widgets: PageWidgets,
+    folder: Path = Path("."),
+    warn: Callable[[str], None] = _ignore,
+) -> str:
+    """One cell as HTML: markdown rendered (``warn``: its images left out), or code and outputs."""
     source = _text(cell.get("source", ""))
     if cell.get("cell_type") == "markdown":
-        text = markdown_html(source, folder, cell.get("attachments"))
+        text = markdown_html(source, folder, cell.get("attachments"), warn)
         return f'<section class="gk-site-cell gk-site-markdown">{text}</section>'
     if cell.get("cell_type") != "code":
         return ""  # a raw cell: meant for a converter, not for readers
-    outputs = "".join(output_html(out, widgets, folder) for out in cell.get("outputs", []))
+    outputs = "".join(output_html(out, widgets, folder, warn) for out in cell.get("outputs", []))
     code = code_html(source) if source.strip() else ""
     shown = f'<div class="gk-site-outputs">{outputs}</div>' if outputs else ""
     label = '<span class="gk-site-code-label">code</span>' if code else ""

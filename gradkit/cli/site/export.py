@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..lesson_copy import lesson_files, lessons_dir
-from .cells import cell_html, highlight_css, output_html, shown_cells
+from .cells import cell_html, output_html, shown_cells
 from .folder import ExportError, check_site, write_site
-from .markdown import markdown_html
-from .notebooks import execute, find_notebooks, is_executed, read_notebook, widget_state
+from .highlight import highlight_css
+from .notebooks import (
+    CellTimeLimitError,
+    execute,
+    find_notebooks,
+    is_executed,
+    read_notebook,
+    widget_state,
+)
 from .pages import Lesson, describe, index_page, lesson_page
 from .widgets import Modules, PageWidgets
 
-__all__ = ["ExportSummary", "export_site", "render_lesson"]
+__all__ = ["TIMEOUT", "ExportSummary", "check_page_names", "export_site", "render_lesson"]
 
 HERE = Path(__file__).parent
 #: The site's own files, copied from the wheel: name in SITE -> file beside this module.
 ASSETS = {"assets/loader.js": HERE / "loader.js", "assets/site.css": HERE / "site.css"}
+#: Seconds one cell may run by default (``--timeout``).
+TIMEOUT = 120
 
 
 @dataclass
@@ -35,7 +45,13 @@ class ExportSummary:
     seconds: float
 
 
-def render_lesson(notebook: Any, path: Path, modules: Modules, shipped: bool = False) -> Lesson:
+def render_lesson(
+    notebook: Any,
+    path: Path,
+    modules: Modules,
+    shipped: bool = False,
+    warn: Callable[[str], None] = lambda _line: None,
+) -> Lesson:
     """One executed notebook as a :class:`~.pages.Lesson` (its cells as HTML, its widgets).
 
     Parameters
@@ -48,19 +64,19 @@ def render_lesson(notebook: Any, path: Path, modules: Modules, shipped: bool = F
         The site's widget modules, shared by every page.
     shipped : bool
         Whether the lesson ships with gradkit (its page links to Binder).
+    warn : callable
+        Receives one line per image left out of the page (see :func:`~.markdown.image_src`).
     """
     folder = path.parent
 
     def outputs(output: dict) -> str:
-        return output_html(output, widgets, folder)
+        return output_html(output, widgets, folder, warn)
 
     widgets = PageWidgets(widget_state(notebook), modules, outputs)
     cells = shown_cells(notebook)
-    rendered = [cell_html(cell, widgets, folder) for cell in cells]
-    first = next((c for c in cells if c.get("cell_type") == "markdown"), None)
-    source = first.get("source", "") if first else ""
-    first_html = markdown_html("".join(source) if isinstance(source, list) else source)
-    title, description = describe(first_html, path.stem)
+    rendered = [cell_html(cell, widgets, folder, warn) for cell in cells]
+    first = next((k for k, c in enumerate(cells) if c.get("cell_type") == "markdown"), None)
+    title, description = describe(rendered[first] if first is not None else "", path.stem)
     lesson = Lesson(path.stem, title, description, rendered, shipped=shipped)
     if widgets.models:
         lesson.scripts, lesson.models_json = widgets.scripts(), widgets.page_json()
@@ -68,14 +84,23 @@ def render_lesson(notebook: Any, path: Path, modules: Modules, shipped: bool = F
     return lesson
 
 
-def _executed(path: Path, log: Callable[[str], None]) -> Any:
-    notebook = read_notebook(path)
+def _executed(path: Path, notebook: dict, log: Callable[[str], None], timeout: int) -> Any:
+    """The notebook as the page shows it: taken as it is when it ran, else executed now."""
     if is_executed(notebook):
         log(f"taken    {path} (already executed)")
         return notebook
     start = time.perf_counter()
     try:
-        run = execute(notebook, path.parent)
+        run = execute(notebook, path.parent, timeout)
+    except CellTimeLimitError as late:
+        shown = (late.source.strip().splitlines() or [""])[0][:60]
+        what = f"cell {late.cell} ({shown})" if shown.strip() else f"cell {late.cell}"
+        if late.cell > len(notebook["cells"]):
+            what = "saving the widgets' state after the last cell"
+        raise ExportError(
+            f"PATH {path}: {what} ran longer than --timeout {late.seconds} s and was stopped; "
+            "make it faster, or give a larger --timeout. Nothing was written"
+        ) from None
     except Exception as error:
         first = (str(error).strip().splitlines() or [""])[0][:300]
         raise ExportError(
@@ -92,11 +117,41 @@ def _executed(path: Path, log: Callable[[str], None]) -> Any:
     return run
 
 
+def _same(name: str) -> str:
+    """A file name as a file system may see it: case and Unicode forms do not matter."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def check_page_names(notebooks: Sequence[Path]) -> None:
+    """Refuse, before anything runs, a page that would take another's file or the index's.
+
+    Each page is named after its notebook; ``Index.ipynb`` and ``index.ipynb``, or ``A.ipynb``
+    and ``a.ipynb``, would be one file where case does not count (Windows, macOS), and
+    ``index.ipynb`` would be the site's own ``index.html``.
+    """
+    taken: dict[str, Path] = {}
+    for path in notebooks:
+        page = f"{path.stem}.html"
+        seen = taken.setdefault(_same(page), path)
+        if seen != path:
+            raise ExportError(
+                f"PATH: {seen} and {path} would be one page: {seen.stem}.html and {page} are "
+                "one file on Windows and macOS (where case does not count); rename one of them"
+            )
+    index = taken.get(_same("index.html"))
+    if index is not None:
+        raise ExportError(
+            f"PATH {index} would be written as {index.stem}.html, which is the site's own "
+            "index.html (the list of lessons); rename the notebook"
+        )
+
+
 def export_site(
     paths: Sequence[Path],
     site: Path,
     force: bool = False,
     log: Callable[[str], None] = print,
+    timeout: int = TIMEOUT,
 ) -> ExportSummary:
     """Execute (or take) the lessons and write the static site into ``site``.
 
@@ -109,7 +164,9 @@ def export_site(
     force : bool
         Write into a folder that is not empty (the site's own file names only).
     log : callable
-        Receives one line per lesson as it is done.
+        Receives one line per lesson as it is done, and one per image left out of a page.
+    timeout : int
+        Seconds one cell may run (``--timeout``).
 
     Returns
     -------
@@ -118,17 +175,24 @@ def export_site(
     Raises
     ------
     ExportError
-        A bad PATH or ``--out``, before anything is executed or written.
+        A bad PATH or ``--out`` (a broken notebook, two pages of one name), before anything is
+        executed or written; a cell that runs past ``timeout``, before anything is written.
     """
     start = time.perf_counter()
     notebooks = find_notebooks(list(paths) or [lessons_dir()])
+    check_page_names(notebooks)
     names = [f"{p.stem}.html" for p in notebooks] + ["index.html", *ASSETS]
     check_site(site, force, names)
+    read = {path: read_notebook(path) for path in notebooks}  # each checked before any runs
     shipped = {p.name for p in lesson_files()}
     modules, lessons = Modules(), []
     for path in notebooks:
-        notebook = _executed(path, log)
-        lessons.append(render_lesson(notebook, path, modules, path.name in shipped))
+        notebook = _executed(path, read[path], log, timeout)
+
+        def warn(line: str, path: Path = path) -> None:
+            log(f"warning  {path}: {line}")
+
+        lessons.append(render_lesson(notebook, path, modules, path.name in shipped, warn))
     files = _site_files(lessons, modules)
     check_site(site, force, list(files))
     write_site(site, files)
@@ -156,6 +220,4 @@ def _site_files(lessons: list[Lesson], modules: Modules) -> dict[str, bytes]:
     css = ASSETS["assets/site.css"].read_text(encoding="utf-8") + "\n" + highlight_css() + "\n"
     files["assets/site.css"] = css.encode()
     files.update(modules.files)
-    if len({name.lower() for name in files}) != len(files):
-        raise ExportError("two lessons' pages would have the same name; rename one notebook")
     return files

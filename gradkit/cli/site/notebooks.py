@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..runner import notebook_client
 from .folder import ExportError
+from .shape import NotebookShapeError, check_notebook
 
 __all__ = [
     "STATE_CELL",
     "WIDGET_STATE",
+    "CellTimeLimitError",
     "execute",
     "find_notebooks",
     "is_executed",
@@ -91,14 +93,25 @@ def find_notebooks(paths: Sequence[Path]) -> list[Path]:
     return [found[name] for name in sorted(found)]
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON (a number must be finite)")
+
+
 def read_notebook(path: Path) -> dict:
     """The notebook at ``path`` as plain JSON (nbformat 4), or an ExportError saying why not.
 
     Read with :mod:`json` (not nbformat, whose schema machinery takes seconds to import): an
-    executed notebook is rendered without it; :func:`execute` converts for nbclient.
+    executed notebook is rendered without it; :func:`execute` converts for nbclient. Every part
+    a page reads is checked first (:func:`~.shape.check_notebook`): a broken notebook is one
+    line naming the file and the problem, never a traceback.
     """
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        notebook = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+    except RecursionError as error:
+        raise ExportError(
+            f"PATH {path} is not a notebook: its JSON is nested too deeply to read; give lesson "
+            "notebooks"
+        ) from error
     except (OSError, UnicodeDecodeError, ValueError) as error:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ExportError(
@@ -108,6 +121,13 @@ def read_notebook(path: Path) -> dict:
         version = notebook.get("nbformat") if isinstance(notebook, dict) else None
         hint = "; open it in Jupyter and save it to upgrade it" if version == 3 else ""
         raise ExportError(f"PATH {path} is not a notebook in nbformat 4 (no list of cells){hint}")
+    try:
+        check_notebook(notebook)
+    except NotebookShapeError as problem:
+        raise ExportError(
+            f"PATH {path} is not a valid notebook: {problem}; repair it or leave it out. "
+            "Nothing was written"
+        ) from None
     return notebook
 
 
@@ -130,7 +150,18 @@ def widget_state(notebook: dict) -> dict[str, dict]:
     return dict(saved.get("state", {}))
 
 
-def execute(notebook: dict, folder: Path, timeout: int = 600) -> dict:
+class CellTimeLimitError(Exception):
+    """A cell ran longer than its limit: ``cell`` (1-based, counting every cell) and ``seconds``.
+
+    ``cell`` is one past the last cell when it was the run's own last step (saving the state).
+    """
+
+    def __init__(self, cell: int, seconds: int, source: str) -> None:
+        super().__init__(f"cell {cell} ran longer than {seconds} s")
+        self.cell, self.seconds, self.source = cell, seconds, source
+
+
+def execute(notebook: dict, folder: Path, timeout: int = 120) -> dict:
     """Run ``notebook`` top to bottom in a fresh kernel of this Python; a copy, with outputs.
 
     Parameters
@@ -140,7 +171,7 @@ def execute(notebook: dict, folder: Path, timeout: int = 600) -> dict:
     folder : Path
         The kernel's working folder (the notebook's own, as Jupyter runs it).
     timeout : int
-        Seconds one cell may run.
+        Seconds one cell may run (``--timeout``).
 
     Returns
     -------
@@ -148,41 +179,33 @@ def execute(notebook: dict, folder: Path, timeout: int = 600) -> dict:
         The executed copy (an nbformat ``NotebookNode``); a cell that raised keeps its error
         output (the page shows it), and ``metadata.widgets`` holds the state of every widget
         open at the end.
+
+    Raises
+    ------
+    CellTimeLimitError
+        A cell ran longer than ``timeout`` (the kernel is stopped).
     """
     import nbformat
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError
 
     run = nbformat.reads(json.dumps(notebook), as_version=4)  # a copy, its lines joined
     run.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
-    client = NotebookClient(
+    running = [0]
+    client = notebook_client(
         run,
+        folder,
         timeout=timeout,
-        allow_errors=True,
         store_widget_state=True,
         extra_arguments=["--InlineBackend.figure_formats=svg"],  # plots sharp on any screen
-        km=AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_this_python()),
-        resources={"metadata": {"path": str(folder)}},
+        on_cell_execute=lambda cell, cell_index: running.__setitem__(0, cell_index),
     )
-    client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # the kernel's own chatter
+    try:  # the kernel's own chatter is not ours to print
+        client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except CellTimeoutError:
+        source = _text(run.cells[running[0]].source)
+        raise CellTimeLimitError(running[0] + 1, timeout, source) from None
     last = run.cells.pop()
     for output in last.get("outputs", []):
         if _FLUSHED in output.get("data", {}):
             run.metadata["widgets"] = {WIDGET_STATE: dict(output["data"][_FLUSHED])}
     return run
-
-
-def _this_python() -> Any:
-    """A kernel spec manager whose ``python3`` is this interpreter (where gradkit is)."""
-    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-
-    class ThisPython(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(
-                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                display_name="Python 3 (gradkit export)",
-                language="python",
-                resource_dir=str(Path(__file__).parent),
-            )
-
-    return ThisPython()

@@ -13,8 +13,17 @@ import html
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
+from urllib.parse import quote
 
-__all__ = ["OFFLINE_NOTE", "Lesson", "describe", "index_page", "lesson_page", "live_box"]
+__all__ = [
+    "OFFLINE_NOTE",
+    "Lesson",
+    "describe",
+    "index_page",
+    "lesson_page",
+    "live_box",
+    "page_href",
+]
 
 #: The line a widget shows under a control that needs the kernel (its greyed-out controls).
 OFFLINE_NOTE = (
@@ -41,6 +50,15 @@ class Lesson:
     shipped: bool = False
     live: int = 0
     notes: list[str] = field(default_factory=list)
+
+
+def page_href(name: str) -> str:
+    """A lesson page's link, fit for an ``href``: ``name.html`` URL-encoded, then escaped.
+
+    A notebook may be named anything (``#``, ``?``, ``%``, quotes): its link still leads to its
+    page and can never end the attribute.
+    """
+    return html.escape(quote(f"{name}.html"), quote=True)
 
 
 def _plain(fragment: str) -> str:
@@ -71,9 +89,10 @@ def _how_to_run(what: str, binder: str) -> str:
 
 def live_box(lesson: Lesson) -> str:
     """What works on this static page, and three ways to open the lesson live."""
+    where = html.escape(quote(f"{lesson.name}.ipynb", safe=""))
     binder = (
-        f'; or <a href="{_BINDER}{html.escape(lesson.name)}.ipynb">open it on Binder</a> '
-        "(a temporary server in your browser)"
+        f'; or <a href="{_BINDER}{where}">open it on Binder</a> (a temporary server in your '
+        "browser)"
         if lesson.shipped
         else ""
     )
@@ -104,11 +123,11 @@ def _nav(previous: Lesson | None, following: Lesson | None) -> str:
     links = ['<a class="gk-site-home" href="index.html">All lessons</a>']
     if previous is not None:
         links.append(
-            f'<a rel="prev" href="{previous.name}.html">← {html.escape(previous.title)}</a>'
+            f'<a rel="prev" href="{page_href(previous.name)}">← {html.escape(previous.title)}</a>'
         )
     if following is not None:
         links.append(
-            f'<a rel="next" href="{following.name}.html">{html.escape(following.title)} →</a>'
+            f'<a rel="next" href="{page_href(following.name)}">{html.escape(following.title)} →</a>'
         )
     return f'<nav class="gk-site-nav" aria-label="lessons">{"".join(links)}</nav>'
 
@@ -137,7 +156,7 @@ def lesson_page(lesson: Lesson, previous: Lesson | None, following: Lesson | Non
 def index_page(lessons: list[Lesson]) -> str:
     """``index.html``: the lessons in order, each with its one-line description."""
     items = "".join(
-        f'<li><a href="{lesson.name}.html">{html.escape(lesson.title)}</a>'
+        f'<li><a href="{page_href(lesson.name)}">{html.escape(lesson.title)}</a>'
         f"<p>{html.escape(lesson.description)}</p></li>"
         for lesson in lessons
     )
