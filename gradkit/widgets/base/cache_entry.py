@@ -176,8 +176,16 @@ def decode_entry(data: bytes, text: str) -> Any:
         return _decode_entry(bytes(data), text)
     except ValueError:
         raise
-    except (TypeError, KeyError, IndexError, AttributeError, RecursionError, OverflowError,
-            MemoryError, struct.error) as error:  # fmt: skip
+    except (
+        TypeError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+        MemoryError,
+        struct.error,
+    ) as error:
         raise ValueError(f"not a gradkit scene entry ({type(error).__name__})") from None
 
 

@@ -35,9 +35,15 @@ class PointWidget(GradkitWidget):
     _menu: ClassVar[dict[str, Callable]] = {}  # an instance sets its own menu
 
     def point_rows(
-        self, x: float, eps: float, *, lo: float, hi: float, step: float,
+        self,
+        x: float,
+        eps: float,
+        *,
+        lo: float,
+        hi: float,
+        step: float,
         tooltip: str = "where the slope is measured",
-    ) -> None:  # fmt: skip
+    ) -> None:
         """The x row (on a grid of ``step`` over ``lo`` … ``hi``, see :func:`.rows.x_row`) and the
         eps row, with their handles: ``x_slider``, ``eps_slider``, ``eps_text`` and the step
         buttons ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
@@ -47,9 +53,10 @@ class PointWidget(GradkitWidget):
             setattr(self, name, self._controls[name])
 
     def track_x(
-        self, measure: Callable[[float], Any],
+        self,
+        measure: Callable[[float], Any],
         of_function: Callable[[Callable, float], Any] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Measure per x position with ``measure(x)`` and send the first picture.
 
         ``of_function(f, x)`` is the same measurement for any function of the menu (what a page

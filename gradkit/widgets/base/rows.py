@@ -62,53 +62,117 @@ def toggle(
 ) -> Control:
     """Toggle buttons, one of several; options are labels or ``(label, value)`` pairs."""
     pairs = [o if isinstance(o, tuple) else (o, o) for o in options]
-    spec = {"kind": "toggle", "name": name, "label": label, "css": css, "scene": scene,
-            "options": [p[0] for p in pairs], "tooltips": list(tooltips)}  # fmt: skip
+    spec = {
+        "kind": "toggle",
+        "name": name,
+        "label": label,
+        "css": css,
+        "scene": scene,
+        "options": [p[0] for p in pairs],
+        "tooltips": list(tooltips),
+    }
     c = Control(w, spec, pairs)
     return w.add_control(c, None if value is None else c.to_state(value))
 
 
 def dropdown(
-    w: GradkitWidget, name: str, options: Sequence[str], *, value: str, label: str = "",
-    css: str = "", tooltip: str = "", kernel: bool = True,
-) -> Control:  # fmt: skip
+    w: GradkitWidget,
+    name: str,
+    options: Sequence[str],
+    *,
+    value: str,
+    label: str = "",
+    css: str = "",
+    tooltip: str = "",
+    kernel: bool = True,
+) -> Control:
     """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene)."""
-    spec = {"kind": "dropdown", "name": name, "label": label, "css": css, "tooltip": tooltip,
-            "options": list(options), "scene": kernel, "kernel": kernel}  # fmt: skip
+    spec = {
+        "kind": "dropdown",
+        "name": name,
+        "label": label,
+        "css": css,
+        "tooltip": tooltip,
+        "options": list(options),
+        "scene": kernel,
+        "kernel": kernel,
+    }
     c = Control(w, spec, [(o, o) for o in options])
     return w.add_control(c, value)
 
 
 def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
-    w: GradkitWidget, name: str, *, value: float, origin: float, step: float, lo: int, hi: int,
-    label: str = "", css: str = "", tooltip: str = "", scene: bool = True,
-    continuous: bool = True, steps: tuple[dict, dict] | None = None, fmt: str = ".6g",
-) -> Control:  # fmt: skip
+    w: GradkitWidget,
+    name: str,
+    *,
+    value: float,
+    origin: float,
+    step: float,
+    lo: int,
+    hi: int,
+    label: str = "",
+    css: str = "",
+    tooltip: str = "",
+    scene: bool = True,
+    continuous: bool = True,
+    steps: tuple[dict, dict] | None = None,
+    fmt: str = ".6g",
+) -> Control:
     """A slider over ``origin + k * step`` for whole k in lo … hi (the same sum in the page).
 
     ``steps``: optional (down, up) buttons ``{name, css, label, tooltip}`` moving one step.
     """
-    spec = {"kind": "slider", "name": name, "label": label, "css": css, "tooltip": tooltip,
-            "origin": origin, "step": step, "lo": lo, "hi": hi, "scene": scene,
-            "continuous": continuous, "short": True, "format": fmt}  # fmt: skip
+    spec = {
+        "kind": "slider",
+        "name": name,
+        "label": label,
+        "css": css,
+        "tooltip": tooltip,
+        "origin": origin,
+        "step": step,
+        "lo": lo,
+        "hi": hi,
+        "scene": scene,
+        "continuous": continuous,
+        "short": True,
+        "format": fmt,
+    }
     if steps is not None:
         spec["down"], spec["up"] = steps
     c = w.add_control(Control(w, spec), float(value))
     if steps is not None:
         for part, direction in zip(steps, (-1, 1), strict=True):
-            part_spec = {"kind": "button", "name": part["name"], "css": part["css"],
-                         "text": part["label"], "tooltip": part["tooltip"]}  # fmt: skip
+            part_spec = {
+                "kind": "button",
+                "name": part["name"],
+                "css": part["css"],
+                "text": part["label"],
+                "tooltip": part["tooltip"],
+            }
             w.add_control(SliderStep(w, part_spec, spec, direction), has_value=False)
     return c
 
 
 def text(
-    w: GradkitWidget, name: str, *, value: str, label: str = "", css: str = "", tooltip: str = "",
+    w: GradkitWidget,
+    name: str,
+    *,
+    value: str,
+    label: str = "",
+    css: str = "",
+    tooltip: str = "",
     placeholder: str = "",
-) -> Control:  # fmt: skip
+) -> Control:
     """A text box (sent on Enter or when it loses focus)."""
-    spec = {"kind": "text", "name": name, "label": label, "css": css, "tooltip": tooltip,
-            "placeholder": placeholder, "kernel": True}  # fmt: skip
+    spec = {
+        "kind": "text",
+        "name": name,
+        "label": label,
+        "css": css,
+        "tooltip": tooltip,
+        "placeholder": placeholder,
+        "kernel": True,
+    }
     return w.add_control(Control(w, spec), value)
 
 
@@ -121,9 +185,15 @@ def checkbox(
 
 
 def button(
-    w: GradkitWidget, name: str, text: str, *, css: str = "", tooltip: str = "",
-    sets: tuple[str, Any] | None = None, unsets: tuple[list, dict[str, Any]] | None = None,
-) -> Control:  # fmt: skip
+    w: GradkitWidget,
+    name: str,
+    text: str,
+    *,
+    css: str = "",
+    tooltip: str = "",
+    sets: tuple[str, Any] | None = None,
+    unsets: tuple[list, dict[str, Any]] | None = None,
+) -> Control:
     """A button: a click goes to the kernel, or with ``sets=(key, value)`` the page sets that
     state itself (no kernel needed) and hides the button once it holds. With ``unsets=(value,
     also)`` too it is a toggle instead (``aria-pressed``, never hidden): pressed again it sets
@@ -131,8 +201,14 @@ def button(
     (``controls.js``: ``buttonPress``)."""
     if unsets is not None and sets is None:
         raise ValueError(f"button {name!r}: unsets= needs sets= (the value it toggles from)")
-    spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tooltip,
-            "kernel": sets is None}  # fmt: skip
+    spec = {
+        "kind": "button",
+        "name": name,
+        "text": text,
+        "css": css,
+        "tooltip": tooltip,
+        "kernel": sets is None,
+    }
     if sets is not None:
         spec["set"] = list(sets)
     if unsets is not None:
@@ -144,15 +220,30 @@ def dtype_toggle(
     w: GradkitWidget, value: torch.dtype, label: str = "dtype", *, scene: bool = False
 ) -> Control:
     """float64 / float32 / float16 / bfloat16, each with its unit roundoff in the tooltip."""
-    return toggle(w, "dtype", list(DTYPES.items()), value=value, label=label, css="gradkit-dtype",
-                  tooltips=[DTYPE_TIPS[n] for n in DTYPES], scene=scene)  # fmt: skip
+    return toggle(
+        w,
+        "dtype",
+        list(DTYPES.items()),
+        value=value,
+        label=label,
+        css="gradkit-dtype",
+        tooltips=[DTYPE_TIPS[n] for n in DTYPES],
+        scene=scene,
+    )
 
 
 def scheme_toggle(w: GradkitWidget, value: str) -> Control:
     """central / forward, each with its formula in the tooltip."""
     tips = [SCHEME_TIPS[s] for s in WIDGET_SCHEMES]
-    return toggle(w, "scheme", list(WIDGET_SCHEMES), value=value, label="scheme",
-                  css="gradkit-scheme", tooltips=tips)  # fmt: skip
+    return toggle(
+        w,
+        "scheme",
+        list(WIDGET_SCHEMES),
+        value=value,
+        label="scheme",
+        css="gradkit-scheme",
+        tooltips=tips,
+    )
 
 
 _SMALLER, _LARGER = "make eps 10 times smaller", "make eps 10 times larger"
@@ -166,26 +257,50 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     """
     down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": _SMALLER}
     up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": _LARGER}
-    spec = {"kind": "grid", "name": "eps", "label": "eps", "css": "gradkit-eps", "short": True,
-            "aria": "eps", "down": down, "up": up,
-            "tooltip": f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})"}  # fmt: skip
+    spec = {
+        "kind": "grid",
+        "name": "eps",
+        "label": "eps",
+        "css": "gradkit-eps",
+        "short": True,
+        "aria": "eps",
+        "down": down,
+        "up": up,
+        "tooltip": f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})",
+    }
     state = eps_state(eps)
     slider_control = w.add_control(EpsSlider(w, spec), state["eps"])
     w.state = {**w.state, "eps_exact": state["eps_exact"]}
     for name, part, direction in (("eps_down", down, -1), ("eps_up", up, 1)):
-        part_spec = {"kind": "button", "name": name, "css": part["css"], "text": part["label"],
-                     "tooltip": part["tooltip"]}  # fmt: skip
+        part_spec = {
+            "kind": "button",
+            "name": name,
+            "css": part["css"],
+            "text": part["label"],
+            "tooltip": part["tooltip"],
+        }
         w.add_control(EpsStep(w, part_spec, direction), has_value=False)
-    box = {"kind": "text", "name": "eps_text", "label": "type eps", "css": "gradkit-eps-text",
-           "parse": "eps", "placeholder": "e.g. 1e-6",
-           "tooltip": "type eps (e.g. 1e-6) and press Enter"}  # fmt: skip
+    box = {
+        "kind": "text",
+        "name": "eps_text",
+        "label": "type eps",
+        "css": "gradkit-eps-text",
+        "parse": "eps",
+        "placeholder": "e.g. 1e-6",
+        "tooltip": "type eps (e.g. 1e-6) and press Enter",
+    }
     return slider_control, w.add_control(EpsText(w, box), has_value=False)
 
 
 def x_row(
-    w: GradkitWidget, x: float, *, lo: float, hi: float, step: float,
+    w: GradkitWidget,
+    x: float,
+    *,
+    lo: float,
+    hi: float,
+    step: float,
     tooltip: str = "where the slope is measured",
-) -> Control:  # fmt: skip
+) -> Control:
     """x on a grid of steps through x itself, with − / +.
 
     The grid covers lo … hi when x lies inside; an x outside gets a range as wide, centred on it.
@@ -200,5 +315,16 @@ def x_row(
     down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
     up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
     steps = (down, up)
-    return slider(w, "x", value=x, origin=x, step=step, lo=lo_k, hi=hi_k, label="x",
-                  css="gradkit-x", tooltip=tooltip, steps=steps)  # fmt: skip
+    return slider(
+        w,
+        "x",
+        value=x,
+        origin=x,
+        step=step,
+        lo=lo_k,
+        hi=hi_k,
+        label="x",
+        css="gradkit-x",
+        tooltip=tooltip,
+        steps=steps,
+    )

@@ -129,39 +129,61 @@ class EpsilonLab(PointWidget):
             self.on_change("panels", lambda _change: self._theory_switch())
             self.track_x(lambda at: _measure(self.f, at), _measure)
 
-    def _build(self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str,
-               shown: list[str]) -> None:  # fmt: skip
+    def _build(  # long: every control and panel of the lab, one call each
+        self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
+    ) -> None:
         """The controls, in the order the page shows them, and the readout slots."""
         self.function_dropdown = dropdown(
-            self, "function", list(self._menu), value=selected, label="f(x) =",
-            css="gradkit-function", tooltip="the function whose slope is measured",
-        )  # fmt: skip
+            self,
+            "function",
+            list(self._menu),
+            value=selected,
+            label="f(x) =",
+            css="gradkit-function",
+            tooltip="the function whose slope is measured",
+        )
         self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
         self.dtype_buttons = dtype_toggle(self, dtype, "highlight")
         self.dtype_buttons.spec["shown_key"] = "shown"  # only the shown dtypes' buttons
         self.scheme_buttons = scheme_toggle(self, scheme)
         self.theory_checkbox = checkbox(
-            self, "theory", value=True, text="show theory lines", css="gradkit-theory",
+            self,
+            "theory",
+            value=True,
+            text="show theory lines",
+            css="gradkit-theory",
             tooltip="truncation and rounding error predicted by Taylor's theorem",
-        )  # fmt: skip
+        )
         # a toggle: pressed again, back to the dtypes shown first (less the half precisions)
         first = [n for n in shown if n not in _HALVES] or shown
         fallback = next(n for n in (dtype_name(dtype), "float32", first[0]) if n in first)
         self.reveal_button = button(
-            self, "reveal", "show float16 and bfloat16", css="gradkit-reveal",
-            tooltip="show or hide the half-precision dtypes", sets=("shown", list(DTYPES)),
+            self,
+            "reveal",
+            "show float16 and bfloat16",
+            css="gradkit-reveal",
+            tooltip="show or hide the half-precision dtypes",
+            sets=("shown", list(DTYPES)),
             unsets=(first, {"dtype": fallback}),
-        )  # fmt: skip
+        )
         self.on_click("reveal", self._reveal_pressed)
         self.update_state({"shown": shown})
         self.layout(
             "EpsilonLab",
             "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
-            [self.function_dropdown, self.x_slider, self.eps_slider, self.eps_text,
-             self.dtype_buttons, self.scheme_buttons, self.theory_checkbox, self.reveal_button],
+            [
+                self.function_dropdown,
+                self.x_slider,
+                self.eps_slider,
+                self.eps_text,
+                self.dtype_buttons,
+                self.scheme_buttons,
+                self.theory_checkbox,
+                self.reveal_button,
+            ],
             _READOUTS,
             alt="error of the numeric slope versus eps, log-log, one curve per dtype",
-        )  # fmt: skip
+        )
         self._theory_switch()
 
     # ------------------------------------------------------------------------------ state

@@ -53,10 +53,12 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
 
     def stacked(fields: Sequence[str], kind: type) -> np.ndarray:
         return np.array(
-            [[np.stack([getattr(c, k).double().numpy() for k in fields], -1) for c in r]
-             for r in per],
+            [
+                [np.stack([getattr(c, k).double().numpy() for k in fields], -1) for c in r]
+                for r in per
+            ],
             dtype=kind,
-        )  # fmt: skip
+        )
 
     return {
         "error": np.array([[c.error.double().numpy() for c in r] for r in per]),

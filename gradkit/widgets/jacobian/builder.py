@@ -33,7 +33,7 @@ from .steps import (
     check_n,
     jacobian_steps,
     sample_input,
-)  # fmt: skip
+)
 
 __all__ = ["N_AROUND", "Calls", "JacobianBuilder"]
 
@@ -103,7 +103,7 @@ class JacobianBuilder(GradkitWidget):
     scripts = ("base/matrix.js", "jacobian/jacobian.js")
     PANELS = ("numeric", "analytic", "counts")
 
-    def __init__(
+    def __init__(  # long: the builder's controls, one call each, in the order shown
         self,
         f: object = "SquareFn",
         n: int | None = None,
@@ -125,14 +125,33 @@ class JacobianBuilder(GradkitWidget):
             self.gradcheck_calls = None
             self._builds = 0
             self.n_slider = slider(
-                self, "n", value=n, origin=0, step=1, lo=N_MIN, hi=N_MAX, label="n",
-                css="gradkit-n", tooltip="input entries: each one costs 2 forward calls",
-                continuous=False, fmt=".0f",
-                steps=({"name": "n_down", "css": "gradkit-n-down", "label": "−",
-                        "tooltip": "one input entry fewer"},
-                       {"name": "n_up", "css": "gradkit-n-up", "label": "+",
-                        "tooltip": "one input entry more"}),
-            )  # fmt: skip
+                self,
+                "n",
+                value=n,
+                origin=0,
+                step=1,
+                lo=N_MIN,
+                hi=N_MAX,
+                label="n",
+                css="gradkit-n",
+                tooltip="input entries: each one costs 2 forward calls",
+                continuous=False,
+                fmt=".0f",
+                steps=(
+                    {
+                        "name": "n_down",
+                        "css": "gradkit-n-down",
+                        "label": "−",
+                        "tooltip": "one input entry fewer",
+                    },
+                    {
+                        "name": "n_up",
+                        "css": "gradkit-n-up",
+                        "label": "+",
+                        "tooltip": "one input entry more",
+                    },
+                ),
+            )
             self.n_down, self.n_up = self._controls["n_down"], self._controls["n_up"]
             self.step_button, self.run_button, self.reset_button = self._step_buttons()
             self.update_state({"step": 1})
@@ -140,12 +159,18 @@ class JacobianBuilder(GradkitWidget):
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
                 [self.n_slider],
-                [("status", "gradkit-jb-status"), ("calls", "gradkit-jb-calls"),
-                 ("verdict", "gradkit-jb-verdict"), ("history", "gradkit-jb-history")],
+                [
+                    ("status", "gradkit-jb-status"),
+                    ("calls", "gradkit-jb-calls"),
+                    ("verdict", "gradkit-jb-verdict"),
+                    ("history", "gradkit-jb-history"),
+                ],
                 alt="the numeric Jacobian filled column by column, the analytic one row by row",
-            )  # fmt: skip
-            self.spec = {**self.spec, "steps": [c.spec for c in (self.step_button,
-                         self.run_button, self.reset_button)]}  # fmt: skip
+            )
+            self.spec = {
+                **self.spec,
+                "steps": [c.spec for c in (self.step_button, self.run_button, self.reset_button)],
+            }
             self.on_change("n", lambda _change: self._rebuild())
             self.guard(self._rebuild)()
 
@@ -274,8 +299,9 @@ class JacobianBuilder(GradkitWidget):
             raise
         self.result = result
         row = history_row(result, self.gradcheck_calls)
-        self.history = sorted([h for h in self.history if h["n"] != result.n] + [row],
-                              key=lambda h: h["n"])  # fmt: skip
+        self.history = sorted(
+            [h for h in self.history if h["n"] != result.n] + [row], key=lambda h: h["n"]
+        )
         with self.hold_sync():  # one message: the new step never meets the old scene
             self.update_state({"step": min(1, result.steps)})  # the first column built
             key = (self.label, self._builds)

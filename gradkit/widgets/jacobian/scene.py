@@ -24,30 +24,48 @@ __all__ = ["arrays_of", "gradcheck_count", "history_row", "scene_of"]
 def scene_of(label: str, r: JacobianSteps, counted: Any, history: list[dict]) -> dict:
     """The scene of a build: sizes, settings, gradcheck's count and the n's built."""
     return {
-        "failed": False, "label": label, "n": r.n, "m": r.m, "steps": r.steps,
-        "eps": r.eps, "atol": GRADCHECK_DEFAULTS["atol"], "rtol": GRADCHECK_DEFAULTS["rtol"],
-        "gradcheck": None if counted is None else
-        {"forward": counted.forward, "backward": counted.backward, "passed": counted.passed},
+        "failed": False,
+        "label": label,
+        "n": r.n,
+        "m": r.m,
+        "steps": r.steps,
+        "eps": r.eps,
+        "atol": GRADCHECK_DEFAULTS["atol"],
+        "rtol": GRADCHECK_DEFAULTS["rtol"],
+        "gradcheck": None
+        if counted is None
+        else {"forward": counted.forward, "backward": counted.backward, "passed": counted.passed},
         "history": history,
-    }  # fmt: skip
+    }
 
 
 def arrays_of(r: JacobianSteps) -> dict[str, np.ndarray]:
     """The tables of a build: x, both Jacobians, the entries outside tolerance, calls and times."""
     numeric, analytic = r.numeric.numpy(), r.analytic.numpy()
-    _, outside = difference_ratio(numeric, analytic, GRADCHECK_DEFAULTS["atol"],
-                                  GRADCHECK_DEFAULTS["rtol"])  # fmt: skip
-    return {"x": r.x.numpy(), "numeric": numeric, "analytic": analytic,
-            "outside": outside.astype(np.float64), "forward": np.array(r.forward_calls),
-            "backward": np.array(r.backward_calls), "seconds": np.array(r.seconds)}  # fmt: skip
+    _, outside = difference_ratio(
+        numeric, analytic, GRADCHECK_DEFAULTS["atol"], GRADCHECK_DEFAULTS["rtol"]
+    )
+    return {
+        "x": r.x.numpy(),
+        "numeric": numeric,
+        "analytic": analytic,
+        "outside": outside.astype(np.float64),
+        "forward": np.array(r.forward_calls),
+        "backward": np.array(r.backward_calls),
+        "seconds": np.array(r.seconds),
+    }
 
 
 def history_row(r: JacobianSteps, counted: Any) -> dict:
     """The history row of one build: its n, its calls and time, gradcheck's count."""
-    return {"n": r.n, "forward": r.forward_calls[-1], "backward": r.backward_calls[-1],
-            "seconds": r.seconds[-1],
-            "gradcheck_forward": None if counted is None else counted.forward,
-            "gradcheck_backward": None if counted is None else counted.backward}  # fmt: skip
+    return {
+        "n": r.n,
+        "forward": r.forward_calls[-1],
+        "backward": r.backward_calls[-1],
+        "seconds": r.seconds[-1],
+        "gradcheck_forward": None if counted is None else counted.forward,
+        "gradcheck_backward": None if counted is None else counted.backward,
+    }
 
 
 def gradcheck_count(f: Callable, x: torch.Tensor, eps: float) -> Any:

@@ -150,40 +150,78 @@ class GradcheckLab(GradkitWidget):
             self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
             self.guard(self._new_scene)()
 
-    def _build_controls(self, targets: LabTargets, dtype: torch.dtype, eps: float,
-                        fast_mode: bool) -> None:  # fmt: skip
+    def _build_controls(  # long: every control of the lab, one call each, in the order shown
+        self, targets: LabTargets, dtype: torch.dtype, eps: float, fast_mode: bool
+    ) -> None:
         """The controls, in the page's order, and the readout slots."""
         self.function_dropdown = dropdown(
-            self, "function", targets.names, value=targets.label, label="Function",
+            self,
+            "function",
+            targets.names,
+            value=targets.label,
+            label="Function",
             css="gradkit-function",
             tooltip="a Function from gradkit's zoo: correct rules and their buggy twins",
-        )  # fmt: skip
+        )
         self.dtype_buttons = dtype_toggle(self, dtype, "inputs")
         self.eps_slider, self.eps_text = eps_row(self, eps)
         self.eps_down, self.eps_up = self._controls["eps_down"], self._controls["eps_up"]
         atol, rtol = self._tolerance
-        self.atol_text = text(self, "atol", value=f"{atol:g}", label="atol", css="gradkit-atol",
-                              tooltip=f"absolute {_TOLERANCE_TIP}")  # fmt: skip
-        self.rtol_text = text(self, "rtol", value=f"{rtol:g}", label="rtol", css="gradkit-rtol",
-                              tooltip=f"relative {_TOLERANCE_TIP}")  # fmt: skip
+        self.atol_text = text(
+            self,
+            "atol",
+            value=f"{atol:g}",
+            label="atol",
+            css="gradkit-atol",
+            tooltip=f"absolute {_TOLERANCE_TIP}",
+        )
+        self.rtol_text = text(
+            self,
+            "rtol",
+            value=f"{rtol:g}",
+            label="rtol",
+            css="gradkit-rtol",
+            tooltip=f"relative {_TOLERANCE_TIP}",
+        )
         self.fast_mode_checkbox = checkbox(
-            self, "fast_mode", value=fast_mode, text="fast_mode", css="gradkit-fast-mode",
+            self,
+            "fast_mode",
+            value=fast_mode,
+            text="fast_mode",
+            css="gradkit-fast-mode",
             tooltip="compare one random projection qᵀJp instead of every Jacobian entry",
-        )  # fmt: skip
+        )
         self.retry_button = button(
-            self, "retry", "retry in float64", css="gradkit-retry", sets=("dtype", "float64"),
+            self,
+            "retry",
+            "retry in float64",
+            css="gradkit-retry",
+            sets=("dtype", "float64"),
             tooltip="gradcheck's own advice: run the check with float64 inputs",
-        )  # fmt: skip
+        )
         self.layout(
             "GradcheckLab",
             "run torch.autograd.gradcheck and see why it passes or fails",
-            [self.function_dropdown, self.dtype_buttons, self.eps_slider, self.eps_text,
-             self.atol_text, self.rtol_text, self.fast_mode_checkbox, self.retry_button],
-            [("verdict", "gradkit-verdict"), ("description", "gradkit-description"),
-             ("explanation", "gradkit-explanation"), ("suggestion", "gradkit-suggestion"),
-             ("worst", "gradkit-worst"), ("message", "gradkit-torch-message")],
+            [
+                self.function_dropdown,
+                self.dtype_buttons,
+                self.eps_slider,
+                self.eps_text,
+                self.atol_text,
+                self.rtol_text,
+                self.fast_mode_checkbox,
+                self.retry_button,
+            ],
+            [
+                ("verdict", "gradkit-verdict"),
+                ("description", "gradkit-description"),
+                ("explanation", "gradkit-explanation"),
+                ("suggestion", "gradkit-suggestion"),
+                ("worst", "gradkit-worst"),
+                ("message", "gradkit-torch-message"),
+            ],
             alt="numeric, analytic and difference Jacobians as heatmaps, the worst entry boxed",
-        )  # fmt: skip
+        )
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -209,8 +247,9 @@ class GradcheckLab(GradkitWidget):
         entries = sum(t.numel() for t in own if isinstance(t, torch.Tensor))
         self._engine = "torch" if entries <= AHEAD_TORCH_ENTRIES else "batched"
         self._about = about(label, entry)
-        self._states = LabStates(lambda dt: self._targets.target(label, dt)[1], fn,
-                                 *self._tolerance)  # fmt: skip
+        self._states = LabStates(
+            lambda dt: self._targets.target(label, dt)[1], fn, *self._tolerance
+        )
         self._states.checks = self._checks
         self._scenes += 1
         self._sent, self._exact = {}, (0.0, {})
@@ -289,14 +328,21 @@ class GradcheckLab(GradkitWidget):
     def _scene_key(self) -> tuple:
         return (self.function_dropdown.value, *self._tolerance, self._scenes, self._revision)
 
-    def _scene_json(self, label: str | None = None, facts: dict | None = None,
-                    states: LabStates | None = None) -> dict:  # fmt: skip
+    def _scene_json(
+        self, label: str | None = None, facts: dict | None = None, states: LabStates | None = None
+    ) -> dict:
         """What the page needs beside the states: the Function, settings and words (of the
         Function shown, or of the menu's ``label`` with its ``facts`` and ``states``)."""
         atol, rtol = self._tolerance
-        return {"function": label or self.function_dropdown.value, "about": facts or self._about,
-                "atol": atol, "rtol": rtol, "dtypes": list(DTYPES), "causes": CAUSES,
-                "ahead": (states or self._states).ahead}  # fmt: skip
+        return {
+            "function": label or self.function_dropdown.value,
+            "about": facts or self._about,
+            "atol": atol,
+            "rtol": rtol,
+            "dtypes": list(DTYPES),
+            "causes": CAUSES,
+            "ahead": (states or self._states).ahead,
+        }
 
     def offline_ahead(self) -> dict:
         """For a page with no kernel: fast_mode flipped for every state sent, and the menu's
@@ -305,8 +351,11 @@ class GradcheckLab(GradkitWidget):
             return {}
         deadline = time.perf_counter() + OFFLINE_BUDGET_S
         here = self._here()
-        sent = [s for s in [here, *self._states.neighbours(*here)]
-                if self._states.kept(s[0], s[1], EPS_GRID[s[2]]) is not None]  # fmt: skip
+        sent = [
+            s
+            for s in [here, *self._states.neighbours(*here)]
+            if self._states.kept(s[0], s[1], EPS_GRID[s[2]]) is not None
+        ]
         self._send_window(extra=fast_twins(self._states, sent, deadline))
         others = [n for n in self._targets.names if n != self.function_dropdown.value]
         scenes = []

@@ -120,8 +120,16 @@ def report_state(report: CheckReport, dtype: str, eps: float) -> LabState:
 
 def unavailable_state(message: str, dtype: str, eps: float, fast_mode: bool) -> LabState:
     """A state the lab cannot check (e.g. complex inputs in float16), with the reason."""
-    record = {"unavailable": message, "passed": False, "verdict": "", "cause": "",
-              "dtype": dtype, "eps": eps, "fast_mode": fast_mode, "worst": None}  # fmt: skip
+    record = {
+        "unavailable": message,
+        "passed": False,
+        "verdict": "",
+        "cause": "",
+        "dtype": dtype,
+        "eps": eps,
+        "fast_mode": fast_mode,
+        "worst": None,
+    }
     return LabState(record, None, None)
 
 
@@ -183,8 +191,16 @@ class LabStates:
             return unavailable_state(str(error), dtype, eps, fast_mode)
         if engine == "batched" and (fast_mode or self.checks):
             engine = "torch"  # the batched engine: full Jacobians and the default checks only
-        report = check(self.fn, inputs, eps=eps, atol=self.atol, rtol=self.rtol,
-                       fast_mode=fast_mode, engine=engine, **self.checks)  # fmt: skip
+        report = check(
+            self.fn,
+            inputs,
+            eps=eps,
+            atol=self.atol,
+            rtol=self.rtol,
+            fast_mode=fast_mode,
+            engine=engine,
+            **self.checks,
+        )
         state = report_state(report, dtype, eps)
         if state.numeric is not None and state.numeric.size > AHEAD_MAX_CELLS:
             self.ahead = False
@@ -226,8 +242,9 @@ class LabStates:
             ``arrays`` holds ``matrices`` (float64, one per distinct Jacobian) and ``ratios``
             (float32, |analytic − numeric| ÷ allowed: drawn, never read out).
         """
-        shaped = next((s for s in states.values() if s.numeric is not None or
-                       s.analytic is not None), None)  # fmt: skip
+        shaped = next(
+            (s for s in states.values() if s.numeric is not None or s.analytic is not None), None
+        )
         shape = (1, 1) if shaped is None else _shape_of(shaped)
         matrices: list[np.ndarray] = []
         ratios: list[np.ndarray] = []

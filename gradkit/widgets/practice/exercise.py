@@ -110,8 +110,11 @@ class ExercisePanel(PracticeWidget):
             self.on_click("check", self.check)
             self.on_click("hint", self.next_hint)
             self.on_click("solution", self.reveal_solution)
-            self.add_offline(hints=[_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
-                             solution=_solution_html(ex), words=BUTTON_WORDS)  # fmt: skip
+            self.add_offline(
+                hints=[_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
+                solution=_solution_html(ex),
+                words=BUTTON_WORDS,
+            )
             self._show()
         self.guard(self.check)()
 

@@ -120,8 +120,10 @@ class Predict(PracticeWidget):
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
             self.update_state({"locked": False})
             self.feedback_html = PageText(self._feedback_text)
-            readouts = [("result", "gradkit-predict-result"),
-                        ("feedback", "gradkit-feedback gradkit-verdict")]  # fmt: skip
+            readouts = [
+                ("result", "gradkit-predict-result"),
+                ("feedback", "gradkit-feedback gradkit-verdict"),
+            ]
             self.layout(entry.prompt, "", [], readouts, alt=f"prediction: {entry.prompt}")
             self._actual = self.guard(self._true_value)()
             self.send_scene(self._scene(), key=entry.id)
@@ -145,10 +147,17 @@ class Predict(PracticeWidget):
         """What the page needs to check, reveal and explain a guess."""
         e = self.entry
         return {
-            "id": e.id, "prompt": e.prompt, "kind": e.kind, "options": list(e.options),
-            "unit": e.unit, "tolerance": e.tolerance, "actual": self._actual,
-            "right": e.right, "wrong": e.wrong, "open_all": lessons_open(),
-        }  # fmt: skip
+            "id": e.id,
+            "prompt": e.prompt,
+            "kind": e.kind,
+            "options": list(e.options),
+            "unit": e.unit,
+            "tolerance": e.tolerance,
+            "actual": self._actual,
+            "right": e.right,
+            "wrong": e.wrong,
+            "open_all": lessons_open(),
+        }
 
     # ----------------------------------------------------------------------- reading
     @property

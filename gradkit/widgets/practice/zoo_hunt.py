@@ -113,12 +113,16 @@ class ZooHunt(PracticeWidget):
             self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT))
             self.score = PageText(lambda: self._score)
             self.layout(
-                "Zoo hunt", "read the code, predict gradcheck's verdict, then run it",
+                "Zoo hunt",
+                "read the code, predict gradcheck's verdict, then run it",
                 [self.entry_dropdown, self.prediction, self.run_button],
-                [("code", "gradkit-specimen-code"), ("result", "gradkit-hunt-result"),
-                 ("score", "gradkit-hunt-score")],
+                [
+                    ("code", "gradkit-specimen-code"),
+                    ("result", "gradkit-hunt-result"),
+                    ("score", "gradkit-hunt-score"),
+                ],
                 alt="zoo hunt",
-            )  # fmt: skip
+            )
             self._publish()
             self.later(self._all_specimens)
             self.on_change("entry", lambda _change: self.update_state({"prediction": None}))
@@ -128,19 +132,33 @@ class ZooHunt(PracticeWidget):
         """The specimen menu (the page switches by itself), the cause buttons, the run button."""
         labels = [label for label, _name in pairs]
         menu = dropdown(
-            self, "entry", labels, value=labels[0], label="Function", css="gradkit-specimen",
-            tooltip="Which Function from the zoo to examine", kernel=False,
-        )  # fmt: skip
+            self,
+            "entry",
+            labels,
+            value=labels[0],
+            label="Function",
+            css="gradkit-specimen",
+            tooltip="Which Function from the zoo to examine",
+            kernel=False,
+        )
         self.entry_dropdown = self.add_control(_SpecimenMenu(self, menu.spec, pairs), labels[0])
         causes = toggle(
-            self, "prediction", guesses, value=None, label="I predict",
-            css="gradkit-prediction", tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
-        )  # fmt: skip
+            self,
+            "prediction",
+            guesses,
+            value=None,
+            label="I predict",
+            css="gradkit-prediction",
+            tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
+        )
         self.prediction = nullable(self, causes)
         self.run_button = button(
-            self, "run", "Run gradcheck", css="gradkit-run-gradcheck",
+            self,
+            "run",
+            "Run gradcheck",
+            css="gradkit-run-gradcheck",
             tooltip="Run gradkit.check on this Function's sample inputs (float64)",
-        )  # fmt: skip
+        )
 
     def _code(self) -> str:
         """The code the page shows for the specimen picked (the same cached HTML it was sent)."""
@@ -155,8 +173,12 @@ class ZooHunt(PracticeWidget):
 
     def _publish(self) -> None:
         """Every specimen's code, the results so far and the score (the page picks by entry)."""
-        scene = {"specimens": self._specimens, "results": self._results, "prompt": _PROMPT,
-                 "score": self._score}  # fmt: skip
+        scene = {
+            "specimens": self._specimens,
+            "results": self._results,
+            "prompt": _PROMPT,
+            "score": self._score,
+        }
         self.send_scene(scene, key=self._scene_count + 1)
 
     def check_page_value(self, key: str, value: Any) -> None:
@@ -185,9 +207,10 @@ class ZooHunt(PracticeWidget):
             f"{self._unmasked(e.name, report)}"
         )
         self._score = RUN_WORDS["score"].format(
-            right=sum(self._first_tries.values()), tried=len(self._first_tries),
+            right=sum(self._first_tries.values()),
+            tried=len(self._first_tries),
             total=len(self.names),
-        )  # fmt: skip
+        )
         self._publish()
         return report
 
@@ -207,7 +230,14 @@ class ZooHunt(PracticeWidget):
         for label, name in self._by_label.items():
             e = zoo.entry(name)
             report = check(e.apply, e.inputs())
-            verdicts[label] = {"name": name, "cause": report.cause,
-                               "unmasked": self._unmasked(name, report)}  # fmt: skip
-        return {"verdicts": verdicts, "words": RUN_WORDS, "total": len(self.names),
-                "resets": {"entry": {"prediction": None}}}  # fmt: skip
+            verdicts[label] = {
+                "name": name,
+                "cause": report.cause,
+                "unmasked": self._unmasked(name, report),
+            }
+        return {
+            "verdicts": verdicts,
+            "words": RUN_WORDS,
+            "total": len(self.names),
+            "resets": {"entry": {"prediction": None}},
+        }

@@ -89,9 +89,11 @@ class FloatRuler(PointWidget):
                 _READOUTS,
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )
-            self.track_x(lambda at: scene_cache.fetch(
-                ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS), lambda: ruler_point(at)
-            ))  # fmt: skip
+            self.track_x(
+                lambda at: scene_cache.fetch(
+                    ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS), lambda: ruler_point(at)
+                )
+            )
 
     # ------------------------------------------------------------------------------ state
     @property

@@ -108,22 +108,38 @@ class SlopeExplorer(PointWidget):
         with self.building():
             self._menu = menu
             self.function_dropdown = dropdown(
-                self, "function", list(menu), value=selected, label="f(x) =",
-                css="gradkit-function", tooltip="the function whose slope is measured",
-            )  # fmt: skip
+                self,
+                "function",
+                list(menu),
+                value=selected,
+                label="f(x) =",
+                css="gradkit-function",
+                tooltip="the function whose slope is measured",
+            )
             self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.scheme_buttons = scheme_toggle(self, scheme)
             self.layout(
                 "SlopeExplorer",
                 "nudge x by eps and compare the measured slope with the exact one",
-                [self.function_dropdown, self.x_slider, self.eps_slider, self.eps_text,
-                 self.dtype_buttons, self.scheme_buttons],
-                [("numeric", "gradkit-numeric"), ("analytic", "gradkit-analytic"),
-                 ("abs_error", "gradkit-abs-error"), ("rel_error", "gradkit-rel-error"),
-                 ("eps", "gradkit-eps-readout"), ("note", "gradkit-note")],
+                [
+                    self.function_dropdown,
+                    self.x_slider,
+                    self.eps_slider,
+                    self.eps_text,
+                    self.dtype_buttons,
+                    self.scheme_buttons,
+                ],
+                [
+                    ("numeric", "gradkit-numeric"),
+                    ("analytic", "gradkit-analytic"),
+                    ("abs_error", "gradkit-abs-error"),
+                    ("rel_error", "gradkit-rel-error"),
+                    ("eps", "gradkit-eps-readout"),
+                    ("note", "gradkit-note"),
+                ],
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
-            )  # fmt: skip
+            )
             self.track_x(lambda at: _measure(self.f, at), _measure)
 
     # ------------------------------------------------------------------------------ state

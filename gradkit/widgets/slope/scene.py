@@ -71,8 +71,15 @@ def slope_rows(
     return rows, zoom
 
 
-def _fill(r: np.ndarray, scheme: str, x_t: torch.Tensor, h: torch.Tensor,
-          plus_minus: torch.Tensor, fx: float, numeric: np.ndarray) -> None:  # fmt: skip
+def _fill(
+    r: np.ndarray,
+    scheme: str,
+    x_t: torch.Tensor,
+    h: torch.Tensor,
+    plus_minus: torch.Tensor,
+    fx: float,
+    numeric: np.ndarray,
+) -> None:
     """Columns 0-9 of one (scheme, dtype) block: slope, stored eps, points, values, flags."""
     n = len(h)
     plus, minus = plus_minus[:n], plus_minus[n:]
