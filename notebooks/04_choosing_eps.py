@@ -131,10 +131,10 @@ for name in ("float64", "float32"):
 #
 # **Try:** set eps to 1e-6, then 1e-3 and 1e-1. **Notice:** each curve is a V. Its left arm
 # is rounding (it grows like 1/ε), its right arm truncation (|f‴|ε²/6); float32's V bottoms
-# near 1e-3. Left of about 1e-8, float32's curve lies flat at 0.75, the whole slope: there
-# x + ε and x − ε both round back to 0.5 (half a spacing is 1.49e-08 below 0.5 and 2.98e-08
-# above), so f(x + ε) − f(x − ε) = 0, the numeric slope is 0, and a smaller ε can do no
-# worse. (The lab's *show float16 and bfloat16* button adds two more dtypes; the appendix
+# near 1e-3. Left of about 1e-8, float32's curve lies flat at 0.75, the whole slope (the plot
+# labels this shelf *x ± eps round to x: slope 0*): there x + ε and x − ε both round back to
+# 0.5 (half a spacing is 1.49e-08 below 0.5 and 2.98e-08 above), so f(x + ε) − f(x − ε) = 0,
+# the numeric slope is 0, and a smaller ε can do no worse. (The lab's *show float16 and bfloat16* button adds two more dtypes; the appendix
 # explains them.)
 
 # %%

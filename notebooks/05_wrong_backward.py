@@ -110,18 +110,19 @@ predict
 # %% [markdown]
 # ## Your backward on screen
 #
-# `SlopeExplorer` also takes a Function. Its tangent then has the slope **your backward**
-# claims, and its secant the slope the nudges measure.
+# `SlopeExplorer` also takes a Function. Its blue line then has the slope **your backward**
+# claims (the legend says so: it is no tangent of the curve unless the backward is right), and
+# its secant the slope the nudges measure.
 #
 # **Try:** press ÷10 several times. **Notice:** where the secant settles, and whether it ever
-# turns towards the tangent.
+# turns towards the blue line.
 
 # %%
 explorer = SlopeExplorer(f=WrongSquareFn, x=2.0, eps=1e-3, panels=["curve"])
 explorer
 
 # %% [markdown]
-# The secant settles on slope 4, the slope of x², and never turns towards the tangent's 6:
+# The secant settles on slope 4, the slope of x², and never turns towards the blue line's 6:
 # the nudges run forward only, and forward is right. No eps rescues a wrong rule.
 #
 # ## Reading torch's message

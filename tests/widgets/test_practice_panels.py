@@ -115,6 +115,16 @@ def test_the_panel_buttons_need_the_kernel_and_readouts_come_from_python(make):
     assert readouts["hints"] == readouts["solution"] == ""
 
 
+def test_in_voila_check_is_greyed_and_says_why_hints_still_work(make, monkeypatch):
+    monkeypatch.setenv("VOILA_KERNEL_ID", "k")
+    panel = make(ExercisePanel, "cube", namespace={})
+    assert panel.control_state["check"] == {"disabled": True}
+    assert "Open the notebook in Jupyter" in panel.feedback.value
+    assert "No class named" not in panel.feedback.value
+    panel.hint_button.click()
+    assert panel.hints_shown == 1 and "Hint 1" in panel.hints_html.value
+
+
 def test_hints_one_at_a_time_and_the_solution_asked_twice(make):
     ex = EXERCISES["cube"]
     panel = make(ExercisePanel, "cube", namespace={})

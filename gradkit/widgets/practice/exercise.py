@@ -4,12 +4,15 @@ Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the noteb
 Python writes the readouts (the grader's feedback, the hints, the solution) into the scene; the
 page (``panel.js``) shows them. Checking runs the learner's code, so on a page without a kernel
 (a static export) *Check my code* is greyed out with a note; the hints and the solution are
-text, sent with the panel (its ``offline`` trait), so such a page shows them by itself.
+text, sent with the panel (its ``offline`` trait), so such a page shows them by itself. Voilà
+runs the lesson with its code hidden, so there too *Check my code* is greyed out, its feedback
+saying why (:func:`read_only_app`).
 """
 
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Mapping
 
 from ... import exercises
@@ -18,7 +21,14 @@ from ...exercises.grader import exercise_of
 from ..base.rows import button
 from .common import PageText, PracticeWidget
 
-__all__ = ["ExercisePanel", "user_namespace"]
+__all__ = ["ExercisePanel", "read_only_app", "user_namespace"]
+
+#: The check's feedback where the learner cannot edit the code (Voilà).
+READ_ONLY_FEEDBACK = (
+    "<div>This page shows the lesson with its code hidden, so there is no class of yours to "
+    "check here. Open the notebook in Jupyter to write it and press <i>Check my code</i>; "
+    "the hints and the solution work here too.</div>"
+)
 
 #: What the hint and solution buttons say as they change (Python and a page with no kernel).
 BUTTON_WORDS = {
@@ -41,6 +51,12 @@ def _buttons(ex: Exercise) -> tuple[tuple[str, str, str], ...]:
         ("hint", "Hint", f"Show the next hint ({len(ex.hints)} in all)"),
         ("solution", "Show solution", "Reveal a correct solution (asks once more first)"),
     )
+
+
+def read_only_app() -> bool:
+    """Whether this kernel runs for Voilà (which sets ``VOILA_*`` variables in its kernels),
+    where the page shows no code for the learner to edit."""
+    return any(name.startswith("VOILA_") for name in os.environ)
 
 
 def user_namespace() -> Mapping[str, object]:
@@ -116,7 +132,11 @@ class ExercisePanel(PracticeWidget):
                 words=BUTTON_WORDS,
             )
             self._show()
-        self.guard(self.check)()
+        if read_only_app():
+            self.set_control_state("check", disabled=True)
+            self._show(feedback=READ_ONLY_FEEDBACK)
+        else:
+            self.guard(self.check)()
 
     def _show(self, **readouts: str) -> None:
         """Send the readouts (changed ones replace their old HTML)."""
