@@ -92,8 +92,9 @@ for slow, fast in cost.call_table((1, 10, 100)):
 
 # %% [markdown]
 # Slow mode's 4, 22 and 202 forward calls grow in step with n, each on the whole input: an
-# input of a million entries would need two million runs. Best of three timings on this
-# machine (your numbers will differ; the trend will not):
+# input of a million entries would need two million runs. Best of three timings on the
+# machine that ran this lesson (yours in a notebook; on a published page, the one that built
+# it). Your numbers will differ; the trend will not:
 
 # %%
 for t in cost.time_gradcheck((10, 50, 200)):
