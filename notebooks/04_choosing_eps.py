@@ -134,8 +134,8 @@ for name in ("float64", "float32"):
 # near 1e-3. Left of about 1e-8, float32's curve lies flat at 0.75, the whole slope (the plot
 # labels this shelf *x ± eps round to x: slope 0*): there x + ε and x − ε both round back to
 # 0.5 (half a spacing is 1.49e-08 below 0.5 and 2.98e-08 above), so f(x + ε) − f(x − ε) = 0,
-# the numeric slope is 0, and a smaller ε can do no worse. (The lab's *show float16 and bfloat16* button adds two more dtypes; the appendix
-# explains them.)
+# the numeric slope is 0, and a smaller ε can do no worse. (The lab's *show float16 and
+# bfloat16* button adds two more dtypes; the appendix explains them.)
 
 # %%
 half = torch.tensor(0.5)  # float32
