@@ -7,7 +7,8 @@ colour: the page gets the palette as CSS custom properties ``--gk-<name>``
 (:func:`theme_css`), light by default and dark where the page is dark (JupyterLab's
 ``body[data-jp-theme-light="false"]``, VS Code's ``body.vscode-dark``, or, on a page without a
 Jupyter theme, the reader's ``prefers-color-scheme: dark``). The HTML cards of
-:mod:`gradkit.report` and the exercises carry that stylesheet and use ``var(--gk-<name>)``; the
+:mod:`gradkit.report` and the exercises carry :data:`CARDS_CSS` (that palette and their layout, by
+class: no inline style, so a published page keeps them after cleaning); the
 widgets' ``gradkit/widgets/base/theme.css`` holds the same text (a test keeps both equal) and the
 pictures read the computed properties (``base/theme.js``). :data:`CONTRAST_PAIRS` lists what
 must stay readable (a test computes each pair's WCAG contrast in both themes). Depends on nothing.
@@ -16,6 +17,7 @@ must stay readable (a test computes each pair's WCAG contrast in both themes). D
 from __future__ import annotations
 
 __all__ = [
+    "CARDS_CSS",
     "CONTRAST_PAIRS",
     "DTYPE_STYLES",
     "PALETTE",
@@ -191,3 +193,31 @@ def theme_css(selector: str) -> str:
         f"{_NO_JUPYTER_THEME} :is({selector}) {{ {dark} }} }}\n"
         f"{dark_pages} {{ {dark} }}\n"
     )
+
+
+# The cards' layout, by class (``div.`` and ``table`` raise it over a notebook's own table rules).
+_CARD_RULES = """
+div.gradkit-report { border: 2px solid var(--gk-pass); border-radius: 6px; padding: 0.5em 0.8em;
+  margin: 0.3em 0; color: var(--gk-fg); background: var(--gk-bg); }
+div.gradkit-report.gradkit-failed { border-color: var(--gk-error); }
+div.gradkit-report .gradkit-report-head { font-weight: bold; color: var(--gk-pass);
+  font-size: 1.1em; }
+div.gradkit-report.gradkit-failed .gradkit-report-head { color: var(--gk-error); }
+div.gradkit-report table { margin: 0.3em 0; }
+div.gradkit-report table th { text-align: left; padding-right: 1em; vertical-align: top; }
+div.gradkit-report table td { text-align: left; }
+div.gradkit-report pre { white-space: pre-wrap; }
+div.gradkit-warnings { border-left: 4px solid var(--gk-warn); color: var(--gk-fg);
+  padding: 0.3em 0.6em; margin: 0.3em 0; }
+div.gradkit-warnings b { color: var(--gk-warn); }
+div.gradkit-warnings ul { margin: 0.2em 0; padding-left: 1.2em; }
+div.gradkit-feedback { color: var(--gk-fg); background: var(--gk-bg); }
+div.gradkit-feedback .gradkit-feedback-head { font-weight: bold; color: var(--gk-pass); }
+div.gradkit-feedback.gradkit-failed .gradkit-feedback-head { color: var(--gk-error); }
+div.gradkit-feedback ul { margin: 0.2em 0; }
+"""
+
+#: The stylesheet of gradkit's HTML cards (the check report, torch's warnings, exercise
+#: feedback): the palette on them and their layout. Each card carries it in a ``<style>``; a
+#: published page has it in its own stylesheet (``gradkit export`` cleans every output's HTML).
+CARDS_CSS = theme_css(".gradkit-report, .gradkit-feedback") + _CARD_RULES.lstrip()

@@ -25,11 +25,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
-from ._palette import theme_css
-
-# The palette's stylesheet each card carries (light or dark as the page is): the card's colours
-# are var(--gk-<name>), never fixed.
-_CARD_CSS = theme_css(".gradkit-report")
+from ._palette import CARDS_CSS
 
 __all__ = [
     "CAUSES",
@@ -272,31 +268,22 @@ class CheckReport:
             return ""
         items = "".join(f"<li>{html.escape(w.strip())}</li>" for w in self.warnings)
         return (
-            "<div class='gradkit-warnings' role='alert' style='border-left:4px solid "
-            "var(--gk-warn);color:var(--gk-fg);padding:0.3em 0.6em;"
-            "margin:0.3em 0'><b style='color:var(--gk-warn)'>⚠ torch warns</b>"
-            f"<ul style='margin:0.2em 0;padding-left:1.2em'>{items}</ul></div>"
+            f"<div class='gradkit-warnings' role='alert'><b>⚠ torch warns</b><ul>{items}</ul></div>"
         )
 
     def _repr_html_(self) -> str:
-        color = "var(--gk-pass)" if self.passed else "var(--gk-error)"
+        state = "gradkit-report" if self.passed else "gradkit-report gradkit-failed"
         badge = "✔ pass" if self.passed else f"✘ {html.escape(self.verdict)}"
         rows = [*self._html_rows(), *(("note", html.escape(n)) for n in self.notes)]
-        body = "".join(
-            f"<tr><th style='text-align:left;padding-right:1em;vertical-align:top'>{k}</th>"
-            f"<td style='text-align:left'>{v}</td></tr>"
-            for k, v in rows
-        )
+        body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
         message = (
-            f"<details><summary>torch's message</summary><pre style='white-space:pre-wrap'>"
+            f"<details><summary>torch's message</summary><pre>"
             f"{html.escape(self.torch_message)}</pre></details>"
             if self.torch_message
             else ""
         )
         return (
-            f"<style>{_CARD_CSS}</style>"
-            f"<div class='gradkit-report' style='border:2px solid {color};border-radius:6px;"
-            f"padding:0.5em 0.8em;margin:0.3em 0;color:var(--gk-fg);background:var(--gk-bg)'>"
-            f"<div style='font-weight:bold;color:{color};font-size:1.1em'>gradcheck: {badge}</div>"
-            f"{self._html_warnings()}<table style='margin:0.3em 0'>{body}</table>{message}</div>"
+            f"<style>{CARDS_CSS}</style><div class='{state}'>"
+            f"<div class='gradkit-report-head'>gradcheck: {badge}</div>"
+            f"{self._html_warnings()}<table>{body}</table>{message}</div>"
         )

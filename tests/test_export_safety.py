@@ -45,6 +45,11 @@ kept <b>bold</b>, <i>italic <code>code</code></i>
 <style>body { display: none }</style>
 </section></main><b>unclosed <i>too
 """
+PLANTED_OUTPUT = """<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">
+<svg onload="window.__pwned = 4"></svg><iframe src="javascript:window.__pwned = 5"></iframe>
+<a href="JaVa&#x09;Script:window.__pwned=7">b</a><details open ontoggle="window.__pwned=8">d</details>
+<div class="gk-site-widget note" data-gk-model="x" style="position:fixed">kept <b>bold</b></div>
+<style>body { display: none }</style></section></main><b>unclosed"""
 NAMES = ('x" autofocus onfocus="window.__pwned=1" y="', "a#b?c%d", "in space & <tag>")
 
 
@@ -139,6 +144,49 @@ def test_planted_html_in_markdown_is_inert_and_its_text_kept(tmp_path, capsys):
     assert page.count("</main>") == 1 and "body { display" not in page
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "<p>Say hello and .</p>" in index
+
+
+def test_a_code_cells_html_output_is_cleaned_and_gradkits_cards_keep_their_look(tmp_path):
+    """An output's HTML is written by whatever the notebook ran: it is published by the same
+    allow-list as markdown. gradkit's own cards need nothing it drops (their look is by class,
+    in the site's stylesheet)."""
+    import torch
+
+    import gradkit
+
+    card = gradkit.check(
+        lambda x: x * x, torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+    )._repr_html_()
+    shown = [PLANTED_OUTPUT, card]
+    outputs = [
+        {"output_type": "display_data", "metadata": {}, "data": {"text/html": text}}
+        for text in shown
+    ]
+    ran = {**code("show()"), "outputs": outputs}
+    lesson = write(tmp_path / "01_outputs.ipynb", notebook(md("# Lesson 1: outputs"), ran))
+    assert cli.main(["export", str(lesson), "--out", str(tmp_path / "site")]) == 0
+    page = (tmp_path / "site" / "01_outputs.html").read_text(encoding="utf-8")
+    assert_inert(page)
+    assert "kept <b>bold</b>" in page and page.count("</main>") == 1
+    assert '<div class="gradkit-report">' in page and "gradcheck: ✔ pass" in page
+    css = (tmp_path / "site" / "assets" / "site.css").read_text(encoding="utf-8")
+    assert "div.gradkit-report {" in css and ".gradkit-report, .gradkit-feedback {" in css
+
+
+def test_gradkits_cards_carry_no_inline_style():
+    """What a published page's cleaning would drop (inline style) the cards never need."""
+    import torch
+
+    import gradkit
+    from gradkit.exercises import grade
+
+    x = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+    cards = [
+        gradkit.check(lambda t: t * t, x)._repr_html_(),
+        grade("sin_square", "nope")._repr_html_(),
+    ]
+    for card in cards:
+        assert "style=" not in card and card.startswith("<style>"), card[:200]
 
 
 @pytest.mark.parametrize(

@@ -16,15 +16,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .._palette import theme_css
+from .._palette import CARDS_CSS
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
 from .data import EXERCISES, Exercise
 
 __all__ = ["Feedback", "grade", "hint", "solution"]
-
-# The palette's stylesheet the feedback carries (light or dark as the page is).
-_FEEDBACK_CSS = theme_css(".gradkit-feedback")
 
 
 @dataclass
@@ -46,14 +43,12 @@ class Feedback:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        color = "var(--gk-pass)" if self.passed else "var(--gk-error)"
+        state = "gradkit-feedback" if self.passed else "gradkit-feedback gradkit-failed"
         items = "".join(f"<li>{html.escape(d)}</li>" for d in self.details)
-        body = f"<ul style='margin:0.2em 0'>{items}</ul>" if items else ""
+        body = f"<ul>{items}</ul>" if items else ""
         return (
-            f"<style>{_FEEDBACK_CSS}</style><div class='gradkit-feedback' "
-            "style='color:var(--gk-fg);background:var(--gk-bg)'>"
-            f"<div style='font-weight:bold;color:{color}'>"
-            f"{html.escape(self.headline)}</div>{body}</div>"
+            f"<style>{CARDS_CSS}</style><div class='{state}'>"
+            f"<div class='gradkit-feedback-head'>{html.escape(self.headline)}</div>{body}</div>"
         )
 
 

@@ -517,8 +517,8 @@ def test_no_predict_gives_its_answer_before_the_commit(open_page, name: str) -> 
 
 
 def test_script_planted_in_markdown_or_a_file_name_never_runs(browser, tmp_path) -> None:
-    """A page whose markdown and whose notebook's name carry script: opened from disk, none of it
-    runs (each planted piece would set window.__pwned), and its link still leads to the page."""
+    """A page whose markdown, code output and notebook's name carry script: opened from disk, none
+    of it runs (each planted piece would set window.__pwned), and its link still leads to it."""
     from gradkit.cli.site import export_site
 
     planted = (
@@ -527,7 +527,14 @@ def test_script_planted_in_markdown_or_a_file_name_never_runs(browser, tmp_path)
         '</svg> <a href="javascript:window.__pwned = 4" id="bad">link</a>\n'
     )
     cell = {"cell_type": "markdown", "metadata": {}, "source": planted}
-    notebook = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [cell]}
+    shown = (
+        '<script>window.__pwned = 6</script><img src="missing.png" onerror="window.__pwned = 7">'
+        '<details open ontoggle="window.__pwned = 8">x</details>'
+    )
+    output = {"output_type": "display_data", "metadata": {}, "data": {"text/html": shown}}
+    ran = {"cell_type": "code", "metadata": {}, "source": "show()", "outputs": [output]}
+    ran["execution_count"] = 1
+    notebook = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [cell, ran]}
     name = 'x" autofocus onfocus="window.__pwned = 5" y="'
     (tmp_path / f"{name}.ipynb").write_text(json.dumps(notebook))
     export_site([tmp_path / f"{name}.ipynb"], tmp_path / "site", log=lambda _line: None)

@@ -3,7 +3,9 @@
 - Markdown: :mod:`.markdown` (mistune; formulas drawn by :mod:`.math`, HTML made safe).
 - Code: read-only, highlighted by pygments (:mod:`.highlight`, the same as fenced code).
 - Outputs: text, stderr as a warning box, errors, images, HTML and markdown; a widget's view goes
-  to :class:`~.widgets.PageWidgets` (live, or a note saying it needs a running notebook).
+  to :class:`~.widgets.PageWidgets` (live, or a note saying it needs a running notebook). An
+  output's HTML is cleaned as a markdown cell's is (:mod:`.safe_html`): a notebook's outputs are
+  written by whatever code it ran, so they are published by the same allow-list.
 
 Cells tagged :data:`NOTEBOOK_ONLY` (instructions about running code) are left out.
 """
@@ -19,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from .highlight import code_html
-from .markdown import markdown_html
+from .markdown import image_src, markdown_html
 from .math import math_html
+from .safe_html import RawHTML
 from .widgets import VIEW_MIME, PageWidgets
 
 __all__ = ["NOTEBOOK_ONLY", "cell_html", "output_html", "public_text", "shown_cells"]
@@ -92,7 +95,8 @@ def _data_html(data: dict, widgets: PageWidgets, folder: Path, warn: Callable[[s
     if VIEW_MIME in data:
         return widgets.view_html(str(data[VIEW_MIME].get("model_id", "")))
     if "text/html" in data:
-        return f'<div class="gk-site-html">{_text(data["text/html"])}</div>'
+        raw = RawHTML(lambda url: image_src(url, folder, None, warn))
+        return f'<div class="gk-site-html">{raw.clean(_text(data["text/html"]))}{raw.close()}</div>'
     if "image/svg+xml" in data:
         svg = _text(data["image/svg+xml"]).encode()
         uri = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..._palette import CARDS_CSS
 from ..lesson_copy import lesson_files, lessons_dir
 from .cells import cell_html, output_html, shown_cells
 from .folder import ExportError, check_site, write_site
@@ -217,7 +218,9 @@ def _site_files(lessons: list[Lesson], modules: Modules) -> dict[str, bytes]:
         files[f"{lesson.name}.html"] = lesson_page(lesson, previous, following).encode()
     files["index.html"] = index_page(lessons).encode()
     files["assets/loader.js"] = ASSETS["assets/loader.js"].read_bytes()
-    css = ASSETS["assets/site.css"].read_text(encoding="utf-8") + "\n" + highlight_css() + "\n"
+    # the cards' stylesheet too: an output's <style> does not survive cleaning (cells.py)
+    site_css = ASSETS["assets/site.css"].read_text(encoding="utf-8")
+    css = "\n".join((site_css, highlight_css(), CARDS_CSS)) + "\n"
     files["assets/site.css"] = css.encode()
     files.update(modules.files)
     return files
