@@ -195,7 +195,8 @@ def theme_css(selector: str) -> str:
     )
 
 
-# The cards' layout, by class (``div.`` and ``table`` raise it over a notebook's own table rules).
+# The cards' layout, by class. The table's rules name its class: JupyterLab's own
+# (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``, right-aligned) must not win.
 _CARD_RULES = """
 div.gradkit-report { border: 2px solid var(--gk-pass); border-radius: 6px; padding: 0.5em 0.8em;
   margin: 0.3em 0; color: var(--gk-fg); background: var(--gk-bg); }
@@ -203,9 +204,10 @@ div.gradkit-report.gradkit-failed { border-color: var(--gk-error); }
 div.gradkit-report .gradkit-report-head { font-weight: bold; color: var(--gk-pass);
   font-size: 1.1em; }
 div.gradkit-report.gradkit-failed .gradkit-report-head { color: var(--gk-error); }
-div.gradkit-report table { margin: 0.3em 0; }
-div.gradkit-report table th { text-align: left; padding-right: 1em; vertical-align: top; }
-div.gradkit-report table td { text-align: left; }
+div.gradkit-report table.gradkit-rows { margin: 0.3em 0; }
+div.gradkit-report table.gradkit-rows th { text-align: left; padding-right: 1em;
+  vertical-align: top; }
+div.gradkit-report table.gradkit-rows td { text-align: left; }
 div.gradkit-report pre { white-space: pre-wrap; }
 div.gradkit-warnings { border-left: 4px solid var(--gk-warn); color: var(--gk-fg);
   padding: 0.3em 0.6em; margin: 0.3em 0; }

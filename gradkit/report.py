@@ -285,5 +285,5 @@ class CheckReport:
         return (
             f"<style>{CARDS_CSS}</style><div class='{state}'>"
             f"<div class='gradkit-report-head'>gradcheck: {badge}</div>"
-            f"{self._html_warnings()}<table>{body}</table>{message}</div>"
+            f"{self._html_warnings()}<table class='gradkit-rows'>{body}</table>{message}</div>"
         )

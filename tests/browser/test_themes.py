@@ -237,6 +237,7 @@ def test_jupyterlab_theme_every_text_reads(lab_page, theme: str, screenshot_dir:
     assert len(kinds) >= 10, kinds
     violations = _axe(page, {"include": [[s.strip()] for s in GRADKIT.split(",")]})
     assert not violations, "\n".join(violations)
+    assert _card_look(page) == CARD_LOOK
     if theme == "dark":
         # the measurement catches a planted fixed colour: #222 text in a report card
         page.evaluate(
@@ -249,6 +250,21 @@ def test_jupyterlab_theme_every_text_reads(lab_page, theme: str, screenshot_dir:
             assert [p["text"] for p in planted] == ["planted fixed colour"], planted
         finally:
             page.evaluate("() => document.querySelectorAll('.planted').forEach((e) => e.remove())")
+
+
+#: What a report card looks like wherever it shows: a 2 px border, its rows read left to right.
+CARD_LOOK = {"border": "2px", "th": "left", "td": "left"}
+
+
+def _card_look(page) -> dict:
+    """The first report card's border width and its table cells' alignment, as drawn."""
+    return page.evaluate(
+        """() => {
+      const card = document.querySelector('.gradkit-report');
+      const align = (sel) => getComputedStyle(card.querySelector(sel)).textAlign;
+      return {border: getComputedStyle(card).borderTopWidth, th: align('th'), td: align('td')};
+    }"""
+    )
 
 
 @pytest.mark.parametrize("scheme", ["dark", "light"])
@@ -278,6 +294,7 @@ def test_static_site_scheme_every_text_reads(
         assert not bad, json.dumps(bad[:12], ensure_ascii=False, indent=1)
         violations = _axe(page, "body")
         assert not violations, "\n".join(violations)
+        assert _card_look(page) == CARD_LOOK  # the site's stylesheet carries the cards' rules
         assert errors == []
     finally:
         context.close()
