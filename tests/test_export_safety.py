@@ -47,7 +47,8 @@ kept <b>bold</b>, <i>italic <code>code</code></i>
 """
 PLANTED_OUTPUT = """<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">
 <svg onload="window.__pwned = 4"></svg><iframe src="javascript:window.__pwned = 5"></iframe>
-<a href="JaVa&#x09;Script:window.__pwned=7">b</a><details open ontoggle="window.__pwned=8">d</details>
+<a href="JaVa&#x09;Script:window.__pwned=7">b</a>
+<details open ontoggle="window.__pwned=8">d</details>
 <div class="gk-site-widget note" data-gk-model="x" style="position:fixed">kept <b>bold</b></div>
 <style>body { display: none }</style></section></main><b>unclosed"""
 NAMES = ('x" autofocus onfocus="window.__pwned=1" y="', "a#b?c%d", "in space & <tag>")
