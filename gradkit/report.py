@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 import torch
@@ -132,6 +133,12 @@ def jacobian_position(
     return f"{output_side}, {entry_name('input', input_entry, input_tensor)}"
 
 
+def _wrapped(label: str, text: str) -> str:
+    """``  label: text`` wrapped between words at 100 characters, hanging under the text."""
+    head = f"  {label}: "
+    return textwrap.fill(text, 100, initial_indent=head, subsequent_indent=" " * len(head))
+
+
 @dataclass(frozen=True)
 class WorstEntry:
     """The Jacobian entry furthest outside its tolerance (or closest to it, on a pass).
@@ -224,10 +231,10 @@ class CheckReport:
         if self.worst is not None:
             w = self.worst
             lines.append(f"  worst entry: {w.position}: {w.comparison}")
-        lines.append(f"  why: {self.explanation}")
+        lines.append(_wrapped("why", self.explanation))
         if self.suggestion:
-            lines.append(f"  try: {self.suggestion}")
-        lines.extend(f"  note: {n}" for n in self.notes)
+            lines.append(_wrapped("try", self.suggestion))
+        lines.extend(_wrapped("note", n) for n in self.notes)
         lines.extend(f"  torch warns: {w.strip()}" for w in self.warnings)
         if self.torch_message:
             lines.append("  torch says:")

@@ -64,6 +64,7 @@ print(f"0.5 - 1e-6 lands {(x - (x - 1e-6)).item() / below:.0f} spacings below 0.
 # gradcheck measures in float32, and lock in your guess.
 
 # %%
+import textwrap
 import warnings
 
 from torch.autograd import gradcheck
@@ -105,7 +106,8 @@ with warnings.catch_warnings(record=True) as caught:
         gradcheck(SquareFn.apply, (bad32,))
     except Exception as error:
         raised = error
-print("\n".join(f"{w.category.__name__}: {w.message}" for w in caught))
+for w in caught:  # wrapped between words, as a page shows it
+    print(textwrap.fill(f"{w.category.__name__}: {w.message}", 88, subsequent_indent="  "))
 print(f"{type(raised).__name__}: {raised}")
 
 # %% [markdown]

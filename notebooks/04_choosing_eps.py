@@ -181,6 +181,7 @@ for name, curve in result.dtypes.items():
 # silenced here):
 
 # %%
+import textwrap
 import warnings
 
 from torch.autograd import gradcheck
@@ -201,7 +202,8 @@ for eps in (1e-6, 1e-5, 1e-4, 1e-3):
 
 # %%
 big32 = torch.tensor([1000.0], dtype=torch.float32, requires_grad=True)
-print("float32, eps=1e-3:", gradkit.check(SquareFn.apply, (big32,), eps=1e-3).explanation)
+why = gradkit.check(SquareFn.apply, (big32,), eps=1e-3).explanation
+print(textwrap.fill(f"float32, eps=1e-3: {why}", 96))
 big64 = big32.detach().double().requires_grad_()
 print("float64, eps=1e-6:", gradcheck(SquareFn.apply, (big64,)))
 

@@ -42,6 +42,7 @@
 # %%
 # %matplotlib inline
 import random
+import textwrap
 
 import matplotlib.pyplot as plt
 
@@ -50,7 +51,7 @@ from gradkit.widgets import Predict, Quiz, ZooHunt
 from gradkit.zoo import CATALOGUE
 
 for cause, meaning in gradkit.CAUSES.items():
-    print(f"{cause:17} {meaning}")
+    print(textwrap.fill(meaning, 100, initial_indent=f"{cause:17} ", subsequent_indent=" " * 18))
 
 # %% [markdown]
 # ## One wrong entry among many
@@ -157,7 +158,7 @@ print(gradkit.check(entry.apply, entry.inputs()))
 
 # %%
 entry = CATALOGUE["UnreducedBroadcastAddFn"]
-print(gradkit.check(entry.apply, entry.inputs()).torch_message)
+print(textwrap.fill(gradkit.check(entry.apply, entry.inputs()).torch_message, 96))
 
 # %% [markdown]
 # ## Check yourself

@@ -119,6 +119,7 @@ except ValueError as error:
 # fails the zoo's correct sigmoid, and `gradkit.check` names the cause (lessons 3 and 4):
 
 # %%
+import textwrap
 import warnings
 
 default_dtype = torch.tensor([0.1, 1.2, -0.4], requires_grad=True)
@@ -126,7 +127,8 @@ print("dtype:", default_dtype.dtype)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     ok = torch.autograd.gradcheck(SigmoidFn.apply, (default_dtype,), raise_exception=False)
-print("\n".join(f"{w.category.__name__}: {w.message}" for w in caught))
+for w in caught:  # wrapped between words, as a page shows it
+    print(textwrap.fill(f"{w.category.__name__}: {w.message}", 88, subsequent_indent="  "))
 print("gradcheck passes:", ok)
 print("cause:", gradkit.check(SigmoidFn.apply, (default_dtype,)).cause)
 

@@ -109,7 +109,7 @@ print(f"SinFn: jacrev vs nudges, largest |difference| {(by_jacrev - nudged).abs(
 try:
     torch.func.jacrev(EntryLoopSinFn.apply)(x.detach())
 except RuntimeError as error:
-    print("EntryLoopSinFn under jacrev:", str(error).split(". ")[0])
+    print(textwrap.fill(f"EntryLoopSinFn under jacrev: {str(error).split('. ')[0]}", 96))
 
 # %% [markdown]
 # ## Check 2: forward mode (`check_forward_ad`)

@@ -29,6 +29,8 @@
 
 # %%
 # %matplotlib inline
+import textwrap
+
 import matplotlib.pyplot as plt
 import torch
 from torch.autograd import gradcheck, gradgradcheck
@@ -79,7 +81,7 @@ torch.manual_seed(0)
 entry = zoo.CATALOGUE["RandomForwardFn"]
 (x,) = entry.inputs()
 first, second = entry.apply(x).detach(), entry.apply(x).detach()
-print(gradkit.check(entry.apply, entry.inputs()).explanation)
+print(textwrap.fill(gradkit.check(entry.apply, entry.inputs()).explanation, 96))
 
 # %%
 gap = (first - second).abs()

@@ -626,7 +626,7 @@ PRINTED: dict[str, list[str]] = {
         "eps=1e-05: passes False",
         "eps=0.0001: passes True",
         "eps=0.001: passes True",
-        "numeric 1937.5 vs analytic 2000",
+        "1937.5 vs analytic 2000",
         "float64, eps=1e-6: True",
     ],
     "05_wrong_backward": [
@@ -639,7 +639,7 @@ PRINTED: dict[str, list[str]] = {
         "OneEntryWrongSquareFn: a 16 × 16 Jacobian, 1 of 256 entries red",
         "WrongSquareFn: a 2 × 2 Jacobian, 2 of 4 entries red",
         "ForgotGradOutputSigmoidFn: a 3 × 3 Jacobian, 6 of 9 entries red",
-        "returned an invalid gradient at index 1 - got [3, 4] but expected shape compatible "
+        "returned an invalid gradient at index 1 -\ngot [3, 4] but expected shape compatible "
         "with [3]",
     ],
     "07_cost_and_fast_mode": [
@@ -727,6 +727,34 @@ def test_torchs_float32_warning_shows_once_in_every_front_end(stem):
     with --show_tracebacks, so a warning the prose mentions is caught and printed."""
     text = _text(_run(stem)[0])
     assert text.count("UserWarning: Input #0 requires gradient and is not a double precision") == 1
+
+
+#: The longest printed line a page shows whole: Voila's and the static site's output boxes
+#: wrap longer lines wherever they hit the edge, mid-word.
+PRINTED_LINE_MAX = 120
+
+
+def long_printed_lines(nb) -> list[str]:
+    """The printed lines (stdout) longer than :data:`PRINTED_LINE_MAX` characters."""
+    return [line for line in _text(nb).splitlines() if len(line) > PRINTED_LINE_MAX]
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_printed_lines_fit_a_page_line(stem):
+    nb = _run(stem)[0]
+    lesson = nbformat.from_dict({**nb, "cells": nb.cells[:-1]})  # without the self-check
+    assert long_printed_lines(lesson) == [], f"{stem}: wrap these (textwrap.fill) between words"
+
+
+def test_the_line_guard_catches_torchs_warning_printed_whole():
+    warning = (
+        "UserWarning: Input #0 requires gradient and is not a double precision floating point"
+        " or complex. This check will likely fail if all the inputs are not of double precision"
+        " floating point or complex."
+    )
+    output = nbformat.v4.new_output("stream", name="stdout", text=f"short\n{warning}\n")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(w)", outputs=[output])])
+    assert long_printed_lines(nb) == [warning]
 
 
 @pytest.mark.parametrize("stem", STEMS)

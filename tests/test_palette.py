@@ -12,6 +12,7 @@ import torch
 
 from gradkit import check
 from gradkit._palette import (
+    CARDS_CSS,
     CONTRAST_PAIRS,
     PALETTE,
     PALETTE_DARK,
@@ -75,7 +76,8 @@ def _no_fixed_colour(html: str) -> None:
     assert "<style>" in html, "the card carries the palette's stylesheet"
     outside = STYLE_BLOCK.sub("", html)
     assert not FIXED_COLOUR.search(outside), FIXED_COLOUR.search(outside)
-    assert "var(--gk-" in outside
+    assert "style=" not in outside, "a card's colours come by class from its stylesheet"
+    assert CARDS_CSS in html and "var(--gk-" in CARDS_CSS
 
 
 class _Wrong(torch.autograd.Function):
@@ -99,7 +101,11 @@ def test_report_cards_hold_no_fixed_colour():
     assert warned.warnings
     for report in (good, bad, warned):
         _no_fixed_colour(report._repr_html_())
-    assert "var(--gk-error)" in bad._repr_html_() and "var(--gk-pass)" in good._repr_html_()
+
+    def card(report) -> str:
+        return STYLE_BLOCK.sub("", report._repr_html_())
+
+    assert "gradkit-failed" in card(bad) and "gradkit-failed" not in card(good)
 
 
 def test_grader_feedback_holds_no_fixed_colour():
@@ -108,7 +114,7 @@ def test_grader_feedback_holds_no_fixed_colour():
             "square", passed, "Not yet: the backward is wrong", ["detail"]
         )._repr_html_()
         _no_fixed_colour(html)
-        assert ("var(--gk-pass)" if passed else "var(--gk-error)") in html
+        assert ("gradkit-failed" in STYLE_BLOCK.sub("", html)) is not passed
 
 
 SITE_CSS = Path(__file__).resolve().parents[1] / "gradkit" / "cli" / "site" / "site.css"
