@@ -1,14 +1,20 @@
-"""Every lesson as a learner meets it, in every front end: Notebook 7, JupyterLab 4, Voila, and
-Notebook 7 without ipympl. Run top to bottom; no error on the page; every picture drawn."""
+"""Every lesson as a learner meets it: in Notebook 7 and Voila every lesson, in JupyterLab 4
+without ipympl the fewest lessons that show every kind of output. Run top to bottom; no error on
+the page; every picture drawn."""
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import FRONT_ENDS
 from test_voila import voila_text_problems
 
+from gradkit import widgets
 from gradkit.cli import lesson_files
 
 import harness as jp
@@ -25,12 +31,62 @@ FAILS_WITH_BUG = re.compile(r"GradcheckError[\s\S]*\bbug\b|\bbug\b[\s\S]*Gradche
 #: Menu instructions that make no sense in a Voila app (it has no menus and no cells to run).
 MENU_INSTRUCTIONS = re.compile(r"Run All|Run\s*>|Run\s*▸|Run\s*→")
 
+#: What a lesson can put on the page that a front end must render: each widget class, a
+#: matplotlib figure, gradkit's report card.
+PAGE_KINDS = {name: re.compile(rf"\b{name}\(") for name in widgets.__all__} | {
+    "matplotlib figure": re.compile(r"\bplt\.(show|subplots|figure)\("),
+    "report card": re.compile(r"\bgradkit\.check\("),
+}
+
+
+def kinds_shown(path: Path) -> set[str]:
+    """The :data:`PAGE_KINDS` a lesson's code cells make."""
+    code = "\n".join(
+        cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"
+    )
+    return {kind for kind, made in PAGE_KINDS.items() if made.search(code)}
+
+
+def covering_lessons(kinds: dict[str, set[str]]) -> list[str]:
+    """The fewest lessons that together show every kind any lesson shows (the first such set in
+    lesson order; a dozen lessons make a few thousand sets to try)."""
+    every = set().union(*kinds.values())
+    for size in range(1, len(kinds) + 1):
+        for chosen in itertools.combinations(sorted(kinds), size):
+            if set().union(*(kinds[name] for name in chosen)) == every:
+                return list(chosen)
+    return sorted(kinds)
+
+
+#: JupyterLab renders what Notebook 7 renders (the same widget manager and output areas): every
+#: lesson runs in Notebook 7 and Voila, and in JupyterLab the few that together show every kind
+#: of output (``GRADKIT_BROWSER_ALL_LESSONS=1`` runs every lesson everywhere).
+LAB_LESSONS = (
+    LESSONS
+    if os.environ.get("GRADKIT_BROWSER_ALL_LESSONS") == "1"
+    else covering_lessons({path.name: kinds_shown(path) for path in lesson_files()})
+)
+
 #: (front end, lesson) in the order the suite runs them: one front end after the other.
-CASES = [(front_end, name) for front_end in FRONT_ENDS for name in LESSONS]
+CASES = [
+    (front_end, name)
+    for front_end in FRONT_ENDS
+    for name in (LAB_LESSONS if front_end.startswith("lab") else LESSONS)
+]
 
 
 def test_there_are_lessons() -> None:
     assert len(LESSONS) >= 11, f"expected the lessons 00..10 in notebooks/, found {LESSONS}"
+
+
+def test_the_jupyterlab_lessons_show_every_kind_of_output() -> None:
+    kinds = {path.name: kinds_shown(path) for path in lesson_files()}
+    assert {"SlopeExplorer", "GradcheckLab", "matplotlib figure"} <= set().union(*kinds.values())
+    shown = set().union(*(kinds[name] for name in LAB_LESSONS))
+    assert shown == set().union(*kinds.values())
+    assert len(covering_lessons(kinds)) < len(kinds)
+    planted = {**kinds, "99_new.ipynb": {"a new widget"}}
+    assert "99_new.ipynb" in covering_lessons(planted), "a lesson alone in its kind must run"
 
 
 @pytest.mark.parametrize(("front_end", "name"), CASES, ids=[f"{f}-{n[:2]}" for f, n in CASES])
