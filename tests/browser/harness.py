@@ -1041,6 +1041,8 @@ _VOILA_WIDGETS_JS = """() => {
     expected: outputs.length,
     rendered: outputs.filter((o) => o.querySelector('.jupyter-widgets, .gradkit-widget')).length,
     failed: outputs.filter((o) => (o.textContent || '').includes('Error displaying widget')).length,
+    why: outputs.map((o) => (o.textContent || '').trim())
+      .filter((t) => t.includes('Error displaying widget')).slice(0, 3).map((t) => t.slice(0, 300)),
   };
 }"""
 
@@ -1060,7 +1062,23 @@ _OUTPUTS_STABLE_JS = """async ([quiet, timeout]) => {
 
 def open_voila(page, server: Server, name: str, timeout_ms: float = 180_000) -> dict:
     """Open notebook ``name`` as a Voila app and wait until every cell ran and every widget output
-    shows a view (or failed). Returns ``{"expected", "rendered", "failed"}`` as :func:`run_all`."""
+    shows a view (or failed). Returns ``{"expected", "rendered", "failed", "why"}`` as
+    :func:`run_all`, ``why`` the first failed outputs' texts.
+
+    When *every* widget of the app failed to display, the app is opened once more (a fresh kernel)
+    and the first try's texts are kept under ``"first_try"``: Voila's page sometimes fails to load
+    the widget modules as a whole on a busy machine (voila-dashboards/voila#1483, seen once in CI,
+    never reproduced here), which is not a fault of any widget. A widget that fails alone, or an
+    app that fails twice, still fails the caller's check.
+    """
+    first = _open_voila_once(page, server, name, timeout_ms)
+    if not (first["expected"] > 0 and first["failed"] == first["expected"]):
+        return first
+    again = _open_voila_once(page, server, name, timeout_ms)
+    return {**again, "first_try": first["why"]}
+
+
+def _open_voila_once(page, server: Server, name: str, timeout_ms: float) -> dict:
     page.goto(server.url(server.notebook_path(name)), timeout=timeout_ms, wait_until="load")
     page.wait_for_function("() => !document.querySelector('#loading')", timeout=timeout_ms)
     page.evaluate(_OUTPUTS_STABLE_JS, [1000, 30_000])
