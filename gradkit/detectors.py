@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import torch
 
+from ._args import allowance
 from .plan import differentiable_inputs, mirror_inputs, overlapping_itself
 from .realview import as_output_tuple, is_floating, real_view
 from .report import CheckReport, entry_name, format_value, round_up
@@ -190,7 +191,7 @@ def find_kink(fn, inputs, report: CheckReport) -> tuple[str, str] | None:
     # rounding noise in a gap: four values of f, each off by about u |f|, over t
     noise = [4 * _U64 * max(abs(v) for v in values.values()) / t for t in steps]
     left, right = sides[h]
-    allowed = report.atol + report.rtol * max(abs(left), abs(right))
+    allowed = allowance(max(abs(left), abs(right)), report.atol, report.rtol)
     if gaps[0] <= max(allowed, 10 * noise[0]) or not _gap_breaks(gaps, noise):
         return None
     x_value = float(real_view(x[w.input].detach())[w.index[1]])
@@ -229,7 +230,7 @@ def worst_entry_fails(fn, inputs, report: CheckReport, eps: float) -> bool:
     if values is None:
         return False
     numeric = (values[eps] - values[-eps]) / (2 * eps)  # (f(x + eps) - f(x - eps)) / (2 eps)
-    return abs(w.analytic - numeric) > 2 * (report.atol + report.rtol * abs(numeric))
+    return abs(w.analytic - numeric) > 2 * allowance(numeric, report.atol, report.rtol)
 
 
 def _values_along(

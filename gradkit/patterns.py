@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from ._args import allowance
 from .engine import Verdict
 from .report import CheckReport
 
@@ -88,7 +89,7 @@ def jacobian_pattern(report: CheckReport) -> tuple[str, str] | None:
     o, i = report.worst.output, report.worst.input
     n = report.numeric[o][i].double()
     a = report.analytic[o][i].double()
-    tol = report.atol + report.rtol * n.abs()
+    tol = allowance(n, report.atol, report.rtol)
     bad = (a - n).abs() > tol
     for recognise in (_scaled, _leaking, _unconjugated, _transposed, _one_entry):
         found = recognise(report, n, a, tol, bad)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._args import dtype_name
+from ._args import allowance, dtype_name
 from .numerics import unit_roundoff
 from .plan import differentiable_inputs, mirror_inputs
 from .realview import as_output_tuple, is_floating, real_view
@@ -197,7 +197,7 @@ def _rounding_bound(report: CheckReport, inputs: tuple, outputs: tuple, u: float
             x = real_view(inputs[i].detach()).abs().double()
             n64, a64 = n.double(), a.double()
             diff = (a64 - n64).abs()
-            failing = ~(diff <= report.atol + report.rtol * n64.abs())  # NaN fails too
+            failing = ~(diff <= allowance(n64, report.atol, report.rtol))  # NaN fails too
             # f(x ± eps) each carry about u|f|, x ± eps about u|x| (f moves by |f'|·u|x|);
             # over 2 eps, with room for a few roundings inside f: 4u (|f| + |x| |f'|) / eps
             bound = 4 * u * (f[:, None] + x[None, :] * a64.abs()) / report.eps

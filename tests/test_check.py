@@ -362,3 +362,38 @@ def test_diff_and_allowed_are_rounded_alike_in_every_rendering(
         assert alloweds, f"no allowed difference in {text!r}"
         # one formatting for both: never "allowed 0.003" beside "0.00301"
         assert set(diffs) <= {diff} and set(alloweds) == {allowed}, (diffs, alloweds, text)
+
+
+def _spelled_out_allowances(source: str) -> list[int]:
+    """Lines where ``source`` writes gradcheck's allowance ``atol + rtol · |n|`` by hand."""
+    import ast
+
+    def named(node: ast.AST, name: str) -> bool:
+        leaf = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+        return leaf == name
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                product = isinstance(b, ast.BinOp) and isinstance(b.op, ast.Mult)
+                rtol = product and (named(b.left, "rtol") or named(b.right, "rtol"))
+                if named(a, "atol") and rtol:
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_gradchecks_allowance_is_written_once_and_called_everywhere_else():
+    """``_args.allowance`` is the one home of ``atol + rtol·|numeric|``: no module writes it out."""
+    from pathlib import Path
+
+    package = Path(gradkit.__file__).parent
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "_args.py"
+        and (lines := _spelled_out_allowances(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}, f"call gradkit._args.allowance instead: {found}"
+    assert _spelled_out_allowances("x = report.atol + report.rtol * n.abs()") == [1]
+    assert _spelled_out_allowances("y = 2 * (atol + rtol * abs(v))") == [1]
