@@ -183,3 +183,28 @@ def test_a_typed_eps_at_construction_is_answered_at_once(make):
     w = make(SlopeExplorer, eps=3e-7)
     assert w.exact["match"] == {"eps_exact": 3e-7, "x": 2.0}
     assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
+
+
+def test_readouts_read_what_was_sent_and_never_measure_again(make):
+    """numeric and analytic are the rows sent (the window's, or the typed eps's answer): reading
+    them calls f no more, and they are the very numbers the page reads."""
+    calls = []
+
+    def f(v):
+        calls.append(v.numel())
+        return v * v
+
+    w = make(SlopeExplorer, f=f, x=0.5)
+    w.dtype_buttons.value = "float32"
+    s, d = 0, list(DTYPES).index("float32")
+    for typed in (None, "3e-7"):
+        if typed:
+            w.eps_text.value = typed
+        before = len(calls)
+        readouts = [(w.numeric, w.analytic) for _ in range(3)]
+        assert len(calls) == before, "a readout measured f again"
+        sent = w.exact["rows"][s][d] if typed else _row(w, w.x, s, d, w.state["eps"])
+        numeric = sent[FIELDS.index("numeric")] if typed else sent["numeric"]
+        k = round((w.x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"])
+        analytic = float(_arrays(w)["analytic"][k - w.scene["window"][0]])
+        assert readouts == [(numeric, analytic)] * 3

@@ -29,6 +29,7 @@ from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
 from ..base.point import PointWidget
 from ..base.rows import dropdown, dtype_toggle, scheme_toggle
+from ..base.window import stack_points
 from .scene import (
     FIELDS,
     HALF_WIDTH,
@@ -37,13 +38,12 @@ from .scene import (
     curve,
     slope_point,
     slope_rows,
-    stack_points,
 )
 
 __all__ = ["SlopeExplorer"]
 
 
-def _measure(f: Callable, x: float) -> tuple[float, np.ndarray, np.ndarray]:
+def _measure(f: Callable, x: float) -> dict[str, float | np.ndarray]:
     """The numbers of one x position (the scene cache keeps those of built-in and zoo functions)."""
     return scene_cache.fetch(
         scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x)
@@ -107,6 +107,7 @@ class SlopeExplorer(PointWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
+            self._exact_sent: dict = {"match": None}  # the last typed eps answered
             self.function_dropdown = dropdown(
                 self,
                 "function",
@@ -148,25 +149,28 @@ class SlopeExplorer(PointWidget):
         """Whether f is an autograd.Function: the analytic slope is what its backward says."""
         return is_custom_function(self.f)
 
-    def _row(self) -> tuple[float, np.ndarray]:
-        """(analytic slope, the row of FIELDS) the page shows now (measured now if needed)."""
+    def _row(self) -> np.ndarray:
+        """The row of FIELDS the page shows now, read from what was sent: the x position's
+        rows, or the answer for a typed eps (:meth:`exact_of`); never measured again."""
         s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
         d = list(DTYPES).index(dtype_name(self.dtype))
-        analytic, rows, _zoom = self.point
         exact = self.state.get("eps_exact")
         if exact is None:
-            return analytic, rows[s, d, int(self.state["eps"])]
-        return analytic, slope_rows(self.f, self.x, [exact], analytic)[0][s, d, 0]
+            return self.point["rows"][s, d, int(self.state["eps"])]
+        sent = self._exact_sent
+        if sent["match"] != (exact, self.x):  # every eps or x change sends first (PointWidget)
+            raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+        return sent["rows"][s, d]
 
     @property
     def numeric(self) -> float:
         """The numeric slope the page shows now."""
-        return float(self._row()[1][FIELDS.index("numeric")])
+        return float(self._row()[FIELDS.index("numeric")])
 
     @property
     def analytic(self) -> float:
         """The analytic slope at x (what autograd, or your backward, says), in float64."""
-        return float(self.point[0])
+        return float(self.point["analytic"])
 
     # ---------------------------------------------------------------------- what is sent
     def new_function(self) -> None:
@@ -203,6 +207,8 @@ class SlopeExplorer(PointWidget):
         return arrays
 
     def exact_of(self, eps: float) -> dict:
-        """Every scheme and dtype at a typed eps, at the current x."""
-        rows, zoom = slope_rows(self.f, self.x, [eps], self.point[0])
-        return {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}
+        """Every scheme and dtype at a typed eps, at the current x (kept: the readouts read it)."""
+        rows, zoom = slope_rows(self.f, self.x, [eps], float(self.point["analytic"]))
+        sent = {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}
+        self._exact_sent = {**sent, "match": (eps, self.x)}
+        return sent

@@ -24,7 +24,6 @@ __all__ = [
     "curve",
     "slope_point",
     "slope_rows",
-    "stack_points",
 ]
 
 #: The columns of one row (one x, one eps, one dtype, one scheme).
@@ -112,20 +111,13 @@ def _zoom_limits(
     return np.stack([low - 0.12 * span, high + 0.12 * span], axis=1)
 
 
-def slope_point(f: Callable, x: float) -> tuple[float, np.ndarray, np.ndarray]:
-    """(analytic slope, rows, zoom) at one x: what SlopeExplorer sends per x position."""
+def slope_point(f: Callable, x: float) -> dict[str, float | np.ndarray]:
+    """What SlopeExplorer sends per x position: ``analytic`` (the slope, a float),
+    ``rows`` and ``zoom`` (:func:`slope_rows`; the zoom in float32: drawn, never read out).
+    A window of them is stacked by :func:`gradkit.widgets.base.window.stack_points`."""
     analytic = analytic_slope(f, x)
     rows, zoom = slope_rows(f, x, EPS_GRID, analytic)
-    return analytic, rows, zoom
-
-
-def stack_points(measured: list[tuple[float, np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
-    """A window of :func:`slope_point` measurements as the scene's arrays (position first)."""
-    return {
-        "analytic": np.array([m[0] for m in measured]),
-        "rows": np.stack([m[1] for m in measured]),
-        "zoom": np.stack([m[2] for m in measured]).astype(np.float32),  # drawn, never read out
-    }
+    return {"analytic": analytic, "rows": rows, "zoom": zoom.astype(np.float32)}
 
 
 def curve(f: Callable, lo: float, hi: float) -> dict[str, np.ndarray]:
