@@ -203,3 +203,35 @@ def test_random_moves_keep_the_scene_equal_to_a_fresh_measurement(make):
             sent = np.array(w.exact["error"][s], dtype=float)
         fresh = [float(c.error[0]) for c in w.at_eps.dtypes.values()]
         assert _equal(sent, np.array(fresh)), (w.state, sent, fresh)
+
+
+def test_readouts_read_what_was_sent_and_never_measure_again(make):
+    """sweeps, sweep and at_eps are the arrays sent (the window's, or a typed eps's answer):
+    reading them calls f no more, and their numbers are gradkit.sweep's own."""
+    calls = []
+
+    def f(v):
+        calls.append(v.numel())
+        return v**3
+
+    w = make(EpsilonLab, f=f, x=0.5)
+    for typed in (None, "3e-7"):
+        if typed:
+            w.eps_text.value = typed
+        before = len(calls)
+        read = [(w.sweeps, w.sweep, w.at_eps) for _ in range(3)]
+        assert len(calls) == before, "a readout measured f again"
+        sweeps, current, at = read[-1]
+        assert current.scheme == w.scheme_buttons.value and float(at.eps[0]) == w.eps
+        for scheme, result in sweeps.items():
+            fresh = sweep(f, 0.5, eps=EPS_GRID, scheme=scheme)
+            assert result.tolerance == fresh.tolerance and float(result.x[0]) == 0.5
+            for name, curve in fresh.dtypes.items():
+                mine = result[name]
+                for field in ("numeric", "error", "underflow", "collapsed", "passes"):
+                    assert _equal(getattr(mine, field).numpy(), getattr(curve, field).numpy())
+                assert (mine.optimal_eps, mine.best_eps) == (curve.optimal_eps, curve.best_eps)
+        fresh = sweep(f, 0.5, eps=[w.eps], scheme=w.scheme_buttons.value)
+        for name, curve in fresh.dtypes.items():
+            assert _equal(at[name].error.numpy(), curve.error.numpy()), (typed, name)
+            assert _equal(at[name].numeric.numpy(), curve.numeric.numpy()), (typed, name)

@@ -26,7 +26,7 @@ from ..._args import (
     dtype_name,
 )
 from ..._palette import DTYPE_STYLES
-from ...numerics import SweepResult, sweep, unit_roundoff
+from ...numerics import SweepResult, unit_roundoff
 from ..base import InputError
 from ..base.cache import scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
@@ -34,7 +34,7 @@ from ..base.functions import function_menu
 from ..base.point import PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
-from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_point
+from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_point, sweep_of
 
 __all__ = ["EpsilonLab"]
 
@@ -98,7 +98,8 @@ class EpsilonLab(PointWidget):
     sweep : gradkit.SweepResult or None
         The curves for the current scheme.
     at_eps : gradkit.SweepResult
-        Every dtype measured at exactly the current eps (computed when asked).
+        Every dtype at exactly the current eps (the grid's column sent, or a typed eps's answer).
+    Each reads what was sent to the page (theory curves as the float32 it draws); none measures.
     shown : list[str]
         The dtypes on screen.
     """
@@ -125,6 +126,7 @@ class EpsilonLab(PointWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
+            self._exact_sent: dict = {"match": None}  # the last typed eps answered
             self._build(selected, x, eps, dtype, scheme, shown)
             self.on_change("panels", lambda _change: self._theory_switch())
             self.track_x(lambda at: _measure(self.f, at), _measure)
@@ -192,28 +194,35 @@ class EpsilonLab(PointWidget):
         """The dtypes on screen."""
         return list(self.state.get("shown", list(DTYPES)))
 
-    def _curves(self, schemes: Sequence[str]) -> dict[str, SweepResult]:
-        """The curves on the eps grid at the current x for ``schemes`` (none where f has no
-        slope), measured when asked: the page's arrays may come from the scene cache."""
-        if not has_slope(self.point):
-            return {}
-        return {s: sweep(self.f, self.x, eps=EPS_GRID, scheme=s) for s in schemes}
-
     @property
     def sweeps(self) -> dict[str, SweepResult]:
-        """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
-        return self._curves(WIDGET_SCHEMES)
+        """The curves on the eps grid at the current x, by scheme (empty where f has no slope),
+        as sent: the x position's arrays, never measured again."""
+        if not has_slope(self.point):
+            return {}
+        return {s: sweep_of(self.point, s, self.x, EPS_GRID) for s in WIDGET_SCHEMES}
 
     @property
     def sweep(self) -> SweepResult | None:
         """The curves on the eps grid for the current scheme (None where f has no slope)."""
-        scheme = self.scheme_buttons.value
-        return self._curves([scheme]).get(scheme)
+        return self.sweeps.get(self.scheme_buttons.value)
 
     @property
     def at_eps(self) -> SweepResult:
-        """Every dtype measured at exactly the current eps (one batched sweep)."""
-        return sweep(self.f, self.x, eps=[self.eps], scheme=self.scheme_buttons.value)
+        """Every dtype at exactly the current eps, as sent: the grid's column of the x
+        position's arrays, or the answer for a typed eps (:meth:`exact_of`)."""
+        if not has_slope(self.point):
+            raise ValueError(f"f has no slope to measure at x = {self.x:g}: nothing was sent")
+        scheme, exact = self.scheme_buttons.value, self.state.get("eps_exact")
+        if exact is None:
+            g = int(self.state["eps"])
+            names = ("error", "numeric", "flags", "theory")
+            column = {k: self.point[k][:, :, g : g + 1] for k in names}
+            return sweep_of(self.point, scheme, self.x, [EPS_GRID[g]], column)
+        sent = self._exact_sent
+        if sent["match"] != (exact, self.x):  # every eps or x change sends first (PointWidget)
+            raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+        return sweep_of(self.point, scheme, self.x, [exact], sent["arrays"])
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:
         """Add dtypes to the picture (default: all of them), as the reveal button does."""
@@ -266,7 +275,11 @@ class EpsilonLab(PointWidget):
     def exact_of(self, eps: float) -> dict | None:
         """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
         the page says so)."""
-        return exact_arrays(self.f, self.x, eps) if has_slope(self.point) else None
+        if not has_slope(self.point):
+            return None
+        arrays = exact_arrays(self.f, self.x, eps)
+        self._exact_sent = {"arrays": arrays, "match": (eps, self.x)}  # the readouts read it
+        return {name: arrays[name][:, :, 0] for name in ("error", "flags", "theory")}
 
 
 def _shown_dtypes(

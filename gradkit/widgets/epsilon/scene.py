@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..._args import DTYPES, EPS_GRID, WIDGET_SCHEMES
-from ...numerics import SweepResult, analytic_slope, sweep
+from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, WIDGET_SCHEMES
+from ...numerics import DtypeSweep, SweepResult, analytic_slope, sweep
 from ..base.floats import evaluate
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "has_slope",
     "lab_point",
     "sweep_arrays",
+    "sweep_of",
 ]
 
 #: Per (scheme, dtype, eps): 0/1 flags (float32 holds them exactly), the theory lines (drawn only).
@@ -46,8 +47,9 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``error`` (scheme, dtype, eps) float64; ``flags`` (scheme, dtype, eps, FLAGS) and
-        ``theory`` (scheme, dtype, eps, THEORY) float32; ``optima`` (scheme, dtype, OPTIMA).
+        ``error`` and ``numeric`` (scheme, dtype, eps) float64; ``flags`` (scheme, dtype, eps,
+        FLAGS) and ``theory`` (scheme, dtype, eps, THEORY) float32; ``optima`` (scheme, dtype,
+        OPTIMA).
     """
     per = [[sweeps[s].dtypes[name] for name in DTYPES] for s in WIDGET_SCHEMES]
 
@@ -62,6 +64,7 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
 
     return {
         "error": np.array([[c.error.double().numpy() for c in r] for r in per]),
+        "numeric": np.array([[c.numeric.double().numpy() for c in r] for r in per]),
         "flags": stacked(FLAGS, np.float32),
         "theory": stacked(THEORY, np.float32),
         "optima": np.array([[[getattr(c, k) for k in OPTIMA] for c in r] for r in per]),
@@ -73,6 +76,7 @@ def _empty(point: Sequence[float], n: int) -> dict[str, np.ndarray]:
     s, d = len(WIDGET_SCHEMES), len(DTYPES)
     return {
         "error": np.full((s, d, n), np.nan),
+        "numeric": np.full((s, d, n), np.nan),
         "flags": np.zeros((s, d, n, len(FLAGS)), np.float32),
         "theory": np.full((s, d, n, len(THEORY)), np.nan, np.float32),
         "optima": np.full((s, d, len(OPTIMA)), np.nan),
@@ -99,6 +103,53 @@ def has_slope(point: Mapping[str, np.ndarray]) -> bool:
 
 
 def exact_arrays(f: Callable, x: float, eps: float) -> dict[str, np.ndarray]:
-    """A typed eps off the grid: error, flags and theory at exactly ``eps`` (scheme, dtype, …)."""
-    arrays = sweep_arrays({s: sweep(f, x, eps=[eps], scheme=s) for s in WIDGET_SCHEMES})
-    return {name: arrays[name][:, :, 0] for name in ("error", "flags", "theory")}
+    """A typed eps off the grid: :func:`sweep_arrays` at exactly ``eps`` (an eps axis of one)."""
+    return sweep_arrays({s: sweep(f, x, eps=[eps], scheme=s) for s in WIDGET_SCHEMES})
+
+
+def sweep_of(
+    point: Mapping[str, np.ndarray],
+    scheme: str,
+    x: float,
+    eps: Sequence[float],
+    per_eps: Mapping[str, np.ndarray] | None = None,
+) -> SweepResult:
+    """The :class:`~gradkit.SweepResult` of ``scheme`` that arrays sent already hold, no torch.
+
+    ``point`` is one x position of :func:`lab_point`; ``per_eps`` (default ``point``) holds the
+    arrays along ``eps`` (``error``, ``numeric``, ``flags``, ``theory``: a slice of the grid, or
+    :func:`exact_arrays`). The theory curves are the float32 numbers the page draws.
+    """
+    s, per_eps = WIDGET_SCHEMES.index(scheme), per_eps or point
+    analytic, tolerance, _fx = (float(v) for v in point["point"])
+    grid = torch.tensor([float(e) for e in eps], dtype=torch.float64)
+
+    def along(name: str, d: int, k: int | None = None) -> torch.Tensor:
+        values = np.asarray(per_eps[name][s, d])
+        return torch.from_numpy(np.array(values if k is None else values[:, k], np.float64))
+
+    curves = {}
+    for d, (name, dtype) in enumerate(DTYPES.items()):
+        flag = {k: along("flags", d, FLAGS.index(k)) == 1 for k in FLAGS}
+        lines = {k: along("theory", d, THEORY.index(k)) for k in THEORY}
+        optima = dict(zip(OPTIMA, map(float, point["optima"][s, d]), strict=True))
+        curves[name] = DtypeSweep(
+            dtype=dtype,
+            numeric=along("numeric", d),
+            error=along("error", d),
+            **flag,
+            **lines,
+            theory=lines["truncation"] + lines["rounding"],
+            **optima,
+            _grid=grid,
+        )
+    return SweepResult(
+        eps=grid,
+        x=torch.tensor([float(x)], dtype=torch.float64),
+        analytic=torch.tensor([analytic], dtype=torch.float64),
+        scheme=scheme,
+        atol=GRADCHECK_DEFAULTS["atol"],
+        rtol=GRADCHECK_DEFAULTS["rtol"],
+        tolerance=tolerance,
+        dtypes=curves,
+    )
