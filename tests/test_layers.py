@@ -81,7 +81,6 @@ PLANTED = {
 
 @pytest.mark.parametrize("contract", sorted(PLANTED))
 def test_a_planted_wrong_import_breaks_its_contract(planted, contract):
-    assert lint_imports(ROOT, "--contract", contract).returncode == 0
     run = lint_imports(planted, "--contract", contract)
     assert run.returncode == 1 and "1 broken" in run.stdout, run.stdout + run.stderr
     assert PLANTED[contract] in run.stdout, run.stdout

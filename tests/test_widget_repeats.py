@@ -23,6 +23,7 @@ pair of files with its reason; an entry that no longer matches anything must go.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import keyword
 import re
@@ -367,18 +368,24 @@ def _known(found: str) -> str:
     return re.sub(r":[\d-]+", "", found)
 
 
+@functools.cache
+def _in_the_package() -> tuple[list[str], list[str]]:
+    """What the package holds: repeats in one language, formulas in both (read once)."""
+    return repeats(PACKAGE), formulas_in_both(PACKAGE)
+
+
 def test_no_logic_stands_twice_in_one_language():
     """Over the whole package: gradkit/widgets, the command line and its site, the core."""
-    assert [r for r in repeats(PACKAGE) if _known(r) not in KNOWN] == []
+    assert [r for r in _in_the_package()[0] if _known(r) not in KNOWN] == []
 
 
 def test_no_formula_stands_in_both_languages():
-    assert [r for r in formulas_in_both(PACKAGE) if _known(r) not in KNOWN_FORMULAS] == []
+    assert [r for r in _in_the_package()[1] if _known(r) not in KNOWN_FORMULAS] == []
 
 
 def test_every_known_repeat_is_still_there():
     """A repeat fixed leaves the list (it would hide the next one between the same files)."""
-    found = {_known(r) for r in [*repeats(PACKAGE), *formulas_in_both(PACKAGE)]}
+    found = {_known(r) for r in [*_in_the_package()[0], *_in_the_package()[1]]}
     assert sorted({*KNOWN, *KNOWN_FORMULAS} - found) == []
 
 
