@@ -4,7 +4,7 @@
 // the state. Until then the rest of the lesson is out of sight (unfold.js).
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
-import { dropGate, openAll, setGate } from "./unfold.js";
+import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -133,8 +133,15 @@ export const predictView = {
     controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
     ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
   },
-  attached(ctx) { unfold(ctx); },
-  detached(ctx) { dropGate(ctx.el); },
+  attached(ctx) {
+    ctx.predict.forget?.();
+    ctx.predict.forget = onOpenAll(() => unfold(ctx));
+    unfold(ctx);
+  },
+  detached(ctx) {
+    ctx.predict.forget?.();
+    dropGate(ctx.el);
+  },
   drawsFrom: ["guess", "locked"],
   size() { return [0, 0]; },
   paint(ctx) {
