@@ -38,8 +38,14 @@ export function toleranceWords(tolerance) {
     : "only the exact value counts as right";
 }
 
+// The word after a number: the singular after exactly 1 ("1 entry", "6 entries").
+export function unitAfter(scene, value) {
+  return Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit || "";
+}
+
 function shown(scene, value) {
-  const unit = scene.unit ? ` ${escapeHtml(scene.unit)}` : "";
+  const word = scene.kind === "number" ? unitAfter(scene, value) : scene.unit;
+  const unit = word ? ` ${escapeHtml(word)}` : "";
   return (scene.kind === "number" ? pyFormat(value, ".6g") : richText(value)) + unit;
 }
 
