@@ -264,3 +264,34 @@ def test_the_painter_the_guide_lists_is_the_painter():
     assert done.returncode == 0, done.stderr
     helpers = {"g", "clipped"}  # the canvas and the clipping helper: no drawing call
     assert sorted(named) == sorted(set(json.loads(done.stdout)) - helpers)
+
+
+def families() -> list[str]:
+    """The family subpackages of gradkit/widgets (every folder with an ``__init__.py`` but
+    ``base``)."""
+    return sorted(
+        p.name for p in WIDGETS.iterdir() if (p / "__init__.py").exists() and p.name != "base"
+    )
+
+
+@pytest.mark.parametrize("family", families())
+def test_every_family_has_what_the_family_checklist_asks(family):
+    """The checklist is what the families already have: a class in ``_HOMES`` and ``__all__``
+    whose ES files sit beside it, a row in the guide, tests in both languages, a fixture maker,
+    and a place in the layer test's list."""
+    import importlib
+
+    from gradkit import widgets
+    from tools import js_fixtures
+
+    classes = [name for name, home in widgets._HOMES.items() if home == f".{family}"]
+    assert classes and set(classes) <= set(widgets.__all__)
+    for name in classes:
+        cls = getattr(importlib.import_module(f"gradkit.widgets.{family}"), name)
+        assert cls.scripts and all((WIDGETS / s).is_file() for s in cls.scripts), name
+        assert cls.scripts[-1].startswith(f"{family}/"), name
+    assert f"| `{family}/` |" in GUIDE.read_text(encoding="utf-8")
+    assert (ROOT / "tests" / "widgets" / f"test_{family}.py").is_file()
+    assert (ROOT / "tests" / "js" / f"{family}.test.mjs").is_file()
+    assert f"{family}.json" in js_fixtures.FIXTURE_MAKERS
+    assert f'"{family}"' in (ROOT / "tests" / "test_layers.py").read_text(encoding="utf-8")
