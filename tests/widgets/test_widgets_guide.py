@@ -238,8 +238,16 @@ def test_a_planted_wrong_name_or_file_is_caught():
     planted = (
         text + "\nCall `point_row` and `_new_function`, in `base/pointer.py`; `gk-is-bussy`.\n"
     )
-    assert unknown_names(planted) == ["point_row", "_new_function", "gk-is-bussy"]
-    assert missing_paths(planted) == ["base/pointer.py"]
+    corpus = _corpus()
+    before = unknown_names(text, corpus)
+    assert [n for n in unknown_names(planted, corpus) if n not in before] == [
+        "point_row",
+        "_new_function",
+        "gk-is-bussy",
+    ]
+    assert [p for p in missing_paths(planted) if p not in missing_paths(text)] == [
+        "base/pointer.py"
+    ]
 
 
 @needs_node
@@ -295,3 +303,19 @@ def test_every_family_has_what_the_family_checklist_asks(family):
     assert (ROOT / "tests" / "js" / f"{family}.test.mjs").is_file()
     assert f"{family}.json" in js_fixtures.FIXTURE_MAKERS
     assert f'"{family}"' in (ROOT / "tests" / "test_layers.py").read_text(encoding="utf-8")
+
+
+def test_the_control_kinds_and_makers_the_guide_lists_are_the_codes():
+    """The "add a control" checklist names every kind the page builds (``KINDS`` in
+    controls.js) and makers that ``base/rows.py`` exports."""
+    from gradkit.widgets.base import rows
+
+    text = re.sub(r"\s+", " ", prose(GUIDE.read_text(encoding="utf-8")))
+    listed = re.search(r"\(`KINDS` in `base/controls\.js`: ([^)]*)\)", text).group(1)
+    source = (WIDGETS / "base" / "controls.js").read_text(encoding="utf-8")
+    kinds = re.search(r"const KINDS = \{(.*?)\};", source, re.S).group(1)
+    assert sorted(re.findall(r"`(\w+)`", listed)) == sorted(re.findall(r"(\w+):", kinds))
+    makers = re.search(r"a maker of `base/rows\.py` \(([^;]*);([^)]*)\)", text)
+    assert makers, "the checklist's makers"
+    for name in re.findall(r"`(\w+)`", makers.group(1) + makers.group(2)):
+        assert name in rows.__all__ or name in ("point_rows", "PointWidget"), name
