@@ -225,6 +225,12 @@ def test_the_guides_page_half_reads_what_python_sent(guide_family):
     assert "numeric slope" in shown[0]["readouts"]["numeric"]
 
 
+def test_every_code_span_of_the_guide_sits_on_one_line():
+    """A span broken across lines would escape the checks below."""
+    lines = prose(GUIDE.read_text(encoding="utf-8")).splitlines()
+    assert [line for line in lines if line.count("`") % 2] == []
+
+
 def test_every_file_the_guide_names_exists():
     assert missing_paths(GUIDE.read_text(encoding="utf-8")) == []
 
