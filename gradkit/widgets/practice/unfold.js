@@ -110,7 +110,3 @@ export function dropGate(el) {
   gates.delete(cell);
   if (cell.parentElement) applyGates(cell.parentElement);
 }
-
-export function isAllOpen() {
-  return page.allOpen;
-}
