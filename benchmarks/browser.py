@@ -13,6 +13,9 @@ per click, never a second one from the kernel's answer.
   the controls, so a wrong picture is never timed;
 - a 1-second mouse drag across the eps track: from releasing the mouse to the frame from which
   on the picture shows the final eps (0 when it already did at the release);
+- the first click of a page: a fresh browser context per page (no code compiled, nothing cached),
+  the widgets notebook run, then one click of one control kind, the kinds taken in turn (eps,
+  dtype, x; ``FIRST_PAGES`` pages per network path); its goal is the other clicks';
 - the anchor, measured in the same run: a naive notebook, ``ipywidgets.interact`` drawing a new
   matplotlib figure per change (inline backend), its slider changed by typing into its readout.
 
@@ -51,6 +54,7 @@ DELAY_S = 0.040  # each direction
 CLICK_P95_MS, CLICK_RATIO = 25.0, 30.0
 DRAG_FINAL_MS = 100.0
 DRAGS = 5
+FIRST_PAGES = 6  # fresh pages per network path, for the first click of a page
 
 WIDGETS = {"SlopeExplorer": "gradkit-slope-explorer", "EpsilonLab": "gradkit-epsilon-lab"}
 _WIDGET_CELLS = [
@@ -161,13 +165,14 @@ def _check_drawn(root, what: str) -> dict:
 
 
 def _clicks(page, root, buttons: Callable[[int], object], count: int, what: str) -> list[float]:
-    """Click ``buttons(i)`` ``count`` times (after two warm-up clicks); ms to the final picture.
+    """Click ``buttons(i)`` ``count`` times, the first click of the control included; ms from
+    each click to the final picture.
 
     Each click must paint the widget exactly once, the kernel's answer included.
     """
     root.scroll_into_view_if_needed()
     samples = []
-    for i in range(-2, count):
+    for i in range(count):
         _settle(page, root)
         paints = int(root.locator(".gradkit-figure").first.get_attribute("data-paints") or 0)
         since = jp.last_input(page)
@@ -180,8 +185,30 @@ def _clicks(page, root, buttons: Callable[[int], object], count: int, what: str)
         if final["paints"] != paints + 1:
             raise RuntimeError(f"{what}: {final['paints'] - paints} paints for one click")
         _check_drawn(root, what)
-        if i >= 0:
-            samples.append(final["ms"])
+        samples.append(final["ms"])
+    return samples
+
+
+_KINDS = {"eps": "_eps_buttons", "dtype": "_dtype_buttons", "x": "_x_buttons"}
+
+
+def _first_clicks(browser, server: jp.Server, port: int | None, pages: int) -> list[float]:
+    """The first click of ``pages`` fresh pages, each in a browser context of its own (nothing
+    compiled or cached yet), on SlopeExplorer; page k clicks the kind ``k % 3`` of eps, dtype, x."""
+    samples = []
+    for k in range(pages):
+        kind = list(_KINDS)[k % len(_KINDS)]
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        context.add_init_script(jp.PAGE_JS)
+        context.set_default_timeout(60_000)
+        try:
+            page = _open(context, server, "widgets.ipynb", port)
+            root = page.locator(f".{WIDGETS['SlopeExplorer']}").first
+            buttons = globals()[_KINDS[kind]](root)
+            samples += _clicks(page, root, buttons, 1, f"first {kind} click of a page")
+            jp.shutdown_kernel(page)
+        finally:
+            context.close()
     return samples
 
 
@@ -253,10 +280,14 @@ def _log(message: str) -> None:
     print(f"  {message}", file=sys.stderr, flush=True)
 
 
-def _measure_path(context, server: jp.Server, port: int | None, changes: int) -> dict:
+def _measure_path(browser, context, server: jp.Server, port: int | None, changes: int) -> dict:
     """Every figure on one network path (``port``: the proxy's, or None for straight)."""
     path = "40 ms proxy" if port else "direct"
     figures: dict[str, list[float]] = {}
+    _log(f"{path}: the first click of {FIRST_PAGES} fresh pages ...")
+    figures["SlopeExplorer first click of a page"] = _first_clicks(
+        browser, server, port, FIRST_PAGES
+    )
     page = _open(context, server, "widgets.ipynb", port)
     for label, css in WIDGETS.items():
         root = page.locator(f".{css}").first
@@ -321,8 +352,8 @@ def run(full: bool, device: str) -> list[Row]:
                     context = browser.new_context(viewport={"width": 1280, "height": 1000})
                     context.add_init_script(jp.PAGE_JS)
                     context.set_default_timeout(60_000)
-                    results[""] = _measure_path(context, server, None, changes)
-                    results[", 40ms"] = _measure_path(context, server, proxy.port, changes)
+                    results[""] = _measure_path(browser, context, server, None, changes)
+                    results[", 40ms"] = _measure_path(browser, context, server, proxy.port, changes)
                 finally:
                     browser.close()
         finally:
@@ -336,7 +367,7 @@ def _table(results: dict[str, dict]) -> list[Row]:
         anchor = figures.pop("naive")
         anchor_name = f"naive interact{suffix}"
         for name, samples in figures.items():
-            if name.endswith(("eps ÷10/×10", "dtype switch", "x step")):
+            if name.endswith(("eps ÷10/×10", "dtype switch", "x step", "first click of a page")):
                 goal = f"p95<={CLICK_P95_MS:.0f}ms, >={CLICK_RATIO:.0f}x"
 
                 def met(_m, p95, ratio):

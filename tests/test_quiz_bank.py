@@ -198,6 +198,11 @@ def test_missing_file_names_the_path(tmp_path):
             '[[quiz.wrong]]\noption = "b"\nexplanation = "Not quite: b is c."',
             r"wrong option #1: field 'explanation' starts with 'Not quite'",
         ),
+        (
+            '[[predict]]\nid = "p1"\nprompt = "P"\nkind = "number"\nright = "r"\nwrong = "w"\n'
+            'unit_one = "call"',
+            r"predict 'p1': field 'unit_one' needs a 'unit'",
+        ),
     ],
 )
 def test_malformed_files_name_the_id_and_field(tmp_path, text, match):
@@ -294,4 +299,6 @@ def test_the_shipped_predicts_tolerances_make_the_point():
             continue
         if entry.unit in ("calls", "passes", "entries"):
             assert entry.tolerance == 0, f"{entry.id} counts {entry.unit}: only the exact count"
+        if entry.unit and entry.tolerance == 0:  # a count: "1 call", never "1 calls"
+            assert entry.unit_one, f"{entry.id}: give unit_one, the word after exactly 1"
         assert entry.tolerance <= 0.15, f"{entry.id}: tolerance {entry.tolerance} > 15 %"

@@ -7,6 +7,9 @@ import importlib
 import importlib.util
 import io
 import re
+import subprocess
+import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -114,3 +117,26 @@ def test_commands_in_the_readme_exist():
         assert target in targets, f"make {target}"
     for module in re.findall(r"python -m ([\w.]+)", README):
         assert importlib.util.find_spec(module) is not None, f"python -m {module}"
+
+
+def test_the_gpu_script_runs_lesson_11s_tf32_cells_as_the_lesson_has_them():
+    """tools/gpu_figures.sh (the README's GPU figures) runs lesson 11's two TF32 cells: here,
+    with no GPU, they print the CPU imitation and say the GPU part is skipped; an edit of the
+    lesson that loses a cell makes the script stop with a message instead of printing less."""
+    script = (ROOT / "tools" / "gpu_figures.sh").read_text(encoding="utf-8")
+    cells_runner = re.search(r"<<'PY'.*?\n(.*?)\nPY\n", script, re.S).group(1)
+    lesson = ROOT / "notebooks" / "11_appendix_beyond.py"
+
+    def run(path: Path) -> subprocess.CompletedProcess:
+        args = [sys.executable, "-", str(path)]
+        return subprocess.run(args, input=cells_runner, capture_output=True, text=True, cwd=ROOT)
+
+    done = run(lesson)
+    assert done.returncode == 0, done.stderr
+    assert "TF32-like relative error" in done.stdout
+    assert "GPU float32 matmul" in done.stdout or "GPU TF32 comparison is skipped" in done.stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        edited = Path(tmp) / lesson.name
+        edited.write_text(lesson.read_text(encoding="utf-8").replace("def to_tf32", "def tf32"))
+        broken = run(edited)
+    assert broken.returncode != 0 and "has the lesson changed?" in broken.stderr

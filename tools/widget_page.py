@@ -1,7 +1,9 @@
 """Look at widgets without Jupyter: write them into one HTML page and screenshot it in chromium.
 
-For developers: the page plays the anywidget model with the widgets' current state (no kernel:
-every move the page makes from its tables works; clicks that need the kernel are logged).
+For developers: the page is a static site's page (``gradkit export``) holding only these widgets,
+saved as a notebook saves them (ipywidgets' manager state) and played by the site's own stand-in
+model, ``gradkit/cli/site/loader.js``: every move the page makes from its tables works; what needs
+the kernel is greyed out with the page's note, as on the exported site.
 
     python tools/widget_page.py OUT.png "SlopeExplorer()" "EpsilonLab(panels=['curves'])" \
         --click ".gradkit-eps-down" --width 1000
@@ -12,51 +14,48 @@ Each expression is evaluated with ``from gradkit.widgets import *`` and ``torch`
 from __future__ import annotations
 
 import argparse
-import base64
-import json
+import html
 import sys
 import tempfile
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from gradkit.cli.site.widgets import Modules, PageWidgets  # noqa: E402
+
+LOADER = ROOT / "gradkit" / "cli" / "site" / "loader.js"
+#: What a greyed-out control's line says on this page (the site's says where to open the lesson).
+NOTE = "Needs a running notebook."
+
 _PAGE = """<!doctype html><html><head><meta charset="utf-8">
-<style>body{font-family:sans-serif;margin:16px;background:%(bg)s}</style></head><body>
-<script type="module">
-const items = %(items)s;
-window.models = [];
-for (const it of items) {
-  const st = it.state;
-  const bytes = Uint8Array.from(atob(st.tables), (c) => c.charCodeAt(0));
-  st.tables = new DataView(bytes.buffer);
-  const listeners = {};
-  const model = {
-    get: (k) => st[k],
-    set: (k, v) => { st[k] = v; (listeners["change:" + k] || []).forEach((f) => f()); },
-    on: (ev, f) => { (listeners[ev] = listeners[ev] || []).push(f); },
-    off() {}, save_changes() {}, send(m) { console.log("send", JSON.stringify(m)); },
-  };
-  const style = document.createElement("style");
-  style.textContent = it.css;
-  document.head.append(style);
-  const url = URL.createObjectURL(new Blob([it.esm], { type: "text/javascript" }));
-  const mod = await import(url);
-  const el = document.createElement("div");
-  document.body.append(el);
-  mod.default.render({ model, el });
-  window.models.push(model);
-}
-window.ready = true;
-</script></body></html>"""
+<style>body{font-family:sans-serif;margin:16px;background:%(bg)s}</style></head>
+<body data-gk-offline-note="%(note)s">
+%(slots)s
+<script type="application/json" id="gk-site-widgets">%(models)s</script>
+%(scripts)s</body></html>"""
 
 
-def write_page(widgets: list, path: Path, background: str = "#ffffff") -> Path:
-    """An HTML page rendering ``widgets`` from their current state (no kernel)."""
-    items = []
-    for w in widgets:
-        names = ("spec", "state", "control_state", "scene", "exact", "error", "busy", "ack")
-        state = {name: getattr(w, name) for name in names}
-        state["tables"] = base64.b64encode(w.tables).decode()
-        items.append({"esm": w._esm, "css": w._css, "state": state})
-    path.write_text(_PAGE % {"items": json.dumps(items), "bg": background}, encoding="utf-8")
+def write_page(widgets: list, path: Path, background: str = "#ffffff", note: str = NOTE) -> Path:
+    """An HTML page rendering ``widgets`` from their current state with no kernel, beside its
+    ``assets/`` (the widgets' modules and the site's loader). The page is ready when its body
+    has ``data-gk-site="ready"``."""
+    from ipywidgets import Widget
+
+    saved = Widget.get_manager_state(widgets=widgets)["state"]
+    modules = Modules()
+    page = PageWidgets(saved, modules, outputs=lambda _output: "")
+    slots = "\n".join(page.view_html(w.model_id) for w in widgets)
+    files = {**modules.files, "assets/loader.js": LOADER.read_bytes()}
+    for name, data in files.items():
+        (path.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / name).write_bytes(data)
+    scripts = "".join(
+        f'<script src="{name}" defer></script>\n' for name in [*page.scripts(), "assets/loader.js"]
+    )
+    values = {"bg": background, "note": html.escape(note), "slots": slots, "scripts": scripts}
+    path.write_text(_PAGE % {**values, "models": page.page_json()}, encoding="utf-8")
     return path
 
 
@@ -76,7 +75,7 @@ def screenshot(page_path: Path, out: Path, clicks: list[str], width: int = 1000)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto(page_path.resolve().as_uri())
-        page.wait_for_function("window.ready === true", timeout=20_000)
+        page.wait_for_selector("body[data-gk-site=ready]", timeout=20_000)
         for selector in clicks:
             page.locator(selector).first.click()
             page.wait_for_timeout(150)
@@ -94,7 +93,6 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1000)
     parser.add_argument("--dark", action="store_true", help="a dark page background")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import torch
 
     import gradkit.widgets as gw

@@ -105,6 +105,8 @@ class PredictEntry:
         Feedback after a right or a wrong guess.
     unit : str
         A word shown after numbers ("calls", "ms"); may be empty.
+    unit_one : str
+        The word after exactly 1 ("call" after 1, "calls" after 22); empty: ``unit`` always.
     """
 
     id: str
@@ -116,6 +118,7 @@ class PredictEntry:
     right: str
     wrong: str
     unit: str = ""
+    unit_one: str = ""
 
 
 @dataclass(frozen=True)

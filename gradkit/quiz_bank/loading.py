@@ -37,6 +37,7 @@ _PREDICT_FIELDS = {
     "right",
     "wrong",
     "unit",
+    "unit_one",
 }
 _KINDS = ("number", "choice")
 
@@ -224,14 +225,18 @@ def _parse_predict(raw: Mapping[str, object], label: str) -> PredictEntry:
     if kind not in _KINDS:
         raise QuizBankError(f"{label}: field 'kind' must be one of {list(_KINDS)}, got {kind!r}")
     right, wrong = _feedback(raw, "right", label), _feedback(raw, "wrong", label)
-    unit = raw.get("unit", "")
-    if not isinstance(unit, str):
-        raise QuizBankError(f"{label}: field 'unit' must be text, got {unit!r}")
+    unit, unit_one = raw.get("unit", ""), raw.get("unit_one", "")
+    for name, word in (("unit", unit), ("unit_one", unit_one)):
+        if not isinstance(word, str):
+            raise QuizBankError(f"{label}: field {name!r} must be text, got {word!r}")
+    if unit_one and not unit:
+        raise QuizBankError(f"{label}: field 'unit_one' needs a 'unit' (the word after 2 or more)")
     if kind == "number":
         tolerance, answer, options = *_number_fields(raw, label), ()
     else:
         tolerance, (answer, options) = 0.0, _choice_fields(raw, label)
-    return PredictEntry(entry_id, prompt, kind, tolerance, answer, options, right, wrong, unit)
+    fields = (entry_id, prompt, kind, tolerance, answer, options, right, wrong, unit, unit_one)
+    return PredictEntry(*fields)
 
 
 def _number_fields(raw: Mapping[str, object], label: str) -> tuple[float, float | None]:

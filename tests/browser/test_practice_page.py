@@ -1,8 +1,8 @@
 """The practice widgets in chromium on a page with no kernel (a static export's situation): a quiz
 answers, a prediction locks in and reveals, from the keyboard too; what needs the kernel says so.
 
-The page is tools/widget_page.py's (it plays the anywidget model from the widgets' state), with
-the render option ``offline`` the static export sets.
+The page is tools/widget_page.py's: the static site's page and loader (its stand-in anywidget
+model plays the widgets' saved state, with the render option ``offline`` the site sets).
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from gradkit.widgets import ExercisePanel, Predict, Quiz, ZooHunt
-from tools.widget_page import write_page
+from tools.widget_page import NOTE, write_page
 
 pytestmark = pytest.mark.browser
-NOTE = "Needs a running notebook."
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +37,8 @@ def offline_page(tmp_path_factory, browser):
     context = browser.new_context()
     tab = context.new_page()
     tab.on("pageerror", lambda e: errors.append(str(e)))
-    options = json.dumps({"offline": True, "offlineNote": NOTE})
-    tab.add_init_script(f"globalThis.__gradkitRenderOptions = {options};")
     tab.goto(Path(path).resolve().as_uri())
-    tab.wait_for_function("window.ready === true")
+    tab.wait_for_selector("body[data-gk-site=ready]")
     yield tab
     context.close()
     assert errors == []
@@ -111,13 +108,22 @@ def test_a_choice_prediction_marks_the_guess_with_no_kernel(offline_page):
 
 
 def test_what_needs_the_kernel_is_disabled_and_says_so(offline_page):
+    """Checking code needs the kernel: greyed out, the note says so. The hints and the solution
+    are text sent with the panel (its ``offline`` trait), so the page plays them, as on the site."""
     panel = offline_page.locator(".gradkit-exercise")
-    for name in ("check", "hint", "solution"):
-        assert panel.locator(f"button.gradkit-exercise-{name}").is_disabled()
+    assert panel.locator("button.gradkit-exercise-check").is_disabled()
     assert panel.locator(".gk-offline-note").inner_text() == NOTE
+    hint = panel.locator("button.gradkit-exercise-hint")
+    assert hint.is_enabled()
+    hint.click()
+    assert panel.locator(".gradkit-exercise-hints").inner_text().strip() != ""
     assert "No class named MyCube" in panel.locator(".gradkit-exercise-feedback").inner_text()
     hunt = offline_page.locator(".gradkit-zoo-hunt")
-    assert hunt.locator("button.gradkit-run-gradcheck").is_disabled()
+    run = hunt.locator("button.gradkit-run-gradcheck")
+    assert run.is_enabled()  # the verdicts were saved with the hunt: the page plays them
+    before = _text(hunt.locator(".gradkit-readouts"))
+    run.click()
+    assert _text(hunt.locator(".gradkit-readouts")) != before
     code = hunt.locator(".gradkit-specimen-code")
     assert "class Specimen1Fn" in code.inner_text()
     hunt.locator("select.gradkit-specimen").select_option(index=1)  # specimens switch in the page

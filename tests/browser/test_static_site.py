@@ -33,20 +33,22 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "artifacts" / "screenshots" / "static-site"
 #: Lessons exported: every widget family is among them (SlopeExplorer, JacobianBuilder,
-#: ExercisePanel, FloatRuler, EpsilonLab, GradcheckLab, ZooHunt, Quiz, Predict).
+#: ExercisePanel, FloatRuler, EpsilonLab, GradcheckLab, ZooHunt, Quiz, Predict), and a lesson
+#: with two Predicts (07: opening the whole lesson from the first must quiet the second).
 LESSONS = (
     "01_nudging",
     "02_correct_backward",
     "03_why_float32_fails",
     "04_choosing_eps",
     "06_bug_zoo",
+    "07_cost_and_fast_mode",
     "08_write_your_own",
     "09_capstone_softmax",
 )
 #: The lessons the checks of one control kind (eps, dtype, x) scan: the point widgets'.
 POINT_LESSONS = ("01_nudging", "03_why_float32_fails")
 #: The lessons with a Predict.
-PREDICT_LESSONS = ("01_nudging", "03_why_float32_fails", "04_choosing_eps")
+PREDICT_LESSONS = ("01_nudging", "03_why_float32_fails", "04_choosing_eps", "07_cost_and_fast_mode")
 PAGES = ("index", *LESSONS)
 LIVE = ".gk-site-widget > .gradkit-widget"
 SNAPSHOT = """(root) => {
@@ -119,7 +121,8 @@ def open_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
         if name != "index":
             page.wait_for_selector("body[data-gk-site=ready]")
             if unfold:
-                open_all(page)
+                stale = open_all(page)
+                assert stale == [], f"{name}: the whole lesson is open, yet a Predict says {stale}"
         return opened
 
     try:

@@ -52,11 +52,17 @@ def walk(page) -> list[dict]:
     return page.evaluate(WALK_JS)
 
 
-def open_all(page) -> None:
-    """Press "Open the whole lesson" where one shows (the rest of a check sees every cell)."""
-    page.evaluate(
+def open_all(page) -> list[str]:
+    """Press "Open the whole lesson" where one shows (the rest of a check sees every cell).
+
+    Returns the "the rest of the lesson opens when…" notes still on screen after it, which must
+    be none: the page is open, so no Predict may still say its rest is closed.
+    """
+    return page.evaluate(
         "() => { const b = [...document.querySelectorAll('button.gradkit-open-all')]"
-        ".find((x) => x.offsetParent !== null); if (b) b.click(); }"
+        ".find((x) => x.offsetParent !== null); if (b) b.click();"
+        " return [...document.querySelectorAll('.gk-unfold')]"
+        ".filter((n) => n.offsetParent !== null).map((n) => n.innerText); }"
     )
 
 

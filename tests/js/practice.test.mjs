@@ -144,6 +144,8 @@ test("the tolerance is said before the guess and beside the true value after it"
   assert.equal(after, "your guess 1 · true value 1.01328 (1.3 % below the true value; within 1 % of the true value counts as right)");
   assert.equal(text(predictReadouts(calls, { guess: "22", locked: true }).result),
     "your guess 22 calls · true value 22 calls (only the exact value counts as right)");
+  assert.match(text(predictReadouts(calls, { guess: "1", locked: true }).result),
+    /^your guess 1 call · true value 22 calls /); // the singular after exactly 1
   assert.match(text(predictReadouts(calls, { guess: "22", locked: false }).result), /Only the exact value counts as right\.$/);
   assert.equal(text(predictReadouts(fast, { guess: "fails", locked: true }).result), "your guess fails · true value passes");
   assert.doesNotMatch(text(predictReadouts(fast, { guess: null, locked: false }).result), /counts as right/);

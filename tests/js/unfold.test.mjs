@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { gateOpen } from "../../gradkit/widgets/practice/predict.js";
-import { HIDDEN, applyGates, dropGate, openAll, setGate } from "../../gradkit/widgets/practice/unfold.js";
+import { HIDDEN, applyGates, dropGate, onOpenAll, openAll, setGate } from "../../gradkit/widgets/practice/unfold.js";
 
 class FakeElement {
   constructor(classes = [], parent = null) {
@@ -109,4 +109,15 @@ test("Open the whole lesson opens every gate on the page, and later ones stay op
   const other = notebook(3);
   assert.equal(setGate(other.widgets[0], false), false);
   assert.equal(hidden(other.cells), "000");
+});
+
+test("opening the whole lesson tells every Predict on the page, so each drops its note", () => {
+  const told = [];
+  const forgetFirst = onOpenAll(() => told.push("first"));
+  onOpenAll(() => told.push("second"));
+  openAll();
+  assert.deepEqual(told, ["first", "second"]);
+  forgetFirst(); // a removed view is told no more
+  openAll();
+  assert.deepEqual(told, ["first", "second", "second"]);
 });

@@ -52,8 +52,9 @@ def strip_module(source: str) -> str:
 def bundle(view: str, *family_files: str) -> str:
     """The ES module of one widget family: base files, family files, ``export default``.
 
-    ``view`` names the object (defined in a family file) whose ``key``, ``size`` and ``paint``
-    the base's ``render`` calls.
+    ``view`` names the object (defined in a family file) the base's ``render`` draws with: its
+    ``drawsFrom`` (the state keys it draws from), ``size(ctx)`` and ``paint(ctx)``, and the
+    optional hooks ``host.js`` lists at its top (``init``, ``attached``, ``ready``, ...).
     """
     parts = [
         f"// ---- {path.relative_to(WIDGETS)}\n" + strip_module(path.read_text(encoding="utf-8"))

@@ -21,7 +21,7 @@ __all__ = ["Control", "EpsSlider", "EpsStep", "EpsText", "ErrorArea", "SliderSte
 
 
 class Control:
-    """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.on_click(fn)``, ``.disabled``.
+    """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.disabled``, ``.hidden``.
 
     Toggle and drop-down options are ``(label, value)`` pairs: the state holds the label, and
     ``.value`` gives the value (e.g. the dtype buttons: label ``"float32"``, value
@@ -33,10 +33,7 @@ class Control:
         self.spec = spec
         self.name: str = spec["name"]
         self.kind: str = spec["kind"]
-        self.description: str = spec.get("label") or spec.get("text") or ""
-        self.tooltip: str = spec.get("tooltip", "")
         self._pairs = list(pairs)
-        self._dom_classes: tuple[str, ...] = (spec["css"],) if spec.get("css") else ()
 
     # ---------------------------------------------------------------------------- value
     def to_state(self, value: Any) -> Any:
@@ -75,18 +72,16 @@ class Control:
         """The option labels (toggles, drop-downs)."""
         return [label for label, _ in self._pairs]
 
-    def observe(self, fn: Callable[[dict], None], names: str = "value") -> None:
-        """Call ``fn(change)`` after the value changes (from Python or the page)."""
+    def observe(self, fn: Callable[[dict], None]) -> None:
+        """Call ``fn(change)`` after the value changes (from Python or the page): ``change`` has
+        ``new`` (as ``.value`` gives it), ``old`` (the state's entry before: a label, an eps grid
+        index), ``name`` (``"value"``) and ``owner`` (this control)."""
         self._owner.on_change(self.name, fn)
 
     # --------------------------------------------------------------------------- buttons
     def click(self) -> None:
         """Press the button, as a click in the page does."""
         self._owner.press(self.name)
-
-    def on_click(self, fn: Callable[[Control], None]) -> None:
-        """Call ``fn(control)`` when the button is pressed."""
-        self._owner.on_click(self.name, lambda: fn(self))
 
     # -------------------------------------------------------------------------- display
     def _flag(self, key: str) -> Any:
@@ -108,11 +103,6 @@ class Control:
     def hidden(self, value: bool) -> None:
         self._owner.set_control_state(self.name, hidden=bool(value))
 
-    def add_class(self, css: str) -> None:
-        """Add a CSS class to the control's element."""
-        self._dom_classes = (*self._dom_classes, css)
-        self.spec["css"] = " ".join(self._dom_classes)
-
 
 class EpsSlider(Control):
     """The eps slider: ``.value`` is the widget's eps; setting it follows the one eps rule."""
@@ -124,11 +114,6 @@ class EpsSlider(Control):
     @value.setter
     def value(self, value: float) -> None:
         self._owner.eps = value
-
-    @property
-    def index(self) -> int:
-        """The grid position the slider shows."""
-        return int(self._owner.current("eps"))
 
 
 class EpsText(Control):
@@ -179,7 +164,6 @@ class ErrorArea:
 
     def __init__(self, owner: GradkitWidget) -> None:
         self._owner = owner
-        self._dom_classes = ("gradkit-error",)
 
     @property
     def value(self) -> str:

@@ -111,11 +111,6 @@ export function fmtPlain(value) {
   return `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
 }
 
-// A slope or a value for a readout: short, never a 351-digit integer (".6g" past 1e15).
-export function fmtValue(value, spec = ".6g") {
-  return pyFormat(value, spec);
-}
-
 export function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) =>
     ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);

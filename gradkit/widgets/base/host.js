@@ -2,6 +2,7 @@
 // Python sent, keeps the control state (the __seq / ack handshake with Python), decodes the scene's
 // tables and paints the view: once per action, never again for the kernel's echo of a state the
 // page already shows. The view (one per widget family) supplies:
+//   init(ctx)   optional: once, before the first paint (e.g. a legend)
 //   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
 //               they make the paint key: the same key, nothing to repaint)
 //   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture)

@@ -6,9 +6,11 @@ Python computes, the page draws. A widget is a few synced traits:
 - ``state``: the control values, changed by the page or by Python (the ``__seq`` / ``ack``
   handshake: the page's latest action always wins);
 - ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
-  binary buffer of float64 arrays, :mod:`.tables`); ``exact``: the kernel's answer for a typed eps
-  off the grid;
-- ``error``, ``busy``, ``control_state``;
+  binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`); ``exact``:
+  the kernel's answer for a typed eps off the grid;
+- ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
+  (controls disabled, hidden or relabelled from Python), ``ack`` (the latest page change
+  answered);
 - ``offline``: what a page with no kernel (a static export) plays beyond the scene
   (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
 

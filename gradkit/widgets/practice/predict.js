@@ -4,7 +4,7 @@
 // the state. Until then the rest of the lesson is out of sight (unfold.js).
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
-import { dropGate, openAll, setGate } from "./unfold.js";
+import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -38,8 +38,14 @@ export function toleranceWords(tolerance) {
     : "only the exact value counts as right";
 }
 
+// The word after a number: the singular after exactly 1 ("1 entry", "6 entries").
+export function unitAfter(scene, value) {
+  return Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit || "";
+}
+
 function shown(scene, value) {
-  const unit = scene.unit ? ` ${escapeHtml(scene.unit)}` : "";
+  const word = scene.kind === "number" ? unitAfter(scene, value) : scene.unit;
+  const unit = word ? ` ${escapeHtml(word)}` : "";
   return (scene.kind === "number" ? pyFormat(value, ".6g") : richText(value)) + unit;
 }
 
@@ -133,8 +139,15 @@ export const predictView = {
     controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
     ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
   },
-  attached(ctx) { unfold(ctx); },
-  detached(ctx) { dropGate(ctx.el); },
+  attached(ctx) {
+    ctx.predict.forget?.();
+    ctx.predict.forget = onOpenAll(() => unfold(ctx));
+    unfold(ctx);
+  },
+  detached(ctx) {
+    ctx.predict.forget?.();
+    dropGate(ctx.el);
+  },
   drawsFrom: ["guess", "locked"],
   size() { return [0, 0]; },
   paint(ctx) {

@@ -152,6 +152,7 @@ class Predict(PracticeWidget):
             "kind": e.kind,
             "options": list(e.options),
             "unit": e.unit,
+            "unit_one": e.unit_one,
             "tolerance": e.tolerance,
             "actual": self._actual,
             "right": e.right,

@@ -20,7 +20,8 @@ const shared = (globalThis.__gradkitUnfold ??= {
   containers: new Set(), // parents of gated cells, each watched for cells added or replaced
   page: { allOpen: false },
 });
-const { gates, cells, containers, page } = shared;
+shared.openers ??= new Set(); // called when the page opens whole (each Predict drops its note)
+const { gates, cells, containers, page, openers } = shared;
 
 // The cell a widget's element sits in, or null.
 export function cellOf(el) {
@@ -74,6 +75,14 @@ function watch(container) {
 export function openAll() {
   page.allOpen = true;
   for (const container of containers) applyGates(container);
+  for (const opened of [...openers]) opened();
+}
+
+// Call `opened` when the page opens whole (the teacher's button on any Predict), so that every
+// Predict drops its "the rest opens when…" note, not only the one clicked. Returns the undo.
+export function onOpenAll(opened) {
+  openers.add(opened);
+  return () => openers.delete(opened);
 }
 
 // Set the gate of the widget at `el`: closed (`open` false) hides what follows its cell. Returns
@@ -100,8 +109,4 @@ export function dropGate(el) {
   cells.delete(el);
   gates.delete(cell);
   if (cell.parentElement) applyGates(cell.parentElement);
-}
-
-export function isAllOpen() {
-  return page.allOpen;
 }
