@@ -31,9 +31,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import nbformat
-from nbclient import NotebookClient
 
 from gradkit.cli.lesson_copy import lesson_files
 from gradkit.cli.runner import notebook_client
@@ -110,7 +110,7 @@ def _merged(spans: list[tuple[float, float]]) -> float:
     return total
 
 
-async def _learner(client: NotebookClient, cells: list, start: asyncio.Event) -> float:
+async def _learner(client: Any, cells: list, start: asyncio.Event) -> float:
     """Wait for the signal, run every cell; seconds from the signal to the last reply."""
     await start.wait()
     t0 = time.time()
@@ -124,7 +124,7 @@ async def _class(
 ) -> list[dict]:
     """N learners at once; per learner: seconds, gradkit's share, RSS and PSS (MiB)."""
     source = nbformat.read(_lesson(lesson), as_version=4)
-    env = {**os.environ, "GRADKIT_CACHE": str(cache)}
+    env = {"GRADKIT_CACHE": str(cache)}  # on top of this process's environment
     books, clients = [], []
     for _ in range(n):
         nb = source if cells_source is None else nbformat.v4.new_notebook()
@@ -132,11 +132,11 @@ async def _class(
         if cells_source is not None:
             nb.cells = [nbformat.v4.new_code_cell(s) for s in cells_source]
         books.append(nb)
-        clients.append(notebook_client(nb, work, timeout=1800))
+        clients.append(notebook_client(nb, work, timeout=1800, env=env))
     start = asyncio.Event()
     async with contextlib.AsyncExitStack() as stack:
         for client in clients:
-            await stack.enter_async_context(client.async_setup_kernel(env=env))
+            await stack.enter_async_context(client.async_setup_kernel())
             await client.kc.execute_interactive(_SETUP, timeout=120)
         cells = [[(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"] for nb in books]
         tasks = [
@@ -179,15 +179,8 @@ def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[d
     # that takes a gradient pays it, gradkit or not; this anchor shows what is left for gradkit
     results["anchor+grad"] = asyncio.run(_class(n, [_FIRST_GRADIENT], cold, work, lesson.stem))
     results["cold"] = asyncio.run(_class(n, None, cold, work, lesson.stem))
-    before = os.environ.get("GRADKIT_CACHE")
-    os.environ["GRADKIT_CACHE"] = str(warm)  # what `gradkit warm --cache` does
-    try:
-        with open(os.devnull, "w") as quiet:
-            warm_lesson(lesson, 1800, Progress([lesson.stem], quiet))
-    finally:
-        os.environ.pop("GRADKIT_CACHE")
-        if before is not None:
-            os.environ["GRADKIT_CACHE"] = before
+    with open(os.devnull, "w") as quiet:  # what `gradkit warm --cache` does
+        warm_lesson(lesson, 1800, Progress([lesson.stem], quiet), env={"GRADKIT_CACHE": str(warm)})
     results["warm"] = asyncio.run(_class(n, None, warm, work, lesson.stem))
     return results
 

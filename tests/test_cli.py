@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -584,15 +583,17 @@ class _FakeClient:
     made: ClassVar[list] = []
 
     def __init__(self, nb, timeout, km, resources, **options):
-        self.nb, self.km = nb, km
+        self.nb, self.km, self.options = nb, km, options
         _FakeClient.made.append(self)
 
-    @contextlib.contextmanager
-    def setup_kernel(self):
-        yield
-
-    def execute_cell(self, cell, index):
-        self.behave(cell, index)
+    def execute(self, **_kernel_options):
+        for index, cell in enumerate(self.nb.cells):
+            if cell.cell_type != "code":
+                continue
+            self.options["on_cell_execute"](cell=cell, cell_index=index)
+            self.behave(cell, index)
+            self.options["on_cell_executed"](cell=cell, cell_index=index, execute_reply={})
+        return self.nb
 
 
 def _report(stored, read, folder, written):
@@ -626,6 +627,9 @@ def test_warm_runs_its_own_interpreter(tmp_path, capsys, fake_kernel):
     (client,) = fake_kernel.made
     spec = client.km.kernel_spec_manager.get_kernel_spec("python3")
     assert spec.argv[:3] == [sys.executable, "-m", "ipykernel_launcher"]
+    # --cache reaches the kernel through its spec; this process's environment is left alone
+    assert spec.env == {"GRADKIT_CACHE": str(cache.resolve())}
+    assert os.environ.get("GRADKIT_CACHE") != str(cache.resolve())
 
 
 @pytest.mark.parametrize(

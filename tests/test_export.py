@@ -23,7 +23,7 @@ from gradkit.cli.site.markdown import markdown_html
 from gradkit.cli.site.math import math_html
 from gradkit.cli.site.notebooks import WIDGET_STATE, read_notebook
 from gradkit.cli.site.pages import OFFLINE_NOTE, describe
-from gradkit.cli.site.widgets import VIEW_MIME, is_gradkit_widget
+from gradkit.cli.site.widgets import CONTRACT, VIEW_MIME, is_gradkit_widget
 from gradkit.widgets import SlopeExplorer
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
@@ -208,6 +208,15 @@ def test_saved_state_is_recognised_by_the_contract_not_by_name(saved):
     assert is_gradkit_widget(state[saved["ids"]["explorer"]])
     assert not is_gradkit_widget(state["old0quiz"])
     assert not is_gradkit_widget(state[saved["ids"]["slider"]])
+
+
+def test_the_sites_contract_names_traits_the_widget_base_syncs():
+    """The command line may not import the widgets (pyproject's cli-without-widgets contract), so
+    the site keeps its own list of the traits it recognises a widget by: held to the base's."""
+    from gradkit.widgets.base.host import GradkitWidget
+
+    synced = set(GradkitWidget.class_trait_names(sync=True))
+    assert set(CONTRACT) <= synced, set(CONTRACT) - synced
 
 
 def test_formulas_are_mathml_or_shown_as_source():

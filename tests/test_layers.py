@@ -1,148 +1,170 @@
-"""Imports flow one way: the argument rules and the palette, the zoo, the torch-only core, the
-widgets; the command line uses the core only. Inside the widgets, a family imports only the base.
-No module of gradkit imports in a circle. Read from the source (no import runs)."""
+"""Imports flow one way, as a layered contract: the argument rules and the palette, the zoo, the
+torch-only core, the widgets (a family imports only the base), the command line (each subcommand
+its own module; it never imports the widgets). The contracts are written in pyproject.toml
+(``[tool.importlinter]``) and checked by import-linter over every module of gradkit, tools/ and
+benchmarks/, imports inside functions included. Here also: tools/ and benchmarks/ use only public
+names of gradkit, no module imports in a circle, and the names a package loads on first use.
+Read from the source (no import runs), except the last test."""
 
 from __future__ import annotations
 
 import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import pytest
 
-_BASE = {"_args", "_folders", "_lazy", "_palette"}
-_CORE = {
-    "analytic", "batching", "causes", "cost", "detectors", "diagnosis", "engine", "exercises",
-    "jacobian", "numerics", "other_checks", "patterns", "plan", "quiz_bank", "realview", "report",
-    "rounding",
-}  # fmt: skip
-#: What each top-level part of gradkit may import from gradkit (besides itself).
-ALLOWED: dict[str, set[str]] = {
-    "_args": set(),
-    "_palette": set(),
-    "_lazy": set(),
-    "_folders": set(),
-    "zoo": {"_args"},
-    **{name: _BASE | {"zoo"} | _CORE for name in _CORE},
-    "widgets": _BASE | {"zoo"} | _CORE,
-    "cli": _BASE | {"zoo"} | _CORE,
-    "gradkit": _BASE | {"zoo"} | _CORE,  # the package's __init__
+ROOT = Path(__file__).resolve().parents[1]
+_LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+
+
+def lint_imports(root: Path, *options: str) -> subprocess.CompletedProcess:
+    """import-linter on ``root`` (its pyproject.toml's contracts, its own gradkit first on the
+    path): exit status 0 when every contract is kept."""
+    return subprocess.run(
+        [sys.executable, "-c", _LINT, "--no-cache", *options],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_import_contracts_hold():
+    run = lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> Path:
+    """A copy of gradkit, tools/ and benchmarks/ with one wrong import per contract."""
+    root = tmp_path_factory.mktemp("planted")
+    for part in ("gradkit", "tools", "benchmarks"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", root)
+    plants = {
+        "gradkit/numerics/slopes.py": "def _up():\n    from ..widgets import SlopeExplorer\n",
+        "gradkit/__init__.py": "from .cli import main as _main\n",
+        "gradkit/zoo/__init__.py": "from .._palette import PALETTE as _PALETTE\n",
+        "gradkit/cli/check_run.py": "def _warm():\n    from . import warm\n",
+        "gradkit/cli/site/math.py": "from .cells import cell_html as _cell_html\n",
+        "gradkit/widgets/ruler/ruler.py": "def _other():\n    from ..slope import explorer\n",
+        # (in benchmarks/: tools/ is a namespace package, read from every folder on the path)
+        "benchmarks/engine.py": "from gradkit._palette import PALETTE as _PALETTE\n",
+        "gradkit/report.py": "import benchmarks as _benchmarks\n",
+    }
+    for path, line in plants.items():
+        with open(root / path, "a", encoding="utf-8") as source:
+            source.write(line)
+    (root / "gradkit" / "newpart.py").write_text("X = 1\n")  # a part with no layer
+    (root / "gradkit" / "cli" / "widgets.py").write_text("from ..widgets import Quiz\n")
+    return root
+
+
+#: Each contract in pyproject.toml, and the planted import it must report.
+PLANTED = {
+    "layers": "gradkit.numerics.slopes -> gradkit.widgets",
+    "package-init": "gradkit -> gradkit.cli",
+    "zoo": "gradkit.zoo -> gradkit._palette",
+    "cli-without-widgets": "gradkit.cli.widgets -> gradkit.widgets",
+    "widget-families": "gradkit.widgets.ruler.ruler -> gradkit.widgets.slope",
+    "cli-commands": "gradkit.cli.check_run -> gradkit.cli.warm",
+    "cli-site": "gradkit.cli.site.math -> gradkit.cli.site.cells",
+    "private-modules": "benchmarks.engine -> gradkit._palette",
+    "tools-and-benchmarks": "gradkit.report -> benchmarks",
 }
 
 
-def _part(module: str) -> str:
-    """``gradkit.numerics.slopes`` -> ``numerics``; ``gradkit`` -> ``gradkit``."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else parts[0]
+@pytest.mark.parametrize("contract", sorted(PLANTED))
+def test_a_planted_wrong_import_breaks_its_contract(planted, contract):
+    run = lint_imports(planted, "--contract", contract)
+    assert run.returncode == 1 and "1 broken" in run.stdout, run.stdout + run.stderr
+    assert PLANTED[contract] in run.stdout, run.stdout
 
 
-def cross_imports(package: Path) -> dict[str, set[str]]:
-    """For each top-level part of ``package``, the other parts its modules import."""
-    found: dict[str, set[str]] = {}
-    for path in package.rglob("*.py"):
-        rel = path.relative_to(package.parent).with_suffix("").parts
-        module = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
-        home = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level:
-                base = home.split(".")[: len(home.split(".")) - (node.level - 1)]
-                if node.module:
-                    targets = [".".join([*base, node.module])]
-                else:
-                    targets = [".".join([*base, a.name]) for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                targets = [node.module or ""]
-            for target in targets:
-                if target.split(".")[0] == package.name and _part(target) != _part(module):
-                    found.setdefault(_part(module), set()).add(_part(target))
-    return found
+def test_a_new_part_without_a_layer_breaks_the_layers(planted):
+    run = lint_imports(planted, "--contract", "layers")
+    assert "gradkit.newpart" in run.stdout, run.stdout
 
 
-def violations(package: Path) -> list[str]:
-    """Every import against :data:`ALLOWED`, as "part -> imported part"."""
+def test_every_contract_is_planted():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert sorted(c["id"] for c in config["tool"]["importlinter"]["contracts"]) == sorted(PLANTED)
+
+
+# ------------------------------------------------- tools/ and benchmarks/: public names only
+def _module_file(root: Path, module: str) -> Path | None:
+    path = root.joinpath(*module.split("."))
+    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _public_names(source: Path) -> set[str] | None:
+    """A module's ``__all__`` (read from source), or None where it has none."""
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return set(ast.literal_eval(node.value))
+    return None
+
+
+def private_uses(root: Path, files: list[Path]) -> list[str]:
+    """Each name of gradkit a file takes that is not public: not in its module's ``__all__``
+    (nor a submodule), or starting with ``_``; as "file:line module.name"."""
     out = []
-    for part, imported in sorted(cross_imports(package).items()):
-        allowed = ALLOWED.get(part)
-        if allowed is None:
-            out.append(f"{part} has no row in ALLOWED")
-            continue
-        out.extend(f"{part} -> {other}" for other in sorted(imported - allowed))
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and not node.level and node.module):
+                continue
+            if node.module.split(".")[0] != "gradkit":
+                continue
+            source = _module_file(root, node.module)
+            public = _public_names(source) if source is not None else None
+            for alias in node.names:
+                if _module_file(root, f"{node.module}.{alias.name}") is not None:
+                    continue  # a submodule (its privacy is the private-modules contract's)
+                shown = alias.name not in public if public is not None else alias.name[0] == "_"
+                if shown:
+                    where = path.relative_to(root).as_posix()
+                    out.append(f"{where}:{node.lineno} {node.module}.{alias.name}")
     return out
 
 
-def test_imports_flow_one_way():
-    assert violations(ROOT / "gradkit") == []
+def test_tools_and_benchmarks_use_only_public_names():
+    files = sorted([*(ROOT / "tools").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")])
+    assert private_uses(ROOT, files) == []
 
 
-def test_every_part_of_gradkit_has_a_row():
-    parts = {p.stem for p in (ROOT / "gradkit").iterdir() if p.suffix == ".py" or p.is_dir()}
-    parts -= {"__init__", "__pycache__", "data"}
-    assert parts <= set(ALLOWED), parts - set(ALLOWED)
-
-
-def test_a_planted_upward_import_is_caught(tmp_path):
-    package = tmp_path / "gradkit"
-    (package / "numerics").mkdir(parents=True)
+def test_a_planted_private_name_is_caught(tmp_path):
+    package = tmp_path / "gradkit" / "widgets" / "base"
+    package.mkdir(parents=True)
+    (tmp_path / "gradkit" / "__init__.py").write_text("__all__ = ['sweep']\n")
+    (tmp_path / "gradkit" / "widgets" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
-    (package / "numerics" / "__init__.py").write_text("")
-    (package / "numerics" / "slopes.py").write_text(
-        "def f():\n    from ..widgets import SlopeExplorer  # a lazy upward import\n"
+    (package / "tables.py").write_text("__all__ = ['pack']\n")
+    tool = tmp_path / "tools" / "fixtures.py"
+    tool.parent.mkdir()
+    tool.write_text(
+        "from gradkit import sweep, _lazy\n"
+        "from gradkit.widgets.base import tables\n"
+        "from gradkit.widgets.base.tables import pack, _unpack, json_safe\n"
     )
-    (package / "zoo.py").write_text("from .numerics import sweep\n")
-    assert violations(package) == ["numerics -> widgets", "zoo -> numerics"]
-
-
-# ------------------------------------------------------------------- inside gradkit.widgets
-def widget_imports(widgets: Path) -> dict[str, set[str]]:
-    """For each part of ``gradkit/widgets`` (``base``, a family, or a top-level module such as
-    ``__init__``), the other parts its modules import (relative or absolute imports)."""
-    found: dict[str, set[str]] = {}
-    for path in widgets.rglob("*.py"):
-        rel = path.relative_to(widgets).parts
-        part = rel[0] if len(rel) > 1 else path.stem
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.level == len(rel):  # from widgets' top
-                targets = [node.module] if node.module else [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                "gradkit.widgets."
-            ):
-                targets = [node.module.removeprefix("gradkit.widgets.")]
-            for target in targets:
-                if target.split(".")[0] != part:
-                    found.setdefault(part, set()).add(target.split(".")[0])
-    return found
-
-
-def widget_violations(widgets: Path) -> list[str]:
-    """base imports no family; a family imports only base; only ``__init__`` imports families."""
-    out = []
-    for part, imported in sorted(widget_imports(widgets).items()):
-        if part == "__init__":
-            continue
-        allowed = set() if part == "base" else {"base"}
-        out.extend(f"widgets.{part} -> widgets.{other}" for other in sorted(imported - allowed))
-    return out
-
-
-def test_widget_families_import_only_the_base():
-    assert widget_violations(ROOT / "gradkit" / "widgets") == []
-
-
-def test_a_planted_family_import_is_caught(tmp_path):
-    widgets = tmp_path / "widgets"
-    for part in ("base", "slope", "ruler"):
-        (widgets / part).mkdir(parents=True)
-        (widgets / part / "__init__.py").write_text("")
-    (widgets / "__init__.py").write_text("from .slope import SlopeExplorer\n")
-    (widgets / "slope" / "explorer.py").write_text("from ..base import host\nfrom . import scene\n")
-    (widgets / "ruler" / "ruler.py").write_text("from ..slope.scene import slope_rows\n")
-    (widgets / "base" / "host.py").write_text("from ..ruler import ruler\n")
-    assert widget_violations(widgets) == [
-        "widgets.base -> widgets.ruler",
-        "widgets.ruler -> widgets.slope",
+    assert private_uses(tmp_path, [tool]) == [
+        "tools/fixtures.py:1 gradkit._lazy",
+        "tools/fixtures.py:3 gradkit.widgets.base.tables._unpack",
+        "tools/fixtures.py:3 gradkit.widgets.base.tables.json_safe",
     ]
 
 

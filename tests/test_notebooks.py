@@ -20,14 +20,13 @@ import json
 import os
 import re
 import textwrap
-import time
 from pathlib import Path
 
 import jupytext
 import nbformat
 import pytest
 
-from gradkit.cli.runner import notebook_client
+from gradkit.cli.runner import run_notebook
 from tools.lesson_text import NOTEBOOK_ONLY, cell_instructions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,18 +271,11 @@ def _run(stem: str) -> tuple[object, float]:
         path = NOTEBOOK_DIR / f"{stem}.ipynb"
         nb = nbformat.read(path, as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(_self_check(stem)))
-        client = notebook_client(nb, path.parent, timeout=CELL_TIMEOUT)
-        saved = os.environ.get("GRADKIT_QUIZ_ORDER")
-        os.environ["GRADKIT_QUIZ_ORDER"] = "fixed"  # the kernel inherits it: options in file order
-        try:
-            start = time.perf_counter()
-            client.execute()
-            _RUNS[stem] = (nb, time.perf_counter() - start)
-        finally:
-            if saved is None:
-                os.environ.pop("GRADKIT_QUIZ_ORDER", None)
-            else:
-                os.environ["GRADKIT_QUIZ_ORDER"] = saved
+        # options in file order: the kernel's GRADKIT_QUIZ_ORDER, this process's left alone
+        order = {"GRADKIT_QUIZ_ORDER": "fixed"}
+        run = run_notebook(nb, path.parent, timeout=CELL_TIMEOUT, env=order)
+        assert run.stopped is None, f"{stem}: {run.stopped}"
+        _RUNS[stem] = (run.notebook, run.seconds)
     return _RUNS[stem]
 
 

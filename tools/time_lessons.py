@@ -9,24 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-from datetime import datetime
 from pathlib import Path
-
-import nbformat
 
 from gradkit.cli.runner import run_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _cell_seconds(cell) -> float:
-    timing = cell.metadata.get("execution", {})
-    start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
-    if not start or not end:
-        return 0.0
-    parse = datetime.fromisoformat
-    return (parse(end.replace("Z", "+00:00")) - parse(start.replace("Z", "+00:00"))).total_seconds()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,18 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
         if args.names and not any(n in path.name for n in args.names):
             continue
-        nb = nbformat.read(path, as_version=4)
-        start = time.perf_counter()
-        run_notebook(nb, path.parent, timeout=120)
-        seconds = time.perf_counter() - start
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        slowest = sorted(((_cell_seconds(c), k) for k, c in enumerate(code)), reverse=True)[:3]
-        errors = [o for c in code for o in c.outputs if o.output_type == "error"]
-        failed |= bool(errors)
+        run = run_notebook(path, timeout=120, quiet=True)
+        slowest = sorted(((s, k) for k, s in run.cell_seconds.items()), reverse=True)[:3]
+        failed |= bool(run.errors)
         cells = ", ".join(f"cell {k}: {s:.2f}s" for s, k in slowest)
         print(
-            f"{path.name:28} {seconds:5.1f} s   slowest {cells}   "
-            f"load {os.getloadavg()[0]:.1f}{'   ERRORS' if errors else ''}"
+            f"{path.name:28} {run.seconds:5.1f} s   slowest {cells}   "
+            f"load {os.getloadavg()[0]:.1f}{'   ERRORS' if run.errors else ''}"
         )
     return 1 if failed else 0
 

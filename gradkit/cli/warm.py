@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -39,7 +40,7 @@ from typing import Any, TextIO
 from .._folders import CACHE_OFF, distrust, fix_for, user_cache_folder
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 from .lesson_copy import lesson_files
-from .runner import notebook_client
+from .runner import CellError, run_notebook
 
 __all__ = [
     "Progress",
@@ -146,38 +147,48 @@ def check_cache_folder(folder: Path, named: str = "--cache") -> Path:
     return folder
 
 
-def warm_lesson(path: Path, timeout: int, progress: Progress, nb: Any = None) -> WarmResult:
+def warm_lesson(
+    path: Path,
+    timeout: int,
+    progress: Progress,
+    nb: Any = None,
+    env: Mapping[str, str] | None = None,
+) -> WarmResult:
     """Execute one lesson in a fresh kernel of this Python (cache on); what its cache did.
 
-    A cell that raises or times out, or a kernel that dies, is an entry in ``errors`` (a timeout
-    or a dead kernel ends the lesson), never an exception.
+    Parameters
+    ----------
+    path : Path
+        The lesson (read unless ``nb`` is given; never written).
+    timeout : int
+        Seconds one cell may run.
+    progress : Progress
+        Told after each code cell.
+    nb : nbformat.NotebookNode, optional
+        The lesson already read (run in place, with the report cell appended).
+    env : mapping of str to str, optional
+        Variables for the kernel on top of this process's (``GRADKIT_CACHE``).
+
+    Returns
+    -------
+    WarmResult
+        A cell that raises or times out, or a kernel that dies, is an entry in ``errors`` (a
+        timeout or a dead kernel ends the lesson), never an exception.
     """
     import nbformat
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     result = WarmResult(path.stem)
     nb = nb if nb is not None else read_lesson(path)
     nb.cells.append(nbformat.v4.new_code_cell(_REPORT_CELL))
-    code = [(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"]
-    start = time.perf_counter()
+    code = [k for k, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+    def step(index: int, _cell: Any) -> None:
+        progress.step(path.stem, code.index(index) + 1, len(code))
+
     with tempfile.TemporaryDirectory(prefix="gradkit-warm-") as work:
-        client = notebook_client(nb, work, timeout=timeout, allow_errors=False)
-        try:
-            with client.setup_kernel():
-                for done, (index, cell) in enumerate(code, 1):
-                    try:
-                        client.execute_cell(cell, index)
-                    except CellExecutionError as error:
-                        last = (str(error).strip().splitlines() or ["an error"])[-1]
-                        result.errors.append(f"cell {index}: {last}")
-                    progress.step(path.stem, done, len(code))
-        except CellTimeoutError:
-            result.errors.append(f"cell {index}: still running after --timeout {timeout} s")
-        except DeadKernelError:
-            result.errors.append(f"cell {index}: the kernel died (out of memory?)")
-        except RuntimeError as error:  # the kernel did not start
-            result.errors.append(f"the kernel did not start: {error}")
-    result.seconds = time.perf_counter() - start
+        run = run_notebook(nb, work, timeout=timeout, env=env, on_cell=step)
+    result.seconds = run.seconds
+    result.errors = [_said(error, timeout) for error in run.errors]
     for output in nb.cells[-1].get("outputs", []):
         for line in output.get("text", "").splitlines():
             if line.startswith(_MARK):
@@ -187,6 +198,13 @@ def warm_lesson(path: Path, timeout: int, progress: Progress, nb: Any = None) ->
                     result.folder, result.bytes = counts["folder"], counts["bytes"]
                     result.written = counts["written"]
     return result
+
+
+def _said(error: CellError, timeout: int) -> str:
+    """One line for a lesson's error, as the summary prints it."""
+    if error.kind == "timeout":
+        return f"cell {error.cell}: still running after --timeout {timeout} s"
+    return str(error)
 
 
 class Progress:
@@ -235,11 +253,11 @@ def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
         )
     folder = Path(chosen).expanduser().resolve() if chosen else user_cache_folder()
     named = "--cache" if args.cache else "GRADKIT_CACHE" if chosen else "the cache folder"
-    os.environ["GRADKIT_CACHE"] = str(check_cache_folder(folder, named))  # the kernels' cache
+    env = {"GRADKIT_CACHE": str(check_cache_folder(folder, named))}  # the kernels' cache
     progress = Progress([p.stem for p in lessons], sys.stderr)
     start, results = time.perf_counter(), []
     for path, nb in zip(lessons, notebooks, strict=True):
-        results.append(warm_lesson(path, args.timeout, progress, nb))
+        results.append(warm_lesson(path, args.timeout, progress, nb, env))
         progress.lesson_done(results[-1])
     last = results[-1]
     stored, read = sum(r.stored for r in results), sum(r.read for r in results)

@@ -9,6 +9,7 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 __all__ = [
     "Grade",
@@ -141,6 +142,9 @@ class Grade:
     explanation: str
 
 
+_Entry = TypeVar("_Entry", "QuizEntry", "PredictEntry")
+
+
 @dataclass(frozen=True)
 class QuizBank:
     """Every quiz and predict entry of one file, by id."""
@@ -156,24 +160,26 @@ class QuizBank:
 
     def quiz(self, quiz_id: str) -> QuizEntry:
         """The quiz with this id (an error lists close matches when there is none)."""
-        if quiz_id in self.quizzes:
-            return self.quizzes[quiz_id]
-        if quiz_id in self.predictions:
-            raise UnknownEntryError(
-                f"{quiz_id!r} is a predict-then-run entry, not a quiz: use "
-                f"Predict({quiz_id!r}, compute=...)"
-            )
-        raise UnknownEntryError(self._unknown("quiz", quiz_id, self.quizzes))
+        use = f"use Predict({quiz_id!r}, compute=...)"
+        elsewhere = f"{quiz_id!r} is a predict-then-run entry, not a quiz: {use}"
+        return self._entry("quiz", quiz_id, self.quizzes, elsewhere)
 
     def predict(self, predict_id: str) -> PredictEntry:
         """The predict entry with this id (an error lists close matches when there is none)."""
-        if predict_id in self.predictions:
-            return self.predictions[predict_id]
-        if predict_id in self.quizzes:
-            raise UnknownEntryError(
-                f"{predict_id!r} is a quiz, not a predict-then-run entry: use Quiz({predict_id!r})"
-            )
-        raise UnknownEntryError(self._unknown("predict", predict_id, self.predictions))
+        elsewhere = (
+            f"{predict_id!r} is a quiz, not a predict-then-run entry: use Quiz({predict_id!r})"
+        )
+        return self._entry("predict", predict_id, self.predictions, elsewhere)
+
+    def _entry(
+        self, table: str, wanted: str, known: Mapping[str, _Entry], elsewhere: str
+    ) -> _Entry:
+        """``known[wanted]``, else an error: ``elsewhere`` for the other kind's id, or close ids."""
+        if wanted in known:
+            return known[wanted]
+        if wanted in self.ids:
+            raise UnknownEntryError(elsewhere)
+        raise UnknownEntryError(self._unknown(table, wanted, known))
 
     def _unknown(self, table: str, wanted: object, known: Mapping[str, object]) -> str:
         where = f" in {self.path}" if self.path else ""

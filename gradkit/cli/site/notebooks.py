@@ -12,12 +12,11 @@ the next cell, may not have recorded).
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..runner import notebook_client
+from ..runner import run_notebook
 from .folder import ExportError
 from .shape import NotebookShapeError, check_notebook
 
@@ -184,26 +183,27 @@ def execute(notebook: dict, folder: Path, timeout: int = 120) -> dict:
     ------
     CellTimeLimitError
         A cell ran longer than ``timeout`` (the kernel is stopped).
+    RuntimeError
+        The kernel died or did not start (its one-line reason).
     """
     import nbformat
-    from nbclient.exceptions import CellTimeoutError
 
     run = nbformat.reads(json.dumps(notebook), as_version=4)  # a copy, its lines joined
     run.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
-    running = [0]
-    client = notebook_client(
+    done = run_notebook(
         run,
         folder,
         timeout=timeout,
         store_widget_state=True,
-        extra_arguments=["--InlineBackend.figure_formats=svg"],  # plots sharp on any screen
-        on_cell_execute=lambda cell, cell_index: running.__setitem__(0, cell_index),
+        kernel_arguments=["--InlineBackend.figure_formats=svg"],  # plots sharp on any screen
+        quiet=True,  # the kernel's own chatter is not ours to print
     )
-    try:  # the kernel's own chatter is not ours to print
-        client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except CellTimeoutError:
-        source = _text(run.cells[running[0]].source)
-        raise CellTimeLimitError(running[0] + 1, timeout, source) from None
+    stopped = done.stopped
+    if stopped is not None and stopped.kind == "timeout":
+        source = _text(run.cells[stopped.cell].source)
+        raise CellTimeLimitError(stopped.cell + 1, timeout, source)
+    if stopped is not None:
+        raise RuntimeError(stopped.message)
     last = run.cells.pop()
     for output in last.get("outputs", []):
         if _FLUSHED in output.get("data", {}):
