@@ -11,14 +11,21 @@ from __future__ import annotations
 import ast
 import json
 import os
+import secrets
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from gradkit.cli import notebook_command
 from gradkit.cli.runner import (
     KERNEL_NAME,
+    KERNEL_SPECS_CLASS,
     CellError,
     KernelChoiceError,
     notebook_client,
@@ -109,6 +116,65 @@ def test_a_planted_python3_kernel_on_jupyters_path_is_never_started(tmp_path, mo
     assert sorted(run.cell_seconds) == [0, 1, 2] and run.seconds > 0
     assert "GRADKIT_RUNNER_PROBE" not in os.environ
     assert nbformat.read(lesson, as_version=4).cells[0].outputs == []  # the file is never written
+
+
+def _planted_kernels(folder: Path, marker: Path) -> Path:
+    """Kernel specs ``python3`` and ``planted`` that would touch ``marker`` if ever started."""
+    for name in ("python3", "planted"):
+        spec = folder / "kernels" / name
+        spec.mkdir(parents=True)
+        argv = ["/bin/sh", "-c", f"touch {marker}; exit 1", "{connection_file}"]
+        (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name}))
+    return folder
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _ask(url: str, method: str = "GET", body: dict | None = None) -> object:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        text = answer.read()
+    return json.loads(text) if text else None
+
+
+def test_the_notebook_servers_kernels_are_this_interpreter_whatever_jupyters_path_holds(tmp_path):
+    """``gradkit notebook``'s server loads the runner's kernel spec manager: a python3 spec of
+    another environment first on Jupyter's path is neither listed nor started, and a notebook
+    asking for a kernel of its own gets this interpreter."""
+    marker = tmp_path / "planted-kernel-ran"
+    env = {**os.environ, "JUPYTER_PATH": str(_planted_kernels(tmp_path / "jupyter", marker))}
+    env |= {"JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path)}
+    port, token = _free_port(), secrets.token_hex(16)
+    (tmp_path / "root").mkdir()
+    command = notebook_command(tmp_path / "root", port, token)
+    assert f"--ServerApp.kernel_spec_manager_class={KERNEL_SPECS_CLASS}" in command
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/api"
+    try:
+        for _ in range(300):
+            try:
+                specs = _ask(f"{base}/kernelspecs?token={token}")
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "server.log").read_text()
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not answer in 30 s")
+        assert list(specs["kernelspecs"]) == [KERNEL_NAME]
+        assert specs["kernelspecs"][KERNEL_NAME]["spec"]["argv"][0] == sys.executable
+        kernel = _ask(f"{base}/kernels?token={token}", "POST", {"name": "planted"})
+        _ask(f"{base}/kernels/{kernel['id']}?token={token}", "DELETE")
+        assert not marker.exists(), "a planted kernel spec was started"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
 
 
 # ---------------------------------------------------------------- one runner, read from source

@@ -18,6 +18,7 @@ benchmark starts many kernels, then runs them at one signal).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "KERNEL_NAME",
+    "KERNEL_SPECS_CLASS",
     "CellError",
     "KernelChoiceError",
     "NotebookRun",
@@ -113,6 +115,49 @@ def _spec_env(env: Mapping[str, str]) -> dict[str, str]:
     return {str(name): str(value).replace("$", "$$") for name, value in env.items()}
 
 
+@functools.cache
+def _kernel_specs_class() -> type:
+    """:class:`ThisPythonKernelSpecs`, built on first use (jupyter_client loads only then)."""
+    import traitlets
+    from ipykernel.kernelspec import RESOURCES
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+    class ThisPythonKernelSpecs(KernelSpecManager):
+        """Every kernel is this interpreter, whatever name is asked for: the runner's kernels and
+        ``gradkit notebook``'s server's (``--ServerApp.kernel_spec_manager_class``), so that no
+        ``python3`` spec earlier on Jupyter's path (another environment, another torch) is ever
+        started. The one name it lists is ``python3``, with ipykernel's logos."""
+
+        env = traitlets.Dict(help="Variables set in the kernel on top of the environment.")
+
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name=f"Python 3 ({sys.executable})",
+                language="python",
+                env=dict(self.env),
+                resource_dir=RESOURCES,
+            )
+
+        def find_kernel_specs(self) -> dict[str, str]:
+            return {KERNEL_NAME: RESOURCES}
+
+    ThisPythonKernelSpecs.__module__ = __name__
+    ThisPythonKernelSpecs.__qualname__ = "ThisPythonKernelSpecs"
+    return ThisPythonKernelSpecs
+
+
+#: The kernel spec manager ``gradkit notebook``'s server loads by name (see :func:`__getattr__`).
+KERNEL_SPECS_CLASS = f"{__name__}.ThisPythonKernelSpecs"
+
+
+def __getattr__(name: str) -> Any:
+    """``ThisPythonKernelSpecs``, for Jupyter's server, which loads it as ``KERNEL_SPECS_CLASS``."""
+    if name == "ThisPythonKernelSpecs":
+        return _kernel_specs_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def this_python_kernels(env: Mapping[str, str] | None = None) -> Any:
     """A kernel spec manager whose every kernel is this interpreter (where gradkit is installed).
 
@@ -127,23 +172,7 @@ def this_python_kernels(env: Mapping[str, str] | None = None) -> Any:
         Whatever kernel name it is asked for (``python3``, a notebook's own ``julia-1.10``), it
         answers with ``sys.executable -m ipykernel_launcher``.
     """
-    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-
-    variables = _spec_env(env or {})
-
-    class ThisPython(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(
-                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                display_name=f"Python 3 ({sys.executable})",
-                language="python",
-                env=dict(variables),
-            )
-
-        def find_kernel_specs(self) -> dict[str, str]:
-            return {KERNEL_NAME: str(Path(sys.executable).parent)}
-
-    return ThisPython()
+    return _kernel_specs_class()(env=_spec_env(env or {}))
 
 
 def notebook_client(

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import EXIT_PASS, UsageError
+from .runner import KERNEL_SPECS_CLASS
 
 __all__ = ["check_jupyter_options", "check_port", "notebook_command", "run_notebook"]
 
@@ -105,6 +106,8 @@ def notebook_command(root: Path, port: int, token: str, extra: Sequence[str] = (
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
+        # every kernel is this interpreter's, never a python3 spec of another environment
+        f"--ServerApp.kernel_spec_manager_class={KERNEL_SPECS_CLASS}",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # Jupyter refuses root otherwise (containers, CI)
