@@ -27,6 +27,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 import harness as jp  # the browser suite's helpers, from its folder
+import unfold  # the lessons' gates: what follows a Predict stays hidden until it is answered
 
 ROOT = Path(__file__).resolve().parents[2]
 USERS = ("ada", "grace")
@@ -123,7 +124,13 @@ def hub(hub_env):
             assert process.poll() is None, (work / "hub.log").read_text()[-4000:]
             assert time.monotonic() < deadline, (work / "hub.log").read_text()[-4000:]
             time.sleep(0.5)
-        yield {"url": env["HUB_URL"], "password": env["HUB_PASSWORD"], "env": env, "work": work}
+        yield {
+            "url": env["HUB_URL"],
+            "password": env["HUB_PASSWORD"],
+            "env": env,
+            "work": work,
+            "python": hub_env / "venv" / "bin" / "python",
+        }
     finally:
         jp.stop_tree(process.pid, timeout=20)
         log.close()
@@ -168,6 +175,7 @@ def test_two_learners_run_lesson_01_and_eps_moves_the_picture(hub):
                 counts = jp.run_all(page, 300_000)
                 assert counts["failed"] == 0 and counts["rendered"] >= counts["expected"] > 0
                 assert jp.problems(page) == [], (user, jp.problems(page))
+                assert unfold.open_all(page) == []  # the SlopeExplorer follows lesson 01's Predict
                 root = page.locator(".gradkit-slope-explorer").first
                 root.scroll_into_view_if_needed()
                 page.wait_for_function(
@@ -185,6 +193,8 @@ def test_two_learners_run_lesson_01_and_eps_moves_the_picture(hub):
                 ), (user, before["drawn"]["eps"], after["drawn"]["eps"])
                 told = jp.kernel_execute(page, "import os; print(os.environ['GRADKIT_CACHE'])")
                 assert told["stdout"].strip() == hub["env"]["GRADKIT_CACHE"]
+                told = jp.kernel_execute(page, "import sys; print(sys.executable)")
+                assert told["stdout"].strip() == str(hub["python"]), "not this environment's kernel"
         finally:
             browser.close()
     homes = Path(hub["env"]["HUB_HOMES"])
