@@ -343,6 +343,20 @@ def _failing(w) -> dict[str, list]:
     }
 
 
+def _worst_said(w) -> dict[str, dict]:
+    """Per state the lab sent, the report's own sentence for its worst entry (``comparison``,
+    rebuilt by gradkit.report from the numbers sent) and whether gradcheck's test fails it."""
+    from gradkit.report import WorstEntry
+
+    said = {}
+    for key, rec in w.scene["states"].items():
+        if rec["worst"] is not None:
+            n, a, t = (rec["worst"][k] for k in ("numeric", "analytic", "tolerance"))
+            entry = WorstEntry(0, 0, (0, 0), n, a, t)
+            said[key] = {"comparison": entry.comparison, "outside": entry.outside}
+    return said
+
+
 def lab_fixture() -> dict:
     """GradcheckLab scenes (SquareFn and WrongSquareFn with their states ahead, a typed eps, a
     missing analytic Jacobian, complex inputs in float16) and the entries Python finds failing."""
@@ -357,7 +371,7 @@ def lab_fixture() -> dict:
     try:
         for name in ("SquareFn", "WrongSquareFn"):
             w = GradcheckLab(name)
-            out[name] = {**_sent(w), "failing": _failing(w)}
+            out[name] = {**_sent(w), "failing": _failing(w), "worst_said": _worst_said(w)}
             if name == "WrongSquareFn":
                 w.eps_text.value = "3e-7"
                 out["typed"] = _sent(w)
