@@ -4,7 +4,9 @@ tested in tests/js/practice.test.mjs, against a fixture these widgets write."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,6 +15,7 @@ from ipywidgets.widgets.widget import _instances
 from gradkit import quiz_bank
 from gradkit.quiz_bank import load_bank
 from gradkit.widgets import Predict, Quiz
+from gradkit.widgets.practice import common
 
 BANK = load_bank()  # the real gradkit/data/quizzes.toml
 QUIZ_IDS = sorted(BANK.quizzes)
@@ -62,6 +65,23 @@ def test_a_click_in_the_page_is_read_back_by_python(make, quiz_id):
     page_sends(q, choice=entry.answer)
     assert q.correct is True and q.feedback_html.value == f"Right. {entry.explanation}"
     assert q.error_area.value == ""
+
+
+def test_the_verdict_words_are_read_from_the_page_their_one_home(tmp_path):
+    """Python's plain-text feedback says what feedback.js says: the words are read from its
+    ``VERDICT`` line, so there is no copy to drift (the page's text is checked against
+    Python's in tests/js/practice.test.mjs)."""
+    script = Path(common.__file__).with_name("feedback.js").read_text(encoding="utf-8")
+    line = next(t for t in script.splitlines() if t.startswith("export const VERDICT = "))
+    for key, words in common.VERDICT_WORDS.items():
+        assert f"{key}: {json.dumps(words, ensure_ascii=False)}" in line
+    assert set(common.VERDICT_WORDS) == {"right", "wrong", "retry"}
+    planted = tmp_path / "feedback.js"
+    planted.write_text('export const VERDICT = { right: "Yes \\"indeed\\"", wrong: "No." };\n')
+    assert dict(common.page_words("VERDICT", planted)) == {"right": 'Yes "indeed"', "wrong": "No."}
+    planted.write_text('export const VERDICT = {\n  right: "Yes.",\n};\n')  # not one line
+    with pytest.raises(LookupError, match="one-line table"):
+        common.page_words("VERDICT", planted)
 
 
 def test_choose_sets_the_state_a_click_sets(make):

@@ -1,14 +1,18 @@
 """What the practice widgets share on the Python side: their stylesheet, option controls whose
 value may be None, read-only views of text the page shows, and the verdict's words.
 
-The page words every verdict (``feedback.js``); :func:`verdict_text` is the same sentence as
-plain text, for tests and scripts (``tests/js/practice.test.mjs`` checks both agree).
+The page words every verdict: its words live once, in ``VERDICT`` in ``feedback.js``, and
+Python reads them from there (:data:`VERDICT_WORDS`); :func:`verdict_text` is the page's
+sentence as plain text, for tests and scripts (``tests/js/practice.test.mjs`` checks both agree).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..base.controls import Control
@@ -21,6 +25,7 @@ __all__ = [
     "PageText",
     "PracticeWidget",
     "nullable",
+    "page_words",
     "verdict_text",
 ]
 
@@ -34,8 +39,25 @@ class PracticeWidget(GradkitWidget):
     _css = PRACTICE_CSS
 
 
-#: The words of a verdict, as the page writes them (``VERDICT`` in ``feedback.js``).
-VERDICT_WORDS = {"right": "Right.", "wrong": "Not quite.", "retry": "Try another answer."}
+def page_words(name: str, script: Path = Path(__file__).parent / "feedback.js") -> Mapping:
+    """A table of words the page owns, read from its script: ``export const NAME = { key:
+    "text", ... };`` (one line, double-quoted JSON strings) as a read-only mapping.
+
+    Raises
+    ------
+    LookupError
+        When ``script`` has no such table (renamed or rewritten in another form).
+    """
+    text = script.read_text(encoding="utf-8")
+    found = re.search(rf"^export const {re.escape(name)} = \{{(.*)\}};$", text, re.MULTILINE)
+    pairs = re.findall(r'(\w+): ("(?:[^"\\]|\\.)*")', found.group(1)) if found else []
+    if not pairs:
+        raise LookupError(f"{script.name} has no one-line table 'export const {name} = {{...}};'")
+    return MappingProxyType({key: json.loads(words) for key, words in pairs})
+
+
+#: The words of a verdict: the page's, read from ``VERDICT`` in ``feedback.js`` (their one home).
+VERDICT_WORDS = page_words("VERDICT")
 
 
 def verdict_text(correct: bool, explanation: str, *, retry: bool) -> str:
