@@ -201,7 +201,9 @@ def epsilon_fixture() -> dict:
 PRACTICE_BANK = FIXTURES / "practice_bank.toml"
 #: Typed guesses for a number and for a choice; (entry id, true value, guesses locked in).
 NUMBER_TEXTS = ("22", " 22 ", "1e-3", "−1.5", "1_000", ".5", "5.", "+3", "2E3", "twenty two",
-                "", "   ", "nan", "inf", "1e400", "1,5", "0x10")  # fmt: skip
+                "", "   ", "nan", "inf", "1e400", "1,5", "0x10", "infinity", "٢٢", "２２",
+                "\u00a022", "\ufeff22", "22\u2003", "\u202f1e-3\u3000", "\x1c22", "\x8522",
+                "1e5.5", "-", ".", "e3", "1e", "--1", "1__0")  # fmt: skip
 CHOICE_TEXTS = ("passes", " passes ", "maybe", "")
 PREDICT_LOCKS = (
     ("p-slope", 1.0132789611816406, ("1.0133", "1.01", "1.0", "1.02335", "0.9", "-1.0133")),
@@ -239,6 +241,20 @@ def practice_fixture() -> dict:
         except InputError as error:
             return {"text": text, "error": str(error)}
 
+    def edges(entry_id: str, actual: float | None) -> tuple[str, ...]:
+        """Guesses on each edge of the range Python grades right, and one float past it."""
+        import math
+
+        from gradkit.quiz_bank import right_range
+
+        entry = bank.predict(entry_id)
+        if entry.kind != "number" or (actual is None and entry.answer is None):
+            return ()
+        lo, hi = right_range(entry, entry.answer if actual is None else actual)
+        return tuple(
+            map(repr, (lo, math.nextafter(lo, -math.inf), hi, math.nextafter(hi, math.inf)))
+        )
+
     def locked(entry_id: str, compute: object, guess: str) -> dict:
         p = Predict(entry_id, compute, bank=bank)
         p.lock(guess)
@@ -252,7 +268,7 @@ def practice_fixture() -> dict:
         texts = NUMBER_TEXTS if scene["kind"] == "number" else CHOICE_TEXTS
         predicts.append({
             "scene": scene,
-            "locks": [locked(entry_id, compute, g) for g in guesses],
+            "locks": [locked(entry_id, compute, g) for g in (*guesses, *edges(entry_id, actual))],
             "guesses": [checked(entry_id, t) for t in texts],
         })  # fmt: skip
     return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}

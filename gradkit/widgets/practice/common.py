@@ -41,19 +41,22 @@ class PracticeWidget(GradkitWidget):
 
 def page_words(name: str, script: Path = Path(__file__).parent / "feedback.js") -> Mapping:
     """A table of words the page owns, read from its script: ``export const NAME = { key:
-    "text", ... };`` (one line, double-quoted JSON strings) as a read-only mapping.
+    "text", ... };`` (keys and double-quoted JSON strings, nothing else) as a read-only mapping.
 
     Raises
     ------
     LookupError
-        When ``script`` has no such table (renamed or rewritten in another form).
+        When ``script`` has no such table, or it holds more than keys and quoted words.
     """
     text = script.read_text(encoding="utf-8")
-    found = re.search(rf"^export const {re.escape(name)} = \{{(.*)\}};$", text, re.MULTILINE)
-    pairs = re.findall(r'(\w+): ("(?:[^"\\]|\\.)*")', found.group(1)) if found else []
-    if not pairs:
-        raise LookupError(f"{script.name} has no one-line table 'export const {name} = {{...}};'")
-    return MappingProxyType({key: json.loads(words) for key, words in pairs})
+    found = re.search(rf"^export const {re.escape(name)} = \{{(.*?)\}};$", text, re.M | re.S)
+    pair = r'\s*(\w+): ("(?:[^"\\\n]|\\.)*"),?'
+    body = found.group(1) if found else ""
+    if not body.strip() or re.fullmatch(f"(?:{pair})+\\s*", body) is None:
+        raise LookupError(
+            f"{script.name} has no table 'export const {name} = {{ key: \"words\" }};'"
+        )
+    return MappingProxyType({key: json.loads(words) for key, words in re.findall(pair, body)})
 
 
 #: The words of a verdict: the page's, read from ``VERDICT`` in ``feedback.js`` (their one home).
