@@ -210,7 +210,7 @@ class SlopeExplorer(PointWidget):
 
     def exact_of(self, eps: float) -> dict:
         """Every scheme and dtype at a typed eps, at the current x (kept: the readouts read it)."""
-        rows, zoom = slope_rows(self.f, self.x, [eps], float(self.point["analytic"]))
+        rows, zoom = slope_rows(self.f, self.x, [eps])
         sent = {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}
         self._exact_sent = {**sent, "match": (eps, self.x)}
         return sent
