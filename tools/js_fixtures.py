@@ -48,6 +48,42 @@ def eps_fixture() -> dict:
     }
 
 
+#: Slider grids (origin, step): the widgets' x sliders (steps 0.05 and 0.01 through x), the
+#: n slider, and binary steps whose half-way values are exact ties.
+GRIDS = ((0.5, 0.01), (2.0, 0.05), (-1.3, 0.05), (0.1, 0.1), (0.0, 1.0), (0.0, 0.5), (1.5, 0.25))
+
+
+def grid_fixture() -> dict:
+    """The slider grid (base.controls: grid_position, grid_values, on_grid) on :data:`GRIDS`,
+    each as a slider's spec sends it (positions -8 … 8 and their values): for values on the
+    grid, half-way between two positions (exact ties for binary steps: Python's round goes to
+    the even position, where JavaScript's Math.round would go up), a float either side of each
+    half-way value and a few more, each value's position and whether it is on the grid."""
+    import math
+    import random
+
+    sys.path.insert(0, str(ROOT))
+    from gradkit.widgets.base.controls import grid_position, grid_value, grid_values, on_grid
+
+    rng = random.Random(0)
+    grids = []
+    for origin, step in GRIDS:
+        grid = {"origin": origin, "step": step, "lo": -8, "hi": 8}
+        grid["values"] = grid_values(grid, grid["lo"], grid["hi"])
+        values = []
+        for k in range(-7, 7):
+            half = (grid_value(grid, k) + grid_value(grid, k + 1)) / 2
+            values += [grid_value(grid, k), origin + (k + 0.5) * step, half]
+            values += [math.nextafter(half, -math.inf), math.nextafter(half, math.inf)]
+        values += [origin + rng.uniform(-7.4, 7.4) * step for _ in range(10)]
+        cases = [
+            {"value": v, "position": grid_position(grid, v), "on_grid": on_grid(grid, v)}
+            for v in dict.fromkeys(values)  # each value once
+        ]
+        grids.append({"slider": grid, "cases": cases})
+    return {"grids": grids}
+
+
 def slope_fixture() -> dict:
     """A SlopeExplorer scene (x³ at 0.5, one x position) and what Python reads from it."""
     sys.path.insert(0, str(ROOT))
@@ -310,6 +346,7 @@ def format_fixture() -> dict:
 
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
+    "grid.json": grid_fixture,
     "format.json": format_fixture,
     "slope.json": slope_fixture,
     "ruler.json": ruler_fixture,

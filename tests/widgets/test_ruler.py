@@ -16,6 +16,7 @@ import torch
 from gradkit._args import DTYPES, EPS_GRID
 from gradkit.widgets import EpsilonLab, FloatRuler
 from gradkit.widgets.base import schedule
+from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
@@ -29,9 +30,8 @@ def _arrays(w):
 
 
 def _slot(w, x: float) -> int:
-    """The index of x among the positions sent (as ruler.js finds it)."""
-    grid = w.scene["x_grid"]
-    return round((x - grid["origin"]) / grid["step"]) - w.scene["window"][0]
+    """The index of x among the positions sent (as ruler.js finds it: base/controls.js)."""
+    return grid_position(w.scene["x_grid"], x) - w.scene["window"][0]
 
 
 def _torch_landing(x: float, eps: float, dtype: torch.dtype) -> list[float]:

@@ -3,6 +3,7 @@
 // and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
 // numbers to its two panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
+import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { COLORS, cssColor } from "../base/theme.js";
@@ -27,7 +28,7 @@ export function pyRepr(v) {
 // typed eps the kernel is still measuring).
 export function rulerFound(scene, tables, exact, state) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
-  const w = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step) - scene.window[0];
+  const w = gridPosition(scene.x_grid, state.x) - scene.window[0];
   if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
   let land = null;
   let raised = null;

@@ -3,6 +3,7 @@
 // units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
 // looked up for the state; the page formats them.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
+import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
@@ -24,7 +25,7 @@ export const FORMULAS = {
 export function slopeRow(scene, tables, exact, state) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const k = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step);
+  const k = gridPosition(scene.x_grid, state.x);
   const w = k - scene.window[0];
   if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
   const analytic = tables.analytic.data[w];
