@@ -74,11 +74,7 @@ def diagnose(
         return
     _explain_failure(report, fn, inputs, settings, counts, recheck)
     w = report.worst  # gradkit's own numbers: shown where they fail as torch's did
-    if (
-        w is not None
-        and not w.error <= w.tolerance
-        and not _BOTH_NUMBERS.search(report.explanation)
-    ):
+    if w is not None and w.outside and not _BOTH_NUMBERS.search(report.explanation):
         report.explanation += f" The worst entry ({w.position}) reads {w.comparison}."
 
 

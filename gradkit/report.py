@@ -179,11 +179,29 @@ class WorstEntry:
         return entry_name("input", self.index[1], self.input if self.n_inputs > 1 else None)
 
     @property
+    def outside(self) -> bool:
+        """Whether the entry fails gradcheck's test ``|diff| <= allowed`` (a NaN fails too)."""
+        return not self.error <= self.tolerance
+
+    @property
+    def shown(self) -> dict[str, str]:
+        """The entry's numbers as every verdict text writes them (the report's and the page's):
+        ``numeric`` and ``analytic`` by :func:`format_value`, ``error`` and ``tolerance`` by
+        :func:`format_difference`."""
+        return {
+            "numeric": format_value(self.numeric),
+            "analytic": format_value(self.analytic),
+            "error": format_difference(self.error),
+            "tolerance": format_difference(self.tolerance),
+        }
+
+    @property
     def comparison(self) -> str:
         """``"numeric 3 vs analytic 4.5 (|diff| 1.5, allowed 0.00301)"``."""
+        s = self.shown
         return (
-            f"numeric {format_value(self.numeric)} vs analytic {format_value(self.analytic)} "
-            f"(|diff| {format_difference(self.error)}, allowed {format_difference(self.tolerance)})"
+            f"numeric {s['numeric']} vs analytic {s['analytic']} "
+            f"(|diff| {s['error']}, allowed {s['tolerance']})"
         )
 
 
@@ -250,14 +268,13 @@ class CheckReport:
         if self.suggestion:
             rows.append(("try", html.escape(self.suggestion)))
         if self.worst is not None:
-            w = self.worst
+            w, s = self.worst, self.worst.shown
             rows.append(
                 (
                     "worst entry",
-                    f"{w.position}: numeric <code>{format_value(w.numeric)}</code> vs analytic "
-                    f"<code>{format_value(w.analytic)}</code> (|diff| "
-                    f"<code>{format_difference(w.error)}</code>, allowed "
-                    f"<code>{format_difference(w.tolerance)}</code>)",
+                    f"{w.position}: numeric <code>{s['numeric']}</code> vs analytic "
+                    f"<code>{s['analytic']}</code> (|diff| <code>{s['error']}</code>, allowed "
+                    f"<code>{s['tolerance']}</code>)",
                 )
             )
         rows.append(

@@ -11,7 +11,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 import gradkit
 from gradkit import check
-from gradkit.report import format_difference, jacobian_position
+from gradkit.report import WorstEntry, format_difference, jacobian_position
 from gradkit.zoo import (
     CATALOGUE,
     AbsFn,
@@ -357,6 +357,7 @@ def test_diff_and_allowed_are_rounded_alike_in_every_rendering(
     report = check(fn, inputs, fast_mode=fast_mode)
     w = report.worst
     assert (format_difference(w.error), format_difference(w.tolerance)) == (diff, allowed)
+    assert (w.shown["error"], w.shown["tolerance"]) == (diff, allowed)  # what the lab sends
     for text in (str(report), report.explanation, report._repr_html_()):
         diffs, alloweds = _differences(text)
         assert alloweds, f"no allowed difference in {text!r}"
@@ -397,3 +398,16 @@ def test_gradchecks_allowance_is_written_once_and_called_everywhere_else():
     assert found == {}, f"call gradkit._args.allowance instead: {found}"
     assert _spelled_out_allowances("x = report.atol + report.rtol * n.abs()") == [1]
     assert _spelled_out_allowances("y = 2 * (atol + rtol * abs(v))") == [1]
+
+
+@pytest.mark.parametrize(
+    ("numeric", "analytic", "allowed", "outside"),
+    [(3.0, 3.002, 0.003, False), (3.0, 3.004, 0.003, True), (3.0, math.nan, 0.003, True)],
+)
+def test_the_worst_entry_fails_by_gradchecks_test(numeric, analytic, allowed, outside):
+    """``outside`` is ``not |diff| <= allowed`` (torch.allclose's test: a NaN fails): the one
+    pass test of a worst entry, which the lab sends instead of redoing it in the page."""
+    w = WorstEntry(0, 0, (0, 0), numeric, analytic, allowed)
+    assert w.outside is outside
+    texts = (f"{numeric:.6g}", f"{analytic:.6g}", f"{w.error:.3g}", f"{allowed:.3g}")
+    assert w.shown == dict(zip(("numeric", "analytic", "error", "tolerance"), texts, strict=True))

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import math
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradkit import quiz_bank
 from gradkit.quiz_bank import (
+    PredictEntry,
     QuizBankError,
     UnknownEntryError,
     grade_choice,
     grade_prediction,
     load_bank,
+    parse_guess,
+    right_range,
     shuffled_options,
 )
+from gradkit.quiz_bank.grading import GUESS_SPACES
 
 GOOD = """
 [[quiz]]
@@ -302,3 +309,55 @@ def test_the_shipped_predicts_tolerances_make_the_point():
         if entry.unit and entry.tolerance == 0:  # a count: "1 call", never "1 calls"
             assert entry.unit_one, f"{entry.id}: give unit_one, the word after exactly 1"
         assert entry.tolerance <= 0.15, f"{entry.id}: tolerance {entry.tolerance} > 15 %"
+
+
+def _number_entry(tolerance: float) -> PredictEntry:
+    return PredictEntry("n", "?", "number", tolerance, None, (), "yes", "no")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    actual=st.floats(allow_nan=False, allow_infinity=False),
+    tolerance=st.sampled_from([0.0, 1e-3, 0.01, 0.05, 0.15, 0.5, 1.0, 3.0]),
+)
+def test_the_range_sent_is_exactly_the_guesses_graded_right(actual, tolerance):
+    """right_range is the rule ``|g - actual| <= tolerance * |actual|`` in float64, as one
+    interval: its two edges pass it, the float past each edge fails it (the page grades by
+    comparing with the range, so no float is graded differently on the two sides)."""
+    lo, hi = right_range(_number_entry(tolerance), actual)
+    assert lo <= actual <= hi and math.isfinite(lo) and math.isfinite(hi)
+    allowed = tolerance * abs(actual)
+    for edge, away in ((lo, -math.inf), (hi, math.inf)):
+        assert abs(edge - actual) <= allowed
+        past = math.nextafter(edge, away)
+        assert not math.isfinite(past) or not abs(past - actual) <= allowed
+    for g in (lo, hi, (lo + hi) / 2, math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)):
+        if math.isfinite(g):
+            assert (lo <= g <= hi) == (abs(g - actual) <= allowed)
+
+
+def test_a_range_is_for_numbers_and_exact_for_counts(bank_file):
+    bank = load_bank(bank_file)
+    assert right_range(bank.predict("06-calls-n10"), 22) == (22.0, 22.0)
+    assert right_range(_number_entry(0.05), 100) == (95.0, 105.0)
+    with pytest.raises(ValueError, match="only a number entry"):
+        right_range(bank.predict("06-fast-catches"), "no")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("22", 22.0), ("\u00a0−1_000\u3000", -1000.0), (".5e1", 5.0), ("5.", 5.0), ("\ufeff+3", 3.0),
+     ("٢٢", None), ("２２", None), ("infinity", None), ("0x10", None), ("1e5.5", None),
+     ("\x1c22", None), ("1,5", None)],
+)  # fmt: skip
+def test_a_typed_number_is_ascii_digits_trimmed_as_the_page_trims(text, value):
+    """The grammar both sides parse by (the page's is tested against Python's in practice.json):
+    ASCII digits only (Python's float() would read "٢٢" as 22), trimmed of exactly the spaces
+    JavaScript's trim drops (Python's strip would also drop "\\x1c")."""
+    entry = _number_entry(0.0)
+    if value is None:
+        with pytest.raises(ValueError, match="not a number"):
+            parse_guess(entry, text)
+    else:
+        assert parse_guess(entry, text) == value
+    assert "\x1c" not in GUESS_SPACES and "\ufeff" in GUESS_SPACES

@@ -334,10 +334,6 @@ _TEACHING = (
     "shows its source), and a buggy twin reads like its correct Function but for the bug"
 )
 _STARTER = "a starter is its solution with the rule left out for the learner, on purpose"
-_WIDGETS = (
-    "in gradkit/widgets, which the widget helpers (sync, rules) are rewriting for issue 28; "
-    "theirs to fix"
-)
 KNOWN: dict[str, str] = {
     "exercises/data.py ~ exercises/data.py": "the table of exercises: one call per exercise",
     "exercises/solutions/cube.py ~ exercises/starters/cube.py": _STARTER,
@@ -353,11 +349,7 @@ KNOWN: dict[str, str] = {
     "zoo/twins.py ~ zoo/twins.py": _TEACHING,
 }
 #: Formulas written in both languages, and why they may stay for now.
-KNOWN_FORMULAS: dict[str, str] = {
-    # the slider grid origin + k * step: its k found again in the page (window.py, controls.py;
-    # slope.js, ruler.js, epsilon/words.js), issue 28's "rules in two homes"
-    "round((x - origin) / step)": _WIDGETS,
-}
+KNOWN_FORMULAS: dict[str, str] = {}
 
 
 def _known(found: str) -> str:

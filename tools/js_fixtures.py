@@ -48,6 +48,42 @@ def eps_fixture() -> dict:
     }
 
 
+#: Slider grids (origin, step): the widgets' x sliders (steps 0.05 and 0.01 through x), the
+#: n slider, and binary steps whose half-way values are exact ties.
+GRIDS = ((0.5, 0.01), (2.0, 0.05), (-1.3, 0.05), (0.1, 0.1), (0.0, 1.0), (0.0, 0.5), (1.5, 0.25))
+
+
+def grid_fixture() -> dict:
+    """The slider grid (base.controls: grid_position, grid_values, on_grid) on :data:`GRIDS`,
+    each as a slider's spec sends it (positions -8 … 8 and their values): for values on the
+    grid, half-way between two positions (exact ties for binary steps: Python's round goes to
+    the even position, where JavaScript's Math.round would go up), a float either side of each
+    half-way value and a few more, each value's position and whether it is on the grid."""
+    import math
+    import random
+
+    sys.path.insert(0, str(ROOT))
+    from gradkit.widgets.base.controls import grid_position, grid_value, grid_values, on_grid
+
+    rng = random.Random(0)
+    grids = []
+    for origin, step in GRIDS:
+        grid = {"origin": origin, "step": step, "lo": -8, "hi": 8}
+        grid["values"] = grid_values(grid, grid["lo"], grid["hi"])
+        values = []
+        for k in range(-7, 7):
+            half = (grid_value(grid, k) + grid_value(grid, k + 1)) / 2
+            values += [grid_value(grid, k), origin + (k + 0.5) * step, half]
+            values += [math.nextafter(half, -math.inf), math.nextafter(half, math.inf)]
+        values += [origin + rng.uniform(-7.4, 7.4) * step for _ in range(10)]
+        cases = [
+            {"value": v, "position": grid_position(grid, v), "on_grid": on_grid(grid, v)}
+            for v in dict.fromkeys(values)  # each value once
+        ]
+        grids.append({"slider": grid, "cases": cases})
+    return {"grids": grids}
+
+
 def slope_fixture() -> dict:
     """A SlopeExplorer scene (x³ at 0.5, one x position) and what Python reads from it."""
     sys.path.insert(0, str(ROOT))
@@ -201,7 +237,9 @@ def epsilon_fixture() -> dict:
 PRACTICE_BANK = FIXTURES / "practice_bank.toml"
 #: Typed guesses for a number and for a choice; (entry id, true value, guesses locked in).
 NUMBER_TEXTS = ("22", " 22 ", "1e-3", "−1.5", "1_000", ".5", "5.", "+3", "2E3", "twenty two",
-                "", "   ", "nan", "inf", "1e400", "1,5", "0x10")  # fmt: skip
+                "", "   ", "nan", "inf", "1e400", "1,5", "0x10", "infinity", "٢٢", "２２",
+                "\u00a022", "\ufeff22", "22\u2003", "\u202f1e-3\u3000", "\x1c22", "\x8522",
+                "1e5.5", "-", ".", "e3", "1e", "--1", "1__0")  # fmt: skip
 CHOICE_TEXTS = ("passes", " passes ", "maybe", "")
 PREDICT_LOCKS = (
     ("p-slope", 1.0132789611816406, ("1.0133", "1.01", "1.0", "1.02335", "0.9", "-1.0133")),
@@ -239,6 +277,20 @@ def practice_fixture() -> dict:
         except InputError as error:
             return {"text": text, "error": str(error)}
 
+    def edges(entry_id: str, actual: float | None) -> tuple[str, ...]:
+        """Guesses on each edge of the range Python grades right, and one float past it."""
+        import math
+
+        from gradkit.quiz_bank import right_range
+
+        entry = bank.predict(entry_id)
+        if entry.kind != "number" or (actual is None and entry.answer is None):
+            return ()
+        lo, hi = right_range(entry, entry.answer if actual is None else actual)
+        return tuple(
+            map(repr, (lo, math.nextafter(lo, -math.inf), hi, math.nextafter(hi, math.inf)))
+        )
+
     def locked(entry_id: str, compute: object, guess: str) -> dict:
         p = Predict(entry_id, compute, bank=bank)
         p.lock(guess)
@@ -252,7 +304,7 @@ def practice_fixture() -> dict:
         texts = NUMBER_TEXTS if scene["kind"] == "number" else CHOICE_TEXTS
         predicts.append({
             "scene": scene,
-            "locks": [locked(entry_id, compute, g) for g in guesses],
+            "locks": [locked(entry_id, compute, g) for g in (*guesses, *edges(entry_id, actual))],
             "guesses": [checked(entry_id, t) for t in texts],
         })  # fmt: skip
     return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}
@@ -294,6 +346,7 @@ def format_fixture() -> dict:
 
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
+    "grid.json": grid_fixture,
     "format.json": format_fixture,
     "slope.json": slope_fixture,
     "ruler.json": ruler_fixture,
@@ -343,6 +396,20 @@ def _failing(w) -> dict[str, list]:
     }
 
 
+def _worst_said(w) -> dict[str, dict]:
+    """Per state the lab sent, the report's own sentence for its worst entry (``comparison``,
+    rebuilt by gradkit.report from the numbers sent) and whether gradcheck's test fails it."""
+    from gradkit.report import WorstEntry
+
+    said = {}
+    for key, rec in w.scene["states"].items():
+        if rec["worst"] is not None:
+            n, a, t = (rec["worst"][k] for k in ("numeric", "analytic", "tolerance"))
+            entry = WorstEntry(0, 0, (0, 0), n, a, t)
+            said[key] = {"comparison": entry.comparison, "outside": entry.outside}
+    return said
+
+
 def lab_fixture() -> dict:
     """GradcheckLab scenes (SquareFn and WrongSquareFn with their states ahead, a typed eps, a
     missing analytic Jacobian, complex inputs in float16) and the entries Python finds failing."""
@@ -357,7 +424,7 @@ def lab_fixture() -> dict:
     try:
         for name in ("SquareFn", "WrongSquareFn"):
             w = GradcheckLab(name)
-            out[name] = {**_sent(w), "failing": _failing(w)}
+            out[name] = {**_sent(w), "failing": _failing(w), "worst_said": _worst_said(w)}
             if name == "WrongSquareFn":
                 w.eps_text.value = "3e-7"
                 out["typed"] = _sent(w)

@@ -47,7 +47,7 @@ from .entries import (
     UnknownEntryError,
     WrongOption,
 )
-from .grading import as_actual, grade_choice, grade_prediction, parse_guess
+from .grading import as_actual, grade_choice, grade_prediction, parse_guess, right_range
 from .loading import DEFAULT_PATH, TRANSFERS, as_bank, load_bank, parse_bank
 from .order import (
     ORDER_VARIABLE,
@@ -81,6 +81,7 @@ __all__ = [
     "order_seed",
     "parse_bank",
     "parse_guess",
+    "right_range",
     "seeded_order",
     "shuffled_options",
 ]

@@ -160,7 +160,7 @@ test("the keyboard moves sliders by one, a page, or to the ends", () => {
   assert.equal(keyMove("Home", 5, -60, 20), -60);
   assert.equal(keyMove("End", 5, 0, 36), 36);
   assert.equal(keyMove("a", 5, 0, 36), null);
-  const x = { origin: 2, step: 0.05, lo: -100, hi: 20 };
+  const x = { origin: 2, step: 0.05, lo: -100, hi: 20, values: Array.from({ length: 121 }, (_, i) => 2 + (i - 100) * 0.05) };
   assert.equal(sliderValue(x, 1), 2 + 1 * 0.05);
   assert.equal(sliderValue(x, 99), 2 + 20 * 0.05);
   assert.equal(sliderPosition(x, 2 + 3 * 0.05), 3);

@@ -44,6 +44,25 @@ test("every state Python sent is found, and its failing entries are Python's", (
   }
 });
 
+test("the worst entry's numbers and its pass test are the report's, in every state sent", () => {
+  const parts = /^numeric (\S+) vs analytic (\S+) \(\|diff\| (\S+), allowed (\S+)\)$/;
+  const seen = new Set();
+  for (const name of ["SquareFn", "WrongSquareFn"]) {
+    const sent = fixture[name];
+    const said = Object.entries(sent.worst_said);
+    for (const [, s] of said) seen.add(s.outside);
+    assert.ok(said.some(([, s]) => /\.\d{5}/.test(s.comparison)), `${name}: six digits, rounded`);
+    for (const [key, { comparison, outside }] of said) {
+      const [, numeric, analytic, error, allowed] = comparison.match(parts);
+      const rec = labState(sent.scene, tablesOf(sent), {}, stateOf(sent, key)).rec;
+      const r = labReadouts(sent.scene, rec, ["verdict"]);
+      assert.equal(text(r.worst), `worst entry (boxed): ${rec.worst.position}: numeric ${numeric}, ` +
+        `analytic ${analytic}, |diff| ${error} ${outside ? ">" : "≤"} allowed ${allowed}`, `${name} ${key}`);
+    }
+  }
+  assert.deepEqual([...seen].sort(), [false, true]); // both sides of gradcheck's test are held
+});
+
 test("a state not sent, another function or a typed eps not yet checked waits (null)", () => {
   const sent = fixture.WrongSquareFn;
   const tables = tablesOf(sent);

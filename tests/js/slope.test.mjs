@@ -7,7 +7,7 @@ import { epsState } from "../../gradkit/widgets/base/eps.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
-  fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
+  SLOPE_MARGIN, fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
 } from "../../gradkit/widgets/slope/slope.js";
 
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/slope.json", import.meta.url), "utf8"));
@@ -110,4 +110,26 @@ test("the zoom window is shaded while it is a window, outlined once it covers mo
   assert.deepEqual([windowShade([-0.5, 4.5], [0.5, 3.5]).wider, windowShade([1, 3], [0.5, 3.5]).wider], [true, false]);
   const at = (eps) => paint({ ...first, panels: ["curve", "zoom"], ...epsState(eps) }).window.shaded;
   assert.deepEqual([1e-3, 0.1, 0.2, 0.5, 1].map(at), [true, true, true, false, false]); // 0.5: 83 % of the view
+});
+
+test("the zoom panel's limits are the page's: all it draws, padded by its one margin", () => {
+  let checked = 0;
+  for (const { state } of fixture.states) {
+    if (state.eps_exact != null) continue;
+    const found = slopeRow(fixture.scene, tables, {}, state);
+    const { r, analytic: a, eps, zoom } = found;
+    const hw = fixture.scene.half_width;
+    const drawn = [...zoom, -a * hw, a * hw, (r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps, 0].filter(Number.isFinite);
+    const [lo, hi] = paint({ ...state, panels: ["zoom"] }).zoom_ylim;
+    const [min, max] = [Math.min(...drawn), Math.max(...drawn)];
+    const where = JSON.stringify(state);
+    if (max > min) {
+      assert.ok(Math.abs(min - lo - SLOPE_MARGIN * (max - min)) <= 1e-9 * (max - min), where);
+      assert.ok(Math.abs(hi - max - SLOPE_MARGIN * (max - min)) <= 1e-9 * (max - min), where);
+    } else {
+      assert.ok(lo < min && hi > max, where); // nothing but 0: still a range to draw in
+    }
+    checked += 1;
+  }
+  assert.ok(checked >= 12);
 });

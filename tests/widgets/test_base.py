@@ -15,6 +15,7 @@ from gradkit._args import EPS_GRID
 from gradkit._palette import PALETTE
 from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import bundle, eps, guard, schedule, tables
+from gradkit.widgets.base.controls import grid_position, grid_value, on_grid
 from gradkit.widgets.base.guard import InputError
 from tools import js_fixtures
 
@@ -151,6 +152,21 @@ def test_an_off_grid_x_from_the_page_changes_nothing_shown(make):
     _page_sends(w, x=on_grid)
     assert w.error_area.value == "" and w.x == on_grid
     assert w.analytic == pytest.approx(math.cos(on_grid), rel=1e-6)
+
+
+def test_the_slider_grid_rounds_a_tie_to_the_even_position_on_both_sides(make):
+    """One grid rule (base/controls.py; controls.js is held to it by tests/js/grid.test.mjs): a
+    value half-way between two positions goes to the even one, in the page's checks and in a
+    Python handle's snapping alike (Math.round would give 3 for 2.5 and -1 for -1.5)."""
+    grid = {"origin": 0.0, "step": 0.5}
+    assert [grid_position(grid, v) for v in (1.25, 0.75, -0.75, 1.3)] == [2, 2, -2, 3]
+    assert on_grid(grid, 1.5) and not on_grid(grid, 1.25)
+    from gradkit.widgets import JacobianBuilder
+
+    w = make(JacobianBuilder, n=3)
+    for tie, even in ((4.5, 4), (5.5, 6)):
+        w.n_slider.value = tie  # a Python handle snaps as the page's slider does
+        assert w.n_slider.value == even == grid_value(w.n_slider.spec, even)
 
 
 def test_a_fractional_n_from_the_page_is_refused(make):

@@ -14,6 +14,7 @@ from gradkit import sweep
 from gradkit._args import DTYPES, EPS_GRID, EPS_MIN, WIDGET_SCHEMES
 from gradkit.widgets import EpsilonLab
 from gradkit.widgets.base import schedule
+from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
 
@@ -23,9 +24,8 @@ def _arrays(w):
 
 
 def _slot(w, x: float) -> int:
-    """The index of x among the positions sent (as words.js finds it)."""
-    grid = w.scene["x_grid"]
-    return round((x - grid["origin"]) / grid["step"]) - w.scene["window"][0]
+    """The index of x among the positions sent (as words.js finds it: base/controls.js)."""
+    return grid_position(w.scene["x_grid"], x) - w.scene["window"][0]
 
 
 def _equal(a: np.ndarray, b: np.ndarray) -> bool:

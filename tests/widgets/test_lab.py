@@ -121,8 +121,10 @@ def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, na
         np.testing.assert_array_equal(analytic, want, err_msg=where)
         want = np.hstack([b.detach().double().numpy() for b in report.numeric[0]])
         np.testing.assert_array_equal(numeric, want, err_msg=where)
-        assert rec["worst"] == {**rec["worst"], "numeric": report.worst.numeric,
-                                "analytic": report.worst.analytic}, where  # fmt: skip
+        worst = report.worst
+        assert rec["worst"] == {**rec["worst"], "numeric": worst.numeric,
+                                "analytic": worst.analytic, "outside": worst.outside,
+                                "shown": worst.shown}, where  # fmt: skip
 
 
 def test_first_picture_first_then_the_states_ahead(make):

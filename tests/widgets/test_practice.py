@@ -4,7 +4,9 @@ tested in tests/js/practice.test.mjs, against a fixture these widgets write."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,6 +15,9 @@ from ipywidgets.widgets.widget import _instances
 from gradkit import quiz_bank
 from gradkit.quiz_bank import load_bank
 from gradkit.widgets import Predict, Quiz
+from gradkit.widgets.base import InputError
+from gradkit.widgets.practice import common
+from gradkit.widgets.practice.predict import GUESS_SLIPS
 
 BANK = load_bank()  # the real gradkit/data/quizzes.toml
 QUIZ_IDS = sorted(BANK.quizzes)
@@ -62,6 +67,28 @@ def test_a_click_in_the_page_is_read_back_by_python(make, quiz_id):
     page_sends(q, choice=entry.answer)
     assert q.correct is True and q.feedback_html.value == f"Right. {entry.explanation}"
     assert q.error_area.value == ""
+
+
+def test_the_verdict_words_are_read_from_the_page_their_one_home(tmp_path):
+    """Python's plain-text feedback says what feedback.js says: the words are read from its
+    ``VERDICT`` line, so there is no copy to drift (the page's text is checked against
+    Python's in tests/js/practice.test.mjs)."""
+    script = Path(common.__file__).with_name("feedback.js").read_text(encoding="utf-8")
+    line = next(t for t in script.splitlines() if t.startswith("export const VERDICT = "))
+    for key, words in common.VERDICT_WORDS.items():
+        assert f"{key}: {json.dumps(words, ensure_ascii=False)}" in line
+    assert set(common.VERDICT_WORDS) == {"right", "wrong", "retry"}
+    planted = tmp_path / "feedback.js"
+    planted.write_text('export const VERDICT = { right: "Yes \\"indeed\\"", wrong: "No." };\n')
+    assert dict(common.page_words("VERDICT", planted)) == {"right": 'Yes "indeed"', "wrong": "No."}
+    planted.write_text('export const VERDICT = {\n  right: "Yes.",\n  wrong: "No.",\n};\n')
+    assert dict(common.page_words("VERDICT", planted)) == {"right": "Yes.", "wrong": "No."}
+    for table in ('{ right: "Yes." + extra };', "{ right: `Yes.` };", "{};", '{ "right": "Y" };'):
+        planted.write_text(f"export const VERDICT = {table}\n")
+        with pytest.raises(LookupError, match="no table"):
+            common.page_words("VERDICT", planted)
+    with pytest.raises(LookupError, match="no table"):
+        common.page_words("VERDICTS", planted)
 
 
 def test_choose_sets_the_state_a_click_sets(make):
@@ -178,6 +205,9 @@ def test_the_true_value_is_computed_at_build_and_sent_with_tolerance_and_feedbac
     )
     assert not p.locked and p.actual is None and p.correct is None  # hidden until the lock
     assert p.feedback_html.value == ""
+    # a number is graded once, in Python: the page is sent the range of right guesses
+    want = list(quiz_bank.right_range(entry, actual)) if entry.kind == "number" else None
+    assert scene["right_range"] == want
 
 
 @pytest.mark.parametrize("predict_id", PREDICT_IDS)
@@ -210,6 +240,21 @@ def test_a_number_is_right_within_the_relative_tolerance(tmp_path, make):
         assert p.guess(guess) is right, guess
     p = make(Predict, "p", compute=lambda: torch.tensor(1.0133), bank=path)
     assert p.scene["actual"] == pytest.approx(1.0133) and isinstance(p.scene["actual"], float)
+
+
+def test_a_slip_is_said_in_the_pages_words(make):
+    """check_guess fills in the page's GUESS_SLIPS (predict.js) as parseGuess does; the page's
+    messages are checked against these in practice.test.mjs."""
+    entry = next(BANK.predict(i) for i in PREDICT_IDS if BANK.predict(i).kind == "choice")
+    p = make(Predict, entry.id, compute=lambda: entry.options[0])
+    options = ", ".join(f"'{o}'" for o in p.entry.options)
+    with pytest.raises(InputError) as slip:
+        p.lock(" {maybe} ")
+    assert str(slip.value) == f"“{{maybe}}” is not one of the options [{options}]."
+    with pytest.raises(InputError) as slip:
+        p.lock("\u3000")
+    assert str(slip.value) == "Pick one of the options first, then lock it in."
+    assert set(GUESS_SLIPS) == {"number_first", "choice_first", "not_number", "not_option"}
 
 
 def test_a_locked_guess_cannot_change(make):

@@ -16,7 +16,9 @@ import torch
 from gradkit._args import DTYPES, EPS_GRID
 from gradkit.widgets import EpsilonLab, FloatRuler
 from gradkit.widgets.base import schedule
+from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
+from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
 from tests.widgets.test_base import _page_sends
 
@@ -28,9 +30,8 @@ def _arrays(w):
 
 
 def _slot(w, x: float) -> int:
-    """The index of x among the positions sent (as ruler.js finds it)."""
-    grid = w.scene["x_grid"]
-    return round((x - grid["origin"]) / grid["step"]) - w.scene["window"][0]
+    """The index of x among the positions sent (as ruler.js finds it: base/controls.js)."""
+    return grid_position(w.scene["x_grid"], x) - w.scene["window"][0]
 
 
 def _torch_landing(x: float, eps: float, dtype: torch.dtype) -> list[float]:
@@ -133,6 +134,24 @@ def test_issue_19_15_an_x_that_overflows_is_sent_as_inf_never_as_a_collapse(make
     assert not w.ruler.overflow and math.isfinite(w.ruler.ulp)
 
 
+@pytest.mark.parametrize("x", [0.5, 70000.0])
+def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
+    """The page reads each flag from the table Python sent (floats.landing_flags), in the
+    order the scene names them; they are the Ruler's own flags, the typed eps's too."""
+    w = make(FloatRuler, x=x)
+    flags = _arrays(w)["flags"][_slot(w, x)]
+    assert w.scene["flags"] == list(FLAGS)
+    for d, dtype in enumerate(DTYPES):
+        w.update_state({"dtype": dtype})
+        for g in range(0, len(EPS_GRID), 4):
+            w.eps = EPS_GRID[g]
+            want = [getattr(w.ruler, name) for name in w.scene["flags"]]
+            assert flags[d, g].tolist() == [float(f) for f in want], (dtype, EPS_GRID[g])
+        w.eps = 3e-7  # off the grid: the kernel's answer carries its flags
+        want = [float(getattr(w.ruler, name)) for name in w.scene["flags"]]
+        assert list(w.exact["flags"][d]) == want, dtype
+
+
 def test_underflow_collapse_and_one_side_are_torchs_flags(make):
     w = make(FloatRuler, dtype="float16", eps=1e-8)
     assert w.ruler.underflow and w.ruler.h == 0.0
@@ -141,6 +160,7 @@ def test_underflow_collapse_and_one_side_are_torchs_flags(make):
     w.update_state({"dtype": "float32"})
     w.eps = 2e-8  # below x = 0.5 the spacing is 2⁻²⁵: x − eps moves, x + eps stays
     assert w.ruler.upper_collapsed and not w.ruler.lower_collapsed
+    assert not w.ruler.collapsed  # one side only: the central difference still moves
 
 
 @pytest.mark.parametrize(

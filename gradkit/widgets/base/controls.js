@@ -22,14 +22,31 @@ export function keyMove(key, position, lo, hi, page = 10) {
   return Math.min(hi, Math.max(lo, next));
 }
 
-// A slider's value at position k: origin + k * step (the same sum Python's slider makes).
+// The slider grid (controls.py holds the rule and sends the grid): a slider's values are
+// origin + k * step for whole k, sent as the spec's list of values; a value's position is the
+// nearest whole k, a tie going to the even k as Python's round does (Math.round would take the
+// larger). Tested against Python's answers (tests/js/grid.test.mjs, fixtures/grid.json).
+
+// q rounded to the nearest whole number, a tie to the even one (q − floor(q) is exact).
+export function roundHalfEven(q) {
+  const down = Math.floor(q);
+  const rest = q - down;
+  return rest > 0.5 || (rest === 0.5 && down % 2 !== 0) ? down + 1 : down;
+}
+
+// The whole position nearest value.
+export function gridPosition(grid, value) {
+  return roundHalfEven((Number(value) - grid.origin) / grid.step);
+}
+
+// A slider's value at position k, clamped to lo … hi: the value Python sent for it.
 export function sliderValue(spec, k) {
-  return spec.origin + Math.min(spec.hi, Math.max(spec.lo, k)) * spec.step;
+  return spec.values[Math.min(spec.hi, Math.max(spec.lo, k)) - spec.lo];
 }
 
 // The position of a value on a slider's grid.
 export function sliderPosition(spec, value) {
-  return Math.round((Number(value) - spec.origin) / spec.step);
+  return gridPosition(spec, value);
 }
 
 function h(tag, attrs = {}, ...children) {

@@ -4,11 +4,18 @@ A handle holds no state of its own: ``.value`` reads and writes the widget's syn
 through the widget's public interface (:meth:`~GradkitWidget.current`,
 :meth:`~GradkitWidget.update_state`, :meth:`~GradkitWidget.press`, ...), so Python and the page
 always agree on what is shown. The eps handles go through the one eps rule (:mod:`.eps`).
+
+The slider grid is written once here (:func:`grid_value`, :func:`grid_position`, :func:`on_grid`):
+a slider's values are ``origin + k * step`` for whole k in lo … hi, and a value's position is
+the nearest whole k, a tie going to the even k (Python's ``round``; JavaScript's ``Math.round``
+would take the larger one). Python sends the grid: a slider's spec carries the value of each
+position (:func:`grid_values`), a scene its ``x_grid``; ``controls.js`` finds the same positions,
+ties included, against a fixture of these functions (``tests/js/fixtures/grid.json``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._args import check_x
@@ -17,7 +24,47 @@ from .eps import eps_state, parse_eps, step_eps
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = ["Control", "EpsSlider", "EpsStep", "EpsText", "ErrorArea", "SliderStep"]
+__all__ = [
+    "Control",
+    "EpsSlider",
+    "EpsStep",
+    "EpsText",
+    "ErrorArea",
+    "SliderStep",
+    "grid_position",
+    "grid_value",
+    "grid_values",
+    "on_grid",
+]
+
+
+def grid_value(grid: Mapping[str, float], k: int) -> float:
+    """The value at whole position ``k``: ``origin + k * step``, the very sum the page makes."""
+    return grid["origin"] + k * grid["step"]
+
+
+def grid_position(grid: Mapping[str, float], value: float) -> int:
+    """The whole position nearest ``value`` (a tie goes to the even one).
+
+    Raises
+    ------
+    OverflowError
+        When ``(value - origin) / step`` is infinite (clamp such a value to the slider first).
+    ValueError
+        When it is NaN.
+    """
+    return round((value - grid["origin"]) / grid["step"])
+
+
+def grid_values(grid: Mapping[str, float], lo: int, hi: int) -> list[float]:
+    """The values of positions lo … hi, as a slider's spec sends them: the page takes a
+    position's value from this list and never makes the sum itself."""
+    return [grid_value(grid, k) for k in range(lo, hi + 1)]
+
+
+def on_grid(grid: Mapping[str, float], value: float) -> bool:
+    """Whether ``value`` is exactly the value of its nearest position (what a slider sends)."""
+    return value == grid_value(grid, grid_position(grid, value))
 
 
 class Control:
@@ -43,9 +90,10 @@ class Control:
             s = self.spec
             # position q = (value - origin) / step, clamped to lo … hi before rounding: a huge
             # value (1e308: q overflows to inf) is the slider's end, as the page's slider does
-            q = (check_x(value, self.name) - s["origin"]) / s["step"]
-            k = s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else round(q)
-            return s["origin"] + k * s["step"]
+            value = check_x(value, self.name)
+            q = (value - s["origin"]) / s["step"]
+            k = s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else grid_position(s, value)
+            return grid_value(s, k)
         if not self._pairs:
             return value
         for label, v in self._pairs:
@@ -154,9 +202,9 @@ class SliderStep(Control):
 
     def click(self) -> None:
         s = self.slider
-        k = round((self._owner.current(s["name"]) - s["origin"]) / s["step"]) + self.direction
+        k = grid_position(s, self._owner.current(s["name"])) + self.direction
         k = min(s["hi"], max(s["lo"], k))
-        self._owner.update_state({s["name"]: s["origin"] + k * s["step"]})
+        self._owner.update_state({s["name"]: grid_value(s, k)})
 
 
 class ErrorArea:

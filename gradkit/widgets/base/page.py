@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .controls import grid_position, grid_value, on_grid
 from .eps import state_eps
 from .guard import InputError
 
@@ -83,17 +84,17 @@ class PageState:
     @staticmethod
     def _check_slider_value(key: str, value: Any, spec: dict) -> None:
         """A slider's value is ``origin + k * step`` for a whole k in lo … hi, the very sum the
-        page makes (``sliderValue`` in controls.js): anything else no slider could have sent."""
+        page makes (``grid_value`` in controls.py and .js): anything else no slider could send."""
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         origin, step = spec["origin"], spec["step"]
         lo, hi = origin + spec["lo"] * step, origin + spec["hi"] * step
         if not ok or not lo - 1e-9 * abs(lo) - 1e-12 <= value <= hi + 1e-9 * abs(hi) + 1e-12:
             raise InputError(f"the page sent {key}={value!r}; it must be {lo:g} … {hi:g}")
-        k = round((value - origin) / step)  # the nearest grid position
-        if value != origin + k * step:
+        if not on_grid(spec, value):
+            nearest = grid_value(spec, grid_position(spec, value))
             raise InputError(
                 f"the page sent {key}={value!r}, between two positions of its slider "
-                f"({origin + k * step:.6g} is the nearest); no slider sends that"
+                f"({nearest:.6g} is the nearest); no slider sends that"
             )
 
     def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:

@@ -102,7 +102,7 @@ class PointWidget(GradkitWidget):
 
     def _send_window(self, radius: int) -> None:
         ks, measured = self._window.window(self._window.position(self.x), radius)
-        grid = {"origin": self._window.origin, "step": self._window.step}
+        grid = dict(self._window.grid)
         scene = {**self.scene_of(measured), "x_grid": grid, "window": [ks[0], len(ks)]}
         key = (self.css, self.current("function"), self._functions_seen, self._window.origin)
         self.send_scene(scene, self.arrays_of(measured), key=key)
@@ -114,7 +114,7 @@ class PointWidget(GradkitWidget):
         if measure is None or "function" not in self._controls:
             return {}
         k = self._window.position(self.x)
-        grid = {"origin": self._window.origin, "step": self._window.step}
+        grid = dict(self._window.grid)
         scenes = []
         for label, f in self._menu.items():
             if label == self.current("function"):

@@ -15,7 +15,7 @@ import torch
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
 from ...numerics import unit_roundoff
-from .controls import Control, EpsSlider, EpsStep, EpsText, SliderStep
+from .controls import Control, EpsSlider, EpsStep, EpsText, SliderStep, grid_values
 from .eps import eps_state
 
 if TYPE_CHECKING:
@@ -137,6 +137,7 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
         "short": True,
         "format": fmt,
     }
+    spec["values"] = grid_values(spec, lo, hi)  # the page reads a position's value, never sums
     if steps is not None:
         spec["down"], spec["up"] = steps
     c = w.add_control(Control(w, spec), float(value))

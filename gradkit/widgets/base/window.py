@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
+from .controls import grid_position, grid_value
+
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
@@ -48,18 +50,20 @@ class XWindow(Generic[T]):
     ) -> None:
         self.measure = measure
         self.origin, self.step = float(slider["origin"]), float(slider["step"])
+        #: The x grid as sent to the page (a scene's ``x_grid``; :mod:`.controls` holds its rule).
+        self.grid = {"origin": self.origin, "step": self.step}
         self.x_range = (int(slider["lo"]), int(slider["hi"]))
         self.radius, self.keep = radius, keep
         self.sent: tuple[int, int] = (0, -1)
         self._kept: OrderedDict[int, T] = OrderedDict()
 
     def x_at(self, k: int) -> float:
-        """The x of position k (the same sum the page makes)."""
-        return self.origin + k * self.step
+        """The x of position k (:func:`.controls.grid_value`: the same sum the page makes)."""
+        return grid_value(self.grid, k)
 
     def position(self, x: float) -> int:
-        """The position nearest x."""
-        return round((x - self.origin) / self.step)
+        """The position nearest x (:func:`.controls.grid_position`: a tie to even, as the page)."""
+        return grid_position(self.grid, x)
 
     def at(self, k: int) -> T:
         """The measurement at position k (measured once, then kept)."""

@@ -2,6 +2,7 @@
 // optima and point per x position, scheme, dtype and grid eps, every number gradkit.sweep's).
 // epsilon.js draws; this file finds the numbers for a state and words the readouts.
 import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
+import { gridPosition } from "../base/controls.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { exactFor, record, rowOf } from "../base/tables.js";
 
@@ -9,7 +10,7 @@ const orNaN = (v) => (v === null || v === undefined ? NaN : v);
 
 // The index of x among the positions sent, or -1.
 export function labSlot(scene, x) {
-  const w = Math.round((x - scene.x_grid.origin) / scene.x_grid.step) - scene.window[0];
+  const w = gridPosition(scene.x_grid, x) - scene.window[0];
   return w >= 0 && w < scene.window[1] ? w : -1;
 }
 

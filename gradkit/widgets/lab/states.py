@@ -112,6 +112,8 @@ def report_state(report: CheckReport, dtype: str, eps: float) -> LabState:
             "analytic": w.analytic,
             "error": w.error,
             "tolerance": w.tolerance,
+            "outside": w.outside,  # gradcheck's test, Python's: the page never redoes it
+            "shown": w.shown,  # the numbers as the report writes them: one format
             "cell": None if worst is None else [int(worst[0]), int(worst[1])],
         },
     }

@@ -1,14 +1,18 @@
 """What the practice widgets share on the Python side: their stylesheet, option controls whose
 value may be None, read-only views of text the page shows, and the verdict's words.
 
-The page words every verdict (``feedback.js``); :func:`verdict_text` is the same sentence as
-plain text, for tests and scripts (``tests/js/practice.test.mjs`` checks both agree).
+The page words every verdict: its words live once, in ``VERDICT`` in ``feedback.js``, and
+Python reads them from there (:data:`VERDICT_WORDS`); :func:`verdict_text` is the page's
+sentence as plain text, for tests and scripts (``tests/js/practice.test.mjs`` checks both agree).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..base.controls import Control
@@ -21,6 +25,7 @@ __all__ = [
     "PageText",
     "PracticeWidget",
     "nullable",
+    "page_words",
     "verdict_text",
 ]
 
@@ -34,8 +39,28 @@ class PracticeWidget(GradkitWidget):
     _css = PRACTICE_CSS
 
 
-#: The words of a verdict, as the page writes them (``VERDICT`` in ``feedback.js``).
-VERDICT_WORDS = {"right": "Right.", "wrong": "Not quite.", "retry": "Try another answer."}
+def page_words(name: str, script: Path = Path(__file__).parent / "feedback.js") -> Mapping:
+    """A table of words the page owns, read from its script: ``export const NAME = { key:
+    "text", ... };`` (keys and double-quoted JSON strings, nothing else) as a read-only mapping.
+
+    Raises
+    ------
+    LookupError
+        When ``script`` has no such table, or it holds more than keys and quoted words.
+    """
+    text = script.read_text(encoding="utf-8")
+    found = re.search(rf"^export const {re.escape(name)} = \{{(.*?)\}};$", text, re.M | re.S)
+    pair = r'\s*(\w+): ("(?:[^"\\\n]|\\.)*"),?'
+    body = found.group(1) if found else ""
+    if not body.strip() or re.fullmatch(f"(?:{pair})+\\s*", body) is None:
+        raise LookupError(
+            f"{script.name} has no table 'export const {name} = {{ key: \"words\" }};'"
+        )
+    return MappingProxyType({key: json.loads(words) for key, words in re.findall(pair, body)})
+
+
+#: The words of a verdict: the page's, read from ``VERDICT`` in ``feedback.js`` (their one home).
+VERDICT_WORDS = page_words("VERDICT")
 
 
 def verdict_text(correct: bool, explanation: str, *, retry: bool) -> str:

@@ -6,30 +6,45 @@ import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
-const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+// Python's grammar of a typed number (quiz_bank/grading.py NUMBER_PATTERN; trim drops exactly
+// its GUESS_SPACES), tested against Python's parsing in practice.json.
+const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+
+// The words for a guess that cannot be locked in, their one home: Python reads this table
+// (predict.py check_guess, through common.page_words) to say the same in its error area.
+export const GUESS_SLIPS = {
+  number_first: "Type a number first, then lock it in.",
+  choice_first: "Pick one of the options first, then lock it in.",
+  not_number: "“{text}” is not a number: type digits such as 22 or 1e-3.",
+  not_option: "“{text}” is not one of the options [{options}].",
+};
+
+// A slip's words with {text} and {options} filled in (as predict.py's slip does).
+function slip(name, text, options = []) {
+  const values = { text, options: options.map((o) => `'${o}'`).join(", ") };
+  return { error: GUESS_SLIPS[name].replace(/\{(\w+)\}/g, (_, key) => values[key]) };
+}
 
 // A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}
 // in the words Python's check_guess uses for the same slip.
 export function parseGuess(scene, raw) {
   const text = String(raw ?? "").trim();
-  if (!text) {
-    return { error: `${scene.kind === "number" ? "Type a number" : "Pick one of the options"} first, then lock it in.` };
-  }
+  if (!text) return slip(scene.kind === "number" ? "number_first" : "choice_first", text);
   if (scene.kind !== "number") {
-    return scene.options.includes(text) ? { value: text }
-      : { error: `“${text}” is not one of the options [${scene.options.map((o) => `'${o}'`).join(", ")}].` };
+    return scene.options.includes(text) ? { value: text } : slip("not_option", text, scene.options);
   }
   const cleaned = text.replace(/−/g, "-").replace(/_/g, "");
   const value = NUMBER.test(cleaned) ? Number(cleaned) : NaN;
-  if (!Number.isFinite(value)) return { error: `“${text}” is not a number: type digits such as 22 or 1e-3.` };
-  return { value };
+  return Number.isFinite(value) ? { value } : slip("not_number", text);
 }
 
-// The rule: a number is right within the entry's relative tolerance, |guess − true| ≤ tol·|true|
-// (0: only the exact value); a choice is right when it is the true option.
+// Whether a guess is right: a number inside the range Python sent (quiz_bank right_range: the
+// floats within the entry's relative tolerance of the true value, graded once, in Python); a
+// choice when it is the true option.
 export function isRight(scene, value) {
   if (scene.kind !== "number") return value === scene.actual;
-  return Math.abs(value - scene.actual) <= scene.tolerance * Math.abs(scene.actual);
+  const [lo, hi] = scene.right_range;
+  return value >= lo && value <= hi;
 }
 
 // The tolerance in words, said before and after the guess.

@@ -13,13 +13,23 @@ in, the cells after the Predict's cell are out of sight (``unfold.js``): the les
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...quiz_bank import PredictEntry, QuizBank, as_actual, as_bank, grade_prediction, parse_guess
+from ...quiz_bank import (
+    PredictEntry,
+    QuizBank,
+    as_actual,
+    as_bank,
+    grade_prediction,
+    parse_guess,
+    right_range,
+)
+from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
-from .common import Choice, PageText, PracticeWidget, verdict_text
+from .common import Choice, PageText, PracticeWidget, page_words, verdict_text
 
 __all__ = ["Predict", "check_guess", "lessons_open"]
 
@@ -30,24 +40,31 @@ _OPEN = ("1", "true", "yes", "on")
 _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
 
 
+#: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
+GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
+
+
+def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
+    """The page's words for a slip, with ``{text}`` and ``{options}`` filled in as it does."""
+    values = {"text": text, "options": ", ".join(f"'{o}'" for o in options)}
+    return InputError(re.sub(r"\{(\w+)\}", lambda m: values[m[1]], GUESS_SLIPS[name]))
+
+
 def check_guess(entry: PredictEntry, raw: object) -> float | str:
     """A guess as typed or picked, as the entry's kind wants it (a number, or an option).
 
     Raises :class:`InputError` with the words the page shows for the same slip (``parseGuess``
     in ``predict.js``; a shared fixture checks both agree).
     """
-    text = "" if raw is None else str(raw).strip()
+    text = "" if raw is None else str(raw).strip(GUESS_SPACES)
     if not text:
-        what = "Type a number" if entry.kind == "number" else "Pick one of the options"
-        raise InputError(f"{what} first, then lock it in.")
+        raise _slip("number_first" if entry.kind == "number" else "choice_first", text)
     try:
         return parse_guess(entry, text)
     except (TypeError, ValueError):
         if entry.kind == "number":
-            message = f"“{text}” is not a number: type digits such as 22 or 1e-3."
-        else:
-            message = f"“{text}” is not one of the options {list(entry.options)}."
-        raise InputError(message) from None
+            raise _slip("not_number", text) from None
+        raise _slip("not_option", text, entry.options) from None
 
 
 def lessons_open() -> bool:
@@ -146,6 +163,8 @@ class Predict(PracticeWidget):
     def _scene(self) -> dict:
         """What the page needs to check, reveal and explain a guess."""
         e = self.entry
+        known = e.kind == "number" and self._actual is not None
+        right = list(right_range(e, self._actual)) if known else None
         return {
             "id": e.id,
             "prompt": e.prompt,
@@ -155,6 +174,7 @@ class Predict(PracticeWidget):
             "unit_one": e.unit_one,
             "tolerance": e.tolerance,
             "actual": self._actual,
+            "right_range": right,  # a number is graded once, here: the page compares
             "right": e.right,
             "wrong": e.wrong,
             "open_all": lessons_open(),

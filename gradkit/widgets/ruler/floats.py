@@ -4,7 +4,8 @@ x is cast to the dtype, eps is cast to the dtype, and x ± eps is computed in th
 as :func:`gradkit.numerics.numeric_slopes` rounds its inputs. :func:`neighbours` walks the
 representable numbers either side of x (through their bit patterns, so every one is found, also
 across a power of two where the spacing halves); :func:`landings` gives x − eps and x + eps for
-many eps at once; :func:`ruler` gathers one (x, eps, dtype) into a :class:`Ruler`.
+many eps at once; :func:`landing_flags` says what happened to them (the one rule: the page is
+sent its answers); :func:`ruler` gathers one (x, eps, dtype) into a :class:`Ruler`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
-__all__ = ["Ruler", "landings", "neighbours", "ruler"]
+__all__ = ["FLAGS", "Ruler", "landing_flags", "landings", "neighbours", "ruler"]
+
+#: What can happen to x − eps and x + eps, in the order :func:`landing_flags` stacks them (the
+#: scene names them so, and ``ruler.js`` reads each by its name).
+FLAGS = ("underflow", "overflow", "lower_collapsed", "upper_collapsed", "collapsed")
 
 _INT_VIEW = {64: torch.int64, 32: torch.int32, 16: torch.int16}
 
@@ -82,6 +88,30 @@ def landings(x: float, eps: Sequence[float], dtype: torch.dtype) -> torch.Tensor
     return torch.stack([h, x_t - h, x_t + h], dim=1).to(torch.float64)
 
 
+def landing_flags(x: np.ndarray | float, landing: np.ndarray) -> np.ndarray:
+    """The :data:`FLAGS` of landings, as booleans stacked on a last axis of length 5.
+
+    Parameters
+    ----------
+    x : float or numpy.ndarray
+        x as stored in the dtype, broadcasting against ``landing[..., 0]``.
+    landing : numpy.ndarray
+        ``[..., 3]``: eps as stored, x − eps and x + eps (:func:`landings`).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool, ``[..., 5]``: eps rounds to 0 (``underflow``); x − eps or x + eps is not finite
+        (``overflow``); x − eps, x + eps, or both land on x itself, for finite landings.
+    """
+    h, lower, upper = np.moveaxis(np.asarray(landing, dtype=np.float64), -1, 0)
+    overflow = ~(np.isfinite(lower) & np.isfinite(upper))
+    lower_collapsed = ~overflow & (lower == x)
+    upper_collapsed = ~overflow & (upper == x)
+    collapsed = lower_collapsed & upper_collapsed
+    return np.stack([h == 0, overflow, lower_collapsed, upper_collapsed, collapsed], axis=-1)
+
+
 @dataclass(frozen=True)
 class Ruler:
     """The representable numbers of a dtype around x, and where x − eps and x + eps land.
@@ -106,30 +136,34 @@ class Ruler:
     lower: float
     upper: float
 
+    def _flag(self, name: str) -> bool:
+        landing = np.array([self.h, self.lower, self.upper])
+        return bool(landing_flags(self.x, landing)[FLAGS.index(name)])
+
     @property
     def underflow(self) -> bool:
         """eps rounds to 0 in the dtype: there is no nudge."""
-        return self.h == 0
+        return self._flag("underflow")
 
     @property
     def overflow(self) -> bool:
         """x − eps or x + eps is not a finite number of the dtype (x itself overflows)."""
-        return not (math.isfinite(self.lower) and math.isfinite(self.upper))
+        return self._flag("overflow")
 
     @property
     def lower_collapsed(self) -> bool:
         """x − eps lands on x itself (a finite x)."""
-        return not self.overflow and self.lower == self.x
+        return self._flag("lower_collapsed")
 
     @property
     def upper_collapsed(self) -> bool:
         """x + eps lands on x itself (a finite x)."""
-        return not self.overflow and self.upper == self.x
+        return self._flag("upper_collapsed")
 
     @property
     def collapsed(self) -> bool:
         """x − eps and x + eps both land on x: the central difference is exactly 0."""
-        return self.lower_collapsed and self.upper_collapsed
+        return self._flag("collapsed")
 
 
 def ruler(x: float, eps: float, dtype: torch.dtype) -> Ruler:

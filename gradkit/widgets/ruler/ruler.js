@@ -3,6 +3,7 @@
 // and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
 // numbers to its two panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
+import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { COLORS, cssColor } from "../base/theme.js";
@@ -27,26 +28,28 @@ export function pyRepr(v) {
 // typed eps the kernel is still measuring).
 export function rulerFound(scene, tables, exact, state) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
-  const w = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step) - scene.window[0];
-  if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing) return null;
+  const w = gridPosition(scene.x_grid, state.x) - scene.window[0];
+  if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
   let land = null;
+  let raised = null;
   let eps = state.eps_exact;
   if (eps != null) {
     const ex = exactFor(exact, scene, state);
     if (!ex) return null;
     land = ex.landing[d].map((v) => (v === null ? NaN : v));
+    raised = ex.flags[d];
   } else {
     land = rowOf(tables.landing, [w, d, state.eps]);
+    raised = rowOf(tables.flags, [w, d, state.eps]);
     eps = EPS_GRID[state.eps];
   }
   const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
   const [h, lower, upper] = land;
-  const overflow = !(Number.isFinite(lower) && Number.isFinite(upper));
-  const lowerCollapsed = !overflow && lower === x;
-  const upperCollapsed = !overflow && upper === x;
+  const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (floats.landing_flags)
   return {
-    dtype: state.dtype, typed: state.x, x, ulp, ulpBelow, h, lower, upper, eps, overflow,
-    underflow: h === 0, lowerCollapsed, upperCollapsed, collapsed: lowerCollapsed && upperCollapsed,
+    dtype: state.dtype, typed: state.x, x, ulp, ulpBelow, h, lower, upper, eps,
+    overflow: flag("overflow"), underflow: flag("underflow"), lowerCollapsed: flag("lower_collapsed"),
+    upperCollapsed: flag("upper_collapsed"), collapsed: flag("collapsed"),
     near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
   };
 }

@@ -18,7 +18,7 @@ from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
 from ..base.window import stack_points
-from .floats import Ruler, ruler
+from .floats import FLAGS, Ruler, ruler
 from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
 
 __all__ = ["FloatRuler"]
@@ -106,6 +106,7 @@ class FloatRuler(PointWidget):
         """What the arrays mean: the dtypes, their largest numbers, the panels' reach."""
         return {
             "dtypes": list(DTYPES),
+            "flags": list(FLAGS),  # the names of the flags table's last axis
             "max": finfo_max(),
             "grid_size": len(EPS_GRID),
             "neighbours": NEIGHBOURS,
@@ -119,4 +120,4 @@ class FloatRuler(PointWidget):
 
     def exact_of(self, eps: float) -> dict:
         """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local)."""
-        return {"landing": exact_landings(self.x, eps)}
+        return exact_landings(self.x, eps)

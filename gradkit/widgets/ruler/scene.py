@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from ..._args import DTYPES, EPS_GRID
-from .floats import landings, neighbours
+from .floats import landing_flags, landings, neighbours
 
 __all__ = [
     "NEIGHBOURS",
@@ -39,7 +39,9 @@ def ruler_point(x: float) -> dict[str, np.ndarray]:
         ``point`` (dtype, 3): x as stored, the spacing (ulp) above x and below it (NaN when x
         overflows); ``near`` (dtype, 2·NEIGHBOURS + 1), float32: the representable numbers
         around x minus x, in ulps (small whole or half numbers, exact in float32); ``landing``
-        (dtype, eps, 3): eps as stored (0: it rounds to 0), x − eps and x + eps in the dtype.
+        (dtype, eps, 3): eps as stored (0: it rounds to 0), x − eps and x + eps in the dtype;
+        ``flags`` (dtype, eps, 5), float32 0 / 1: :data:`.floats.FLAGS` of each landing (the
+        page reads them, it never decides a flag itself).
     """
     point = np.empty((len(DTYPES), 3))
     near = np.empty((len(DTYPES), 2 * NEIGHBOURS + 1), dtype=np.float32)
@@ -49,12 +51,16 @@ def ruler_point(x: float) -> dict[str, np.ndarray]:
         point[d] = (x64, ulp, ulp_below)
         near[d] = offsets.numpy()
         landing[d] = landings(x, EPS_GRID, dtype).numpy()
-    return {"point": point, "near": near, "landing": landing}
+    flags = landing_flags(point[:, :1], landing).astype(np.float32)
+    return {"point": point, "near": near, "landing": landing, "flags": flags}
 
 
-def exact_landings(x: float, eps: float) -> np.ndarray:
-    """A typed eps off the grid: eps as stored, x − eps, x + eps per dtype, shape (dtype, 3)."""
-    return np.stack([landings(x, [eps], dtype)[0].numpy() for dtype in DTYPES.values()])
+def exact_landings(x: float, eps: float) -> dict[str, np.ndarray]:
+    """A typed eps off the grid: ``landing`` (dtype, 3), eps as stored, x − eps and x + eps per
+    dtype, and its ``flags`` (dtype, 5), as :func:`ruler_point` sends them for the grid."""
+    landing = np.stack([landings(x, [eps], dtype)[0].numpy() for dtype in DTYPES.values()])
+    stored = np.array([float(torch.tensor(float(x), dtype=d)) for d in DTYPES.values()])
+    return {"landing": landing, "flags": landing_flags(stored, landing).astype(np.float32)}
 
 
 def finfo_max() -> dict[str, float]:

@@ -90,6 +90,15 @@ class SlopeExplorer(PointWidget):
     view = "slopeView"
     scripts = ("slope/slope.js",)
     PANELS = ("curve", "zoom")
+    #: The readouts the page writes: (name, CSS class).
+    READOUTS = (
+        ("numeric", "gradkit-numeric"),
+        ("analytic", "gradkit-analytic"),
+        ("abs_error", "gradkit-abs-error"),
+        ("rel_error", "gradkit-rel-error"),
+        ("eps", "gradkit-eps-readout"),
+        ("note", "gradkit-note"),
+    )
 
     def __init__(
         self,
@@ -131,14 +140,7 @@ class SlopeExplorer(PointWidget):
                     self.dtype_buttons,
                     self.scheme_buttons,
                 ],
-                [
-                    ("numeric", "gradkit-numeric"),
-                    ("analytic", "gradkit-analytic"),
-                    ("abs_error", "gradkit-abs-error"),
-                    ("rel_error", "gradkit-rel-error"),
-                    ("eps", "gradkit-eps-readout"),
-                    ("note", "gradkit-note"),
-                ],
+                list(self.READOUTS),
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )
             self.track_x(lambda at: _measure(self.f, at), _measure)
@@ -208,7 +210,7 @@ class SlopeExplorer(PointWidget):
 
     def exact_of(self, eps: float) -> dict:
         """Every scheme and dtype at a typed eps, at the current x (kept: the readouts read it)."""
-        rows, zoom = slope_rows(self.f, self.x, [eps], float(self.point["analytic"]))
+        rows, zoom = slope_rows(self.f, self.x, [eps])
         sent = {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}
         self._exact_sent = {**sent, "match": (eps, self.x)}
         return sent

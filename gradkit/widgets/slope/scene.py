@@ -27,24 +27,22 @@ __all__ = [
 ]
 
 #: The columns of one row (one x, one eps, one dtype, one scheme).
-FIELDS = ("numeric", "h", "p0", "p1", "v0", "v1", "fx", "xs", "underflow", "collapsed", "lo", "hi")
+FIELDS = ("numeric", "h", "p0", "p1", "v0", "v1", "fx", "xs", "underflow", "collapsed")
 #: The zoom panel: f(x + u·eps) − f(x), over eps, for u across ±HALF_WIDTH.
 ZOOM_POINTS, HALF_WIDTH = 121, 2.5
 #: How far the overview reaches either side of x, and how finely f is sampled for it.
 VIEW_HALF_WIDTH, CURVE_STEP = 1.5, 0.005
 
 
-def slope_rows(
-    f: Callable, x: float, eps: Sequence[float], analytic: float
-) -> tuple[np.ndarray, np.ndarray]:
+def slope_rows(f: Callable, x: float, eps: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """Everything the picture and readouts need at one x, for every eps, dtype and scheme.
 
     Returns
     -------
     rows : ndarray, shape (schemes, dtypes, eps, len(FIELDS))
         The numeric slope (:func:`gradkit.numerics.numeric_slopes`), eps and x as stored in the
-        dtype, the two evaluation points and f there, f(x), the flags "eps rounds to 0" and "both
-        points round to one number", and the zoom panel's y-limits.
+        dtype, the two evaluation points and f there, f(x), and the flags "eps rounds to 0" and
+        "both points round to one number" (the page sets the panels' limits: layout is its own).
     zoom : ndarray, shape (dtypes, eps, ZOOM_POINTS)
         (f(x + u·eps) − f(x)) / eps for u in [−HALF_WIDTH, HALF_WIDTH], computed in the dtype.
     """
@@ -66,7 +64,6 @@ def slope_rows(
         for s, scheme in enumerate(WIDGET_SCHEMES):
             numeric = numeric_slopes(f, x, eps64, dtype=dtype, scheme=scheme).numpy()
             _fill(rows[s, d], scheme, x_t, h, values[: 2 * n], fx, numeric)
-            rows[s, d, :, 10:12] = _zoom_limits(rows[s, d], zoom[d], analytic, fx, eps64.numpy())
     return rows, zoom
 
 
@@ -95,28 +92,12 @@ def _fill(
     r[:, 9] = (p0 == p1).numpy()
 
 
-def _zoom_limits(
-    r: np.ndarray, zoom: np.ndarray, analytic: float, fx: float, eps: np.ndarray
-) -> np.ndarray:
-    """The zoom panel's y-limits per eps: the staircase, the tangent's ends, the evaluation
-    points and 0, padded by 12 % (shape (eps, 2))."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        points = (r[:, 4:6] - fx) / eps[:, None]  # the evaluation points in the zoom's units
-        ends = np.broadcast_to(analytic * np.array([-HALF_WIDTH, HALF_WIDTH]), (len(eps), 2))
-        parts = np.concatenate([zoom, ends, points], axis=1)
-        finite = np.isfinite(parts)
-        low = np.minimum(np.where(finite, parts, np.inf).min(axis=1), 0.0)
-        high = np.maximum(np.where(finite, parts, -np.inf).max(axis=1), 0.0)
-        span = np.where(high > low, high - low, np.maximum(np.abs(high), 1.0))
-    return np.stack([low - 0.12 * span, high + 0.12 * span], axis=1)
-
-
 def slope_point(f: Callable, x: float) -> dict[str, float | np.ndarray]:
     """What SlopeExplorer sends per x position: ``analytic`` (the slope, a float),
     ``rows`` and ``zoom`` (:func:`slope_rows`; the zoom in float32: drawn, never read out).
     A window of them is stacked by :func:`gradkit.widgets.base.window.stack_points`."""
     analytic = analytic_slope(f, x)
-    rows, zoom = slope_rows(f, x, EPS_GRID, analytic)
+    rows, zoom = slope_rows(f, x, EPS_GRID)
     return {"analytic": analytic, "rows": rows, "zoom": zoom.astype(np.float32)}
 
 

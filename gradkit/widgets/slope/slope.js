@@ -3,6 +3,7 @@
 // units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
 // looked up for the state; the page formats them.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
+import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
@@ -24,7 +25,7 @@ export const FORMULAS = {
 export function slopeRow(scene, tables, exact, state) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const k = Math.round((state.x - scene.x_grid.origin) / scene.x_grid.step);
+  const k = gridPosition(scene.x_grid, state.x);
   const w = k - scene.window[0];
   if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
   const analytic = tables.analytic.data[w];
@@ -84,6 +85,10 @@ function slopeNote(scene, state, r, eps) {
   return `The evaluation points land on ${pyFormat(r.p1, ".10g")} and ${pyFormat(r.p0, ".10g")} in ${name}.`;
 }
 
+// How far each panel's y range reaches past what it draws (plot.js paddedLimits pads it: the
+// page's one padding rule; Python sends no limits, layout is the page's own).
+export const SLOPE_MARGIN = 0.12;
+
 // The overview's y limits: f over the visible window and f(x), padded; a pole (1/x near 0) is
 // cut to the bulk of the curve so the rest stays readable.
 export function overviewLimits(xs, ys, lo, hi, fx) {
@@ -96,7 +101,16 @@ export function overviewLimits(xs, ys, lo, hi, fx) {
   const full = sorted[sorted.length - 1] - sorted[0];
   const bulk = q(0.95) - q(0.05);
   const chosen = full > 20 * bulk && bulk > 0 ? [q(0.05), q(0.95), fx] : sorted;
-  return paddedLimits(chosen, 0.12);
+  return paddedLimits(chosen, SLOPE_MARGIN);
+}
+
+// The zoom panel's y limits: the staircase, the tangent's ends, the evaluation points and 0,
+// padded.
+export function zoomLimits(scene, found) {
+  const { r, analytic: a, eps, zoom } = found;
+  const hw = scene.half_width;
+  const points = [(r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps];
+  return paddedLimits([...zoom, -a * hw, a * hw, ...points, 0], SLOPE_MARGIN);
 }
 
 export const SLOPE_LAYOUT = {
@@ -147,7 +161,7 @@ function drawZoom(ctx, lay, found) {
   const { scene, state, painter: dr } = ctx;
   const { r, analytic: a, eps, zoom } = found;
   const hw = scene.half_width;
-  const ylim = [r.lo, r.hi];
+  const ylim = zoomLimits(scene, found);
   const ax = new Axes({ name: "zoom", box: panelBox(lay.size, lay.zoom), xlim: [-hw, hw], ylim });
   const xticks = [-2, -1, 0, 1, 2].map((u) => [u, u === 0 ? "x" : `${u < 0 ? "−" : "+"}${Math.abs(u) === 1 ? "" : Math.abs(u)}eps`]);
   dr.frame(ax, { xticks, yticks: linearTicks(...ylim, 6), grid: true, xlabel: "offset from x, in units of eps",
