@@ -50,6 +50,13 @@ def _figure_state(page, probe: int) -> dict:
     )
 
 
+def _steps_disabled(page, probe: int) -> list[bool]:
+    """Whether the slider's step buttons (− / ÷10, then + / ×10) are disabled."""
+    return _slider(page, probe).evaluate(
+        "(el) => [...el.parentElement.querySelectorAll('button.gk-step')].map((b) => b.disabled)"
+    )
+
+
 def _press(page, probe: int, key: str) -> dict:
     _slider(page, probe).focus()
     page.keyboard.press(key)
@@ -101,9 +108,13 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
         after = _figure_state(page, s["i"])
         assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
         assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
+        # at its end, + / ×10 leads nowhere: greyed out; at its start, − / ÷10
+        assert _steps_disabled(page, s["i"]) in ([False, True], []), f"{where}: at its end"
         assert _press(page, s["i"], "Home")["value"] == s["min"], f"{where}: Home"
+        assert _steps_disabled(page, s["i"]) in ([True, False], []), f"{where}: at its start"
         paged = _press(page, s["i"], "PageUp")["value"]
         assert paged > s["min"], f"{where}: Page Up did not move it"
+        assert _steps_disabled(page, s["i"])[:1] in ([False], []), f"{where}: off its start"
         _press(page, s["i"], "PageDown")
         back = _figure_state(page, s["i"])
         assert back["value"] == s["min"], f"{where}: Page Down did not undo Page Up"

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
-  EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, parseEps, snapEps, stepEps,
+  EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, snapEps, stepEps,
 } from "../../gradkit/widgets/base/eps.js";
 import { fmtPlain, pyFormat, readoutHtml } from "../../gradkit/widgets/base/format.js";
 import {
@@ -15,7 +15,7 @@ import {
 import {
   decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
-import { keyMove, sliderPosition, sliderValue } from "../../gradkit/widgets/base/controls.js";
+import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
 import { mergeFromPython } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
@@ -164,6 +164,20 @@ test("the keyboard moves sliders by one, a page, or to the ends", () => {
   assert.equal(sliderValue(x, 1), 2 + 1 * 0.05);
   assert.equal(sliderValue(x, 99), 2 + 20 * 0.05);
   assert.equal(sliderPosition(x, 2 + 3 * 0.05), 3);
+});
+
+test("a step button at the end of its range leads nowhere (the page greys it out)", () => {
+  const last = EPS_GRID.length - 1;
+  assert.equal(epsStepMoves({ eps: last, eps_exact: null }, 1), false); // ×10 at the largest eps
+  assert.equal(epsStepMoves({ eps: last, eps_exact: null }, -1), true);
+  assert.equal(epsStepMoves({ eps: 0, eps_exact: null }, -1), false); // ÷10 at the smallest
+  assert.equal(epsStepMoves({ eps: last - 1, eps_exact: null }, 1), true); // clamps onto the end
+  assert.equal(epsStepMoves({ eps: last, eps_exact: EPS_GRID[last] * 0.9 }, 1), true); // back on the grid
+  const x = { origin: 2, step: 0.05, lo: -100, hi: 20, values: Array.from({ length: 121 }, (_, i) => 2 + (i - 100) * 0.05) };
+  assert.equal(sliderStepMoves(x, 2 + 20 * 0.05, 1), false); // + at the highest x
+  assert.equal(sliderStepMoves(x, 2 + 19 * 0.05, 1), true);
+  assert.equal(sliderStepMoves(x, 2 - 100 * 0.05, -1), false); // − at the lowest
+  assert.equal(sliderStepMoves(x, 2, -1), true);
 });
 
 test("the handshake keeps the page's newer changes and takes Python's others", () => {

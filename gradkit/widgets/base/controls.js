@@ -4,7 +4,7 @@
 // keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
 // with the value as shown, aria-pressed). On a page with no kernel a control, or one option of
 // it, that would lead where the page was not given data is greyed out (offlineGrey).
-import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, parseEps, stepEps } from "./eps.js";
+import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { pyFormat } from "./format.js";
 import { GREYED_TITLE, offGridNote } from "./offline.js";
 
@@ -47,6 +47,22 @@ export function sliderValue(spec, k) {
 // The position of a value on a slider's grid.
 export function sliderPosition(spec, value) {
   return gridPosition(spec, value);
+}
+
+// Whether a slider's − (dir -1) or + (dir +1) leads anywhere from `value`: not at its end.
+export function sliderStepMoves(spec, value, dir) {
+  const k = sliderPosition(spec, value) + dir;
+  return k >= spec.lo && k <= spec.hi;
+}
+
+// A step button at the end of its range: disabled, its tooltip saying so (the tooltip it had
+// comes back when it leads somewhere again). Returns whether it leads somewhere.
+function atEnd(node, moves, words) {
+  if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
+  node.disabled = !moves;
+  node.title = moves ? node.dataset.tip : words;
+  node.setAttribute("aria-label", node.title);
+  return moves;
 }
 
 function h(tag, attrs = {}, ...children) {
@@ -109,8 +125,11 @@ function gridControl(spec, ctx) {
     shown.textContent = epsLabel(epsOf(ctx.state));
     input.setAttribute("aria-valuetext", `eps ${shown.textContent}`);
     for (const [b, dir] of [[down, -1], [up, 1]]) {
-      b.disabled = false;
-      offlineGrey(ctx, b, { eps: stepEps(ctx.state, dir), eps_exact: null });
+      const end = epsLabel(EPS_GRID[dir < 0 ? 0 : EPS_GRID.length - 1]);
+      const words = `eps is already the ${dir < 0 ? "smallest" : "largest"} here (${end})`;
+      if (atEnd(b, epsStepMoves(ctx.state, dir), words)) {
+        offlineGrey(ctx, b, { eps: stepEps(ctx.state, dir), eps_exact: null });
+      }
     }
   };
   return { parts: [down, input, up, shown], sync };
@@ -137,8 +156,11 @@ function sliderControl(spec, ctx) {
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
     for (const [b, dir] of [[down, -1], [up, 1]]) {
       if (!b) continue;
-      b.disabled = false;
-      offlineGrey(ctx, b, { [name]: sliderValue(spec, position() + dir) });
+      const end = fmt(sliderValue(spec, dir < 0 ? spec.lo : spec.hi));
+      const words = `${label} is already at the ${dir < 0 ? "lowest" : "highest"} here (${end})`;
+      if (atEnd(b, sliderStepMoves(spec, ctx.state[name], dir), words)) {
+        offlineGrey(ctx, b, { [name]: sliderValue(spec, position() + dir) });
+      }
     }
   };
   return { parts: [down, input, up, shown], sync };

@@ -48,6 +48,12 @@ export function stepEps(state, dir) {
   return Math.min(EPS_GRID.length - 1, Math.max(0, k));
 }
 
+// Whether ÷10 (dir -1) or ×10 (dir +1) leads anywhere from this state: not at the grid's end
+// (a typed eps off the grid always steps back onto it).
+export function epsStepMoves(state, dir) {
+  return state.eps_exact != null || stepEps(state, dir) !== state.eps;
+}
+
 // A typed eps: {value} or {error} (the message the error area shows; the same rule and words
 // as Python's check_control_eps for a value from code).
 export function parseEps(text) {
