@@ -219,7 +219,7 @@ def _low_precision(report, fn, inputs, settings, low, recheck) -> None:
     in_float64 = run(fn64, doubled, **settings)
     if in_float64.passed or in_float64.error_type not in ("", "GradcheckError"):
         report.cause = "precision"
-        report.explanation = explain_low_precision(report, low)
+        report.explanation = explain_low_precision(report, low, inputs)
         report.suggestion = "re-run with float64 inputs: x.double() (gradcheck's own advice)"
         if fn64 is not fn:
             report.suggestion = "re-run in float64: x.double() and module.double()"

@@ -34,6 +34,7 @@ __all__ = [
     "collapsed_nudge",
     "explain_low_precision",
     "explain_rounding",
+    "nudges_collapse",
     "rounding_facts",
     "safe_eps",
 ]
@@ -253,14 +254,30 @@ def explain_rounding(report: CheckReport, facts: Rounding, better: float | None)
     )
 
 
-def explain_low_precision(report: CheckReport, low: list[str]) -> str:
-    """The explanation of a low-precision failure that passes in float64."""
+def nudges_collapse(inputs: tuple, eps: float) -> bool:
+    """Whether x + eps and x - eps round back to x itself, in its own dtype, at every entry of
+    every nudged floating input: the numeric Jacobian is then all zeros (the shelf of lesson 4)."""
+    nudged = _nudged_inputs(inputs)
+    return bool(nudged) and all(bool(((v + eps == v) & (v - eps == v)).all()) for _, v in nudged)
+
+
+def explain_low_precision(report: CheckReport, low: list[str], inputs: tuple = ()) -> str:
+    """The explanation of a low-precision failure that passes in float64 (``inputs``: the
+    inputs checked, to tell when x ± eps round back to x itself)."""
     w = report.worst
     kinds = ", ".join(sorted(set(low)))
     if w is None:
         return (
             f"the inputs are {kinds}; the same rule passes with float64 inputs, so rounding "
             f"noise, not the rule, failed the check."
+        )
+    if nudges_collapse(inputs, report.eps):
+        return (
+            f"in {kinds} the worst entry ({w.position}) reads {w.comparison}. eps={report.eps:g} "
+            f"is below half the spacing of {kinds} numbers at every input entry, so x ± eps land "
+            "back on x itself: the nudge that really happened is 0, f(x + eps) - f(x - eps) is 0, "
+            "and every numeric entry is 0 (f(x ± eps) is rounded too, but there is no change "
+            "left to round). The same rule passes with float64 inputs, so the backward is fine."
         )
     return (
         f"in {kinds} the worst entry ({w.position}) reads {w.comparison}. With "

@@ -57,6 +57,27 @@ def test_huge_x_where_the_nudge_vanishes_is_precision(engine):
     assert "1e+300" in report.explanation and "apart" in report.explanation
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_where_x_plus_eps_is_x_says_the_nudge_vanished(engine, dtype):
+    """In float16 and bfloat16 at gradcheck's eps, x ± eps round back to x: the card says the
+    nudge was 0 (the shelf of lesson 4), not that x ± eps land near x; float32, where they land
+    near, keeps that story. Both name the two roundings lessons 3 and 4 teach."""
+    from gradkit.zoo import SquareFn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        half = torch.tensor([0.5, 1.5], dtype=dtype, requires_grad=True)
+        report = check(SquareFn.apply, (half,), engine=engine)
+        single = check(SquareFn.apply, (half.detach().float().requires_grad_(),), engine=engine)
+    assert (report.cause, single.cause) == ("precision", "precision")
+    assert "land back on x itself" in report.explanation
+    assert "near, not at" not in report.explanation
+    assert "near, not at" in single.explanation and "back on x" not in single.explanation
+    for said in (report.explanation, single.explanation):
+        assert "x ± eps land" in said and "f(x ± eps) is rounded" in said
+
+
 def _linear_and_input() -> tuple[torch.nn.Linear, torch.Tensor]:
     gen = torch.Generator().manual_seed(0)
     torch.manual_seed(0)
