@@ -225,3 +225,28 @@ def test_the_family_bundle_parses_and_names_each_thing_once(cls):
     if shutil.which("node"):  # a module repeating a name, or any slip, fails to parse
         run = ["node", "--input-type=module", "--check"]
         assert subprocess.run(run, input=cls._esm, text=True, check=False).returncode == 0
+
+
+def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
+    """``.ruler`` is the page's numbers (the x position's arrays, or a typed eps's answer), the
+    same as torch in the dtype measures now; reading it runs no torch."""
+    from gradkit.widgets.ruler import floats
+
+    w = make(FloatRuler, x=0.5)
+    states = [("float32", None, 0.5), ("float16", None, 0.5), ("bfloat16", "3e-3", 0.5)]
+    states += [("float64", "1e-9", 0.5), ("float32", None, 1.25)]
+    for dtype, typed, x in states:
+        w.dtype_buttons.value = dtype
+        if typed:
+            w.eps_text.value = typed
+        w.x_slider.value = x
+        fresh = floats.ruler(w.x, w.eps, DTYPES[dtype])
+
+        def measured(*_args, **_kwargs):
+            raise AssertionError("the ruler readout measured again")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(floats, "landings", measured)
+            patch.setattr(floats, "neighbours", measured)
+            shown = w.ruler
+        assert shown == fresh, (dtype, typed, x)

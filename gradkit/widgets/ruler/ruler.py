@@ -12,13 +12,13 @@ from collections.abc import Sequence
 
 import torch
 
-from ..._args import DTYPES, EPS_GRID, as_dtype, check_x
+from ..._args import DTYPES, EPS_GRID, as_dtype, check_x, dtype_name
 from ..base.cache import scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
 from ..base.window import stack_points
-from .floats import FLAGS, Ruler, ruler
+from .floats import FLAGS, Ruler
 from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
 
 __all__ = ["FloatRuler"]
@@ -79,6 +79,7 @@ class FloatRuler(PointWidget):
     ) -> None:
         dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
+        self._exact_sent: dict = {"match": None}  # the last typed eps answered
         with self.building():
             self.point_rows(x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around")
             self.dtype_buttons = dtype_toggle(self, dtype)
@@ -98,8 +99,21 @@ class FloatRuler(PointWidget):
     # ------------------------------------------------------------------------------ state
     @property
     def ruler(self) -> Ruler:
-        """Where x ± eps land in the dtype selected now (torch, in that dtype)."""
-        return ruler(self.x, self.eps, self.dtype)
+        """Where x ± eps land in the dtype selected now, read from what was sent (the x
+        position's arrays, or the answer for a typed eps, :meth:`exact_of`): never measured
+        again, so it is what the page shows."""
+        d = list(DTYPES).index(dtype_name(self.dtype))
+        x, ulp, ulp_below = (float(v) for v in self.point["point"][d])
+        exact = self.state.get("eps_exact")
+        if exact is None:
+            landing = self.point["landing"][d, int(self.state["eps"])]
+        else:
+            sent = self._exact_sent
+            if sent["match"] != (exact, self.x):  # every eps or x change sends first
+                raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+            landing = sent["landing"][d]
+        h, lower, upper = (float(v) for v in landing)
+        return Ruler(x=x, h=h, ulp=ulp, ulp_below=ulp_below, lower=lower, upper=upper)
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:
@@ -120,4 +134,6 @@ class FloatRuler(PointWidget):
 
     def exact_of(self, eps: float) -> dict:
         """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local)."""
-        return exact_landings(self.x, eps)
+        arrays = exact_landings(self.x, eps)
+        self._exact_sent = {**arrays, "match": (eps, self.x)}  # what .ruler reads
+        return arrays
