@@ -213,8 +213,10 @@ def detail(n: int, results: dict[str, list[dict]]) -> str:
         (p50, top), (g50, gmax) = _stats(runs, "seconds"), _stats(runs, "gradkit")
         rss, pss = _stats(runs, "rss")[0], _stats(runs, "pss")[0]
         share = "" if mode == "anchor" else f"  gradkit {g50:5.2f} / {gmax:5.2f} s"
-        lines.append(f"N={n:<3} {mode:6}  last cell p50 {p50:6.2f} s  max {top:6.2f} s{share}"
-                     f"  kernel RSS {rss:5.0f} MiB  PSS {pss:5.0f} MiB")  # fmt: skip
+        lines.append(
+            f"N={n:<3} {mode:6}  last cell p50 {p50:6.2f} s  max {top:6.2f} s{share}"
+            f"  kernel RSS {rss:5.0f} MiB  PSS {pss:5.0f} MiB"
+        )
     return "\n".join(lines)
 
 

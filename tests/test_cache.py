@@ -307,8 +307,11 @@ def test_a_truly_read_only_mount_is_read(make):
     )
     done = subprocess.run(
         ["unshare", "-rm", "sh", "-c", script, "sh", folder, sys.executable, "-c", _READER],
-        capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     if done.returncode == 42:
         pytest.skip(f"no read-only bind mount here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
@@ -383,8 +386,11 @@ def test_warm_fills_the_cache_that_the_next_kernel_reads(tmp_path, monkeypatch, 
     cache = tmp_path / "hub-cache"
     done = subprocess.run(
         [sys.executable, "-m", "gradkit.cli", "warm", str(lesson), "--cache", str(cache)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     n = 2 * SlopeExplorer.RADIUS + 1
     assert f"1 lesson(s), {n} scenes stored, 0 already there" in done.stdout

@@ -483,8 +483,10 @@ def test_ctrl_c_during_a_check_is_one_line_and_exit_130(tmp_path):
     )
     process = subprocess.Popen(
         [sys.executable, "-m", "gradkit.cli", "check", f"{module}:f"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -571,8 +573,9 @@ def _mini_lesson(tmp_path: Path) -> Path:
 
     lesson = tmp_path / "mini.ipynb"
     cells = ["x = 1", "y = 2"]
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]),
-                   lesson)  # fmt: skip
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), lesson
+    )
     return lesson
 
 
@@ -644,8 +647,9 @@ def test_warm_that_stores_nothing_in_the_cache_fails_loudly(
 ):
     cache = tmp_path / "cache"
     c = str(cache / "scenes")
-    fake_kernel.behave = staticmethod(_report(*[v.format(c=c) if isinstance(v, str) else v
-                                               for v in report]))  # fmt: skip
+    fake_kernel.behave = staticmethod(
+        _report(*[v.format(c=c) if isinstance(v, str) else v for v in report])
+    )
     status, out, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--cache", str(cache))
     assert status == 1 and said.format(c=c) in out and "Traceback" not in err
 

@@ -346,10 +346,21 @@ def test_a_range_is_for_numbers_and_exact_for_counts(bank_file):
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("22", 22.0), ("\u00a0−1_000\u3000", -1000.0), (".5e1", 5.0), ("5.", 5.0), ("\ufeff+3", 3.0),
-     ("٢٢", None), ("２２", None), ("infinity", None), ("0x10", None), ("1e5.5", None),
-     ("\x1c22", None), ("1,5", None)],
-)  # fmt: skip
+    [
+        ("22", 22.0),
+        ("\u00a0−1_000\u3000", -1000.0),
+        (".5e1", 5.0),
+        ("5.", 5.0),
+        ("\ufeff+3", 3.0),
+        ("٢٢", None),
+        ("２２", None),
+        ("infinity", None),
+        ("0x10", None),
+        ("1e5.5", None),
+        ("\x1c22", None),
+        ("1,5", None),
+    ],
+)
 def test_a_typed_number_is_ascii_digits_trimmed_as_the_page_trims(text, value):
     """The grammar both sides parse by (the page's is tested against Python's in practice.json):
     ASCII digits only (Python's float() would read "٢٢" as 22), trimmed of exactly the spaces

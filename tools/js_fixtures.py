@@ -182,12 +182,17 @@ def ruler_fixture() -> dict:
                 w.eps = eps
                 r = w.ruler
                 flags = ("underflow", "overflow", "lower_collapsed", "upper_collapsed", "collapsed")
-                states.append({
-                    "state": dict(w.state),
-                    "ruler": {k: _number(getattr(r, k)) for k in ("x", "h", "ulp", "ulp_below",
-                              "lower", "upper")} | {k: getattr(r, k) for k in flags},
-                    "ticks": _walked_ticks(x, eps, DTYPES[dtype]),
-                })  # fmt: skip
+                states.append(
+                    {
+                        "state": dict(w.state),
+                        "ruler": {
+                            k: _number(getattr(r, k))
+                            for k in ("x", "h", "ulp", "ulp_below", "lower", "upper")
+                        }
+                        | {k: getattr(r, k) for k in flags},
+                        "ticks": _walked_ticks(x, eps, DTYPES[dtype]),
+                    }
+                )
         w.eps = 3e-7
         exact_state = dict(w.state)
         scenes[name] = {**done(), "states": states, "exact_state": exact_state}
@@ -264,8 +269,10 @@ def practice_fixture() -> dict:
     saved = os.environ.pop("GRADKIT_QUIZ_ORDER", None)  # the learner's own order: a seed
     try:
         quizzes = [_quiz_answers(Quiz(i, bank=bank, user="learner")) for i in bank.quizzes]
-        seeds = {i: [_closed(Quiz(i, bank=bank, user=f"learner{k}")).scene["seed"]
-                     for k in range(8)] for i in bank.quizzes}  # fmt: skip
+        seeds = {
+            i: [_closed(Quiz(i, bank=bank, user=f"learner{k}")).scene["seed"] for k in range(8)]
+            for i in bank.quizzes
+        }
     finally:
         if saved is not None:
             os.environ["GRADKIT_QUIZ_ORDER"] = saved
@@ -302,11 +309,15 @@ def practice_fixture() -> dict:
         compute = None if actual is None else (lambda a=actual: a)
         scene = _closed(Predict(entry_id, compute, bank=bank)).scene
         texts = NUMBER_TEXTS if scene["kind"] == "number" else CHOICE_TEXTS
-        predicts.append({
-            "scene": scene,
-            "locks": [locked(entry_id, compute, g) for g in (*guesses, *edges(entry_id, actual))],
-            "guesses": [checked(entry_id, t) for t in texts],
-        })  # fmt: skip
+        predicts.append(
+            {
+                "scene": scene,
+                "locks": [
+                    locked(entry_id, compute, g) for g in (*guesses, *edges(entry_id, actual))
+                ],
+                "guesses": [checked(entry_id, t) for t in texts],
+            }
+        )
     return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}
 
 

@@ -279,8 +279,12 @@ def _before(cells: list, k: int, readouts: Mapping[str, Iterable[str]]) -> dict[
         made = re.compile(rf"^{re.escape(name)}\s*=", re.M)
         if any(c["cell_type"] == "code" and made.search(_source(c)) for c in cells[:k]):
             printed += [html.unescape(_TAGS.sub(" ", t)) for t in texts]
-    return {"prose": "\n".join(prose), "code": "\n".join(code), "printed": "\n".join(printed),
-            "lead": "\n".join(lead)}  # fmt: skip
+    return {
+        "prose": "\n".join(prose),
+        "code": "\n".join(code),
+        "printed": "\n".join(printed),
+        "lead": "\n".join(lead),
+    }
 
 
 def _claims(number: Number) -> bool:

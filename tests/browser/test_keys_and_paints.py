@@ -144,9 +144,17 @@ def test_arrow_keys_move_every_slider_in_voila(browser_context, servers) -> None
 
 @pytest.mark.parametrize(
     "move",
-    [".gradkit-eps-down", ".gradkit-eps-up", "dtype:float32", "dtype:float64",
-     "scheme:forward", "scheme:central", ".gradkit-x-up", ".gradkit-x-down"],
-)  # fmt: skip
+    [
+        ".gradkit-eps-down",
+        ".gradkit-eps-up",
+        "dtype:float32",
+        "dtype:float64",
+        "scheme:forward",
+        "scheme:central",
+        ".gradkit-x-up",
+        ".gradkit-x-down",
+    ],
+)
 def test_each_click_paints_once_and_the_kernel_never_repaints(widget_page, move: str) -> None:
     page = widget_page
     root = page.locator(".gradkit-slope-explorer").first

@@ -88,8 +88,10 @@ def _install(root: Path) -> None:
     for shared in ("etc/jupyter", "share/jupyter"):  # server extensions, widget front ends
         (root / "venv" / shared).parent.mkdir(parents=True, exist_ok=True)
         (root / "venv" / shared).symlink_to(Path(sys.prefix, shared))
-    _run(["npm", "install", "--prefix", str(root / "npm"), "--no-audit", "--no-fund", PROXY],
-         timeout=900)  # fmt: skip
+    _run(
+        ["npm", "install", "--prefix", str(root / "npm"), "--no-audit", "--no-fund", PROXY],
+        timeout=900,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +118,12 @@ def hub(hub_env):
     log = (work / "hub.log").open("w")
     process = subprocess.Popen(
         [str(hub_env / "venv" / "bin" / "jupyterhub"), "-f", "jupyterhub_config.py"],
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        cwd=work,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 180
         while jp.http_status(f"{env['HUB_URL']}/hub/api") != 200:

@@ -80,9 +80,12 @@ def test_each_bundle_defines_every_top_level_name_once_and_parses():
     assert source.rstrip().endswith("gradkitOptions) };")
     if shutil.which("node"):
         done = subprocess.run(
-            ["node", "--input-type=module", "--check"], input=source, text=True,
-            capture_output=True, check=False,
-        )  # fmt: skip
+            ["node", "--input-type=module", "--check"],
+            input=source,
+            text=True,
+            capture_output=True,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
 
 

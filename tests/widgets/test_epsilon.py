@@ -164,10 +164,15 @@ def test_the_theory_switch_belongs_to_the_theory_panel(make):
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
-    [({"scheme": "sideways"}, ValueError, "scheme"), ({"eps": 5.0}, ValueError, "eps"),
-     ({"f": "tan(x)"}, ValueError, "f="), ({"x": math.inf}, ValueError, "x must be"),
-     ({"panels": ["chart"]}, ValueError, "panels"), ({"dtypes": ()}, ValueError, "dtypes")],
-)  # fmt: skip
+    [
+        ({"scheme": "sideways"}, ValueError, "scheme"),
+        ({"eps": 5.0}, ValueError, "eps"),
+        ({"f": "tan(x)"}, ValueError, "f="),
+        ({"x": math.inf}, ValueError, "x must be"),
+        ({"panels": ["chart"]}, ValueError, "panels"),
+        ({"dtypes": ()}, ValueError, "dtypes"),
+    ],
+)
 def test_bad_arguments_are_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         EpsilonLab(**kwargs)

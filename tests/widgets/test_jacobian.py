@@ -29,7 +29,7 @@ from gradkit.widgets.jacobian.steps import (
     as_input,
     jacobian_steps,
     sample_input,
-)  # fmt: skip
+)
 
 
 @pytest.fixture
@@ -132,11 +132,15 @@ def test_difference_ratio_is_gradchecks_rule():
 
 @pytest.mark.parametrize(
     ("x", "error", "match"),
-    [([], ValueError, "from 1"), (list(range(N_MAX + 1)), ValueError, "from 1 to 64"),
-     (torch.tensor([1, 2]), TypeError, "real floating"),
-     ([1.0, float("nan")], ValueError, "finite"),
-     ("12", TypeError, "1-D tensor or a list"), (["a"], TypeError, "list of numbers")],
-)  # fmt: skip
+    [
+        ([], ValueError, "from 1"),
+        (list(range(N_MAX + 1)), ValueError, "from 1 to 64"),
+        (torch.tensor([1, 2]), TypeError, "real floating"),
+        ([1.0, float("nan")], ValueError, "finite"),
+        ("12", TypeError, "1-D tensor or a list"),
+        (["a"], TypeError, "list of numbers"),
+    ],
+)
 def test_as_input_refuses_clearly(x, error, match):
     with pytest.raises(error, match=match):
         as_input(x)
@@ -171,7 +175,10 @@ def test_one_count_of_gradchecks_calls_beside_the_builds(build):
     counted = count_calls(zoo.SquareFn.apply, (sample_input(4).requires_grad_(),))
     g = b.scene["gradcheck"]
     assert (g["forward"], g["backward"], g["passed"]) == (
-        counted.forward, counted.backward, counted.passed)  # fmt: skip
+        counted.forward,
+        counted.backward,
+        counted.passed,
+    )
     assert b.gradcheck_calls == counted
     arrays = _arrays(b)
     assert arrays["forward"].tolist() == [1, 3, 5, 7, 9, 9, 9, 9, 9]  # the build: 1 + 2n
@@ -217,8 +224,11 @@ def test_a_new_n_is_a_new_scene_and_the_cost_grows(build):
         key = b.scene["key"]
         b.run_all()
         assert b.calls == Calls(2 * n + 1, n)
-    assert [(h["n"], h["forward"], h["backward"]) for h in b.history] == [(2, 5, 2), (4, 9, 4),
-                                                                         (8, 17, 8)]  # fmt: skip
+    assert [(h["n"], h["forward"], h["backward"]) for h in b.history] == [
+        (2, 5, 2),
+        (4, 9, 4),
+        (8, 17, 8),
+    ]
     assert [h["gradcheck_forward"] for h in b.history] == [
         count_calls(zoo.SquareFn.apply, (sample_input(n).requires_grad_(),)).forward
         for n in (2, 4, 8)
@@ -258,12 +268,16 @@ def test_an_error_in_f_shows_in_the_error_area(build):
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
-    [({"f": "MatmulFn"}, ValueError, "one-input zoo Function"),
-     ({"f": 3}, TypeError, "f must be an autograd.Function"),
-     ({"n": 0}, ValueError, "n must be a whole number"), ({"n": 2.5}, ValueError, "whole number"),
-     ({"eps": -1}, ValueError, "eps"), ({"x": "abc"}, TypeError, "x must be"),
-     ({"panels": ["both"]}, ValueError, "panels")],
-)  # fmt: skip
+    [
+        ({"f": "MatmulFn"}, ValueError, "one-input zoo Function"),
+        ({"f": 3}, TypeError, "f must be an autograd.Function"),
+        ({"n": 0}, ValueError, "n must be a whole number"),
+        ({"n": 2.5}, ValueError, "whole number"),
+        ({"eps": -1}, ValueError, "eps"),
+        ({"x": "abc"}, TypeError, "x must be"),
+        ({"panels": ["both"]}, ValueError, "panels"),
+    ],
+)
 def test_bad_arguments_raise(kwargs, error, match):
     before = len(_instances)
     with pytest.raises(error, match=match):
@@ -299,6 +313,11 @@ def test_each_family_bundle_parses_with_unique_names(cls):
     names = re.findall(r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([\w$]+)", cls._esm)
     assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)
     if shutil.which("node"):
-        done = subprocess.run(["node", "--input-type=module", "--check"], input=cls._esm,
-                              text=True, capture_output=True, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["node", "--input-type=module", "--check"],
+            input=cls._esm,
+            text=True,
+            capture_output=True,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr

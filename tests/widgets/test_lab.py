@@ -87,19 +87,29 @@ def test_wrong_square_reads_as_torch_and_gradkit_say(make, quiet_gradcheck):
     assert rec["explanation"] == report.explanation and rec["suggestion"] == report.suggestion
     assert rec["message"] == report.torch_message and "Jacobian mismatch" in rec["message"]
     assert rec["worst"]["position"] == report.worst.position
-    assert w.scene["about"] == {"name": "WrongSquareFn", "yours": False, "correct": False,
-                                "description": CATALOGUE["WrongSquareFn"].description,
-                                "bug": CATALOGUE["WrongSquareFn"].bug}  # fmt: skip
+    assert w.scene["about"] == {
+        "name": "WrongSquareFn",
+        "yours": False,
+        "correct": False,
+        "description": CATALOGUE["WrongSquareFn"].description,
+        "bug": CATALOGUE["WrongSquareFn"].bug,
+    }
     w.dtype_buttons.value = torch.float32
     assert "requires gradient" in " ".join(_shown(w)[0]["warnings"])  # torch's warning, sent
 
 
 @pytest.mark.parametrize(
     ("name", "start"),
-    [("SquareFn", "float64"), ("WrongSquareFn", "float64"), ("MatmulFn", "float64"),
-     ("TransposedMatmulFn", "float32"), ("OneEntryWrongSquareFn", "float64"),
-     (PLANTED, "float64"), (PLANTED, "float32")],
-)  # fmt: skip
+    [
+        ("SquareFn", "float64"),
+        ("WrongSquareFn", "float64"),
+        ("MatmulFn", "float64"),
+        ("TransposedMatmulFn", "float32"),
+        ("OneEntryWrongSquareFn", "float64"),
+        (PLANTED, "float64"),
+        (PLANTED, "float32"),
+    ],
+)
 def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, name, start):
     """Every state sent ahead (batched engine above 8 entries) reads as gradkit.check with torch
     at that eps, dtype and fast_mode, on the Function's own inputs cast to that dtype: the
@@ -114,7 +124,10 @@ def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, na
         report = check(fn, inputs, eps=EPS_GRID[int(g)], fast_mode=fast == "1")
         where = f"{name} at {key}"
         assert (rec["passed"], rec["verdict"], rec["cause"]) == (
-            report.passed, report.verdict, report.cause), where  # fmt: skip
+            report.passed,
+            report.verdict,
+            report.cause,
+        ), where
         assert rec["explanation"] == report.explanation, where
         assert rec["eps"] == EPS_GRID[int(g)] and rec["dtype"] == dtype, where
         want = np.hstack([b.detach().double().numpy() for b in report.analytic[0]])
@@ -122,9 +135,13 @@ def test_states_ahead_equal_a_fresh_check(make, quiet_gradcheck, monkeypatch, na
         want = np.hstack([b.detach().double().numpy() for b in report.numeric[0]])
         np.testing.assert_array_equal(numeric, want, err_msg=where)
         worst = report.worst
-        assert rec["worst"] == {**rec["worst"], "numeric": worst.numeric,
-                                "analytic": worst.analytic, "outside": worst.outside,
-                                "shown": worst.shown}, where  # fmt: skip
+        assert rec["worst"] == {
+            **rec["worst"],
+            "numeric": worst.numeric,
+            "analytic": worst.analytic,
+            "outside": worst.outside,
+            "shown": worst.shown,
+        }, where
 
 
 def test_first_picture_first_then_the_states_ahead(make):
@@ -154,8 +171,12 @@ def test_clicks_land_on_states_sent_and_refill_around_them(make):
         assert _key(w) in before, "the page had to wait for the kernel"
         assert w.scene["key"] == key  # no repaint from the kernel's answer
         assert _key(w) in w.scene["states"]
-        report = check(SquareFn.apply, cast_inputs(CATALOGUE["SquareFn"].make_input(), w.dtype),
-                       eps=w.eps, fast_mode=w.state["fast_mode"])  # fmt: skip
+        report = check(
+            SquareFn.apply,
+            cast_inputs(CATALOGUE["SquareFn"].make_input(), w.dtype),
+            eps=w.eps,
+            fast_mode=w.state["fast_mode"],
+        )
         assert w.report.passed == report.passed and w.report.cause == report.cause
     assert set(w.scene["states"]) != sent  # refilled around the new state
     assert len(w.scene["states"]) == 21
@@ -167,8 +188,12 @@ def test_a_verdict_torch_does_not_give_is_redrawn(make, monkeypatch):
     w = make(GradcheckLab, "SquareFn")
     target = (False, "float64", EPS_GRID[G6 - 3])
     kept = w._states.kept(*target)
-    wrong = states_module.LabState({**kept.record, "passed": False, "cause": "bug"}, kept.numeric,
-                                   kept.analytic, engine="batched")  # fmt: skip
+    wrong = states_module.LabState(
+        {**kept.record, "passed": False, "cause": "bug"},
+        kept.numeric,
+        kept.analytic,
+        engine="batched",
+    )
     w._states._kept[target] = wrong
     w._sent[_key(w, eps=G6 - 3)] = wrong
     key = w.scene["key"]
@@ -185,8 +210,9 @@ def test_a_typed_eps_off_the_grid_is_checked_by_the_kernel(make, quiet_gradcheck
     rec = w.exact["states"]["0|float64"]
     assert rec["eps"] == 3e-7 and rec["cause"] == "bug"
     numeric = np.array(w.exact["matrices"][rec["numeric"]])
-    want = _torch_jacobians(CATALOGUE["WrongSquareFn"].apply,
-                            CATALOGUE["WrongSquareFn"].make_input(), 3e-7)[0]  # fmt: skip
+    want = _torch_jacobians(
+        CATALOGUE["WrongSquareFn"].apply, CATALOGUE["WrongSquareFn"].make_input(), 3e-7
+    )[0]
     np.testing.assert_array_equal(numeric, want)
     w.dtype_buttons.value = "float32"
     assert set(w.exact["states"]) == {"0|float64", "0|float32"}  # kept across dtype switches
@@ -290,10 +316,14 @@ def test_bad_arguments_are_named(kwargs, error, match):
 
 @pytest.mark.parametrize(
     ("changes", "message"),
-    [({"dtype": "float8"}, "must be one of"), ({"eps": 999}, "eps position 999"),
-     ({"fast_mode": "yes"}, "true or false"), ({"function": "Nope"}, "must be one of"),
-     ({"panels": ["heatmap"]}, "pick one or more")],
-)  # fmt: skip
+    [
+        ({"dtype": "float8"}, "must be one of"),
+        ({"eps": 999}, "eps position 999"),
+        ({"fast_mode": "yes"}, "true or false"),
+        ({"function": "Nope"}, "must be one of"),
+        ({"panels": ["heatmap"]}, "pick one or more"),
+    ],
+)
 def test_a_bad_page_state_is_refused(make, changes, message):
     w = make(GradcheckLab)
     before = dict(w.state)

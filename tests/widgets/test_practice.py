@@ -196,8 +196,10 @@ def test_the_true_value_is_computed_at_build_and_sent_with_tolerance_and_feedbac
     scene = p.scene
     assert scene["actual"] == actual and scene["tolerance"] == entry.tolerance
     assert (scene["kind"], scene["options"], scene["unit"]) == (
-        entry.kind, list(entry.options), entry.unit,
-    )  # fmt: skip
+        entry.kind,
+        list(entry.options),
+        entry.unit,
+    )
     assert (scene["right"], scene["wrong"], scene["prompt"]) == (
         entry.right,
         entry.wrong,

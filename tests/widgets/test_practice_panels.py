@@ -107,8 +107,10 @@ def test_hunt_arguments_are_named():
 def test_the_panel_buttons_need_the_kernel_and_readouts_come_from_python(make):
     panel = make(ExercisePanel, "cube", namespace={})
     assert [(c["name"], c["kind"], c["kernel"]) for c in panel.spec["controls"]] == [
-        ("check", "button", True), ("hint", "button", True), ("solution", "button", True),
-    ]  # fmt: skip
+        ("check", "button", True),
+        ("hint", "button", True),
+        ("solution", "button", True),
+    ]
     assert [r["name"] for r in panel.spec["readouts"]] == ["feedback", "hints", "solution"]
     readouts = panel.scene["readouts"]
     assert "No class named MyCube" in readouts["feedback"] == panel.feedback.value
@@ -182,8 +184,13 @@ def test_each_bundle_parses_and_defines_every_name_once(cls):
     assert not sorted({n for n in names if names.count(n) > 1})
     assert source.rstrip().endswith(f"render(args, {cls.view}, gradkitOptions) }};")
     if shutil.which("node"):
-        done = subprocess.run(["node", "--input-type=module", "--check"], input=source,
-                              text=True, capture_output=True, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["node", "--input-type=module", "--check"],
+            input=source,
+            text=True,
+            capture_output=True,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
 
 

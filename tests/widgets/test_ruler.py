@@ -165,12 +165,18 @@ def test_underflow_collapse_and_one_side_are_torchs_flags(make):
 
 @pytest.mark.parametrize(
     ("cls", "changes", "message"),
-    [(FloatRuler, {"dtype": "float8"}, "must be one of"), (FloatRuler, {"eps": 99}, "position 99"),
-     (FloatRuler, {"x": 50.0}, "x=50.0"), (FloatRuler, {"panels": ["zoom"]}, "pick one or more"),
-     (EpsilonLab, {"shown": []}, "must list some of"), (EpsilonLab, {"shown": ["f8"]}, "some of"),
-     (EpsilonLab, {"scheme": "sideways"}, "must be one of"), (EpsilonLab, {"theory": 1}, "true or"),
-     (EpsilonLab, {"panels": ["chart"]}, "pick one or more")],
-)  # fmt: skip
+    [
+        (FloatRuler, {"dtype": "float8"}, "must be one of"),
+        (FloatRuler, {"eps": 99}, "position 99"),
+        (FloatRuler, {"x": 50.0}, "x=50.0"),
+        (FloatRuler, {"panels": ["zoom"]}, "pick one or more"),
+        (EpsilonLab, {"shown": []}, "must list some of"),
+        (EpsilonLab, {"shown": ["f8"]}, "some of"),
+        (EpsilonLab, {"scheme": "sideways"}, "must be one of"),
+        (EpsilonLab, {"theory": 1}, "true or"),
+        (EpsilonLab, {"panels": ["chart"]}, "pick one or more"),
+    ],
+)
 def test_a_bad_page_state_is_refused_by_the_ruler_and_the_lab(make, cls, changes, message):
     w = make(cls)
     before = {k: w.state[k] for k in changes}
@@ -182,9 +188,13 @@ def test_a_bad_page_state_is_refused_by_the_ruler_and_the_lab(make, cls, changes
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
-    [({"x": math.nan}, ValueError, "x must be"), ({"eps": 1e-20}, ValueError, "eps"),
-     ({"dtype": "float8"}, ValueError, "dtype"), ({"panels": ["zoom"]}, ValueError, "panels")],
-)  # fmt: skip
+    [
+        ({"x": math.nan}, ValueError, "x must be"),
+        ({"eps": 1e-20}, ValueError, "eps"),
+        ({"dtype": "float8"}, ValueError, "dtype"),
+        ({"panels": ["zoom"]}, ValueError, "panels"),
+    ],
+)
 def test_bad_arguments_are_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         FloatRuler(**kwargs)
