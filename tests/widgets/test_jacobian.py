@@ -5,9 +5,6 @@ from __future__ import annotations
 import functools
 import importlib
 import random
-import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -30,6 +27,7 @@ from gradkit.widgets.jacobian.steps import (
     jacobian_steps,
     sample_input,
 )
+from tests.widgets.test_base import check_bundle
 
 
 @pytest.fixture
@@ -310,14 +308,4 @@ def test_monkey(build):
 
 @pytest.mark.parametrize("cls", [JacobianBuilder, GradcheckLab])
 def test_each_family_bundle_parses_with_unique_names(cls):
-    names = re.findall(r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([\w$]+)", cls._esm)
-    assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)
-    if shutil.which("node"):
-        done = subprocess.run(
-            ["node", "--input-type=module", "--check"],
-            input=cls._esm,
-            text=True,
-            capture_output=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+    check_bundle(cls._esm)

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -20,7 +17,7 @@ from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
-from tests.widgets.test_base import _page_sends
+from tests.widgets.test_base import _page_sends, check_bundle
 
 INF = torch.tensor(math.inf)
 
@@ -230,11 +227,7 @@ def test_monkey_moves_always_leave_the_scene_row_equal_to_torch(make):
 
 @pytest.mark.parametrize("cls", [FloatRuler, EpsilonLab])
 def test_the_family_bundle_parses_and_names_each_thing_once(cls):
-    names = re.findall(r"(?m)^(?:async\s+)?(?:function|const|let|class)\s+([\w$]+)", cls._esm)
-    assert sorted({n for n in names if names.count(n) > 1}) == []
-    if shutil.which("node"):  # a module repeating a name, or any slip, fails to parse
-        run = ["node", "--input-type=module", "--check"]
-        assert subprocess.run(run, input=cls._esm, text=True, check=False).returncode == 0
+    check_bundle(cls._esm)
 
 
 def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):

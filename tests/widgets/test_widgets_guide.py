@@ -19,6 +19,7 @@ import pytest
 
 from gradkit.widgets.base import bundle as bundle_module
 from gradkit.widgets.base.tables import json_safe, unpack
+from tests.widgets.test_base import check_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDGETS = ROOT / "gradkit" / "widgets"
@@ -151,14 +152,7 @@ def test_the_guides_family_bundles_into_one_module_that_parses(guide_family):
     family = next(v for v in namespace.values() if getattr(v, "view", None) == "squareView")
     source = family._esm
     assert "export const squareView" not in source and "const squareView" in source
-    done = subprocess.run(
-        ["node", "--input-type=module", "--check"],
-        input=source,
-        text=True,
-        capture_output=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    check_bundle(source, need_node=True)
 
 
 _PAINT = """

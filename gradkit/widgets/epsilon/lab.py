@@ -99,7 +99,8 @@ class EpsilonLab(PointWidget):
         The curves for the current scheme.
     at_eps : gradkit.SweepResult
         Every dtype at exactly the current eps (the grid's column sent, or a typed eps's answer).
-    Each reads what was sent to the page (theory curves as the float32 it draws); none measures.
+    Each reads the measurement the page draws from (its numeric slopes kept in Python, the
+    theory curves as the float32 it draws); none measures again.
     shown : list[str]
         The dtypes on screen.
     """
@@ -269,8 +270,10 @@ class EpsilonLab(PointWidget):
         }
 
     def arrays_of(self, measured: list[dict]) -> dict:
-        """The sweeps of each x position, stacked (:func:`.base.window.stack_points`)."""
-        return stack_points(measured)
+        """The sweeps of each x position, stacked (:func:`.base.window.stack_points`), less the
+        numeric slopes: the page draws errors, and only Python's readouts read ``numeric``
+        (from the same measurement, kept here)."""
+        return stack_points([{k: v for k, v in p.items() if k != "numeric"} for p in measured])
 
     def exact_of(self, eps: float) -> dict | None:
         """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
