@@ -123,7 +123,7 @@ def _number(value: float) -> float | str:
 
 def _first_picture(cls: type, **kwargs: object) -> tuple:
     """A widget as its first picture leaves it (one x position), and a function that closes it
-    and returns its scene, tables (base64) and exact answer."""
+    and returns its scene, tables (base64) and the answer to the page's ``numbers_at_eps``."""
     sys.path.insert(0, str(ROOT))
     import base64
 
@@ -135,7 +135,7 @@ def _first_picture(cls: type, **kwargs: object) -> tuple:
 
     def done() -> dict:
         sent = {"scene": w.scene, "tables": base64.b64encode(w.tables).decode()}
-        sent["exact"] = json_safe(w.exact)
+        sent["exact"] = json_safe(w.exact)  # what the page's numbers_at_eps is answered now
         w.close()
         run_pending()  # the closed widget's deferred work: nothing left for later
         return sent
@@ -234,6 +234,7 @@ def epsilon_fixture() -> dict:
         exact = {
             s: {d: _number(float(c.error[0])) for d, c in r.dtypes.items()} for s, r in at.items()
         }
+        w.eps = 3e-7  # the typed eps the page asks the numbers of
         scenes[name] = {**done(), "states": states, "limits": limits, "exact_want": exact}
     return scenes
 

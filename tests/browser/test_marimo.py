@@ -157,6 +157,33 @@ def test_each_plotting_widget_draws_and_eps_down_changes_its_picture(app_page, n
     assert not [e for e in app_page["errors"] if e.startswith("uncaught")]
 
 
+@pytest.mark.parametrize("name", ["SlopeExplorer", "GradcheckLab"])
+def test_a_typed_eps_off_the_grid_is_asked_and_answered_in_marimo(app_page, name: str) -> None:
+    """marimo's ``experimental.invoke`` refuses ("not supported"): the page sends anywidget's
+    command message itself and the kernel's answer arrives, so a typed eps off the grid (which
+    only the kernel can measure) reaches the picture and the busy mark goes."""
+    page = app_page["page"]
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    root = page.locator(f".gradkit-widget.{getattr(gw, name).css}").first
+    root.locator(".gradkit-figure canvas").wait_for()
+    box = root.locator("input.gradkit-eps-text").first
+    box.fill("3e-7")
+    box.press("Enter")
+    page.wait_for_function(
+        """(el) => {
+          const f = el.querySelector('.gradkit-figure');
+          const drawn = JSON.parse((f && f.dataset.drawn) || '{}');
+          return Number(drawn.eps) === 3e-7 && !el.classList.contains('gk-is-busy');
+        }""",
+        arg=root.element_handle(),
+        timeout=20_000,
+    )
+    assert not [e for e in app_page["errors"] if e.startswith("uncaught")]
+    refused = [w for w in warnings if "invoke not supported" in w]
+    assert len(refused) <= 1, f"invoke was tried again after marimo refused it: {refused}"
+
+
 def test_the_readme_shows_a_three_line_marimo_example() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## In marimo\n", 1)[1].split("\n## ", 1)[0]

@@ -446,19 +446,19 @@ export default {
     out.className = "tiny-out";
     const show = () => {
       const tables = model.get("tables");
-      const n = model.get("state").n;
+      const n = model.get("n_value");
       out.textContent = `${n} ${tables.byteLength} ${tables.getUint8(3)} ${initialized}`;
     };
     const add = document.createElement("button");
     add.className = "tiny-add";
     add.onclick = () => {
-      model.set("state", { n: model.get("state").n + 1 });
+      model.set("n_value", model.get("n_value") + 1);
       model.save_changes();
     };
     const ask = document.createElement("button");
     ask.className = "tiny-ask";
     ask.onclick = () => model.send({ type: "click", name: "anything" });
-    model.on("change:state", show);
+    model.on("change:n_value", show);
     show();
     el.append(add, ask, out);
   },
@@ -472,10 +472,10 @@ def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_
     per model, _dom_classes and _css apply, and send says it needs a running notebook."""
     from gradkit.cli.site import export_site
 
-    contract = {"control_state": {}, "scene": {}, "exact": {}, "error": "", "busy": False, "ack": 0}
+    contract = {"control_state": {}, "scene": {}, "error": "", "busy": False}
     state = {"_esm": TINY_ESM, "_css": ".tiny-out { color: rgb(1, 2, 3); }",
-             "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny"}, "state": {"n": 0},
-             **contract}  # fmt: skip
+             "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny", "values": {"n": "n_value"}},
+             "n_value": 0, **contract}  # fmt: skip
     tables = [{"path": ["tables"], "encoding": "base64", "data": "AAECAwQFBgc="}]  # bytes 0..7
     view = {"output_type": "display_data", "metadata": {}, "data": {
         "application/vnd.jupyter.widget-view+json": {"model_id": "t1"}}}  # fmt: skip

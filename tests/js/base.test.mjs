@@ -16,7 +16,7 @@ import {
   decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
-import { mergeFromPython } from "../../gradkit/widgets/base/host.js";
+import { askKernel, valuesOf } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
 } from "../../gradkit/widgets/base/offline.js";
@@ -180,11 +180,48 @@ test("a step button at the end of its range leads nowhere (the page greys it out
   assert.equal(sliderStepMoves(x, 2, -1), true);
 });
 
-test("the handshake keeps the page's newer changes and takes Python's others", () => {
-  const local = { eps: 5, dtype: "float32" };
-  const incoming = { eps: 3, dtype: "float64", __seq: 2 };
-  assert.deepEqual(mergeFromPython(local, incoming, { eps: 4 }, 2), { eps: 5, dtype: "float64" });
-  assert.deepEqual(mergeFromPython(local, incoming, { eps: 2 }, 2), { eps: 3, dtype: "float64" });
+test("valuesOf reads each value from its own trait", () => {
+  const traits = { x_value: 2, eps_value: 27, other: "not a value" };
+  const model = { get: (name) => traits[name] };
+  assert.deepEqual(valuesOf(model, { x: "x_value", eps: "eps_value" }), { x: 2, eps: 27 });
+  assert.deepEqual(valuesOf(model, undefined), {});
+});
+
+// a model that answers anywidget's command message as anywidget's Python side does
+function commandModel() {
+  const listeners = [];
+  const sent = [];
+  return {
+    sent,
+    on(event, fn) { if (event === "msg:custom") listeners.push(fn); },
+    off(event, fn) { listeners.splice(listeners.indexOf(fn), 1); },
+    send(content) {
+      sent.push(content);
+      const reply = { id: content.id, kind: "anywidget-command-response", response: { asked: content.name, msg: content.msg } };
+      queueMicrotask(() => { for (const fn of [...listeners]) fn({ id: "someone else's", kind: reply.kind }); for (const fn of [...listeners]) fn(reply); });
+    },
+    listeners,
+  };
+}
+
+test("askKernel asks through anywidget's invoke, with no time limit", async () => {
+  const calls = [];
+  const experimental = { invoke: async (name, msg, options) => { calls.push([name, msg, options.signal.aborted]); return [{ ok: name }, []]; } };
+  const ask = askKernel(commandModel(), experimental);
+  assert.deepEqual(await ask("press_button", { name: "run" }), { ok: "press_button" });
+  assert.deepEqual(calls, [["press_button", { name: "run" }, false]]);
+});
+
+test("askKernel sends anywidget's command message where invoke refuses (marimo)", async () => {
+  const model = commandModel();
+  let tried = 0;
+  const experimental = { invoke: async () => { tried += 1; throw new Error("anywidget.invoke not supported in marimo"); } };
+  const ask = askKernel(model, experimental);
+  assert.deepEqual(await ask("numbers_at_eps"), { asked: "numbers_at_eps", msg: {} });
+  assert.deepEqual(await ask("press_button", { name: "hint" }), { asked: "press_button", msg: { name: "hint" } });
+  assert.equal(tried, 1, "invoke is tried once, then the page sends the message itself");
+  assert.equal(model.sent[0].kind, "anywidget-command");
+  assert.equal(model.listeners.length, 0, "every answer's listener is gone once answered");
 });
 
 test("pyFormat gives Python's digits for awkward numbers (exact ties round to even)", () => {

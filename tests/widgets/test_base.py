@@ -10,6 +10,7 @@ from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
+import traitlets
 
 from gradkit._args import EPS_GRID
 from gradkit._palette import PALETTE
@@ -17,6 +18,7 @@ from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import bundle, eps, guard, schedule, tables
 from gradkit.widgets.base.controls import grid_position, grid_value, on_grid
 from gradkit.widgets.base.guard import InputError
+from tests.widgets.page_messages import page_sends
 from tools import js_fixtures
 
 WIDGETS = Path(bundle.__file__).parents[1]
@@ -106,21 +108,57 @@ def test_theme_holds_the_palette_and_follows_the_notebook_theme():
 # --------------------------------------------------------------------- the page's state
 
 
-def _page_sends(w, **changes):
-    """The page's message: its whole state, a newer __seq, and the keys it changed."""
-    seq = max(w.ack, int(w.state.get("__seq") or 0)) + 1
-    w.set_state({"state": {**w.state, **changes, "__seq": seq, "__changed": list(changes)}})
-    return seq
-
-
 def test_the_page_changes_only_the_keys_it_changed(make):
     w = make(SlopeExplorer)
-    seq = _page_sends(w, dtype="float32")
+    page_sends(w, dtype="float32")
     assert w.dtype_buttons.value.is_floating_point and w.state["dtype"] == "float32"
-    assert w.ack == seq
-    stale = {**w.state, "dtype": "float64", "scheme": "forward", "__seq": seq + 1}
-    w.set_state({"state": {**stale, "__changed": ["scheme"]}})  # dtype there is a stale copy
+    page_sends(w, scheme="forward")  # only the value changed travels: dtype stays
     assert w.state["dtype"] == "float32" and w.state["scheme"] == "forward"
+
+
+def test_each_value_is_a_typed_trait_of_its_own(make):
+    """ipywidgets syncs one trait per value: the spec names them, each has its type."""
+    w = make(SlopeExplorer)
+    values = w.spec["values"]
+    assert set(values) == set(w.state) >= {"x", "eps", "eps_exact", "dtype", "scheme", "panels"}
+    assert all(name in w.keys for name in values.values())  # synced: ipywidgets sends them
+    kinds = {key: type(w.traits()[name]).__name__ for key, name in values.items()}
+    assert kinds["x"] == "Float" and kinds["eps"] == "Int" and kinds["dtype"] == "Unicode"
+    assert kinds["eps_exact"] == "Float" and kinds["panels"] == "List"
+    with pytest.raises(ValueError, match="declared twice"):
+        w.add_value("x", traitlets.Float(0.0))
+
+
+def test_a_refused_value_is_sent_back_as_python_has_it(make, monkeypatch):
+    """The page drew a value Python refused (or wrote otherwise, by the eps rule): Python sends
+    its own value of exactly those traits back, so the page never keeps showing what Python
+    does not hold."""
+    w = make(SlopeExplorer)
+    sent: list = []  # the values sent back (a list of traits; one trait alone is Python's own)
+    monkeypatch.setattr(
+        w, "send_state", lambda key=None: sent.append(key) if isinstance(key, list) else None
+    )
+    page_sends(w, x=0.7123, dtype="float32")  # one bad value: the message is refused whole
+    assert sent == [["x_value", "dtype_value"]] and w.x == 2.0 and w.state["dtype"] == "float64"
+    sent.clear()
+    page_sends(w, eps=3, eps_exact=EPS_GRID[27])  # typed on the grid: eps is its position
+    assert w.state["eps"] == 27 and w.state["eps_exact"] is None
+    assert sent == [["eps_value", "eps_exact_value"]], sent
+    sent.clear()
+    page_sends(w, scheme="forward")  # a good value: nothing comes back
+    assert sent == []
+
+
+def test_values_changed_together_run_each_listener_once(make):
+    """eps and its exact value are one name to listeners; a message with several values runs
+    each listener once, after all of them landed."""
+    w = make(SlopeExplorer)
+    heard: list = []
+    for name in ("eps", "dtype"):
+        w.on_change(name, lambda change, name=name: heard.append((name, dict(w.state))))
+    page_sends(w, eps=10, eps_exact=3e-7, dtype="float32")
+    assert [name for name, _ in heard] == ["eps", "dtype"]
+    assert all(st["eps_exact"] == 3e-7 and st["dtype"] == "float32" for _, st in heard)
 
 
 @pytest.mark.parametrize(
@@ -141,7 +179,7 @@ def test_the_page_changes_only_the_keys_it_changed(make):
 def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
     w = make(SlopeExplorer)
     before = dict(w.state)
-    _page_sends(w, **changes)
+    page_sends(w, **changes)
     assert message in w.error_area.value
     assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
     w.eps_down.click()  # the widget keeps working
@@ -153,12 +191,12 @@ def test_an_off_grid_x_from_the_page_changes_nothing_shown(make):
     measured at one x (never numeric at 0.7123 and analytic at 0.7)."""
     w = make(SlopeExplorer, f="sin(x)", x=0.7)
     numeric, analytic, x = w.numeric, w.analytic, w.x
-    _page_sends(w, x=0.7123)
+    page_sends(w, x=0.7123)
     assert "between two positions" in w.error_area.value
     assert (w.x, w.numeric, w.analytic) == (x, numeric, analytic)
     spec = w.x_slider.spec
     on_grid = spec["origin"] + 5 * spec["step"]  # what the page's slider sends at position 5
-    _page_sends(w, x=on_grid)
+    page_sends(w, x=on_grid)
     assert w.error_area.value == "" and w.x == on_grid
     assert w.analytic == pytest.approx(math.cos(on_grid), rel=1e-6)
 
@@ -182,10 +220,10 @@ def test_a_fractional_n_from_the_page_is_refused(make):
     from gradkit.widgets import JacobianBuilder
 
     w = make(JacobianBuilder, n=4)
-    _page_sends(w, n=4.5)
+    page_sends(w, n=4.5)
     assert "n=4.5, between two positions" in w.error_area.value
     assert w.state["n"] == 4 and w.n_slider.value == 4
-    _page_sends(w, n=5)
+    page_sends(w, n=5)
     assert w.error_area.value == "" and w.n_slider.value == 5
 
 

@@ -17,6 +17,7 @@ from gradkit.widgets.base import schedule
 from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
+from tests.widgets.page_messages import page_asks
 
 
 def _arrays(w):
@@ -223,6 +224,7 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
     for typed in (None, "3e-7"):
         if typed:
             w.eps_text.value = typed
+            page_asks(w, "numbers_at_eps")  # the page asks: f is measured
         before = len(calls)
         read = [(w.sweeps, w.sweep, w.at_eps) for _ in range(3)]
         assert len(calls) == before, "a readout measured f again"

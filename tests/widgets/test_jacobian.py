@@ -27,6 +27,7 @@ from gradkit.widgets.jacobian.steps import (
     jacobian_steps,
     sample_input,
 )
+from tests.widgets.page_messages import page_sends
 from tests.widgets.test_base import check_bundle
 
 
@@ -200,16 +201,14 @@ def test_steps_move_in_the_page_and_start_with_a_column_built(build):
     assert b.position == 0 and torch.isnan(b.numeric).all()
     scene = b.scene["id"]
     for k in (3, 5, 0):  # what the page sends for its own steps: nothing new is computed
-        seq = max(b.ack, int(b.state.get("__seq") or 0)) + 1
-        b.set_state({"state": {**b.state, "step": k, "__seq": seq, "__changed": ["step"]}})
-        assert b.position == k and b.scene["id"] == scene and b.ack == seq
+        page_sends(b, step=k)
+        assert b.position == k and b.scene["id"] == scene
 
 
 @pytest.mark.parametrize("bad", [99, -1, 2.5, "3", True])
 def test_a_bad_step_from_the_page_is_refused(build, bad):
     b = build(f="SquareFn", n=2)
-    seq = max(b.ack, int(b.state.get("__seq") or 0)) + 1
-    b.set_state({"state": {**b.state, "step": bad, "__seq": seq, "__changed": ["step"]}})
+    page_sends(b, step=bad)
     assert "the page sent step=" in b.error_area.value and b.position == 1
 
 

@@ -20,6 +20,7 @@ from gradkit.widgets.lab import lab as lab_module
 from gradkit.widgets.lab import states as states_module
 from gradkit.widgets.lab.target import cast_inputs
 from gradkit.zoo import CATALOGUE, SquareFn
+from tests.widgets.page_messages import page_sends
 
 _torch_gradcheck = importlib.import_module("torch.autograd.gradcheck")
 G6 = EPS_GRID.index(1e-6)
@@ -327,8 +328,7 @@ def test_bad_arguments_are_named(kwargs, error, match):
 def test_a_bad_page_state_is_refused(make, changes, message):
     w = make(GradcheckLab)
     before = dict(w.state)
-    seq = max(w.ack, int(w.state.get("__seq") or 0)) + 1
-    w.set_state({"state": {**w.state, **changes, "__seq": seq, "__changed": list(changes)}})
+    page_sends(w, **changes)
     assert message in w.error_area.value
     assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
 

@@ -18,6 +18,7 @@ from gradkit.widgets import Predict, Quiz
 from gradkit.widgets.base import InputError
 from gradkit.widgets.practice import common
 from gradkit.widgets.practice.predict import GUESS_SLIPS
+from tests.widgets.page_messages import page_sends
 
 BANK = load_bank()  # the real gradkit/data/quizzes.toml
 QUIZ_IDS = sorted(BANK.quizzes)
@@ -27,12 +28,6 @@ PREDICT_IDS = sorted(BANK.predictions)
 @pytest.fixture(autouse=True)
 def fixed_order(monkeypatch):
     monkeypatch.setenv(quiz_bank.ORDER_VARIABLE, "fixed")
-
-
-def page_sends(w, **changes):
-    """What the page sends after a click: its state, a newer __seq and the keys it changed."""
-    seq = max(w.ack, int(w.state.get("__seq") or 0)) + 1
-    w.set_state({"state": {**w.state, **changes, "__seq": seq, "__changed": list(changes)}})
 
 
 def _without_seq(state):  # the state as a click leaves it, whoever clicked

@@ -17,7 +17,8 @@ from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
-from tests.widgets.test_base import _page_sends, check_bundle
+from tests.widgets.page_messages import page_sends
+from tests.widgets.test_base import check_bundle
 
 INF = torch.tensor(math.inf)
 
@@ -177,7 +178,7 @@ def test_underflow_collapse_and_one_side_are_torchs_flags(make):
 def test_a_bad_page_state_is_refused_by_the_ruler_and_the_lab(make, cls, changes, message):
     w = make(cls)
     before = {k: w.state[k] for k in changes}
-    _page_sends(w, **changes)
+    page_sends(w, **changes)
     assert message in w.error_area.value and {k: w.state[k] for k in changes} == before
     w.eps_down.click()  # the widget keeps working
     assert w.error_area.value == "" and w.eps == 1e-7

@@ -15,6 +15,7 @@ from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.slope.scene import FIELDS, HALF_WIDTH, ZOOM_POINTS
 from gradkit.zoo import WrongSquareFn
+from tests.widgets.page_messages import page_asks
 
 
 def _arrays(w):
@@ -200,10 +201,11 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
     for typed in (None, "3e-7"):
         if typed:
             w.eps_text.value = typed
+            asked = page_asks(w, "numbers_at_eps")  # the page asks: f is measured
         before = len(calls)
         readouts = [(w.numeric, w.analytic) for _ in range(3)]
         assert len(calls) == before, "a readout measured f again"
-        sent = w.exact["rows"][s][d] if typed else _row(w, w.x, s, d, w.state["eps"])
+        sent = asked["rows"][s][d] if typed else _row(w, w.x, s, d, w.state["eps"])
         numeric = sent[FIELDS.index("numeric")] if typed else sent["numeric"]
         k = round((w.x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"])
         analytic = float(_arrays(w)["analytic"][k - w.scene["window"][0]])

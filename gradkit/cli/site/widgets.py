@@ -22,8 +22,9 @@ __all__ = ["CONTRACT", "VIEW_MIME", "Modules", "PageWidgets", "is_gradkit_widget
 
 #: The output type of a widget's view in a notebook.
 VIEW_MIME = "application/vnd.jupyter.widget-view+json"
-#: The synced traits every gradkit widget has (gradkit/widgets/base/host.py).
-CONTRACT = ("spec", "state", "control_state", "scene", "tables", "exact", "error", "busy", "ack")
+#: The synced traits every gradkit widget has (gradkit/widgets/base/host.py); its values' traits,
+#: which its spec names (``spec["values"]``), come with them.
+CONTRACT = ("spec", "control_state", "scene", "tables", "error", "busy")
 _BOXES = {"BoxModel": "column", "VBoxModel": "column", "HBoxModel": "row", "GridBoxModel": "row"}
 _TEXTS = {"HTMLModel", "HTMLMathModel", "LabelModel"}
 _MAX_DEPTH = 8
@@ -33,9 +34,11 @@ def is_gradkit_widget(record: dict) -> bool:
     """Whether a saved widget is on gradkit's widget base (its page can play it with no kernel)."""
     state = record.get("state") or {}
     names = set(state) | {str(b.get("path", [""])[0]) for b in record.get("buffers") or []}
-    return (
-        bool(state.get("_esm")) and isinstance(state.get("spec"), dict) and set(CONTRACT) <= names
-    )
+    spec = state.get("spec")
+    if not state.get("_esm") or not isinstance(spec, dict):
+        return False
+    values = spec.get("values") or {}
+    return isinstance(values, dict) and set(CONTRACT) | set(map(str, values.values())) <= names
 
 
 def widget_name(record: dict | None) -> str:

@@ -1,9 +1,10 @@
 """Python handles onto what the page draws: controls and the error area.
 
-A handle holds no state of its own: ``.value`` reads and writes the widget's synced ``state``
-through the widget's public interface (:meth:`~GradkitWidget.current`,
-:meth:`~GradkitWidget.update_state`, :meth:`~GradkitWidget.press`, ...), so Python and the page
-always agree on what is shown. The eps handles go through the one eps rule (:mod:`.eps`).
+A handle holds no state of its own: ``.value`` reads and writes the widget's synced value
+trait (:meth:`Control.value_trait` types it) through the widget's public interface
+(:meth:`~GradkitWidget.current`, :meth:`~GradkitWidget.update_state`,
+:meth:`~GradkitWidget.press`, ...), so Python and the page always agree on what is shown. The
+eps handles go through the one eps rule (:mod:`.eps`).
 
 The slider grid is written once here (:func:`grid_value`, :func:`grid_position`, :func:`on_grid`):
 a slider's values are ``origin + k * step`` for whole k in lo … hi, and a value's position is
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import traitlets
 
 from ..._args import check_x
 from .eps import eps_state, parse_eps, step_eps
@@ -83,6 +86,21 @@ class Control:
         self._pairs = list(pairs)
 
     # ---------------------------------------------------------------------------- value
+    def value_trait(self, value: Any) -> traitlets.TraitType:
+        """The typed trait this control's value syncs as, holding ``value`` first: a float for
+        a slider, a grid position for eps, true/false for a check box, a label (or none yet)
+        for toggles, drop-downs and option buttons, text for a box. The page's rules beyond the
+        type (a slider's grid, an option that is one) are checked by :mod:`.page`."""
+        if self.kind == "slider":
+            return traitlets.Float(value)
+        if self.kind == "grid":
+            return traitlets.Int(value)
+        if self.kind == "checkbox":
+            return traitlets.Bool(value)
+        if self.kind == "text":
+            return traitlets.Unicode(value)
+        return traitlets.Unicode(value, allow_none=True)
+
     def to_state(self, value: Any) -> Any:
         """The state's form of a value: an option's label for toggles and drop-downs; for a
         slider the nearest position of its grid ``origin + k * step`` (as the page snaps)."""

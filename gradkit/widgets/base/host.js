@@ -1,7 +1,10 @@
-// The browser half of every gradkit widget: render({model, el}) builds the layout from the spec
-// Python sent, keeps the control state (the __seq / ack handshake with Python), decodes the scene's
-// tables and paints the view: once per action, never again for the kernel's echo of a state the
-// page already shows. The view (one per widget family) supplies:
+// The browser half of every gradkit widget: render({model, el, experimental}) builds the layout
+// from the spec Python sent, keeps the values the page shows (ctx.state: each one a synced trait
+// of its own, spec.values names them; the page sets only what it changed, ipywidgets' echo
+// handling keeps an older answer from undoing a newer click), decodes the scene's tables and
+// paints the view: once per action, never again for the kernel's echo of a state the page
+// already shows. What needs the kernel is asked with anywidget's command/invoke (askKernel). The
+// view (one per widget family) supplies:
 //   init(ctx)   optional: once, before the first paint (e.g. a legend)
 //   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
 //               they make the paint key: the same key, nothing to repaint)
@@ -14,7 +17,7 @@
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 import { buildControl, h } from "./controls.js";
-import { decodeTables } from "./tables.js";
+import { decodeTables, exactFor } from "./tables.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
@@ -25,20 +28,44 @@ export function viewKey(view, ctx) {
   return JSON.stringify([...(view.drawsFrom || []).map((k) => ctx.state[k] ?? null), ctx.panels()]);
 }
 
-// The handshake, as pure functions (unit-tested): which keys of Python's state the page takes.
-// `pending` maps a key to the seq of the page's latest change to it; `handled` is the latest seq
-// Python has answered. A key the page changed after that stays local.
-export function mergeFromPython(local, incoming, pending, handled) {
-  const out = { ...local };
-  for (const [k, v] of Object.entries(incoming || {})) {
-    if (k === "__seq" || k === "__changed") continue;
-    if ((pending[k] || 0) > handled) continue;
-    out[k] = v;
-  }
-  return out;
+// The values the model holds, by key (`values`: key -> the trait that holds it).
+export function valuesOf(model, values) {
+  return Object.fromEntries(Object.entries(values || {}).map(([k, trait]) => [k, model.get(trait)]));
 }
 
-export function render({ model, el }, view, options = {}) {
+// A request to the kernel, answered by a Python method marked @anywidget.experimental.command:
+// anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell answers
+// late, never not at all). A front end whose invoke refuses (marimo's says "not supported") gets
+// the same anywidget command message by model.send, its answer a custom message, as
+// anywidget's own invoke sends and reads them.
+export function askKernel(model, experimental) {
+  let viaInvoke = !!(experimental && typeof experimental.invoke === "function");
+  let count = 0;
+  const bySend = (name, msg) => new Promise((resolve) => {
+    count += 1;
+    const id = `gradkit-${count}-${Math.random().toString(36).slice(2)}`;
+    const answered = (content) => {
+      if (!content || content.id !== id || content.kind !== "anywidget-command-response") return;
+      model.off("msg:custom", answered);
+      resolve(content.response);
+    };
+    model.on("msg:custom", answered);
+    model.send({ id, kind: "anywidget-command", name, msg });
+  });
+  return async (name, msg = {}) => {
+    if (viaInvoke) {
+      try {
+        const [response] = await experimental.invoke(name, msg, { signal: new AbortController().signal });
+        return response;
+      } catch (err) {
+        viaInvoke = false; // it never aborts: a refusal means this front end has no invoke
+      }
+    }
+    return bySend(name, msg);
+  };
+}
+
+export function render({ model, el, experimental }, view, options = {}) {
   const spec = model.get("spec") || {};
   el.classList.add("gradkit-widget");
   if (spec.css) el.classList.add(spec.css); // the root hooks, in every front end (marimo too)
@@ -70,12 +97,10 @@ export function render({ model, el }, view, options = {}) {
     return String(c.label || c.text || name).replace(/\s*=\s*$/, "");
   };
 
-  let seq = Math.max(model.get("ack") || 0, (model.get("state") || {}).__seq || 0);
-  const pending = {};
-  // the latest change of this page Python has answered: its ack alone (the model's state may be
-  // this page's own latest send, and a front end may merge several sends into one message, so
-  // every change not yet answered is listed again in the next send)
-  const handled = () => model.get("ack") || 0;
+  const values = spec.values || {};
+  const ask = askKernel(model, experimental);
+  let asking = 0; // requests in flight the busy mark waits for (a button, "answered")
+  let setting = false; // the page is writing its own change into the model
   let lastKey = null;
   let paints = 0;
   let localError = "";
@@ -84,12 +109,11 @@ export function render({ model, el }, view, options = {}) {
   const ctx = {
     model, el, legend, h, offline,
     spec,
-    state: { ...(model.get("state") || {}) },
+    state: valuesOf(model, values),
     scene: {},
     tables: {},
     exact: {},
     drawn: {},
-    sceneSeq: 0,
     offlineData: model.get("offline") || {},
     local: {}, // control flags a view sets itself on a page with no kernel
     controlState(name) { return { ...((model.get("control_state") || {})[name] || {}), ...(ctx.local[name] || {}) }; },
@@ -108,13 +132,10 @@ export function render({ model, el }, view, options = {}) {
     panels() { return ctx.state.panels || spec.panels || []; },
     showError(message) { localError = message; showErrors(); },
     set(name, value, opts = {}) {
-      seq += 1;
       const changes = { [name]: value, ...(opts.also || {}) };
-      for (const k of Object.keys(changes)) pending[k] = seq;
       const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
       if (offline) ctx.state = withResets(ctx.state, changes, saved.resets);
-      if (opts.scene) ctx.sceneSeq = seq;
       localError = "";
       showErrors();
       if (offline) chooseScene();
@@ -130,12 +151,14 @@ export function render({ model, el }, view, options = {}) {
         }
         return;
       }
-      // send the page's own state (never a copy of the model's, which an older echo may have
-      // overwritten) with __changed: the keys Python has not handled yet; Python applies only
-      // those, so a stale copy of another key never undoes a newer change (the lost-click race)
-      const changed = Object.keys(pending).filter((k) => pending[k] > handled());
-      model.set("state", { ...ctx.state, __seq: seq, __changed: changed });
+      // only the values changed travel, each in its own trait
+      setting = true;
+      try {
+        for (const [k, v] of Object.entries(changes)) if (k in values) model.set(values[k], v);
+      } finally { setting = false; }
       model.save_changes();
+      if (opts.scene) request("answered"); // busy until the kernel has handled it (new scene)
+      askExact();
     },
     click(name) {
       if (offline) {
@@ -147,12 +170,9 @@ export function render({ model, el }, view, options = {}) {
         }
         return;
       }
-      seq += 1;
-      ctx.sceneSeq = seq;
       localError = "";
       showErrors();
-      markBusy();
-      model.send({ type: "click", name, seq });
+      request("press_button", { name });
     },
   };
 
@@ -185,7 +205,6 @@ export function render({ model, el }, view, options = {}) {
   function loadScene() {
     base.scene = model.get("scene") || {};
     base.tables = decodeTables(model.get("tables"), base.scene.tables);
-    ctx.exact = model.get("exact") || {};
     chooseScene();
   }
 
@@ -198,8 +217,38 @@ export function render({ model, el }, view, options = {}) {
   }
 
   function markBusy() {
-    const kernelWork = ctx.sceneSeq > (model.get("ack") || 0);
-    el.classList.toggle("gk-is-busy", !offline && (waiting || kernelWork || !!model.get("busy")));
+    el.classList.toggle("gk-is-busy", !offline && (waiting || asking > 0 || !!model.get("busy")));
+  }
+
+  // a request the busy mark waits for; what it changed comes back as traits (scene, values)
+  function request(name, msg = {}) {
+    asking += 1;
+    markBusy();
+    ask(name, msg).finally(() => { asking -= 1; markBusy(); });
+  }
+
+  // A typed eps off the grid: its numbers are asked for each state and scene it is shown with.
+  // The answer says what it is for (match, key); one for another state (the kernel had not yet
+  // received this page's latest change: ipywidgets may hold a change back while the kernel is
+  // busy, a request it never holds) is asked again, a few times, until it fits.
+  let exactAsked = "";
+  let exactTries = 0;
+  function askExact() {
+    if (offline || ctx.state.eps_exact == null) return;
+    const token = JSON.stringify([ctx.scene.key ?? null, ctx.state]);
+    if (token === exactAsked) return;
+    exactAsked = token;
+    exactTries = 0;
+    askExactAgain(token);
+  }
+  function askExactAgain(token) {
+    ask("numbers_at_eps").then((answer) => {
+      if (token !== exactAsked) return; // the state moved on: its own request is out
+      ctx.exact = answer || {};
+      const fits = exactFor(ctx.exact, ctx.scene, ctx.state);
+      if (!fits && exactTries++ < 20) setTimeout(() => askExactAgain(token), 25);
+      else paint();
+    });
   }
 
   // The theme: the palette as the page computes it on the root (none before the page attaches
@@ -256,15 +305,16 @@ export function render({ model, el }, view, options = {}) {
     markBusy();
   }
 
+  // values the kernel changed (Python set them, or refused the page's and sent its own back)
   function fromPython() {
-    ctx.state = mergeFromPython(ctx.state, model.get("state"), pending, handled());
+    if (setting) return;
+    Object.assign(ctx.state, valuesOf(model, values));
+    askExact();
   }
 
-  model.on("change:state", () => { fromPython(); paint(); });
-  model.on("change:ack", () => { fromPython(); paint(); });
+  for (const trait of Object.values(values)) model.on(`change:${trait}`, () => { fromPython(); paint(); });
   model.on("change:busy", markBusy);
   model.on("change:control_state", () => paint());
-  model.on("change:exact", () => { ctx.exact = model.get("exact") || {}; paint(); });
   model.on("change:error", showErrors);
   // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one
   // at a time, in any order: decode once both are in, in one task
@@ -272,12 +322,13 @@ export function render({ model, el }, view, options = {}) {
   const sceneChanged = () => {
     if (sceneQueued) return;
     sceneQueued = true;
-    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
+    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); askExact(); paint(); });
   };
   model.on("change:scene", sceneChanged);
   model.on("change:tables", sceneChanged);
   showErrors();
   loadScene();
+  askExact();
   if (view.init) view.init(ctx);
   paint(true);
   const repaintForTheme = () => { if (lastKey !== null && JSON.stringify(themeNow()) !== paintedWith) paint(true, true); };

@@ -2,21 +2,24 @@
 
 Python computes, the page draws. A widget is a few synced traits:
 
-- ``spec``: the layout (title, hint, the controls and readouts in order, the panels);
-- ``state``: the control values, changed by the page or by Python (the ``__seq`` / ``ack``
-  handshake: the page's latest action always wins);
+- ``spec``: the layout (title, hint, the controls and readouts in order, the panels) and
+  ``values``, which trait holds which value;
+- one typed trait per value the page shows (``x_value``, ``eps_value``, ``dtype_value``, ...:
+  :meth:`add_value`): ipywidgets sends only the value that changed, and its echo handling keeps
+  a newer click from being undone by the answer to an older one. A value from the page is
+  checked before it lands (:mod:`.page`);
 - ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
-  binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`); ``exact``:
-  the kernel's answer for a typed eps off the grid;
+  binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`);
 - ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
-  (controls disabled, hidden or relabelled from Python), ``ack`` (the latest page change
-  answered);
+  (controls disabled, hidden or relabelled from Python);
 - ``offline``: what a page with no kernel (a static export) plays beyond the scene
   (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
 
-The family's ES module draws everything and formats every readout from the scene. Every callback
-runs through :meth:`guard`: an error shows in the error area, never lost. Heavy tables are
-computed after the first picture (:meth:`later`), the widget marked busy meanwhile.
+Requests are anywidget commands (:mod:`.page`): a button that needs the kernel, the numbers at a
+typed eps off the grid, and "answered", which the page asks after a change that needs a new
+scene. The family's ES module draws everything and formats every readout from the scene. Every
+callback runs through :meth:`guard`: an error shows in the error area, never lost. Heavy tables
+are computed after the first picture (:meth:`later`), the widget marked busy meanwhile.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ from .guard import error_html, register_for_cell
 from .offline import OfflinePlay, packed_scene
 from .page import PageState
 from .schedule import run_later
-from .tables import json_safe
 
 __all__ = ["GradkitWidget"]
 
@@ -59,14 +61,11 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     _css = THEME_CSS
 
     spec = traitlets.Dict().tag(sync=True)
-    state = traitlets.Dict().tag(sync=True)
     control_state = traitlets.Dict().tag(sync=True)
     scene = traitlets.Dict().tag(sync=True)
     tables = traitlets.Bytes(b"").tag(sync=True)
-    exact = traitlets.Dict().tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
-    ack = traitlets.Int(0).tag(sync=True)
     offline = traitlets.Dict().tag(sync=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -79,17 +78,20 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         self._listeners: dict[str, list[Callable]] = {}
         self._clicks: dict[str, list[Callable]] = {}
         self._controls: dict[str, Control] = {}
+        self._values: dict[str, str] = {}  # a value's key -> the trait that holds it
+        self._keys: dict[str, str] = {}  # a trait -> the value's key
+        self._changing: dict[str, Any] | None = None  # key -> old value, while values change
         self._depth = 0
         self._scene_count = 0
         self._closed = False
         self.last_error: BaseException | None = None
         super().__init__()
         self.spec = {"css": self.css, "panels": list(self.PANELS), "controls": [], "readouts": []}
-        self.state = {"panels": chosen} if self.PANELS else {}
+        if self.PANELS:
+            self.add_value("panels", traitlets.List(traitlets.Unicode(), default_value=chosen))
         self.add_class("gradkit-widget")
         self.add_class(self.css)
         self.error_area = ErrorArea(self)
-        self.on_msg(self._on_message)
         register_for_cell(self)
 
     # --------------------------------------------------------------------------- panels
@@ -111,20 +113,38 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     @property
     def panels(self) -> list[str]:
         """The panels shown; set it to show more or fewer (a later cell may show more)."""
-        return list(self.state.get("panels", self.PANELS))
+        return list(self.current("panels") or self.PANELS)
 
     @panels.setter
     def panels(self, value: Sequence[str]) -> None:
         self.update_state({"panels": self.check_panels(value)})
 
     # ------------------------------------------------------------------------- building
+    def add_value(self, key: str, trait: traitlets.TraitType) -> None:
+        """Sync the value ``key`` (the page's ``ctx.state[key]``) as its own typed trait.
+
+        The trait is named ``{key}_value`` (``w.x``, ``w.eps`` and ``w.dtype`` stay Python's
+        readings of the values) and holds its default until changed; :meth:`on_change`
+        listeners run when it changes, from Python or from the page.
+        """
+        name = f"{key}_value"
+        if key in self._values or hasattr(self, name):
+            raise ValueError(f"{type(self).__name__}: the value {key!r} is declared twice")
+        self.add_traits(**{name: trait.tag(sync=True)})  # ipywidgets sends it at once
+        self._values[key], self._keys[name] = name, key
+        self.observe(self._value_changed, names=[name])
+        self.spec = {**self.spec, "values": dict(self._values)}
+
     def add_control(
         self, control: Control, value: Any = None, *, has_value: bool = True
     ) -> Control:
-        """Register a control (its spec goes to the page with :meth:`layout`)."""
+        """Register a control (its spec goes to the page with :meth:`layout`); with
+        ``has_value`` its value is synced as the trait :meth:`Control.value_trait` types."""
         self._controls[control.name] = control
-        if has_value:
-            self.state = {**self.state, control.name: value}
+        if has_value and control.name in self._values:  # another handle onto a value kept
+            self.update_state({control.name: value})
+        elif has_value:
+            self.add_value(control.name, control.value_trait(value))
         return control
 
     def layout(
@@ -154,14 +174,63 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
             self.close()
             raise
 
-    # ---------------------------------------------------------------------------- state
+    # --------------------------------------------------------------------------- values
+    @property
+    def state(self) -> dict:
+        """Every value the page shows, by key (a copy: change them with :meth:`update_state`)."""
+        return {key: getattr(self, name) for key, name in self._values.items()}
+
     def current(self, name: str) -> Any:
-        """One value of the control state."""
-        return self.state.get(name)
+        """One value (None for a key the widget does not have)."""
+        trait = self._values.get(name)
+        return None if trait is None else getattr(self, trait)
 
     def update_state(self, changes: dict) -> None:
-        """Change state from Python: the page draws it as it draws a click; listeners run."""
-        self.state = {**self.state, **changes}
+        """Change values from Python, in one message: the page draws them as it draws a click;
+        listeners run once, after all of them changed."""
+        unknown = [key for key in changes if key not in self._values]
+        if unknown:
+            raise KeyError(f"{type(self).__name__} has no value {unknown} (add_value declares one)")
+        with self.values_changing(), self.hold_sync():
+            for key, value in changes.items():
+                setattr(self, self._values[key], value)
+
+    @contextlib.contextmanager
+    def values_changing(self) -> Iterator[None]:
+        """Values that change together (from Python, or one message from the page): each
+        listener runs once, after the last of them (eps and its exact value are one)."""
+        if self._changing is not None:
+            yield
+            return
+        self._changing = {}
+        try:
+            yield
+        finally:
+            old, self._changing = self._changing, None
+            self._run_listeners(old)
+
+    def _value_changed(self, change: dict) -> None:
+        key = self._keys[change["name"]]
+        if self._changing is None:
+            self._run_listeners({key: change["old"]})
+        else:
+            self._changing.setdefault(key, change["old"])
+
+    def _run_listeners(self, old: dict[str, Any]) -> None:
+        names = list(dict.fromkeys("eps" if key == "eps_exact" else key for key in old))
+        if not names:
+            return
+        with self.one_change():
+            for name in names:
+                control = self._controls.get(name)
+                event = {
+                    "name": "value",
+                    "old": old.get(name, self.current(name)),
+                    "new": control.value if control is not None else self.current(name),
+                    "owner": control,
+                }
+                for fn in self._listeners.get(name, []):
+                    self.guard(fn)(event)
 
     def set_control_state(self, name: str, **flags: Any) -> None:
         """Disable, hide or relabel a control in the page (``disabled``, ``hidden``, ``text``)."""
@@ -191,31 +260,6 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     @eps.setter
     def eps(self, value: float) -> None:
         self.update_state(eps_state(value))
-
-    @traitlets.observe("state")
-    def _state_changed(self, change: dict) -> None:
-        old, new = change["old"] or {}, change["new"] or {}
-        names = []
-        for key, value in new.items():
-            if key.startswith("__") or (key in old and old[key] == value):
-                continue
-            name = "eps" if key == "eps_exact" else key
-            if name not in names:
-                names.append(name)
-        with self.one_change() as outermost:
-            for name in names:
-                control = self._controls.get(name)
-                event = {
-                    "name": "value",
-                    "old": old.get(name),
-                    "new": control.value if control is not None else new.get(name),
-                    "owner": control,
-                }
-                for fn in self._listeners.get(name, []):
-                    self.guard(fn)(event)
-        seq = new.get("__seq")
-        if outermost and not self._closed and isinstance(seq, int) and seq > self.ack:
-            self.ack = seq  # only now is the page's change answered (its busy mark goes)
 
     @contextlib.contextmanager
     def one_change(self) -> Iterator[bool]:
@@ -267,14 +311,6 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         with self.hold_sync():
             self.tables = buffer
             self.scene = payload
-
-    def send_exact(self, payload: dict, match: dict) -> None:
-        """The kernel's answer for a state off the tables (a typed eps off the grid).
-
-        ``match`` holds the state it is for (e.g. ``{"eps_exact": 3e-7, "x": 2.0}``): the page
-        uses it only while its state and scene still are those.
-        """
-        self.exact = {**json_safe(payload), "match": match, "key": self.scene.get("key")}
 
     def later(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` after the current cell (busy meanwhile): the first picture comes first."""

@@ -1,69 +1,84 @@
-"""What the page sends a widget: its state (checked, never trusted) and button clicks.
+"""What the page sends a widget: its values (checked, never trusted) and its requests.
 
-:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. The page sends its whole control
-state with ``__seq`` (its change counter) and ``__changed`` (the keys it changed that Python has
-not handled yet); only those keys are applied, each checked first, so neither a stale copy of
-another key nor a value no control could have made ever lands (issue: the lost-click race, an
-eps index of 999 from a tampered page, an x of 0.7123 between two slider positions, n = 4.5).
+:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value is a typed trait of
+its own (:meth:`~.host.GradkitWidget.add_value`), so the page sends only the values it changed,
+and ipywidgets' echo handling keeps the answer to an older change from undoing a newer one (the
+lost-click race; ``test_busy_kernel_still_moves_eps_dtype_and_x`` holds it). Each value is
+checked before it lands (an eps position of 999 from a tampered page, an x of 0.7123 between
+two slider positions, n = 4.5): a refused value shows in the error area, and the page is sent
+Python's value back.
+
+Requests are anywidget commands (``experimental.invoke`` in the page, ``@command`` here): a
+button that needs the kernel (:meth:`press_button`), the numbers at a typed eps off the grid
+(:meth:`numbers_at_eps`), and :meth:`answered`, which the page asks after a change that needs a
+new scene: the kernel handles a widget's messages in order, so its answer comes once the change
+asked before it has been handled (the page's busy mark stays until then).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import traitlets
+from anywidget.experimental import command
+
 from .controls import grid_position, grid_value, on_grid
 from .eps import state_eps
 from .guard import InputError
+from .tables import json_safe
 
 __all__ = ["PageState"]
 
 
 class PageState:
-    """``set_state`` and click messages from the page, for a :class:`~.host.GradkitWidget`."""
+    """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
     def set_state(self, sync_data: dict) -> None:
-        """A state update from the page: its changed keys are checked, then applied.
+        """Values from the page: each is checked, then applied as one change.
 
-        The page sends its whole control state with ``__seq`` (its change counter) and
-        ``__changed`` (the keys it changed that Python has not handled yet). Only those keys are
-        applied onto Python's state, so a stale copy of any other key can never undo a newer
-        change; each is checked first (:meth:`check_page_value`): a value the page should never
-        send is refused with a message in the error area, never trusted.
+        A value no control could have made is refused with a message in the error area, never
+        trusted, and the page is sent Python's value back; the others land.
         """
-        state = sync_data.get("state") if isinstance(sync_data, dict) else None
-        if isinstance(state, dict):
+        if not isinstance(sync_data, dict):
+            return
+        incoming = {self._keys[n]: v for n, v in sync_data.items() if n in self._keys}
+        refused: list[str] = []
+        with self.one_change():  # the error area is cleared first, then shows what is refused
             try:
-                merged = self._merge_page_state(state)
+                checked = self.check_page_values(incoming) if incoming else {}
             except InputError as error:
                 self.show_error(error)
-                self.send_state("state")  # the page goes back to Python's state
-                seq = state.get("__seq")
-                if isinstance(seq, int) and seq > self.ack:
-                    self.ack = seq  # answered (refused): the page takes Python's values
-                merged = None
-            sync_data = {k: v for k, v in sync_data.items() if k != "state"}
-            if merged is not None:
-                sync_data["state"] = merged
-        super().set_state(sync_data)
+                checked, refused = {}, list(incoming)
+            sync_data = {n: v for n, v in sync_data.items() if n not in self._keys}
+            sync_data.update({self._values[k]: v for k, v in checked.items()})
+            with self.values_changing():
+                super().set_state(sync_data)
+        # a refused value, or one the eps rule wrote otherwise: the page takes Python's
+        back = refused + [k for k, v in checked.items() if k not in incoming or incoming[k] != v]
+        if back and not self._closed:
+            self.send_state([self._values[k] for k in back])
 
-    def _merge_page_state(self, incoming: dict) -> dict:
-        seq, changed = incoming.get("__seq"), incoming.get("__changed")
-        current = dict(self.state)
-        if not isinstance(seq, int) or not isinstance(changed, list):
-            raise InputError("the page sent a state without its change counter")
-        keys = [k for k in changed if isinstance(k, str) and k in incoming and k in current]
-        updates = {k: incoming[k] for k in keys}
+    def check_page_values(self, incoming: dict) -> dict:
+        """The values from the page, checked (InputError for the first refused): eps by the eps
+        rule (its position and exact value together), the others by their trait's type and
+        :meth:`check_page_value`."""
+        updates = dict(incoming)
         if "eps" in updates or "eps_exact" in updates:
-            updates.update(state_eps({**current, **updates}))
+            updates.update(state_eps({**self.state, **updates}))
         for key, value in updates.items():
-            if key not in ("eps", "eps_exact"):
-                self.check_page_value(key, value)
-        merged = {**current, **updates}
-        merged["__seq"] = max(seq, int(current.get("__seq") or 0))
-        return merged
+            if key in ("eps", "eps_exact"):
+                continue
+            self.check_page_value(key, value)  # the control's own words first
+            try:
+                getattr(type(self), self._values[key])._validate(self, value)
+            except traitlets.TraitError:
+                words = f"the page sent {key}={value!r}, not a value it can take"
+                raise InputError(words) from None
+        return updates
 
     def check_page_value(self, key: str, value: Any) -> None:
-        """Refuse a value the page sent that no control could have made (InputError)."""
+        """Refuse a value the page sent that no control could have made (InputError); a family
+        with a value of its own checks it in an override, then calls this."""
         control = self._controls.get(key)
         if key == "panels":
             try:
@@ -97,14 +112,49 @@ class PageState:
                 f"({nearest:.6g} is the nearest); no slider sends that"
             )
 
-    def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
-        if not isinstance(content, dict) or content.get("type") != "click":
-            return
-        name = content.get("name")
-        try:
-            if name in self._clicks:
-                self.press(str(name))
-        finally:
-            seq = content.get("seq")
-            if isinstance(seq, int) and seq > self.ack:
-                self.ack = seq
+    # ------------------------------------------------------------------------- requests
+    @command
+    def press_button(self, msg: Any, buffers: list) -> tuple[dict, list]:
+        """The page pressed a button that needs the kernel (``{"name": ...}``); the answer
+        comes once its callbacks ran (their errors are in the error area)."""
+        name = msg.get("name") if isinstance(msg, dict) else None
+        if isinstance(name, str) and name in self._clicks:
+            self.press(name)
+        return {}, []
+
+    @command
+    def answered(self, msg: Any, buffers: list) -> tuple[dict, list]:
+        """Nothing to do: the answer says every message the page sent before has been handled."""
+        return {}, []
+
+    @command
+    def numbers_at_eps(self, msg: Any, buffers: list) -> tuple[dict, list]:
+        """The numbers at the typed eps for the values the kernel holds (``{}``: none, e.g. the
+        eps is on the grid again), with ``match`` (the values they are for) and ``key`` (the
+        scene they are for): the page uses them only while it still shows those."""
+        with self.one_change():
+            try:
+                return self.exact, []
+            except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
+                self.show_error(error)
+                return {}, []
+
+    @property
+    def exact(self) -> dict:
+        """The answer :meth:`numbers_at_eps` gives now (kept until a value or the scene
+        changes; :meth:`numbers_off_grid` computes it)."""
+        token = (self.scene.get("key"), repr(sorted(self.state.items())))
+        kept = self.__dict__.get("_exact_kept")
+        if kept is None or kept[0] != token:
+            found = None if self.current("eps_exact") is None else self.numbers_off_grid()
+            answer = {}
+            if found is not None:
+                payload, match = found
+                answer = {**json_safe(payload), "match": match, "key": self.scene.get("key")}
+            kept = self._exact_kept = (token, answer)
+        return kept[1]
+
+    def numbers_off_grid(self) -> tuple[dict, dict] | None:
+        """A family's numbers at the typed eps for the values shown, ``(payload, match)``
+        (``match``: the values they are for), or None when it has none."""
+        return None

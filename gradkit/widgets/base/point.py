@@ -65,8 +65,7 @@ class PointWidget(GradkitWidget):
         self._measure_of = of_function
         self._functions_seen = 0
         self._window: XWindow = XWindow(measure, self.x_slider.spec, self.RADIUS)
-        self._window.follow(self, self._send_window, self._send_exact)
-        self.on_change("eps", lambda _change: self._send_exact())
+        self._window.follow(self, self._send_window)
         if "function" in self._controls:
             self.on_change("function", lambda _change: self.new_function())
         self.guard(self.new_function)()
@@ -98,7 +97,6 @@ class PointWidget(GradkitWidget):
         self._functions_seen += 1  # part of the scene's key: a new function, a new picture
         self._window.clear()
         self._window.first(self._send_window, self.later)
-        self._send_exact()
 
     def _send_window(self, radius: int) -> None:
         ks, measured = self._window.window(self._window.position(self.x), radius)
@@ -130,14 +128,19 @@ class PointWidget(GradkitWidget):
         window's, :meth:`arrays_of`)."""
         return self.arrays_of(measured)
 
-    def _send_exact(self) -> None:
-        """A typed eps off the grid: its numbers at the current x (a dtype switch stays local)."""
-        exact = self.state.get("eps_exact")
-        if exact is None:
-            return
+    def answer_off_grid(self) -> dict:
+        """What the page is answered for the typed eps at the current x, as the family kept it
+        (``_exact_sent``, by :meth:`exact_of`): Python's readouts read it, never measure again."""
+        if self.exact.get("match") is None:  # computed once per eps, x and scene
+            raise RuntimeError(f"no answer for eps={self.current('eps_exact')!r} at x={self.x!r}")
+        return self._exact_sent
+
+    def numbers_off_grid(self) -> tuple[dict, dict] | None:
+        """A typed eps off the grid: its numbers at the current x (a dtype switch stays in the
+        page: the answer holds every dtype)."""
+        exact = self.current("eps_exact")
         payload = self.exact_of(exact)
-        if payload is not None:
-            self.send_exact(payload, {"eps_exact": exact, "x": self.x})
+        return None if payload is None else (payload, {"eps_exact": exact, "x": self.x})
 
     # ------------------------------------------------------------------- the family's part
     def scene_of(self, measured: list, label: str | None = None) -> dict:

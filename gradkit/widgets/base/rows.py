@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch
+import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
 from ...numerics import unit_roundoff
@@ -254,7 +255,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     """eps on the grid with ÷10 / ×10 (``eps_down``, ``eps_up``) and a typed box.
 
     The page moves along the grid by itself; a typed eps off the grid is kept exactly
-    (``state["eps_exact"]``) and measured by the kernel. Returns (slider, text box).
+    (the value ``eps_exact``) and measured by the kernel. Returns (slider, text box).
     """
     down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": _SMALLER}
     up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": _LARGER}
@@ -271,7 +272,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     }
     state = eps_state(eps)
     slider_control = w.add_control(EpsSlider(w, spec), state["eps"])
-    w.state = {**w.state, "eps_exact": state["eps_exact"]}
+    w.add_value("eps_exact", traitlets.Float(state["eps_exact"], allow_none=True))
     for name, part, direction in (("eps_down", down, -1), ("eps_up", up, 1)):
         part_spec = {
             "kind": "button",

@@ -100,16 +100,13 @@ class XWindow(Generic[T]):
         send(0)
         later(lambda: send(self.radius))
 
-    def follow(
-        self, widget: GradkitWidget, send: Callable[[int], None], exact: Callable[[], None]
-    ) -> None:
+    def follow(self, widget: GradkitWidget, send: Callable[[int], None]) -> None:
         """As x moves on ``widget``: nothing to send inside the window sent, ``send(radius)``
-        near its edge; then ``exact()`` (a typed eps off the grid is measured at the new x)."""
+        near its edge (the page asks for a typed eps's numbers at the new x itself)."""
 
         def moved(_change: dict) -> None:
             if self.needs_refill(self.position(float(widget.current("x")))):
                 send(self.radius)
-            exact()
 
         widget.on_change("x", moved)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
+import traitlets
 
 from ..._args import (
     DTYPES,
@@ -170,7 +171,7 @@ class EpsilonLab(PointWidget):
             unsets=(first, {"dtype": fallback}),
         )
         self.on_click("reveal", self._reveal_pressed)
-        self.update_state({"shown": shown})
+        self.add_value("shown", traitlets.List(traitlets.Unicode(), default_value=shown))
         self.layout(
             "EpsilonLab",
             "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
@@ -220,9 +221,7 @@ class EpsilonLab(PointWidget):
             names = ("error", "numeric", "flags", "theory")
             column = {k: self.point[k][:, :, g : g + 1] for k in names}
             return sweep_of(self.point, scheme, self.x, [EPS_GRID[g]], column)
-        sent = self._exact_sent
-        if sent["match"] != (exact, self.x):  # every eps or x change sends first (PointWidget)
-            raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+        sent = self.answer_off_grid()
         return sweep_of(self.point, scheme, self.x, [exact], sent["arrays"])
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:

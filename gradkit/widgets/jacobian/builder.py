@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import torch
+import traitlets
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
 from ..base import Control, GradkitWidget, InputError
@@ -154,7 +155,7 @@ class JacobianBuilder(GradkitWidget):
             )
             self.n_down, self.n_up = self._controls["n_down"], self._controls["n_up"]
             self.step_button, self.run_button, self.reset_button = self._step_buttons()
-            self.update_state({"step": 1})
+            self.add_value("step", traitlets.Int(1))
             self.layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",

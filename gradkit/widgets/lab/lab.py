@@ -272,8 +272,7 @@ class GradcheckLab(GradkitWidget):
         """torch's own check of the state shown; a state the page drew is redrawn only when
         torch's verdict differs from the one computed ahead."""
         if self.state.get("eps_exact") is not None:
-            self._send_exact()
-            return
+            return  # the page asks for a typed eps's check (numbers_off_grid)
         fast_mode, dtype, g = self._here()
         shown = self._sent.get(state_key(fast_mode, dtype, g))
         try:
@@ -301,7 +300,7 @@ class GradcheckLab(GradkitWidget):
         part, arrays = self._states.pack(window)
         self.send_scene({**self._scene_json(), **part}, arrays, key=key)
 
-    def _send_exact(self) -> None:
+    def numbers_off_grid(self) -> tuple[dict, dict]:
         """A typed eps off the grid: torch's check for it (kept across dtype switches)."""
         eps = float(self.state["eps_exact"])
         fast_mode, dtype, _ = self._here()
@@ -310,7 +309,7 @@ class GradcheckLab(GradkitWidget):
         self._exact = (eps, kept)
         part, arrays = self._states.pack(kept)
         payload = {**part, **{name: a.tolist() for name, a in arrays.items()}}
-        self.send_exact(payload, match={"eps_exact": eps})
+        return payload, {"eps_exact": eps}
 
     def _tolerance_typed(self, name: str) -> None:
         """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts."""

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import traitlets
+
 from ...quiz_bank import (
     PredictEntry,
     QuizBank,
@@ -135,7 +137,7 @@ class Predict(PracticeWidget):
             self._locked_raw: str | None = None
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
-            self.update_state({"locked": False})
+            self.add_value("locked", traitlets.Bool(False))
             self.feedback_html = PageText(self._feedback_text)
             readouts = [
                 ("result", "gradkit-predict-result"),

@@ -108,9 +108,7 @@ class FloatRuler(PointWidget):
         if exact is None:
             landing = self.point["landing"][d, int(self.state["eps"])]
         else:
-            sent = self._exact_sent
-            if sent["match"] != (exact, self.x):  # every eps or x change sends first
-                raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+            sent = self.answer_off_grid()
             landing = sent["landing"][d]
         h, lower, upper = (float(v) for v in landing)
         return Ruler(x=x, h=h, ulp=ulp, ulp_below=ulp_below, lower=lower, upper=upper)

@@ -159,9 +159,7 @@ class SlopeExplorer(PointWidget):
         exact = self.state.get("eps_exact")
         if exact is None:
             return self.point["rows"][s, d, int(self.state["eps"])]
-        sent = self._exact_sent
-        if sent["match"] != (exact, self.x):  # every eps or x change sends first (PointWidget)
-            raise RuntimeError(f"no answer was sent for eps={exact!r} at x={self.x!r}")
+        sent = self.answer_off_grid()
         return sent["rows"][s, d]
 
     @property
