@@ -135,6 +135,33 @@ def test_busy_kernel_still_moves_eps_dtype_and_x(page, explorer, servers) -> Non
     assert told.split() == [after["drawn"]["eps"], "torch.float32"], told
 
 
+def test_a_typed_eps_held_back_while_the_kernel_is_stopped_is_answered_once_in(
+    page, explorer, servers
+) -> None:
+    """ipywidgets holds a change back while an earlier one waits for the kernel; a request is
+    never held back. With the kernel stopped, ×10 goes out, the typed eps after it is held back,
+    and its numbers_at_eps request overtakes it: the kernel's first answer is for the values
+    before the typed eps. The answer names those values, so the page asks again, and once the
+    change is in the picture shows the typed eps (torch's numbers) and the busy mark goes."""
+    with jp.kernel_frozen(page, servers["notebook"]):
+        click(page, explorer, "gradkit-eps-up")
+        box = explorer.locator("input.gradkit-eps-text").first
+        box.fill("3e-7")
+        box.press("Enter")
+        jp.next_frame(page)
+        assert jp.widget_state(explorer)["busy"], "the page did not wait for the kernel's numbers"
+    wait_drawn(
+        page,
+        explorer,
+        lambda state: float(state["drawn"]["eps"]) == 3e-7 and not state["busy"],
+        "the typed eps never reached the picture after the kernel went on",
+    )
+    check_slope_picture(explorer)
+    told = jp.kernel_execute(page, "print(f'{explorer.eps:.3g}')")["stdout"]
+    assert told.strip() == "3e-07", told
+    jp.kernel_execute(page, "explorer.eps = 1e-3")  # back where the other tests start
+
+
 def test_numbers_equal_the_kernels_torch_values(page, explorer) -> None:
     """For random grid positions and dtypes, the slope the browser prints is, digit for digit,
     the kernel's own ``numeric_slope`` (torch, in that dtype) formatted as the readout does."""

@@ -16,7 +16,7 @@ import {
   decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
-import { askKernel, valuesOf } from "../../gradkit/widgets/base/host.js";
+import { askKernel, sameValues, valuesOf } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
 } from "../../gradkit/widgets/base/offline.js";
@@ -178,6 +178,14 @@ test("a step button at the end of its range leads nowhere (the page greys it out
   assert.equal(sliderStepMoves(x, 2 + 19 * 0.05, 1), true);
   assert.equal(sliderStepMoves(x, 2 - 100 * 0.05, -1), false); // − at the lowest
   assert.equal(sliderStepMoves(x, 2, -1), true);
+});
+
+test("sameValues: the kernel's values are the page's, key by key", () => {
+  const shown = { x: 2, eps: 27, eps_exact: 3e-7, shown: ["float64", "float32"] };
+  assert.equal(sameValues({ ...shown, shown: ["float64", "float32"] }, shown), true);
+  assert.equal(sameValues({ ...shown, eps_exact: null }, shown), false); // the typed eps not in yet
+  assert.equal(sameValues({ ...shown, shown: ["float64"] }, shown), false);
+  assert.equal(sameValues({ ...shown, other: 1 }, shown), true); // a value the page does not show
 });
 
 test("valuesOf reads each value from its own trait", () => {

@@ -15,7 +15,7 @@ from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.slope.scene import FIELDS, HALF_WIDTH, ZOOM_POINTS
 from gradkit.zoo import WrongSquareFn
-from tests.widgets.page_messages import page_asks
+from tests.widgets.page_messages import page_asks, page_sends
 
 
 def _arrays(w):
@@ -184,6 +184,19 @@ def test_a_typed_eps_at_construction_is_answered_at_once(make):
     w = make(SlopeExplorer, eps=3e-7)
     assert w.exact["match"] == {"eps_exact": 3e-7, "x": 2.0}
     assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
+
+
+def test_the_numbers_at_a_typed_eps_say_which_values_they_are_for(make):
+    """numbers_at_eps answers for the values the kernel holds and names them: a request that
+    overtook the page's change (held back by ipywidgets while the kernel was busy) is seen to
+    be for other values, and the page asks again (host.js askExact)."""
+    w = make(SlopeExplorer)
+    early = page_asks(w, "numbers_at_eps")  # the typed eps has not reached the kernel yet
+    assert early == {"values": w.state} and early["values"]["eps_exact"] is None
+    page_sends(w, eps=EPS_GRID.index(2e-7), eps_exact=3e-7)
+    answer = page_asks(w, "numbers_at_eps")
+    assert answer["values"] == w.state and answer["values"]["eps_exact"] == 3e-7
+    assert answer["match"] == {"eps_exact": 3e-7, "x": 2.0} and answer["key"] == w.scene["key"]
 
 
 def test_readouts_read_what_was_sent_and_never_measure_again(make):

@@ -17,7 +17,7 @@
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 import { buildControl, h } from "./controls.js";
-import { decodeTables, exactFor } from "./tables.js";
+import { decodeTables } from "./tables.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
@@ -26,6 +26,11 @@ import { readTheme, useTheme, watchTheme } from "./theme.js";
 // panels shown.
 export function viewKey(view, ctx) {
   return JSON.stringify([...(view.drawsFrom || []).map((k) => ctx.state[k] ?? null), ctx.panels()]);
+}
+
+// Whether the kernel's values are the page's (every key the page shows, lists by their items).
+export function sameValues(held, shown) {
+  return Object.keys(shown).every((k) => JSON.stringify(held[k] ?? null) === JSON.stringify(shown[k] ?? null));
 }
 
 // The values the model holds, by key (`values`: key -> the trait that holds it).
@@ -228,26 +233,27 @@ export function render({ model, el, experimental }, view, options = {}) {
   }
 
   // A typed eps off the grid: its numbers are asked for each state and scene it is shown with.
-  // The answer says what it is for (match, key); one for another state (the kernel had not yet
-  // received this page's latest change: ipywidgets may hold a change back while the kernel is
-  // busy, a request it never holds) is asked again, a few times, until it fits.
+  // The answer says which values the kernel held (`values`): when they are not the page's (the
+  // request overtook a change ipywidgets held back while the kernel was busy), the page asks
+  // again, less and less often, until the kernel has the change.
   let exactAsked = "";
-  let exactTries = 0;
   function askExact() {
     if (offline || ctx.state.eps_exact == null) return;
     const token = JSON.stringify([ctx.scene.key ?? null, ctx.state]);
     if (token === exactAsked) return;
     exactAsked = token;
-    exactTries = 0;
-    askExactAgain(token);
+    askExactAgain(token, 25);
   }
-  function askExactAgain(token) {
+  function askExactAgain(token, wait) {
     ask("numbers_at_eps").then((answer) => {
       if (token !== exactAsked) return; // the state moved on: its own request is out
-      ctx.exact = answer || {};
-      const fits = exactFor(ctx.exact, ctx.scene, ctx.state);
-      if (!fits && exactTries++ < 20) setTimeout(() => askExactAgain(token), 25);
-      else paint();
+      const { values: held = {}, ...numbers } = answer || {};
+      if (!sameValues(held, ctx.state)) {
+        setTimeout(() => askExactAgain(token, Math.min(2 * wait, 1000)), wait);
+        return;
+      }
+      ctx.exact = numbers;
+      paint();
     });
   }
 

@@ -129,15 +129,17 @@ class PageState:
 
     @command
     def numbers_at_eps(self, msg: Any, buffers: list) -> tuple[dict, list]:
-        """The numbers at the typed eps for the values the kernel holds (``{}``: none, e.g. the
-        eps is on the grid again), with ``match`` (the values they are for) and ``key`` (the
-        scene they are for): the page uses them only while it still shows those."""
+        """The numbers at the typed eps for the values the kernel holds (:attr:`exact`), and
+        those values (``values``): the page takes the answer as final only when they are the
+        values it shows (a request may overtake a change ipywidgets held back while the kernel
+        was busy; the page asks again once the change is in)."""
         with self.one_change():
             try:
-                return self.exact, []
+                answer = self.exact
             except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
                 self.show_error(error)
-                return {}, []
+                answer = {}
+        return {**answer, "values": json_safe(self.state)}, []
 
     @property
     def exact(self) -> dict:
