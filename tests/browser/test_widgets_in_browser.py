@@ -277,6 +277,27 @@ def test_gradcheck_lab_float32_fails_with_cause_precision(page, check_dtype_swit
     expect(lab.locator(".gradkit-error")).to_be_empty()
 
 
+def test_a_change_that_needs_a_new_scene_keeps_the_busy_mark_until_it_is_in(page, servers) -> None:
+    """A typed atol needs a new scene from the kernel: the page asks ``answered`` after sending
+    it, and its busy mark stays until the kernel, which handles a widget's messages in order,
+    has taken the change in (here: stopped, so the mark shows; then free, so it goes)."""
+    lab = page.locator(".gradkit-gradcheck-lab").first
+    lab.scroll_into_view_if_needed()
+    jp.wait_quiet(page, 200)
+    box = lab.locator("input.gradkit-atol").first
+    with jp.kernel_frozen(page, servers["notebook"]):
+        box.fill("0.001")
+        box.press("Enter")
+        jp.next_frame(page)
+        assert jp.widget_state(lab)["busy"], "no busy mark while the kernel had not answered"
+    page.wait_for_function(
+        "(el) => !el.classList.contains('gk-is-busy')", arg=lab.element_handle(), timeout=30_000
+    )
+    told = jp.kernel_execute(page, "print(gradcheck_lab.atol_text.value)")["stdout"]
+    assert told.strip() == "0.001", told
+    jp.kernel_execute(page, "gradcheck_lab.atol_text.value = '1e-05'")  # back as it was
+
+
 def test_typed_eps_off_the_grid_reaches_picture_and_readouts(page, explorer) -> None:
     """A typed eps off the grid (3e-7) goes to the kernel, which answers with exact values: the
     picture, the slider label and the readouts all show that eps."""

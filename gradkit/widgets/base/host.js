@@ -162,7 +162,9 @@ export function render({ model, el, experimental }, view, options = {}) {
         for (const [k, v] of Object.entries(changes)) if (k in values) model.set(values[k], v);
       } finally { setting = false; }
       model.save_changes();
-      if (opts.scene) request("answered"); // busy until the kernel has handled it (new scene)
+      // a change that needs a new scene: busy until the kernel has taken it in (held by
+      // test_a_change_that_needs_a_new_scene_keeps_the_busy_mark_until_it_is_in)
+      if (opts.scene) request("answered");
       askExact();
     },
     click(name) {
@@ -235,7 +237,8 @@ export function render({ model, el, experimental }, view, options = {}) {
   // A typed eps off the grid: its numbers are asked for each state and scene it is shown with.
   // The answer says which values the kernel held (`values`): when they are not the page's (the
   // request overtook a change ipywidgets held back while the kernel was busy), the page asks
-  // again, less and less often, until the kernel has the change.
+  // again, less and less often, until the kernel has the change (held by
+  // test_a_typed_eps_held_back_while_the_kernel_is_stopped_is_answered_once_in).
   let exactAsked = "";
   function askExact() {
     if (offline || ctx.state.eps_exact == null) return;

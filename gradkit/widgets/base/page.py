@@ -12,7 +12,9 @@ Requests are anywidget commands (``experimental.invoke`` in the page, ``@command
 button that needs the kernel (:meth:`press_button`), the numbers at a typed eps off the grid
 (:meth:`numbers_at_eps`), and :meth:`answered`, which the page asks after a change that needs a
 new scene: the kernel handles a widget's messages in order, so its answer comes once the change
-asked before it has been handled (the page's busy mark stays until then).
+asked before it has been handled (the page's busy mark stays until then). Browser tests hold
+both (``tests/browser/test_widgets_in_browser.py``, the kernel stopped meanwhile): a typed eps's
+request that overtook its held-back change, and the busy mark of a typed atol.
 """
 
 from __future__ import annotations
