@@ -101,6 +101,29 @@ def test_voila_eps_and_dtype_move_the_picture(voila_app: VoilaApp) -> None:
     assert voila_app.errors == []
 
 
+def test_voila_a_typed_eps_is_asked_through_anywidgets_invoke(voila_app: VoilaApp) -> None:
+    """A typed eps off the grid only the kernel can measure: Voila's page asks through
+    anywidget's ``experimental.invoke`` (a command in Python), and the answer reaches the
+    picture and readouts."""
+    page = voila_app.page
+    explorer = page.locator(SLOPE).first
+    explorer.scroll_into_view_if_needed()
+    box = explorer.locator("input.gradkit-eps-text").first
+    box.fill("3e-7")
+    box.press("Enter")
+    page.wait_for_function(
+        """(el) => {
+          const f = el.querySelector('.gradkit-figure');
+          return Number(JSON.parse((f && f.dataset.drawn) || '{}').eps) === 3e-7
+            && !el.classList.contains('gk-is-busy');
+        }""",
+        arg=explorer.element_handle(),
+        timeout=20_000,
+    )
+    check_slope_picture(explorer)
+    assert voila_app.errors == []
+
+
 def test_voila_dtype_switch(voila_app: VoilaApp, check_dtype_switch) -> None:
     check_dtype_switch(voila_app.page.locator(".gradkit-gradcheck-lab").first)
     assert jp.output_problems(voila_app.page, "page") == []

@@ -106,6 +106,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   const ask = askKernel(model, experimental);
   let asking = 0; // requests in flight the busy mark waits for (a button, "answered")
   let setting = false; // the page is writing its own change into the model
+  let gone = false; // the view was taken down: nothing more to ask
   let lastKey = null;
   let paints = 0;
   let localError = "";
@@ -249,7 +250,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   }
   function askExactAgain(token, wait) {
     ask("numbers_at_eps").then((answer) => {
-      if (token !== exactAsked) return; // the state moved on: its own request is out
+      if (token !== exactAsked || gone) return; // the state moved on (its own request is out)
       const { values: held = {}, ...numbers } = answer || {};
       if (!sameValues(held, ctx.state)) {
         setTimeout(() => askExactAgain(token, Math.min(2 * wait, 1000)), wait);
@@ -331,7 +332,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   const sceneChanged = () => {
     if (sceneQueued) return;
     sceneQueued = true;
-    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); askExact(); paint(); });
+    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
   };
   model.on("change:scene", sceneChanged);
   model.on("change:tables", sceneChanged);
@@ -352,5 +353,5 @@ export function render({ model, el, experimental }, view, options = {}) {
     } else if (++tries < 400) setTimeout(untilAttached, 25);
   };
   if (typeof setTimeout === "function") setTimeout(untilAttached, 0);
-  return () => { stopWatching(); tries = Infinity; if (view.detached) view.detached(ctx); };
+  return () => { gone = true; stopWatching(); tries = Infinity; if (view.detached) view.detached(ctx); };
 }
