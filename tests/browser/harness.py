@@ -1065,14 +1065,19 @@ def open_voila(page, server: Server, name: str, timeout_ms: float = 180_000) -> 
     shows a view (or failed). Returns ``{"expected", "rendered", "failed", "why"}`` as
     :func:`run_all`, ``why`` the first failed outputs' texts.
 
-    When *every* widget of the app failed to display, the app is opened once more (a fresh kernel)
-    and the first try's texts are kept under ``"first_try"``: Voila's page sometimes fails to load
-    the widget modules as a whole on a busy machine (voila-dashboards/voila#1483, seen once in CI,
-    never reproduced here), which is not a fault of any widget. A widget that fails alone, or an
-    app that fails twice, still fails the caller's check.
+    When *every* widget of the app failed to display, or every one that failed says "model not
+    found", the app is opened once more (a fresh kernel) and the first try's texts are kept under
+    ``"first_try"``. Voila's page sometimes fails to load the widget modules as a whole on a busy
+    machine (voila-dashboards/voila#1483, seen once in CI). Its widget manager asks the kernel
+    for every model's state with a 4-second limit, then model by model, and a model it never got
+    is "model not found" (seen once in ``make test``, 3 of 4 widgets, never alone). Neither is a
+    fault of any widget. A widget that fails any other way, or an app that fails twice, still
+    fails the caller's check.
     """
     first = _open_voila_once(page, server, name, timeout_ms)
-    if not (first["expected"] > 0 and first["failed"] == first["expected"]):
+    everyone = first["expected"] > 0 and first["failed"] == first["expected"]
+    unloaded = first["failed"] > 0 and all("model not found" in w for w in first["why"])
+    if not (everyone or unloaded):
         return first
     again = _open_voila_once(page, server, name, timeout_ms)
     return {**again, "first_try": first["why"]}
