@@ -149,6 +149,23 @@ def test_a_refused_value_is_sent_back_as_python_has_it(make, monkeypatch):
     assert sent == []
 
 
+def test_a_page_may_change_only_the_values(make, monkeypatch):
+    """A tampered page sending the scene, the tables, the error area or the module: none of it
+    lands (Python's readouts read what Python sent, torch's numbers), and Python's own is sent
+    back; a value in the same message still lands."""
+    w = make(SlopeExplorer)
+    scene, tables, numeric, esm = w.scene, w.tables, w.numeric, w._esm
+    sent: list = []
+    monkeypatch.setattr(
+        w, "send_state", lambda key=None: sent.append(key) if isinstance(key, list) else None
+    )
+    forged = {"scene": {"key": "forged"}, "tables": b"\0" * 8, "error": "<b>hi</b>", "_esm": "x"}
+    w.set_state({**forged, w.spec["values"]["panels"]: ["curve"]})
+    assert (w.scene, w.tables, w.numeric, w._esm) == (scene, tables, numeric, esm)
+    assert w.error_area.value == "" and w.panels == ["curve"]
+    assert sorted(sent[0]) == sorted(forged), sent
+
+
 def test_values_changed_together_run_each_listener_once(make):
     """eps and its exact value are one name to listeners; a message with several values runs
     each listener once, after all of them landed."""

@@ -36,14 +36,17 @@ class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
     def set_state(self, sync_data: dict) -> None:
-        """Values from the page: each is checked, then applied as one change.
+        """Values from the page: checked, then applied as one change.
 
-        A value no control could have made is refused with a message in the error area, never
-        trusted, and the page is sent Python's value back; the others land.
+        Only the values' traits are the page's to change: anything else it sends (the scene,
+        the tables, the spec, the error area, the module) is Python's alone, never applied, and
+        sent back as Python has it. A message with a value no control could have made is refused
+        whole, with a message in the error area, and the page is sent Python's values back.
         """
         if not isinstance(sync_data, dict):
             return
         incoming = {self._keys[n]: v for n, v in sync_data.items() if n in self._keys}
+        others = [n for n in sync_data if n not in self._keys and n in self.keys]
         refused: list[str] = []
         with self.one_change():  # the error area is cleared first, then shows what is refused
             try:
@@ -51,14 +54,12 @@ class PageState:
             except InputError as error:
                 self.show_error(error)
                 checked, refused = {}, list(incoming)
-            sync_data = {n: v for n, v in sync_data.items() if n not in self._keys}
-            sync_data.update({self._values[k]: v for k, v in checked.items()})
             with self.values_changing():
-                super().set_state(sync_data)
+                super().set_state({self._values[k]: v for k, v in checked.items()})
         # a refused value, or one the eps rule wrote otherwise: the page takes Python's
         back = refused + [k for k, v in checked.items() if k not in incoming or incoming[k] != v]
-        if back and not self._closed:
-            self.send_state([self._values[k] for k in back])
+        if (back or others) and not self._closed:
+            self.send_state([self._values[k] for k in back] + others)
 
     def check_page_values(self, incoming: dict) -> dict:
         """The values from the page, checked (InputError for the first refused): eps by the eps

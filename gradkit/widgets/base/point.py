@@ -3,13 +3,13 @@
 They share one flow: what torch measures at an x position (``measure(x)``) is kept in an
 :class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
 follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
-A typed eps off the grid is measured at the current x and sent as the ``exact`` answer. A
-subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
-``function`` drop-down over ``self._menu``), then calls
-:meth:`track_x`, and says what a window sends (:meth:`scene_of`, :meth:`arrays_of`) and what a
-typed eps sends (:meth:`exact_of`). A family with a function menu passes ``of_function`` too: a
-page with no kernel then gets every other function of the menu at the current x
-(:meth:`offline_ahead`).
+A typed eps off the grid is measured at the current x when the page asks (``numbers_at_eps``,
+:mod:`.page`; :meth:`answer_off_grid` is what Python's readouts read of it). A subclass builds
+its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a ``function``
+drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window sends
+(:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A family
+with a function menu passes ``of_function`` too: a page with no kernel then gets every other
+function of the menu at the current x (:meth:`offline_ahead`).
 """
 
 from __future__ import annotations
