@@ -16,7 +16,7 @@ import {
   decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
-import { askKernel, sameValues, valuesOf } from "../../gradkit/widgets/base/host.js";
+import { askKernel, sameValues, valuesOf } from "../../gradkit/widgets/base/page.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
 } from "../../gradkit/widgets/base/offline.js";

@@ -28,6 +28,7 @@ BASE_FILES: tuple[str, ...] = (
     "base/theme.js",
     "base/plot.js",
     "base/controls.js",
+    "base/page.js",
     "base/host.js",
 )
 

@@ -1,0 +1,44 @@
+// How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
+// a synced trait of its own (spec.values: key -> trait), and requests, anywidget commands.
+
+// Whether the kernel's values are the page's (every key the page shows, lists by their items).
+export function sameValues(held, shown) {
+  return Object.keys(shown).every((k) => JSON.stringify(held[k] ?? null) === JSON.stringify(shown[k] ?? null));
+}
+
+// The values the model holds, by key (`values`: key -> the trait that holds it).
+export function valuesOf(model, values) {
+  return Object.fromEntries(Object.entries(values || {}).map(([k, trait]) => [k, model.get(trait)]));
+}
+
+// A request to the kernel, answered by a Python method marked @anywidget.experimental.command:
+// anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell answers
+// late, never not at all). A front end whose invoke refuses (marimo's says "not supported") gets
+// the same anywidget command message by model.send, its answer a custom message, as
+// anywidget's own invoke sends and reads them.
+export function askKernel(model, experimental) {
+  let viaInvoke = !!(experimental && typeof experimental.invoke === "function");
+  let count = 0;
+  const bySend = (name, msg) => new Promise((resolve) => {
+    count += 1;
+    const id = `gradkit-${count}-${Math.random().toString(36).slice(2)}`;
+    const answered = (content) => {
+      if (!content || content.id !== id || content.kind !== "anywidget-command-response") return;
+      model.off("msg:custom", answered);
+      resolve(content.response);
+    };
+    model.on("msg:custom", answered);
+    model.send({ id, kind: "anywidget-command", name, msg });
+  });
+  return async (name, msg = {}) => {
+    if (viaInvoke) {
+      try {
+        const [response] = await experimental.invoke(name, msg, { signal: new AbortController().signal });
+        return response;
+      } catch (err) {
+        viaInvoke = false; // it never aborts: a refusal means this front end has no invoke
+      }
+    }
+    return bySend(name, msg);
+  };
+}
