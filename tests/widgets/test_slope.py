@@ -199,6 +199,25 @@ def test_the_numbers_at_a_typed_eps_say_which_values_they_are_for(make):
     assert answer["match"] == {"eps_exact": 3e-7, "x": 2.0} and answer["key"] == w.scene["key"]
 
 
+def test_a_dtype_switch_at_a_typed_eps_asks_but_measures_nothing_again(make):
+    """The answer for a typed eps holds every dtype and scheme: the page asks again after a
+    dtype or scheme switch, and the kernel answers from what it kept, calling f no more."""
+    calls = []
+
+    def f(v):
+        calls.append(v.numel())
+        return v * v
+
+    w = make(SlopeExplorer, f=f, eps=3e-7)
+    first = page_asks(w, "numbers_at_eps")
+    before = len(calls)
+    page_sends(w, dtype="float32")
+    page_sends(w, scheme="forward")
+    again = page_asks(w, "numbers_at_eps")
+    assert len(calls) == before, "a dtype or scheme switch measured f again"
+    assert again["rows"] == first["rows"] and again["values"]["dtype"] == "float32"
+
+
 def test_readouts_read_what_was_sent_and_never_measure_again(make):
     """numeric and analytic are the rows sent (the window's, or the typed eps's answer): reading
     them calls f no more, and they are the very numbers the page reads."""

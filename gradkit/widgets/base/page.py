@@ -19,7 +19,7 @@ request that overtook its held-back change, and the busy mark of a typed atol.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import traitlets
 from anywidget.experimental import command
@@ -34,6 +34,9 @@ __all__ = ["PageState"]
 
 class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
+
+    #: The values the numbers at a typed eps depend on (empty: every value shown).
+    OFF_GRID_OF: ClassVar[tuple[str, ...]] = ()
 
     def set_state(self, sync_data: dict) -> None:
         """Values from the page: checked, then applied as one change.
@@ -146,9 +149,10 @@ class PageState:
 
     @property
     def exact(self) -> dict:
-        """The answer :meth:`numbers_at_eps` gives now (kept until a value or the scene
-        changes; :meth:`numbers_off_grid` computes it)."""
-        token = (self.scene.get("key"), repr(sorted(self.state.items())))
+        """The answer :meth:`numbers_at_eps` gives now (kept until the scene or a value it is
+        of changes, :attr:`OFF_GRID_OF`; :meth:`numbers_off_grid` computes it)."""
+        of = self.OFF_GRID_OF or tuple(self.state)
+        token = (self.scene.get("key"), repr([self.current(k) for k in of]))
         kept = self.__dict__.get("_exact_kept")
         if kept is None or kept[0] != token:
             found = None if self.current("eps_exact") is None else self.numbers_off_grid()

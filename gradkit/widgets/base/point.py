@@ -32,6 +32,8 @@ class PointWidget(GradkitWidget):
 
     #: x positions sent either side of the current one; the kernel refills near the edge.
     RADIUS: ClassVar[int] = 5
+    #: The answer for a typed eps holds every dtype and scheme: only eps and x change it.
+    OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("eps_exact", "x")
     _menu: ClassVar[dict[str, Callable]] = {}  # an instance sets its own menu
 
     def point_rows(
