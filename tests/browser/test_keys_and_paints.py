@@ -50,6 +50,28 @@ def _figure_state(page, probe: int) -> dict:
     )
 
 
+def _settled(page, probe: int, timeout_ms: float = 15_000) -> None:
+    """Wait until the slider's widget shows no busy mark: it has drawn what the state shows.
+
+    Voila's page has no kernel handle to wait on; a position whose data the kernel still has to
+    send (x past the window, on a loaded machine) keeps the mark until it came. Data that never
+    comes (a lost change) still fails, after ``timeout_ms``.
+    """
+    _slider(page, probe).evaluate(
+        """(el, timeout) => new Promise((resolve, reject) => {
+          const root = el.closest('.gradkit-widget');
+          const start = performance.now();
+          const look = () => {
+            if (!root.classList.contains('gk-is-busy')) resolve(true);
+            else if (performance.now() - start > timeout) reject(new Error('still busy'));
+            else setTimeout(look, 50);
+          };
+          setTimeout(look, 50);
+        })""",
+        timeout_ms,
+    )
+
+
 def _steps_disabled(page, probe: int) -> list[bool]:
     """Whether the slider's step buttons (− / ÷10, then + / ×10) are disabled."""
     return _slider(page, probe).evaluate(
@@ -104,7 +126,7 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
             assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
             jp.wait_quiet(page, 300)
         else:
-            page.wait_for_timeout(300)
+            _settled(page, s["i"])
         after = _figure_state(page, s["i"])
         assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
         assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
@@ -122,6 +144,8 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
             page.keyboard.press("ArrowRight")
         if scope == "notebook":
             jp.wait_quiet(page, 300)
+        else:
+            _settled(page, s["i"])
 
 
 def test_arrow_keys_move_every_slider_and_the_picture_follows(widget_page) -> None:
