@@ -199,6 +199,31 @@ def test_the_numbers_at_a_typed_eps_say_which_values_they_are_for(make):
     assert answer["match"] == {"eps_exact": 3e-7, "x": 2.0} and answer["key"] == w.scene["key"]
 
 
+def test_asking_for_a_typed_eps_keeps_the_error_area(make):
+    """A request for the numbers is not a new action of the learner's: a message the change
+    before it put in the error area stays, and a failing answer is said once per state."""
+    w = make(SlopeExplorer)
+
+    def fails(_change):
+        raise ValueError("planted listener error")
+
+    w.on_change("eps", fails)
+    page_sends(w, eps=EPS_GRID.index(2e-7), eps_exact=3e-7)
+    assert "planted listener error" in w.error_area.value
+    page_asks(w, "numbers_at_eps")
+    page_asks(w, "numbers_at_eps")
+    assert "planted listener error" in w.error_area.value, "the request wiped the error area"
+
+    def no_answer(_eps):
+        raise ValueError("planted answer error")
+
+    w.exact_of = no_answer
+    page_sends(w, eps_exact=4e-7)  # a new state: its numbers are asked (again and again)
+    for _ in range(3):
+        assert page_asks(w, "numbers_at_eps")["values"]["eps_exact"] == 4e-7
+    assert w.error_area.value.count("ValueError: planted answer error<br>") == 1  # said once
+
+
 def test_a_dtype_switch_at_a_typed_eps_asks_but_measures_nothing_again(make):
     """The answer for a typed eps holds every dtype and scheme: the page asks again after a
     dtype or scheme switch, and the kernel answers from what it kept, calling f no more."""

@@ -139,24 +139,24 @@ class PageState:
         those values (``values``): the page takes the answer as final only when they are the
         values it shows (a request may overtake a change ipywidgets held back while the kernel
         was busy; the page asks again once the change is in)."""
-        with self.one_change():
-            try:
-                answer = self.exact
-            except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
-                self.show_error(error)
-                answer = {}
-        return {**answer, "values": json_safe(self.state)}, []
+        return {**self.exact, "values": json_safe(self.state)}, []
 
     @property
     def exact(self) -> dict:
         """The answer :meth:`numbers_at_eps` gives now (kept until the scene or a value it is
-        of changes, :attr:`OFF_GRID_OF`; :meth:`numbers_off_grid` computes it)."""
+        of changes, :attr:`OFF_GRID_OF`; :meth:`numbers_off_grid` computes it). Asking is no
+        action of the learner's: the error area keeps what is in it, and a failure is added to
+        it once per state (the answer is then empty)."""
         of = self.OFF_GRID_OF or tuple(self.state)
         token = (self.scene.get("key"), repr([self.current(k) for k in of]))
         kept = self.__dict__.get("_exact_kept")
         if kept is None or kept[0] != token:
-            found = None if self.current("eps_exact") is None else self.numbers_off_grid()
             answer = {}
+            try:
+                found = None if self.current("eps_exact") is None else self.numbers_off_grid()
+            except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
+                self.show_error(error)
+                found = None
             if found is not None:
                 payload, match = found
                 answer = {**json_safe(payload), "match": match, "key": self.scene.get("key")}
