@@ -77,6 +77,9 @@ predict = Predict(
 )
 predict
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %% [markdown]
 # ## Forward versus central difference
 #

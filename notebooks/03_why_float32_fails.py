@@ -79,6 +79,9 @@ predict = Predict(
 )
 predict
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %% [markdown]
 # ## See it on the float ruler
 #

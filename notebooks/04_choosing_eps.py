@@ -106,6 +106,9 @@ print(f"float64: eps* = {optimal_eps(derivatives, 'float64', 'central'):.2g}")
 predict = Predict("04-float32-eps", compute=lambda: optimal_eps(derivatives, "float32", "central"))
 predict
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %%
 print(f"the cube root of {ratio:.2g} is {ratio ** (1 / 3):.2g}")
 for name in ("float64", "float32"):

@@ -107,6 +107,9 @@ predict = Predict(
 )
 predict
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %% [markdown]
 # ## Your backward on screen
 #

@@ -117,6 +117,9 @@ passes = Predict(
 )
 passes
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %% [markdown]
 # ## The zoo, unmasked
 #

@@ -45,6 +45,9 @@ ten = torch.linspace(0.25, 2.0, 10, dtype=torch.float64, requires_grad=True)
 calls = Predict("07-calls-n10", compute=lambda: cost.count_calls(torch.sin, (ten,)).forward)
 calls
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
 # %% [markdown]
 # ## Count them yourself
 #
@@ -135,6 +138,9 @@ print(f"allowed {by_hand.allowed:.2e}: fast_mode passes {by_hand.passed}")
 # %%
 catch = Predict("07-fast-mode-catches", compute=lambda: cost.fast_mode_miss(10).fast_passed)
 catch
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your second guess
 
 # %%
 miss = cost.fast_mode_miss(10)

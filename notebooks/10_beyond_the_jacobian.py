@@ -84,6 +84,10 @@ vmap_predict = Predict(
 vmap_predict
 
 
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your guess
+
+
 # %%
 def explain(report):
     print(f"passed: {report.passed}   cause: {report.cause}")
@@ -132,6 +136,9 @@ jvp_predict = Predict(
     compute=lambda: int((forward_jacobian(x.detach()) != by_jacrev).sum()),
 )
 jvp_predict
+
+# %% [markdown] jp-MarkdownHeadingCollapsed=true
+# # After your second guess
 
 # %%
 print("jacfwd, through the jvp:\n", forward_jacobian(x.detach()))

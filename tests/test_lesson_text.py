@@ -280,7 +280,9 @@ def test_no_prose_points_at_code_a_page_without_code_hides(stem):
 @pytest.mark.parametrize("stem", CORE)
 def test_a_core_lesson_fits_a_class_period(stem):
     nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
-    assert len(nb.cells) <= MAX_CELLS, f"{stem} has {len(nb.cells)} cells: split it"
+    # the "After your guess" headings that close the lesson (test_lesson_gates.py) hold nothing
+    cells = [c for c in nb.cells if not c.metadata.get("jp-MarkdownHeadingCollapsed")]
+    assert len(cells) <= MAX_CELLS, f"{stem} has {len(cells)} cells: split it"
 
 
 @notebooks

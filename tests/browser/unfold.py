@@ -14,10 +14,15 @@ import re
 
 __all__ = ["open_all", "spoilers", "walk"]
 
+#: The cells out of sight: hidden by gradkit's class (Voila, the site), or under a heading that
+#: Jupyter collapsed (Notebook 7 and JupyterLab: the gate after each Predict).
+HIDDEN_CELLS = "'.gk-unfold-hidden, .jp-Cell.lm-mod-hidden'"
+
 #: A learner's walk through the page's Predicts (a page's own script: widgets answer at once).
 WALK_JS = """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 60)));
-  const hidden = () => document.querySelectorAll('.gk-unfold-hidden').length;
+  // hidden by gradkit's class (Voila, the site), or by a collapsed heading (Jupyter's own)
+  const hidden = () => document.querySelectorAll(HIDDEN_CELLS).length;
   const records = [];
   for (const w of document.querySelectorAll('.gradkit-widget.gradkit-predict')) {
     const record = {shown: w.offsetParent !== null, hidden: hidden(),
@@ -41,7 +46,7 @@ WALK_JS = """async () => {
     records.push(record);
   }
   return records;
-}"""
+}""".replace("HIDDEN_CELLS", HIDDEN_CELLS)
 
 _TRUE_VALUE = re.compile(r"true value\s+([-+−]?[0-9][0-9.,]*(?:e[-+−]?[0-9]+)?)", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+−]?\d+)?(?![\w.]*\d)")
@@ -52,18 +57,36 @@ def walk(page) -> list[dict]:
     return page.evaluate(WALK_JS)
 
 
-def open_all(page) -> list[str]:
-    """Press "Open the whole lesson" where one shows (the rest of a check sees every cell).
+#: Press "Open the whole lesson" where one shows, then its "Show every answer" (it asks first).
+OPEN_ALL_JS = """() => {
+  const shown = (css) => [...document.querySelectorAll(css)].find((x) => x.offsetParent !== null);
+  const hidden = () => document.querySelectorAll(HIDDEN_CELLS).length;
+  const before = hidden();
+  const open = shown('button.gradkit-open-all');
+  if (open) open.click();
+  const openedUnasked = open !== undefined && hidden() < before;
+  const sure = shown('button.gradkit-open-all-sure');
+  if (sure) sure.click();
+  const notes = [...document.querySelectorAll('.gk-unfold')]
+    .filter((n) => n.offsetParent !== null).map((n) => n.innerText);
+  return {notes, openedUnasked, asked: open === undefined || sure !== undefined};
+}""".replace("HIDDEN_CELLS", HIDDEN_CELLS)
 
-    Returns the "the rest of the lesson opens when…" notes still on screen after it, which must
-    be none: the page is open, so no Predict may still say its rest is closed.
+
+def open_all(page) -> list[str]:
+    """Press "Open the whole lesson" where one shows, and say yes when it asks (the rest of a
+    check sees every cell).
+
+    Returns what is wrong, which must be nothing: a "the rest of the lesson opens when…" note
+    still on screen after it (the page is open, so no Predict may say its rest is closed), or a
+    button that opened the lesson without asking first (a learner's stray click gives nothing
+    away).
     """
-    return page.evaluate(
-        "() => { const b = [...document.querySelectorAll('button.gradkit-open-all')]"
-        ".find((x) => x.offsetParent !== null); if (b) b.click();"
-        " return [...document.querySelectorAll('.gk-unfold')]"
-        ".filter((n) => n.offsetParent !== null).map((n) => n.innerText); }"
-    )
+    found = page.evaluate(OPEN_ALL_JS)
+    problems = list(found["notes"])
+    if found["openedUnasked"] or not found["asked"]:
+        problems.append("'Open the whole lesson' opened it without asking first")
+    return problems
 
 
 def _claims_digits(text: str) -> bool:

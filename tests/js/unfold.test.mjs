@@ -100,12 +100,57 @@ test("the gate opens on a lock, or when no true value could be computed", () => 
   assert.equal(gateOpen({ actual: null }, { locked: false }), true);
 });
 
+// A heading cell as JupyterLab and Notebook 7 draw it: a collapse button whose class says whether
+// the heading is collapsed; clicking it toggles (Jupyter then hides the cells under it itself).
+function headingCell(root, collapsed) {
+  const cell = new FakeElement(["jp-Cell"], root);
+  const button = new FakeElement(["jp-collapseHeadingButton", ...(collapsed ? ["jp-mod-collapsed"] : [])], cell);
+  button.clicks = 0;
+  button.click = () => {
+    button.clicks += 1;
+    button.classList.toggle("jp-mod-collapsed", !button.classList.contains("jp-mod-collapsed"));
+  };
+  return { cell, button };
+}
+
+test("in Jupyter the heading after a Predict is the gate: collapsed while open, expanded by the lock", () => {
+  const root = new FakeElement(["jp-WindowedPanel-viewport"], new FakeElement(["jp-LabShell"]));
+  const predictCell = new FakeElement(["jp-Cell"], root);
+  const widget = new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], predictCell));
+  const gate = headingCell(root, true); // saved collapsed: closed before anything ran
+  const after = [new FakeElement(["jp-Cell"], root), new FakeElement(["jp-Cell"], root)];
+  assert.equal(setGate(widget, false), true);
+  assert.equal(gate.button.clicks, 0); // already collapsed: left alone
+  assert.equal(hidden([gate.cell, ...after]), "000"); // Jupyter hides them, not a class
+  gate.button.click(); // the learner expands it by hand: a repaint does not overrule that
+  setGate(widget, false);
+  assert.equal(gate.button.classList.contains("jp-mod-collapsed"), false);
+  assert.equal(gate.button.clicks, 1);
+  setGate(widget, true); // locked in: stays expanded
+  assert.equal(gate.button.classList.contains("jp-mod-collapsed"), false);
+});
+
+test("a gate heading saved expanded is collapsed when its Predict shows, and the lock expands it", () => {
+  const root = new FakeElement(["jp-WindowedPanel-viewport"], new FakeElement(["jp-LabShell"]));
+  const widget = new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], new FakeElement(["jp-Cell"], root)));
+  const gate = headingCell(root, false);
+  setGate(widget, false);
+  assert.equal(gate.button.classList.contains("jp-mod-collapsed"), true);
+  setGate(widget, true);
+  assert.equal(gate.button.classList.contains("jp-mod-collapsed"), false);
+});
+
 test("Open the whole lesson opens every gate on the page, and later ones stay open", () => {
   const { cells, widgets } = notebook(4);
   setGate(widgets[0], false);
   assert.equal(hidden(cells), "0111");
+  const jupyter = new FakeElement(["jp-WindowedPanel-viewport"], new FakeElement(["jp-LabShell"]));
+  const predict = new FakeElement(["gradkit-widget"], new FakeElement(["jp-OutputArea"], new FakeElement(["jp-Cell"], jupyter)));
+  const gate = headingCell(jupyter, true);
+  setGate(predict, false);
   openAll();
   assert.equal(hidden(cells), "0000");
+  assert.equal(gate.button.classList.contains("jp-mod-collapsed"), false); // Jupyter's heading too
   const other = notebook(3);
   assert.equal(setGate(other.widgets[0], false), false);
   assert.equal(hidden(other.cells), "000");

@@ -136,13 +136,25 @@ function unfold(ctx) {
   ctx.predict.gate.hidden = !hides;
 }
 
+export const OPEN_ALL_ASK = "This shows every answer on the page, before any guess.";
+
+// The note, and "Open the whole lesson" (for a teacher, or a second read): it asks first, so that
+// a learner's stray click beside "Lock in my guess" gives nothing away.
 function gateRow(ctx) {
   const { h } = ctx;
   const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
     title: "show every cell now, without guessing (for a teacher, or a second read)" });
-  open.addEventListener("click", () => { openAll(); unfold(ctx); });
+  const sure = h("button", { class: "gradkit-open-all-sure", text: "Show every answer" });
+  const keep = h("button", { class: "gradkit-open-all-keep", text: "Keep it closed" });
+  const ask = h("span", { class: "gk-open-ask", role: "group", "aria-label": "open the whole lesson?" },
+    h("span", { class: "gk-unfold-note", text: OPEN_ALL_ASK }), sure, keep);
+  ask.hidden = true;
+  const asking = (yes) => { ask.hidden = !yes; open.hidden = yes; (yes ? keep : open).focus(); };
+  open.addEventListener("click", () => asking(true));
+  keep.addEventListener("click", () => asking(false));
+  sure.addEventListener("click", () => { openAll(); unfold(ctx); });
   const row = h("div", { class: "gk-unfold", role: "note" },
-    h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE }), open);
+    h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE }), open, ask);
   row.hidden = true;
   return row;
 }

@@ -9,6 +9,13 @@
 // A cell is a notebook cell of JupyterLab, Notebook 7 and Voilà (.jp-Cell) or of gradkit's static
 // site (.gk-site-cell); where a widget is in no such cell (marimo, a plain output) nothing is hidden.
 // What is hidden is the cell, or the element that holds only it (Voilà wraps each cell).
+//
+// In JupyterLab and Notebook 7 a lesson closes itself before anything runs: the cell right after
+// each Predict is a level-1 heading saved collapsed (metadata jp-MarkdownHeadingCollapsed), so a
+// fresh copy, a reopened one and a Run All keep what follows out of sight, and Jupyter's own
+// keyboard moves, edits and deletes skip the hidden cells. There the gate is that heading
+// (`nativeGate`): a lock expands it, and nothing is hidden by class. Where Jupyter has no such
+// heading (Voilà, the site, an older copy of a lesson) the cells are hidden by class as above.
 export const CELLS = ".jp-Cell, .gk-site-cell";
 export const HIDDEN = "gk-unfold-hidden";
 
@@ -46,6 +53,19 @@ function siblingsHoldCells(item) {
   return false;
 }
 
+// The heading that closes the rest of the lesson natively: the cell after `item`, where Jupyter
+// drew a collapse button on it (JupyterLab and Notebook 7; not Voilà or the site). Or null.
+export function nativeGate(item) {
+  let next = item.nextElementSibling;
+  while (next && !holdsCell(next)) next = next.nextElementSibling;
+  return next && next.querySelector ? next.querySelector(".jp-collapseHeadingButton") : null;
+}
+
+// Collapse or expand a native gate through Jupyter's own button (its state: jp-mod-collapsed).
+function collapse(button, collapsed) {
+  if (button.classList.contains("jp-mod-collapsed") !== collapsed) button.click();
+}
+
 // Hide every item of `container` after the first closed gate; show the others. Returns the number
 // of items hidden. (The rule, pure over the DOM: unit-tested with a stand-in document.)
 export function applyGates(container, allOpen = page.allOpen) {
@@ -57,7 +77,7 @@ export function applyGates(container, allOpen = page.allOpen) {
     if (item.classList.contains(HIDDEN) !== hide) item.classList.toggle(HIDDEN, hide);
     hidden += hide ? 1 : 0;
     const gate = gates.get(item);
-    if (gate && !gate.open) closed = true;
+    if (gate && !gate.open && !gate.native) closed = true; // a native gate hides on its own
   }
   return hidden;
 }
@@ -74,7 +94,14 @@ function watch(container) {
 // Open every gate of the page (the teacher's button).
 export function openAll() {
   page.allOpen = true;
-  for (const container of containers) applyGates(container);
+  for (const container of containers) {
+    for (const item of container.children) {
+      const gate = gates.get(item);
+      const native = gate && gate.native ? nativeGate(item) : null;
+      if (native) collapse(native, false);
+    }
+    applyGates(container);
+  }
   for (const opened of [...openers]) opened();
 }
 
@@ -93,7 +120,12 @@ export function setGate(el, open, { allOpen = false } = {}) {
   const item = found ? itemOf(found) : cells.get(el);
   if (!item || !item.parentElement) return false;
   cells.set(el, item);
-  gates.set(item, { open: !!open });
+  // A native gate is collapsed when first set closed and expanded when it opens; a learner who
+  // expands it by hand meanwhile is not overruled on every repaint.
+  const before = gates.get(item);
+  const native = nativeGate(item);
+  if (native && (!before || before.open !== !!open)) collapse(native, !open && !page.allOpen);
+  gates.set(item, { open: !!open, native: native !== null });
   const container = item.parentElement;
   watch(container);
   applyGates(container);
