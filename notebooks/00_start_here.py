@@ -90,6 +90,12 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `Predict` | you lock in a guess; then the true value and the rest show | 01, 03–07, 10 |
 # | `Quiz` | a question with feedback on every answer | all |
 
+# %% [markdown] tags=["notebook-only"]
+# > **A Predict closes the rest of its lesson.** In Jupyter, what follows a Predict sits under
+# > a collapsed heading, *After your guess*, until you lock in your guess; the keyboard skips
+# > it. Its "cells hidden" button opens it by hand, and Find (Ctrl+F) searches it too and opens
+# > it where it finds a match: both show the answer before you commit, so guess first.
+
 # %% [markdown]
 # Here is `SlopeExplorer` on x² at 2 with eps 0.001. It draws f near x, the **tangent** at x
 # (its slope is the analytic gradient) and the **secant** through the points at x − eps and
