@@ -176,6 +176,12 @@ def test_zoo_hunt_wrong_and_missing_predictions():
     hunt.run_button.click()
     assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
     hunt.prediction.value = "bug"
+    hunt.run_button.click()  # seen before any prediction: never a first try
+    assert "Score: 0 right at the first try, out of 0 predicted" in hunt.score.value
+    hunt.entry_dropdown.value = "SquareFn"
+    hunt.prediction.value = "precision"
+    hunt.run_button.click()
+    hunt.prediction.value = "pass"
     hunt.run_button.click()  # a second try does not change the first-try score
     assert "Score: 0 right at the first try, out of 1 predicted" in hunt.score.value
     with pytest.raises(KeyError, match="no zoo entry named"):

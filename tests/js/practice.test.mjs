@@ -232,7 +232,7 @@ test("with no kernel the hunt runs from the verdicts saved, in Python's words", 
   assert.match(huntReadouts(scene, ctx.state, data).result, /you predicted pass/);
   Object.assign(ctx.state, { entry: "b", prediction: null });
   ctx.press("run");
-  assert.deepEqual(ctx.state.first_tries, { WrongSquareFn: true });
+  assert.deepEqual(ctx.state.first_tries, { WrongSquareFn: true, CubeFn: null }); // run unpredicted
   assert.equal(huntReadouts(scene, ctx.state, data).score,
     "Score: 1 right at the first try, out of 1 predicted (2 Functions in the hunt).");
   assert.equal(huntScore(data, { WrongSquareFn: true, CubeFn: false }),

@@ -75,13 +75,14 @@ def test_running_gradcheck_needs_the_kernel_and_writes_result_and_score(make):
     hunt.prediction.value = "bug"
     hunt.run_button.click()  # a second try does not change the first-try score
     assert hunt.scene["score"] == hunt.score.value
-    assert "Score: 0 right at the first try, out of 1 predicted (2 Functions" in hunt.score.value
+    # the first run had no prediction: this Function never scores
+    assert "Score: 0 right at the first try, out of 0 predicted (2 Functions" in hunt.score.value
     hunt.entry_dropdown.value = "SquareFn"
     assert hunt.result.value == hunt.scene["prompt"]  # no result yet for this one
     hunt.prediction.value = "pass"
     hunt.run_button.click()
     assert "Right: the cause is pass." in hunt.result.value
-    assert "Score: 1 right at the first try, out of 2 predicted" in hunt.score.value
+    assert "Score: 1 right at the first try, out of 1 predicted" in hunt.score.value
     assert hunt.error_area.value == ""
 
 
@@ -186,3 +187,19 @@ def test_the_hunt_offers_the_causes_taught_first_or_the_ones_asked_for(make):
     assert make(ZooHunt, causes=list(CAUSES)).prediction.options == list(CAUSES)
     with pytest.raises(ValueError, match="causes="):
         ZooHunt(causes=["sideways"])
+
+
+def test_a_guess_made_after_seeing_the_verdict_never_scores(make):
+    """The hunt's score counts only predictions made before the verdict: running a Function with
+    no prediction shows it, so a later guess for that Function is no first try."""
+    hunt = make(ZooHunt, ["WrongSquareFn", "SquareFn"])
+    hunt.run_button.click()  # peeked: the verdict is on screen
+    assert "no longer counts toward your score" in hunt.result.value
+    hunt.prediction.value = "bug"
+    hunt.run_button.click()
+    assert "Right: the cause is bug." in hunt.result.value
+    assert "Score: 0 right at the first try, out of 0 predicted" in hunt.score.value
+    hunt.entry_dropdown.value = "SquareFn"
+    hunt.prediction.value = "pass"
+    hunt.run_button.click()
+    assert "Score: 1 right at the first try, out of 1 predicted" in hunt.score.value

@@ -35,9 +35,10 @@ export function huntResult(offline, label, guess) {
   return `<div class='gk-hunt-verdict ${css}'>${escapeHtml(text)}</div>${v.unmasked}`;
 }
 
-// The score with no kernel, from the first tries {zoo name: right}.
+// The score with no kernel, from the first tries {zoo name: right, or null for a run before any
+// prediction: a guess made after seeing the verdict never scores}.
 export function huntScore(offline, firstTries) {
-  const tries = Object.values(firstTries);
+  const tries = Object.values(firstTries).filter((right) => right !== null);
   return fillWords((offline.words || {}).score, {
     right: tries.filter(Boolean).length, tried: tries.length, total: offline.total,
   });
@@ -94,7 +95,7 @@ export const huntView = {
     if (!v) return;
     const guess = ctx.state.prediction ?? null;
     const first = { ...(ctx.state.first_tries || {}) };
-    if (guess !== null && !(v.name in first)) first[v.name] = guess === v.cause;
+    if (!(v.name in first)) first[v.name] = guess === null ? null : guess === v.cause;
     ctx.set("runs", { ...(ctx.state.runs || {}), [ctx.state.entry]: guess }, { also: { first_tries: first } });
   },
   paint(ctx) {

@@ -25,7 +25,8 @@ __all__ = ["ZooHunt"]
 _PROMPT = "Read the code, choose a prediction, then run gradcheck."
 #: What a run says, as Python and a page with no kernel (``panel.js``) write it.
 RUN_WORDS = {
-    "none": "You ran it without a prediction: guess first, it sticks better.",
+    "none": "You ran it without a prediction, so this Function no longer counts toward your "
+    "score: guess first, it sticks better.",
     "right": "Right: the cause is {cause}.",
     "wrong": "Not quite: you predicted {guess}, the cause is {cause}.",
     "score": "Score: {right} right at the first try, out of {tried} predicted ({total} Functions "
@@ -100,7 +101,9 @@ class ZooHunt(PracticeWidget):
         with self.building():
             self.names = names
             self.last: CheckReport | None = None
-            self._first_tries: dict[str, bool] = {}
+            # zoo name -> right at the first run (None: run before any prediction, so a guess
+            # made after seeing the verdict never scores)
+            self._first_tries: dict[str, bool | None] = {}
             self._results: dict[str, str] = {}
             self._score = ""
             pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, 1)]
@@ -200,15 +203,14 @@ class ZooHunt(PracticeWidget):
             verdict, css = RUN_WORDS["right"].format(cause=report.cause), "gk-good"
         else:
             verdict, css = RUN_WORDS["wrong"].format(guess=guess, cause=report.cause), "gk-bad"
-        if guess is not None:
-            self._first_tries.setdefault(e.name, guess == report.cause)
+        self._first_tries.setdefault(e.name, None if guess is None else guess == report.cause)
         self._results[self.current("entry")] = (
             f"<div class='gk-hunt-verdict {css}'>{html.escape(verdict)}</div>"
             f"{self._unmasked(e.name, report)}"
         )
         self._score = RUN_WORDS["score"].format(
-            right=sum(self._first_tries.values()),
-            tried=len(self._first_tries),
+            right=sum(right is True for right in self._first_tries.values()),
+            tried=sum(right is not None for right in self._first_tries.values()),
             total=len(self.names),
         )
         self._publish()
