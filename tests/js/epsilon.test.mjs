@@ -5,13 +5,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { buttonLook, buttonPress } from "../../gradkit/widgets/base/controls.js";
+import { buttonLook, buttonPress, buttonText } from "../../gradkit/widgets/base/controls.js";
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
-  LAB_LAYOUT, SHELF_LABEL, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
+  LAB_LAYOUT, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
 } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
   errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
@@ -205,7 +205,7 @@ test("the shelf where x ± eps round to x (slope 0) is found and labelled", () =
   assert.equal(drawn.shelf.eps[0], EPS_GRID[0]);
   assert.ok(drawn.shelf.eps[1] >= 1e-8 && drawn.shelf.eps[1] < 1e-7, String(drawn.shelf.eps));
   assert.equal(drawn.shelf.error, 0.75); // |f′(x)|: the numeric slope is exactly 0
-  assert.equal(SHELF_LABEL, "x ± eps round to x: slope 0");
+  assert.equal(drawn.shelf.label, "float32: x ± eps round to x, slope 0"); // whose shelf it is
   assert.equal(paintOf(sc, { ...epsState(1e-6), dtype: "float64", shown: ["float64"] }).shelf, undefined);
 });
 
@@ -224,4 +224,9 @@ test("the half-precision button is a toggle: pressed again it hides them, the hi
   const plain = { set: spec.set };
   assert.deepEqual(buttonLook(plain, shown), { hidden: true, pressed: null });
   assert.deepEqual(buttonPress(plain, shown).value, all);
+  // its label says what a press does: show them, then hide them again
+  const labelled = { ...spec, text: "show float16 and bfloat16", pressed_text: "hide float16 and bfloat16" };
+  assert.equal(buttonText(labelled, first), "show float16 and bfloat16");
+  assert.equal(buttonText(labelled, shown), "hide float16 and bfloat16");
+  assert.equal(buttonText(labelled, shown, { text: "greyed" }), "greyed");
 });

@@ -260,11 +260,18 @@ export function buttonPress(spec, state) {
   return { key, value: off, also: Object.fromEntries(Object.entries(also).filter(([k]) => !off.includes(state[k]))) };
 }
 
-// How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed).
+// How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed); a pressed
+// toggle reads spec.pressed_text (what pressing it again does) where it has one.
 export function buttonLook(spec, state) {
   if (!spec.set) return { hidden: false, pressed: null };
   const held = sameValue(state[spec.set[0]], spec.set[1]);
   return spec.unset ? { hidden: false, pressed: held } : { hidden: held, pressed: null };
+}
+
+// A button's label: the one its control state holds (a hint's "no more"), else a pressed
+// toggle's spec.pressed_text, else its own.
+export function buttonText(spec, state, controlState = {}) {
+  return controlState.text || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
 }
 
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -280,8 +287,8 @@ function buttonControl(spec, ctx) {
   const sync = () => {
     const st = ctx.controlState(spec.name);
     b.disabled = !!st.disabled || (!spec.set && ctx.offline && !ctx.plays(spec.name));
-    if (st.text) b.textContent = st.text;
     const look = buttonLook(spec, ctx.state);
+    b.textContent = buttonText(spec, ctx.state, st);
     b.hidden = look.hidden;
     if (look.pressed !== null) b.setAttribute("aria-pressed", String(look.pressed));
     if (spec.set && !b.hidden) {

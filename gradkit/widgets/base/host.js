@@ -48,7 +48,8 @@ export function render({ model, el, experimental }, view, options = {}) {
   const figure = h("div", { class: "gradkit-figure" }, canvas);
   const legend = h("div", { class: "gk-legend" });
   const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
-  root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, figure, legend);
+  // the legend above the picture: read before the marks it names, and never below the fold
+  root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, legend, figure);
   // the offline note, shown while some control is greyed out for want of a kernel
   note.hidden = true;
   if (offline && options.offlineNote) root.append(note);

@@ -195,14 +195,18 @@ def button(
     tooltip: str = "",
     sets: tuple[str, Any] | None = None,
     unsets: tuple[list, dict[str, Any]] | None = None,
+    pressed_text: str | None = None,
 ) -> Control:
     """A button: a click goes to the kernel, or with ``sets=(key, value)`` the page sets that
     state itself (no kernel needed) and hides the button once it holds. With ``unsets=(value,
     also)`` too it is a toggle instead (``aria-pressed``, never hidden): pressed again it sets
     the list ``value``, and each key of ``also`` whose state is not in that list to its fallback
-    (``controls.js``: ``buttonPress``)."""
+    (``controls.js``: ``buttonPress``); ``pressed_text`` is its label while pressed (what a
+    press then does)."""
     if unsets is not None and sets is None:
         raise ValueError(f"button {name!r}: unsets= needs sets= (the value it toggles from)")
+    if pressed_text is not None and unsets is None:
+        raise ValueError(f"button {name!r}: pressed_text= is for a toggle (give unsets= too)")
     spec = {
         "kind": "button",
         "name": name,
@@ -215,6 +219,8 @@ def button(
         spec["set"] = list(sets)
     if unsets is not None:
         spec["unset"] = [list(unsets[0]), dict(unsets[1])]
+    if pressed_text is not None:
+        spec["pressed_text"] = pressed_text
     return w.add_control(Control(w, spec), has_value=False)
 
 

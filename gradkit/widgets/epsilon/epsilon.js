@@ -123,10 +123,12 @@ function shelfOf(ctx, found, shown) {
 function drawShelf(dr, ax, { name, run, error }, drawn) {
   const [x, y] = [ax.px(EPS_GRID[run[0]]) + 2, ax.py(error)];
   const above = y - ax.top > 24;
-  dr.text(x, above ? y - 8 : y + 9, SHELF_LABEL, { size: 11, baseline: above ? "bottom" : "top" });
-  drawn.shelf = { dtype: name, eps: [EPS_GRID[run[0]], EPS_GRID[run[1]]], error };
+  const label = shelfLabel(name);
+  dr.text(x, above ? y - 8 : y + 9, label, { size: 11, baseline: above ? "bottom" : "top" });
+  drawn.shelf = { dtype: name, eps: [EPS_GRID[run[0]], EPS_GRID[run[1]]], error, label };
 }
-export const SHELF_LABEL = "x ± eps round to x: slope 0";
+// The shelf's label names its dtype: with several shown, whose numbers round to x.
+export const shelfLabel = (dtype) => `${dtype}: x ± eps round to x, slope 0`;
 
 function drawTheory(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;

@@ -165,6 +165,7 @@ class EpsilonLab(PointWidget):
             self,
             "reveal",
             "show float16 and bfloat16",
+            pressed_text="hide float16 and bfloat16",
             css="gradkit-reveal",
             tooltip="show or hide the half-precision dtypes",
             sets=("shown", list(DTYPES)),

@@ -212,8 +212,8 @@ export function slopeLegendItems(scene, lay) {
     ["secant", "secant through the evaluation points: the numeric slope", "dashed"],
   ];
   if (lay.curve) {
-    items.push(["window", lay.zoom ? `zoom window x ± ${hw}·eps (right), dotted edges`
-      : `x ± ${hw}·eps around the evaluation points, dotted edges`, "window"]);
+    items.push(["window", lay.zoom ? `x ± ${hw}·eps: the stretch the right-hand panel magnifies`
+      : `x ± ${hw}·eps around the evaluation points`, "window"]);
   }
   return items;
 }
