@@ -204,6 +204,10 @@ test("with no kernel an exercise shows its hints one at a time and the solution 
   ctx.press("solution");
   assert.equal(exerciseReadouts(scene, ctx.state, data).solution, "<pre>code</pre>");
   assert.deepEqual(ctx.local.solution, { text: "Solution shown", disabled: true });
+  // the feedback the export's run gave the starter is not the reader's: the page says why not
+  assert.equal(exerciseReadouts(scene, ctx.state, data).feedback, "F");
+  const said = { ...data, feedback: "<div>no Python here</div>" };
+  assert.equal(exerciseReadouts(scene, ctx.state, said).feedback, "<div>no Python here</div>");
   assert.equal(exerciseReadouts(scene, ctx.state, null).hints, ""); // with a kernel: Python's
 });
 

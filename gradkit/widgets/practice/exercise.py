@@ -4,7 +4,9 @@ Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the noteb
 Python writes the readouts (the grader's feedback, the hints, the solution) into the scene; the
 page (``panel.js``) shows them. Checking runs the learner's code, so on a page without a kernel
 (a static export) *Check my code* is greyed out with a note; the hints and the solution are
-text, sent with the panel (its ``offline`` trait), so such a page shows them by itself. Voilà
+text, sent with the panel (its ``offline`` trait), so such a page shows them by itself; its
+feedback area says why it cannot check (:data:`NO_KERNEL_FEEDBACK`), never the feedback the
+export's own run gave the starter. Voilà
 runs the lesson with its code hidden, so there too *Check my code* is greyed out, its feedback
 saying why (:func:`read_only_app`).
 """
@@ -28,6 +30,13 @@ READ_ONLY_FEEDBACK = (
     "<div>This page shows the lesson with its code hidden, so there is no class of yours to "
     "check here. Open the notebook in Jupyter to write it and press <i>Check my code</i>; "
     "the hints and the solution work here too.</div>"
+)
+
+#: The check's feedback on a page with no kernel (the static site): the feedback Python wrote when
+#: the lesson was exported graded the starter, not the reader's code, so the page says this instead.
+NO_KERNEL_FEEDBACK = (
+    "<div>This page has no Python, so it cannot check code. Open the lesson in Jupyter to write "
+    "your class and press <i>Check my code</i>; the hints and the solution work here too.</div>"
 )
 
 #: What the hint and solution buttons say as they change (Python and a page with no kernel).
@@ -130,6 +139,7 @@ class ExercisePanel(PracticeWidget):
                 hints=[_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
                 solution=_solution_html(ex),
                 words=BUTTON_WORDS,
+                feedback=NO_KERNEL_FEEDBACK,
             )
             self._show()
         if read_only_app():

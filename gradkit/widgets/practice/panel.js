@@ -11,10 +11,12 @@ export function fillWords(words, values) {
 }
 
 // What an exercise shows: the scene's readouts; with no kernel, the hints and the solution as far
-// as the learner asked for them (`offline` holds them, as Python writes them).
+// as the learner asked for them (`offline` holds them, as Python writes them), and in place of the
+// feedback the export's run gave the starter, why this page cannot check code.
 export function exerciseReadouts(scene, state, offline = null) {
   const out = { ...(scene.readouts || {}) };
   if (!offline) return out;
+  if (offline.feedback) out.feedback = offline.feedback;
   const k = state.hints_shown || 0;
   if (k > 0) out.hints = (offline.hints || []).slice(0, k).join("");
   if ((state.solution_step || 0) >= 2) out.solution = offline.solution || "";
