@@ -8,8 +8,10 @@ every text and value escaped, comments dropped. ``script``, ``style``, ``iframe`
 ``form``, ``svg`` and the like (:data:`DROPPED`) go with everything inside them; any other
 unknown tag goes, its text stays. A link keeps its ``href`` only when it is http(s), mailto, a
 ``#`` anchor or relative (:func:`safe_link`); an image's ``src`` is decided by the caller (the
-same rule as a markdown image). Tags left open are closed at the end of the text, and a closing
-tag that opened nothing here is dropped, so a cell's HTML cannot reach outside its cell.
+same rule as a markdown image), and a picture on the internet, which a page never loads,
+becomes a link to it (:func:`remote_image_link`). Tags left open are closed at the end of the
+text, and a closing tag that opened nothing here is dropped, so a cell's HTML cannot reach
+outside its cell.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ import re
 from collections.abc import Callable
 from html.parser import HTMLParser
 
-__all__ = ["ATTRIBUTES", "DROPPED", "TAGS", "RawHTML", "safe_link", "url_scheme"]
+__all__ = [
+    "ATTRIBUTES",
+    "DROPPED",
+    "TAGS",
+    "RawHTML",
+    "remote_image_link",
+    "safe_link",
+    "url_scheme",
+]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -74,6 +84,25 @@ def url_scheme(url: str) -> str | None:
 def safe_link(url: str) -> str | None:
     """``url`` fit for an ``href``: http(s), mailto, a ``#`` anchor or relative; else None."""
     return _as_browser_reads(url) if url_scheme(url) in (None, "http", "https", "mailto") else None
+
+
+def remote_image_link(url: str, alt: str) -> str | None:
+    """A picture on the internet as a link to it (the page loads nothing); None for any other.
+
+    Parameters
+    ----------
+    url : str
+        The picture's URL as written.
+    alt : str
+        Its words (plain text), shown as the link's text.
+    """
+    if url_scheme(url) not in ("http", "https"):
+        return None
+    words = html.escape(" ".join(alt.split()) or "a picture")
+    return (
+        f'<a class="gk-site-remote-image" href="{html.escape(_as_browser_reads(url))}">'
+        f"{words} (a picture on the internet, not loaded here)</a>"
+    )
 
 
 class RawHTML:
@@ -158,7 +187,10 @@ class _Cleaner(HTMLParser):
         if self.raw.dropping or tag not in TAGS:
             return
         attributes = self.raw.attributes(tag, attrs)
-        if attributes is None:
+        if attributes is None:  # a picture left out: one on the internet becomes a link
+            found = dict(attrs)
+            link = remote_image_link(found.get("src") or "", found.get("alt") or "")
+            self.out.append(link or "")
             return
         self.out.append(f"<{tag}{attributes}>")
         if tag not in _VOID:
