@@ -15,6 +15,7 @@ import ipywidgets
 import pytest
 
 from gradkit import cli
+from gradkit.cli.site.cells import MAX_CELL_OUTPUT
 from gradkit.cli.site.notebooks import WIDGET_STATE
 from gradkit.cli.site.pages import CONTENT_SECURITY_POLICY
 from gradkit.cli.site.widgets import VIEW_MIME, installed_modules
@@ -165,3 +166,31 @@ def test_a_formula_in_a_page_keeps_no_style_or_link(tmp_path, capsys, tex):
     body = page.split("</head>")[1]
     assert "example.org" not in body.replace(f">{tex}</annotation>", "")
     assert "style=" not in body and 'href="javascript' not in body and body.count("<math") == 2
+
+
+def test_a_cell_that_prints_too_much_is_cut_with_a_line_saying_so(tmp_path, capsys):
+    """planted: Budget.take keeping the whole text fails it."""
+    flood = {"output_type": "stream", "name": "stdout", "text": "x" * (MAX_CELL_OUTPUT + 5000)}
+    picture = {"output_type": "display_data", "data": {"image/png": "iVBO"}, "metadata": {}}
+    page, out, _site = export(tmp_path, capsys, notebook([code("flood()", flood, picture)]))
+    assert MAX_CELL_OUTPUT < len(page) < MAX_CELL_OUTPUT + 20_000
+    assert "data:image/png" not in page  # past the budget: left out, counted
+    cut = 5000 + len("data:image/png;base64,iVBO")
+    line = f"{cut:,} characters of this cell's output were cut here: a page shows the first "
+    assert f"{line}{MAX_CELL_OUTPUT:,} of a cell's output.</p>" in page
+    said = [line for line in out.splitlines() if line.startswith("warning")]
+    assert len(said) == 1 and f"the cell 'flood()' output {MAX_CELL_OUTPUT + cut:,} " in said[0]
+
+
+def test_a_notebook_run_by_the_export_prints_no_warning_the_teacher_cannot_act_on(
+    tmp_path, capfd, recwarn
+):
+    """nbformat 4.5 cells saved without ids: nbformat's warning is noise (the page needs none).
+    Starts one kernel. planted: execute reading the notebook without catching warnings fails it."""
+    unrun = {**code("print(1)"), "execution_count": None}
+    (tmp_path / "01_ids.ipynb").write_text(json.dumps(notebook([unrun])), encoding="utf-8")
+    status = cli.main(["export", str(tmp_path / "01_ids.ipynb"), "--out", str(tmp_path / "site")])
+    out, err = capfd.readouterr()
+    assert status == 0 and err == "", err
+    assert [str(w.message)[:80] for w in recwarn] == []  # on a terminal, Python prints them
+    assert [line.split()[0] for line in out.splitlines()] == ["executed", "wrote", "open"]
