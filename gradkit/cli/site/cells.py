@@ -86,8 +86,8 @@ class Budget:
         if not self.cut:
             return ""
         return (
-            f'<p class="gk-site-cut" role="note">{self.cut:,} characters of this output were cut '
-            f"here: a page shows the first {self.limit:,} of a cell's output.</p>"
+            f'<p class="gk-site-cut" role="note">{self.cut:,} characters of this cell\'s output '
+            f"were cut here: a page shows the first {self.limit:,} of a cell's output.</p>"
         )
 
 

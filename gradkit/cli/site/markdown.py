@@ -9,7 +9,7 @@ http(s), mailto, ``#`` or relative URL.
 
 An image (markdown or ``<img>``) from an ``attachment:`` or a file inside the notebook's folder
 tree becomes a data URI, so the site has no loose files; raster ``data:`` images stay as
-written. Nothing in a page loads from the network: a picture on the internet (http, https)
+written; a path to no picture file is left out. Nothing in a page loads from the network: a picture on the internet (http, https)
 becomes a link to it, and ``warn`` gets a line starting :data:`REMOTE_IMAGE` (the export says
 so once). Any other image, such as one outside the notebook's folder (``../../private/id.png``,
 or a link that leads out of it), is left out with a warning: a page never publishes a file the
@@ -57,9 +57,9 @@ def image_src(
     """An image's URL as the page shows it, or None (and a warning) to leave the image out.
 
     An attachment or a picture file inside ``folder`` (followed links and all) becomes a data
-    URI; raster ``data:`` URLs stay as written; a relative path to no picture stays too (a
-    missing image, as in Jupyter). An http(s) picture is not loaded (None, and a line starting
-    :data:`REMOTE_IMAGE`: the page links to it). Anything else is refused.
+    URI; raster ``data:`` URLs stay as written. An http(s) picture is not loaded (None, and a
+    line starting :data:`REMOTE_IMAGE`: the page links to it). Anything else, a relative path
+    to no picture file included (the site holds no loose files), is left out with a warning.
     """
     scheme = url_scheme(url)
     if scheme == "attachment":
@@ -90,7 +90,8 @@ def image_src(
         return None
     mime = mimetypes.guess_type(path.name)[0]
     if not found or mime is None or not mime.startswith("image/"):
-        return url
+        warn(f"image {url} is not a picture file beside the notebook; left out of the page")
+        return None  # the site holds no loose files: it could never load
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
