@@ -197,7 +197,8 @@ def export_site(
     force : bool
         Write into a folder that is not empty (the site's own file names only).
     log : callable
-        Receives one line per lesson as it is done, and one per image left out of a page.
+        Receives one line per lesson as it is done, and the warnings: one per image left out,
+        cell cut or page with a widget shown as a note, one for all pictures on the internet.
     timeout : int
         Seconds one cell may run (``--timeout``).
 
@@ -208,8 +209,9 @@ def export_site(
     Raises
     ------
     ExportError
-        A bad PATH or ``--out`` (a broken notebook, two pages of one name), before anything is
-        executed or written; a cell that runs past ``timeout``, before anything is written.
+        A bad PATH or ``--out`` (a broken notebook, two pages of one name, a page name too long
+        for ``--out``'s file system), before anything is executed or written; a cell that runs
+        past ``timeout``, or a site its disk has no room for, before anything is written.
     """
     start = time.perf_counter()
     notebooks = find_notebooks(list(paths) or [lessons_dir()])

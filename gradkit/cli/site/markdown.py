@@ -9,11 +9,11 @@ http(s), mailto, ``#`` or relative URL.
 
 An image (markdown or ``<img>``) from an ``attachment:`` or a file inside the notebook's folder
 tree becomes a data URI, so the site has no loose files; raster ``data:`` images stay as
-written; a path to no picture file is left out. Nothing in a page loads from the network: a picture on the internet (http, https)
+written. Nothing in a page loads from the network: a picture on the internet (http, https)
 becomes a link to it, and ``warn`` gets a line starting :data:`REMOTE_IMAGE` (the export says
 so once). Any other image, such as one outside the notebook's folder (``../../private/id.png``,
-or a link that leads out of it), is left out with a warning: a page never publishes a file the
-author did not put beside the lesson.
+or a link that leads out of it) or a path to no picture file, is left out with a warning: a page
+never publishes a file the author did not put beside the lesson.
 """
 
 from __future__ import annotations
