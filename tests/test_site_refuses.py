@@ -106,6 +106,23 @@ def test_a_widget_whose_code_is_not_gradkits_is_a_note_and_its_code_never_writte
     assert len(said) == 1 and "2 widget(s) (SlopeExplorer, Tiny) carry code that is not" in said[0]
 
 
+def test_a_widget_whose_saved_text_could_run_or_load_is_a_note(tmp_path, capsys):
+    """gradkit's code paints some saved text as HTML (readouts, the error area): a saved text
+    with a handler or a picture from elsewhere is refused at export, the page's policy aside.
+    planted: _slot not checking the saved state fails it."""
+    explorer, other = SlopeExplorer(x=2.0, eps=1e-3), SlopeExplorer(x=1.0, eps=1e-3)
+    ok, tampered = explorer.model_id, other.model_id
+    explorer.error = "<div class='gk-alert'><b>Could not update:</b> x &lt; 0<br></div>"
+    other.error = '<b>oops</b><img src=x onerror="alert(1)">'
+    state = saved_state(explorer, other)
+    cells = [code("ok", view(ok)), code("tampered", view(tampered))]
+    page, out, _site = export(tmp_path, capsys, notebook(cells, state))
+    assert page.count("data-gk-model=") == 1 and f'data-gk-model="{ok}"' in page
+    said = [line for line in out.splitlines() if line.startswith("warning")]
+    assert len(said) == 1 and "1 widget(s) saved text that could run or load" in said[0]
+    assert "(SlopeExplorer: <img src=x>)" in said[0]
+
+
 def test_the_code_a_live_widget_gets_is_the_installed_gradkits():
     """Read by a fresh Python: every widget class, and the one a notebook would show."""
     found = installed_modules()

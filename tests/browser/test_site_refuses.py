@@ -16,6 +16,7 @@ import ipywidgets
 import pytest
 
 from gradkit.cli.site import export_site
+from gradkit.cli.site import widgets as site_widgets
 from gradkit.cli.site.notebooks import WIDGET_STATE
 from gradkit.cli.site.safe_html import RawHTML
 from gradkit.cli.site.widgets import VIEW_MIME
@@ -160,11 +161,13 @@ def test_a_hostile_saved_notebook_runs_nothing_and_asks_no_network(open_site, tm
     assert links.count() == 2 and "a picture on the internet" in links.first.inner_text()
 
 
-def test_a_tampered_error_trait_is_painted_as_text(open_site, tmp_path) -> None:
-    """A real widget plays; its error area shows the saved message's words and plain markup,
-    never its picture or handler. (Parsing the text meets the handler: Chromium reports the
-    policy blocking it, the only console line.) planted: host.js painting it with innerHTML
-    fails it (an img in the error area)."""
+def test_a_tampered_error_trait_is_painted_as_text(open_site, tmp_path, monkeypatch) -> None:
+    """The export shows such a widget as a note (tests/test_site_refuses.py); past that check (as
+    in Jupyter, where the kernel sets the trait) the widget plays and its error area shows the
+    message's words and plain markup, never its picture or handler. (Parsing the text meets the
+    handler: Chromium reports the policy blocking it, the only console line.) planted: host.js
+    painting it with innerHTML fails it (an img in the error area)."""
+    monkeypatch.setattr(site_widgets, "saved_markup", lambda _state: None)
     export_site([_tampered(tmp_path)], tmp_path / "site", log=print)
     seen = open_site(tmp_path / "site" / "02_tampered.html")
     assert seen.alerts() == [] and seen.blocked == []

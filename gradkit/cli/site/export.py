@@ -99,6 +99,12 @@ def render_lesson(
             "code that is not this gradkit's (saved by another version, or changed): each is "
             "shown as a note; export the notebook unexecuted to play them"
         )
+    if widgets.tampered:
+        warn(
+            f"{len(widgets.tampered)} widget(s) saved text that could run or load "
+            f"({'; '.join(widgets.tampered)[:300]}), which gradkit never saves: each is shown "
+            "as a note; export the notebook unexecuted to play them"
+        )
     return lesson
 
 

@@ -12,6 +12,11 @@ same rule as a markdown image), and a picture on the internet, which a page neve
 becomes a link to it (:func:`remote_image_link`). Tags left open are closed at the end of the
 text, and a closing tag that opened nothing here is dropped, so a cell's HTML cannot reach
 outside its cell.
+
+Text a widget saved is not rewritten (its code reads it as it is) but checked:
+:func:`runs_or_loads` names the first thing in it that, read as HTML, could run script or load
+from elsewhere (an event handler, a script or frame, a ``javascript:`` link, a picture not in
+``data:``), or None.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ __all__ = [
     "TAGS",
     "RawHTML",
     "remote_image_link",
+    "runs_or_loads",
     "safe_link",
     "url_scheme",
 ]
@@ -103,6 +109,59 @@ def remote_image_link(url: str, alt: str) -> str | None:
         f'<a class="gk-site-remote-image" href="{html.escape(_as_browser_reads(url))}">'
         f"{words} (a picture on the internet, not loaded here)</a>"
     )
+
+
+#: Tags that run, embed or load (a saved text holding one is refused; ``style`` is gradkit's own
+#: cards' and the page's policy keeps it from loading).
+_RUNS = _words(
+    "script iframe frame frameset object embed applet base link meta form svg math template "
+    "portal video audio source track picture input button image"
+)
+#: Attributes that run or load, beyond ``on*`` handlers (``href`` and ``src`` are checked).
+_LOADS = _words("style srcset formaction action background poster data xlink:href ping")
+
+
+def runs_or_loads(text: str) -> str | None:
+    """What in ``text``, read as HTML, could run script or load from elsewhere, or None.
+
+    For a widget's saved text, which its code paints as HTML: an event handler, a tag of
+    :data:`_RUNS`, an attribute of :data:`_LOADS`, a link :func:`safe_link` refuses or a
+    picture's ``src`` that is not a ``data:`` URL.
+    """
+    if "<" not in text:
+        return None
+    finder = _Finder()
+    finder.feed(text)
+    finder.close()
+    return finder.found
+
+
+class _Finder(HTMLParser):
+    """The first tag or attribute of one text that could run or load (see runs_or_loads)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.found is None:
+            self.found = _runs_or_loads(tag, attrs)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+
+def _runs_or_loads(tag: str, attrs: list[tuple[str, str | None]]) -> str | None:
+    if tag in _RUNS:
+        return f"<{tag}>"
+    for name, value in attrs:
+        if name.startswith("on") or name in _LOADS:
+            return f"<{tag} {name}>"
+        if name == "href" and safe_link(value or "") is None:
+            return f"<{tag} href={value}>"
+        if name == "src" and url_scheme(value or "") != "data":
+            return f"<{tag} src={value}>"
+    return None
 
 
 class RawHTML:

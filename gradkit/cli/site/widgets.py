@@ -7,7 +7,9 @@ character, those of a widget class of the gradkit installed here (:func:`install
 read by a fresh Python that runs no notebook code); the asset written is that installed text,
 never the notebook's. A widget whose saved module is not one of them (changed, another
 version's, another kit's) is shown as a note, and the export says so once per page
-(:attr:`PageWidgets.foreign`).
+(:attr:`PageWidgets.foreign`); so is one whose saved text could run or load when its code
+paints it (:func:`saved_markup`, :attr:`PageWidgets.tampered`: an event handler, a script, a
+picture from elsewhere), which gradkit never saves. The page's policy stops such a thing too.
 
 A live widget's view becomes a slot (``data-gk-model``) that ``loader.js`` fills by playing
 the model; its ES module and stylesheet go once into ``assets/`` (:class:`Modules`, shared by
@@ -31,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .folder import ExportError
+from .safe_html import runs_or_loads
 
 __all__ = [
     "CONTRACT",
@@ -40,6 +43,7 @@ __all__ = [
     "installed_modules",
     "is_gradkit_widget",
     "note_html",
+    "saved_markup",
 ]
 
 #: The output type of a widget's view in a notebook.
@@ -111,6 +115,18 @@ def is_gradkit_widget(record: dict) -> bool:
     return isinstance(values, dict) and set(CONTRACT) | set(map(str, values.values())) <= names
 
 
+def saved_markup(value: object) -> str | None:
+    """The first piece of a widget's saved state that could run or load when its code paints
+    it as HTML (:func:`~.safe_html.runs_or_loads`), or None: gradkit never saves one."""
+    if isinstance(value, str):
+        return runs_or_loads(value)
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for item in items:
+        if (found := saved_markup(item)) is not None:
+            return found
+    return None
+
+
 def widget_name(record: dict | None) -> str:
     """A widget's name for a learner: its class, as its title or root CSS hook names it.
 
@@ -180,6 +196,9 @@ class PageWidgets:
         self.notes: list[str] = []
         #: The gradkit-like widgets shown as a note because their code is not gradkit's own.
         self.foreign: list[str] = []
+        #: The gradkit widgets shown as a note because their saved text could run or load
+        #: (``name: what``, see :func:`saved_markup`).
+        self.tampered: list[str] = []
 
     def view_html(self, model_id: str, depth: int = 0) -> str:
         """The HTML for one widget view (``model_id`` from a widget-view output)."""
@@ -213,6 +232,9 @@ class PageWidgets:
         code = (str(state.pop("_esm")), str(state.pop("_css", "") or ""))
         if code not in self.installed():
             self.foreign.append(widget_name(record))
+            return self._note(record)
+        if (found := saved_markup(state)) is not None:
+            self.tampered.append(f"{widget_name(record)}: {found}")
             return self._note(record)
         key = self.modules.add(*code)  # equal to the installed text, character for character
         buffers = [[list(b["path"]), _base64(b)] for b in record.get("buffers") or []]
