@@ -230,3 +230,34 @@ def test_a_write_that_fails_halfway_is_a_clean_usage_error(world, capsys, monkey
     assert f"gradkit export: error: --out {site}: could not write" in err
     assert "Read-only file system; choose a folder you can write to" in err
     assert {k: v for k, v in tree(world).items() if not k.startswith("site")} == before
+
+
+def test_a_name_too_long_for_the_file_system_is_refused_before_any_page(world, capsys):
+    """A 240-character name: its page would be written (first as a temporary name) past the
+    file system's 255 bytes, after the pages before it; refused first, naming the notebook.
+    planted: export_site not calling check_name_lengths fails it."""
+    long = world / "lessons" / f"{'a' * 240}.ipynb"
+    long.write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    site = world / "site"
+    err = _refused(
+        capsys, world, str(world / "lessons"), "--out", str(site), message=f"PATH {long}: its page"
+    )
+    assert "would be a file name of 245 bytes, and the file system of --out" in err
+    assert "rename the notebook to a name of at most 236 bytes. Nothing was written" in err
+
+
+def test_a_site_its_disk_has_no_room_for_is_refused_before_any_page(world, capsys, monkeypatch):
+    """planted: export_site not calling check_room fails it."""
+    import shutil
+
+    usage = shutil.disk_usage(world)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _path: usage._replace(free=1000))
+    site = world / "site"
+    _refused(
+        capsys,
+        world,
+        str(world / "lessons"),
+        "--out",
+        str(site),
+        message=f"--out {site}: the site is 0.0 MiB and its disk has 0.0 MiB free; free some",
+    )

@@ -159,3 +159,23 @@ def test_the_stylesheet_inverts_nothing_and_wraps_printed_output():
     assert "overflow-wrap: anywhere" in printed.group(1)
     image = re.search(r"\.gk-site-image \{([^}]*)\}", css)
     assert image and "align-self: flex-start" in image.group(1)
+
+
+@pytest.mark.parametrize(
+    ("tex", "kept"),
+    [
+        (r"\style{background:url(http://example.org/x)}{x}", "<mi>x</mi>"),
+        (r"\href{javascript:alert(1)}{x}", "<mi>x</mi>"),
+        (r"\class{gk-site-widget}{x}", "<mi>x</mi>"),
+        (r"\colorbox{url(http://example.org/y)}{y}", "<mpadded><mtext>y</mtext></mpadded>"),
+        (r"\color{red}{x}", '<mstyle mathcolor="red">'),
+    ],
+)
+def test_a_formula_keeps_only_layout_attributes(tex, kept):
+    """\\style, \\href and \\class keep their formula and lose the attribute; a colour stays only
+    as a name or # code. planted: keeping every attribute latex2mathml writes fails it."""
+    element = ET.fromstring(mathml(tex, display=True))
+    names = {name for node in element.iter() for name in node.attrib}
+    assert not names & {"style", "href", "class"}, names
+    assert "url(" not in "".join(v for node in element.iter() for v in node.attrib.values())
+    assert kept in mathml(tex, display=True)

@@ -5,7 +5,10 @@ from the repository, ``gradkit export notebooks --out site``). The work is
 :func:`gradkit.cli.site.export_site`; this module is the subcommand's arguments and messages.
 Exit status 0, or 2 with one line naming the file and the fix, and nothing written: a PATH or
 ``--out`` that cannot be used, a broken notebook, two notebooks whose pages would be one file,
-a bad ``--timeout``, or a cell that runs longer than ``--timeout`` (default 120 s).
+a notebook name too long for ``--out``'s file system, a site its disk has no room for, a bad
+``--timeout``, or a cell that runs longer than ``--timeout`` (default 120 s). A warning line
+(``warning  ...``) says what the teacher can act on: an image left out or linked to, a cell's
+output cut, a widget shown as a note because its code is not this gradkit's.
 """
 
 from __future__ import annotations

@@ -466,14 +466,20 @@ export default {
 """
 
 
-def test_the_loader_plays_the_model_for_any_module_on_the_contract(browser, tmp_path) -> None:
+def test_the_loader_plays_the_model_for_any_module_on_the_contract(
+    browser, tmp_path, monkeypatch
+) -> None:
     """A tiny widget of the test's own, on the contract's traits: its module gets the saved
     state (bytes as a DataView), set fires change events in every view, initialize runs once
-    per model, _dom_classes and _css apply, and send says it needs a running notebook."""
+    per model, _dom_classes and _css apply, and send says it needs a running notebook. (A page
+    plays only gradkit's own modules: here the tiny one is made one of them.)"""
     from gradkit.cli.site import export_site
+    from gradkit.cli.site import widgets as site_widgets
 
+    tiny_css = ".tiny-out { color: rgb(1, 2, 3); }"
+    monkeypatch.setattr(site_widgets, "installed_modules", lambda: {(TINY_ESM, tiny_css)})
     contract = {"control_state": {}, "scene": {}, "error": "", "busy": False}
-    state = {"_esm": TINY_ESM, "_css": ".tiny-out { color: rgb(1, 2, 3); }",
+    state = {"_esm": TINY_ESM, "_css": tiny_css,
              "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny", "values": {"n": "n_value"}},
              "n_value": 0, **contract}  # fmt: skip
     tables = [{"path": ["tables"], "encoding": "base64", "data": "AAECAwQFBgc="}]  # bytes 0..7

@@ -17,10 +17,14 @@ before anything runs), :mod:`.cells` (code, outputs), :mod:`.markdown` (the text
 notes), :mod:`.pages` (page and index HTML), :mod:`.folder` (the checks on ``--out`` and the
 writing), :mod:`.export` (:func:`export_site`).
 
-What a page publishes is the lesson's, nothing more: markdown HTML without scripts or event
-handlers, images only from the notebook's own folder, every notebook name URL-encoded in links;
-a broken notebook, two pages of one name or a cell past ``--timeout`` stops the export with
-one line, before anything is written.
+What a page publishes is the lesson's, nothing more, and it runs only gradkit's own code: HTML
+from the notebook (markdown, outputs, HTML widgets) without scripts or event handlers, formulas
+without style or links, images only from the notebook's own folder (one on the internet is a
+link), widget code only when it is the installed gradkit's (:mod:`.widgets`), every notebook
+name URL-encoded in links, and a Content-Security-Policy in every page that stops what the
+cleaning might miss (:mod:`.pages`). A broken notebook, two pages of one name, a page name too
+long for ``--out``'s file system, a site its disk has no room for or a cell past ``--timeout``
+stops the export with one line, before anything is written.
 
 It lives inside :mod:`gradkit.cli` because it uses nothing from gradkit but the command line's
 lesson files (the widgets run only in the kernel that executes the lessons).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -12,8 +13,9 @@ from typing import Any
 from ..._palette import CARDS_CSS
 from ..lesson_copy import lesson_files, lessons_dir
 from .cells import cell_html, output_html, shown_cells
-from .folder import ExportError, check_site, write_site
+from .folder import TEMPORARY_EXTRA, ExportError, check_room, check_site, name_limit, write_site
 from .highlight import highlight_css
+from .markdown import REMOTE_IMAGE
 from .notebooks import (
     CellTimeLimitError,
     execute,
@@ -25,7 +27,14 @@ from .notebooks import (
 from .pages import Lesson, describe, index_page, lesson_page
 from .widgets import Modules, PageWidgets
 
-__all__ = ["TIMEOUT", "ExportSummary", "check_page_names", "export_site", "render_lesson"]
+__all__ = [
+    "TIMEOUT",
+    "ExportSummary",
+    "check_name_lengths",
+    "check_page_names",
+    "export_site",
+    "render_lesson",
+]
 
 HERE = Path(__file__).parent
 #: The site's own files, copied from the wheel: name in SITE -> file beside this module.
@@ -66,7 +75,9 @@ def render_lesson(
     shipped : bool
         Whether the lesson ships with gradkit (its page links to Binder).
     warn : callable
-        Receives one line per image left out of the page (see :func:`~.markdown.image_src`).
+        Receives one line per image left out of the page or linked to (see
+        :func:`~.markdown.image_src`), per cell whose output was cut, and one for the widgets
+        shown as a note because their code is not the installed gradkit's.
     """
     folder = path.parent
 
@@ -82,6 +93,18 @@ def render_lesson(
     if widgets.models:
         lesson.scripts, lesson.models_json = widgets.scripts(), widgets.page_json()
     lesson.live, lesson.notes = len(widgets.live), list(widgets.notes)
+    if widgets.foreign:
+        warn(
+            f"{len(widgets.foreign)} widget(s) ({', '.join(sorted(set(widgets.foreign)))}) carry "
+            "code that is not this gradkit's (saved by another version, or changed): each is "
+            "shown as a note; export the notebook unexecuted to play them"
+        )
+    if widgets.tampered:
+        warn(
+            f"{len(widgets.tampered)} widget(s) saved text that could run or load "
+            f"({'; '.join(widgets.tampered)[:300]}), which gradkit never saves: each is shown "
+            "as a note; export the notebook unexecuted to play them"
+        )
     return lesson
 
 
@@ -147,6 +170,21 @@ def check_page_names(notebooks: Sequence[Path]) -> None:
         )
 
 
+def check_name_lengths(notebooks: Sequence[Path], site: Path) -> None:
+    """Refuse, before anything runs, a page whose file name the file system of ``--out`` would
+    refuse (with the temporary name each file is first written as)."""
+    limit = name_limit(site) - TEMPORARY_EXTRA
+    for path in notebooks:
+        page = f"{path.stem}.html"
+        size = len(os.fsencode(page))
+        if size > limit:
+            raise ExportError(
+                f"PATH {path}: its page, {path.stem[:40]}….html, would be a file name of {size} "
+                f"bytes, and the file system of --out {site} takes {limit} for a page; rename "
+                f"the notebook to a name of at most {limit - 5} bytes. Nothing was written"
+            )
+
+
 def export_site(
     paths: Sequence[Path],
     site: Path,
@@ -165,7 +203,8 @@ def export_site(
     force : bool
         Write into a folder that is not empty (the site's own file names only).
     log : callable
-        Receives one line per lesson as it is done, and one per image left out of a page.
+        Receives one line per lesson as it is done, and the warnings: one per image left out,
+        cell cut or page with a widget shown as a note, one for all pictures on the internet.
     timeout : int
         Seconds one cell may run (``--timeout``).
 
@@ -176,26 +215,40 @@ def export_site(
     Raises
     ------
     ExportError
-        A bad PATH or ``--out`` (a broken notebook, two pages of one name), before anything is
-        executed or written; a cell that runs past ``timeout``, before anything is written.
+        A bad PATH or ``--out`` (a broken notebook, two pages of one name, a page name too long
+        for ``--out``'s file system), before anything is executed or written; a cell that runs
+        past ``timeout``, or a site its disk has no room for, before anything is written.
     """
     start = time.perf_counter()
     notebooks = find_notebooks(list(paths) or [lessons_dir()])
     check_page_names(notebooks)
+    check_name_lengths(notebooks, site)
     names = [f"{p.stem}.html" for p in notebooks] + ["index.html", *ASSETS]
     check_site(site, force, names)
     read = {path: read_notebook(path) for path in notebooks}  # each checked before any runs
     shipped = {p.name for p in lesson_files()}
     modules, lessons = Modules(), []
+    remote: dict[Path, int] = {}
     for path in notebooks:
         notebook = _executed(path, read[path], log, timeout)
 
         def warn(line: str, path: Path = path) -> None:
-            log(f"warning  {path}: {line}")
+            if line.startswith(REMOTE_IMAGE):
+                remote[path] = remote.get(path, 0) + 1
+            else:
+                log(f"warning  {path}: {line}")
 
         lessons.append(render_lesson(notebook, path, modules, path.name in shipped, warn))
+    if remote:
+        where = ", ".join(f"{path.name} ({count})" for path, count in remote.items())
+        log(
+            f"warning  {sum(remote.values())} picture(s) on the internet are links on the pages, "
+            f"not pictures (nothing in the site loads from the network): {where}; save them "
+            "beside the notebook to show them"
+        )
     files = _site_files(lessons, modules)
     check_site(site, force, list(files))
+    check_room(site, sum(len(data) for data in files.values()))
     write_site(site, files)
     live = sum(lesson.live for lesson in lessons)
     notes = [name for lesson in lessons for name in lesson.notes]

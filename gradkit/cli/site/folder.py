@@ -11,12 +11,17 @@ user put in SITE is ever deleted.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..lesson_copy import write_atomically
 
-__all__ = ["ExportError", "check_site", "write_site"]
+__all__ = ["TEMPORARY_EXTRA", "ExportError", "check_room", "check_site", "name_limit", "write_site"]
+
+#: The bytes a file's temporary name adds to its own (``.NAME.xxxxxxxx.tmp``, see
+#: :func:`~gradkit.cli.lesson_copy.write_atomically`).
+TEMPORARY_EXTRA = 14
 
 
 class ExportError(ValueError):
@@ -91,6 +96,36 @@ def _check_own_names(site: Path, names: list[str]) -> None:
             raise ExportError(
                 f"--out {site} holds a folder named {name}, a file name of the site; move it away"
             )
+
+
+def _existing(site: Path) -> Path:
+    """SITE, or its nearest parent that exists (where its file system is asked)."""
+    place = site
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    return place
+
+
+def name_limit(site: Path) -> int:
+    """The longest file name (bytes) the file system of SITE takes (255 where it will not say)."""
+    try:
+        return int(os.pathconf(_existing(site), "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows), or no answer
+        return 255
+
+
+def check_room(site: Path, size: int) -> None:
+    """Refuse, before anything is written, a site of ``size`` bytes its disk has no room for."""
+    try:
+        free = shutil.disk_usage(_existing(site)).free
+    except OSError:
+        return
+    if size > free:
+        raise ExportError(
+            f"--out {site}: the site is {size / 2**20:.1f} MiB and its disk has "
+            f"{free / 2**20:.1f} MiB free; free some space or choose another folder. Nothing "
+            "was written"
+        )
 
 
 def write_site(site: Path, files: Mapping[str, bytes]) -> None:

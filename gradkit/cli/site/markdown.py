@@ -8,10 +8,12 @@ attributes, no script, no event handler, no ``javascript:`` link); a markdown li
 http(s), mailto, ``#`` or relative URL.
 
 An image (markdown or ``<img>``) from an ``attachment:`` or a file inside the notebook's folder
-tree becomes a data URI, so the site has no loose files; http(s) and raster ``data:`` images stay
-as written. Any other image, such as one outside the notebook's folder (``../../private/id.png``,
-or a link that leads out of it), is left out with a warning: a page never publishes a file the
-author did not put beside the lesson.
+tree becomes a data URI, so the site has no loose files; raster ``data:`` images stay as
+written. Nothing in a page loads from the network: a picture on the internet (http, https)
+becomes a link to it, and ``warn`` gets a line starting :data:`REMOTE_IMAGE` (the export says
+so once). Any other image, such as one outside the notebook's folder (``../../private/id.png``,
+or a link that leads out of it) or a path to no picture file, is left out with a warning: a page
+never publishes a file the author did not put beside the lesson.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from urllib.parse import unquote
 
 from .highlight import code_html
 from .math import math_html
-from .safe_html import RawHTML, safe_link, url_scheme
+from .safe_html import RawHTML, remote_image_link, safe_link, url_scheme
 
-__all__ = ["image_src", "markdown_html", "slug"]
+__all__ = ["REMOTE_IMAGE", "image_src", "markdown_html", "slug"]
+
+#: How a warning about a picture on the internet begins (its URL follows).
+REMOTE_IMAGE = "picture on the internet, shown as a link: "
 
 _PLUGINS = ["strikethrough", "table", "url", "task_lists", "def_list", "math"]
 _RASTER = re.compile(r"data:image/(png|jpeg|gif|webp);base64,", re.I)
@@ -52,8 +57,9 @@ def image_src(
     """An image's URL as the page shows it, or None (and a warning) to leave the image out.
 
     An attachment or a picture file inside ``folder`` (followed links and all) becomes a data
-    URI; http(s) and raster ``data:`` URLs stay as written; a relative path to no picture stays
-    too (a missing image, as in Jupyter). Anything else is refused.
+    URI; raster ``data:`` URLs stay as written. An http(s) picture is not loaded (None, and a
+    line starting :data:`REMOTE_IMAGE`: the page links to it). Anything else, a relative path
+    to no picture file included (the site holds no loose files), is left out with a warning.
     """
     scheme = url_scheme(url)
     if scheme == "attachment":
@@ -64,7 +70,10 @@ def image_src(
                 return f"data:{mime};base64,{text.strip()}"
         warn(f"image {url} is not attached to its cell; left out of the page")
         return None
-    if scheme in ("http", "https") or (scheme == "data" and _RASTER.match(url.strip())):
+    if scheme in ("http", "https"):
+        warn(f"{REMOTE_IMAGE}{url}")
+        return None
+    if scheme == "data" and _RASTER.match(url.strip()):
         return url
     if scheme is not None:
         warn(f"image {url} is not an http(s) picture or a file beside the notebook; left out")
@@ -81,7 +90,8 @@ def image_src(
         return None
     mime = mimetypes.guess_type(path.name)[0]
     if not found or mime is None or not mime.startswith("image/"):
-        return url
+        warn(f"image {url} is not a picture file beside the notebook; left out of the page")
+        return None  # the site holds no loose files: it could never load
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
@@ -104,7 +114,7 @@ def _renderer(raw: RawHTML, images: Callable[[str], str | None]) -> Any:
             return _link_html(text, safe_link(url), title)
 
         def image(self, text: str, url: str, title: str | None = None) -> str:
-            return _image_html(text, images(url), title)
+            return _image_html(text, url, images(url), title)
 
         def text(self, text: str) -> str:
             return "" if raw.hiding else super().text(text)
@@ -130,12 +140,17 @@ def _link_html(text: str, href: str | None, title: str | None) -> str:
     return text if href is None else f'<a href="{html.escape(href)}"{_title(title)}>{text}</a>'
 
 
-def _image_html(alt: str, src: str | None, title: str | None) -> str:
-    """A markdown image; nothing when it was left out (see :func:`image_src`)."""
+def _plain(alt: str) -> str:
+    """An image's rendered words as plain text."""
+    return html.unescape(re.sub(r"<[^>]*>", "", alt))
+
+
+def _image_html(alt: str, url: str, src: str | None, title: str | None) -> str:
+    """A markdown image at ``src``; when :func:`image_src` left it out (None), a link to one on
+    the internet, else nothing."""
     if src is None:
-        return ""
-    words = html.escape(html.unescape(re.sub(r"<[^>]*>", "", alt)))
-    return f'<img src="{html.escape(src)}" alt="{words}"{_title(title)} />'
+        return remote_image_link(url, _plain(alt)) or ""
+    return f'<img src="{html.escape(src)}" alt="{html.escape(_plain(alt))}"{_title(title)} />'
 
 
 def markdown_html(

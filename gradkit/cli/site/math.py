@@ -15,7 +15,10 @@ Firefox and Safari all draw:
   centred column;
 - ``\\mathrm{d}`` (one letter) stays upright; ``f'`` is drawn with the font's prime, not a
   superscript one; ``|``, ``/`` and ``.`` get no space around them, as in TeX;
-- entities become characters and the markup is written escaped (``\\text{<b>}`` is text).
+- entities become characters and the markup is written escaped (``\\text{<b>}`` is text);
+- only the attributes of :data:`MATHML_ATTRIBUTES` stay, a colour only as a name or ``#`` code:
+  ``\\style{...}`` (a ``style``), ``\\href{...}`` (an ``href``) and ``\\class{...}`` keep their
+  formula and lose the attribute, so nothing in a formula can load, link or restyle the page.
 
 A formula it cannot convert into MathML Core (an unknown command, an ``&`` outside a table, a
 line break outside one, an element a browser does not draw) is shown as its source, in code
@@ -29,7 +32,7 @@ import html
 import re
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-__all__ = ["MATHML_CORE", "UnsupportedFormulaError", "math_html", "mathml"]
+__all__ = ["MATHML_ATTRIBUTES", "MATHML_CORE", "UnsupportedFormulaError", "math_html", "mathml"]
 
 _CORE_NAMES = (
     "math semantics annotation annotation-xml maction merror mfrac mi mmultiscripts mn mo "
@@ -38,6 +41,16 @@ _CORE_NAMES = (
 )
 #: The elements of MathML Core (what a browser draws); a formula needing another is not shown.
 MATHML_CORE = frozenset(_CORE_NAMES.split())
+_ATTRIBUTE_NAMES = (
+    "display displaystyle scriptlevel mathvariant mathsize mathcolor mathbackground lspace "
+    "rspace stretchy symmetric maxsize minsize largeop movablelimits form fence separator "
+    "accent accentunder linethickness width height depth voffset columnalign rowalign "
+    "columnspan rowspan columnlines rowlines frame framespacing rowspacing columnspacing "
+    "encoding notation linebreak"
+)
+#: The attributes a formula keeps: how MathML Core lays it out, nothing that loads or links.
+MATHML_ATTRIBUTES = frozenset(_ATTRIBUTE_NAMES.split())
+_COLOUR = re.compile(r"#[0-9A-Fa-f]{3,8}|[A-Za-z]{1,30}")
 _ARITY = {"mfrac": 2, "mroot": 2, "msub": 2, "msup": 2, "mover": 2, "munder": 2}
 _ARITY.update(msubsup=3, munderover=3)
 _ENVIRONMENT = re.compile(r"\\(begin|end)\{(aligned|gathered)\}")
@@ -81,6 +94,10 @@ def _checked(node: Element) -> None:
             raise UnsupportedFormulaError(f"<{element.tag}> with {len(element)} parts")
         if element.tag == "mspace" and "linebreak" in element.attrib:
             raise UnsupportedFormulaError(r"a line break (\\) outside a table")
+        for name, value in list(element.attrib.items()):
+            colour = name in ("mathcolor", "mathbackground")
+            if name not in MATHML_ATTRIBUTES or (colour and not _COLOUR.fullmatch(value)):
+                del element.attrib[name]  # from \style, \href, \class: the formula stays
         for name in ("text", "tail"):
             text = getattr(element, name)
             if not text:

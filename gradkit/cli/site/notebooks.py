@@ -12,6 +12,7 @@ the next cell, may not have recorded).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -188,7 +189,9 @@ def execute(notebook: dict, folder: Path, timeout: int = 120) -> dict:
     """
     import nbformat
 
-    run = nbformat.reads(json.dumps(notebook), as_version=4)  # a copy, its lines joined
+    with warnings.catch_warnings():  # "cell is missing an id": nothing the page needs, no noise
+        warnings.simplefilter("ignore")
+        run = nbformat.reads(json.dumps(notebook), as_version=4)  # a copy, its lines joined
     run.cells.append(nbformat.v4.new_code_cell(STATE_CELL))
     done = run_notebook(
         run,

@@ -8,8 +8,15 @@ every text and value escaped, comments dropped. ``script``, ``style``, ``iframe`
 ``form``, ``svg`` and the like (:data:`DROPPED`) go with everything inside them; any other
 unknown tag goes, its text stays. A link keeps its ``href`` only when it is http(s), mailto, a
 ``#`` anchor or relative (:func:`safe_link`); an image's ``src`` is decided by the caller (the
-same rule as a markdown image). Tags left open are closed at the end of the text, and a closing
-tag that opened nothing here is dropped, so a cell's HTML cannot reach outside its cell.
+same rule as a markdown image), and a picture on the internet, which a page never loads,
+becomes a link to it (:func:`remote_image_link`). Tags left open are closed at the end of the
+text, and a closing tag that opened nothing here is dropped, so a cell's HTML cannot reach
+outside its cell.
+
+Text a widget saved is not rewritten (its code reads it as it is) but checked:
+:func:`runs_or_loads` names the first thing in it that, read as HTML, could run script or load
+from elsewhere (an event handler, a script or frame, a ``javascript:`` link, a picture not in
+``data:``), or None.
 """
 
 from __future__ import annotations
@@ -19,7 +26,16 @@ import re
 from collections.abc import Callable
 from html.parser import HTMLParser
 
-__all__ = ["ATTRIBUTES", "DROPPED", "TAGS", "RawHTML", "safe_link", "url_scheme"]
+__all__ = [
+    "ATTRIBUTES",
+    "DROPPED",
+    "TAGS",
+    "RawHTML",
+    "remote_image_link",
+    "runs_or_loads",
+    "safe_link",
+    "url_scheme",
+]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -74,6 +90,78 @@ def url_scheme(url: str) -> str | None:
 def safe_link(url: str) -> str | None:
     """``url`` fit for an ``href``: http(s), mailto, a ``#`` anchor or relative; else None."""
     return _as_browser_reads(url) if url_scheme(url) in (None, "http", "https", "mailto") else None
+
+
+def remote_image_link(url: str, alt: str) -> str | None:
+    """A picture on the internet as a link to it (the page loads nothing); None for any other.
+
+    Parameters
+    ----------
+    url : str
+        The picture's URL as written.
+    alt : str
+        Its words (plain text), shown as the link's text.
+    """
+    if url_scheme(url) not in ("http", "https"):
+        return None
+    words = html.escape(" ".join(alt.split()) or "a picture")
+    return (
+        f'<a class="gk-site-remote-image" href="{html.escape(_as_browser_reads(url))}">'
+        f"{words} (a picture on the internet, not loaded here)</a>"
+    )
+
+
+#: Tags that run, embed or load (a saved text holding one is refused; ``style`` is gradkit's own
+#: cards' and the page's policy keeps it from loading).
+_RUNS = _words(
+    "script iframe frame frameset object embed applet base link meta form svg math template "
+    "portal video audio source track picture input button image"
+)
+#: Attributes that run or load, beyond ``on*`` handlers (``href`` and ``src`` are checked).
+_LOADS = _words("style srcset formaction action background poster data xlink:href ping")
+
+
+def runs_or_loads(text: str) -> str | None:
+    """What in ``text``, read as HTML, could run script or load from elsewhere, or None.
+
+    For a widget's saved text, which its code paints as HTML: an event handler, a tag of
+    :data:`_RUNS`, an attribute of :data:`_LOADS`, a link :func:`safe_link` refuses or a
+    picture's ``src`` that is not a ``data:`` URL.
+    """
+    if "<" not in text:
+        return None
+    finder = _Finder()
+    finder.feed(text)
+    finder.close()
+    return finder.found
+
+
+class _Finder(HTMLParser):
+    """The first tag or attribute of one text that could run or load (see runs_or_loads)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.found is None:
+            self.found = _runs_or_loads(tag, attrs)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+
+def _runs_or_loads(tag: str, attrs: list[tuple[str, str | None]]) -> str | None:
+    if tag in _RUNS:
+        return f"<{tag}>"
+    for name, value in attrs:
+        if name.startswith("on") or name in _LOADS:
+            return f"<{tag} {name}>"
+        if name == "href" and safe_link(value or "") is None:
+            return f"<{tag} href={value}>"
+        if name == "src" and url_scheme(value or "") != "data":
+            return f"<{tag} src={value}>"
+    return None
 
 
 class RawHTML:
@@ -158,7 +246,10 @@ class _Cleaner(HTMLParser):
         if self.raw.dropping or tag not in TAGS:
             return
         attributes = self.raw.attributes(tag, attrs)
-        if attributes is None:
+        if attributes is None:  # a picture left out: one on the internet becomes a link
+            found = dict(attrs)
+            link = remote_image_link(found.get("src") or "", found.get("alt") or "")
+            self.out.append(link or "")
             return
         self.out.append(f"<{tag}{attributes}>")
         if tag not in _VOID:

@@ -164,10 +164,23 @@ export function render({ model, el, experimental }, view, options = {}) {
   ctx.painter = Object.fromEntries(Object.entries(painter).map(([k, v]) =>
     [k, typeof v === "function" ? (...args) => { clearOnce(); return v.apply(painter, args); } : v]));
 
+  // The error area, painted from its HTML as new nodes of a few plain tags (their class kept,
+  // every other attribute dropped) and text: a saved or tampered trait never runs or loads.
   function showErrors() {
     const fromPython = model.get("error") || "";
     const mine = localError ? `<div class="gk-alert"><b>Could not use that:</b> ${localError}</div>` : "";
-    errorArea.innerHTML = mine + fromPython;
+    const parsed = new DOMParser().parseFromString(mine + fromPython, "text/html").body;
+    const PLAIN = ["DIV", "SPAN", "P", "B", "I", "EM", "STRONG", "CODE", "PRE", "BR", "DETAILS", "SUMMARY"];
+    const copy = (from, to) => {
+      for (const node of from.childNodes) {
+        if (node.nodeType === Node.TEXT_NODE) to.append(node.data);
+        else if (node.nodeType !== Node.ELEMENT_NODE || ["SCRIPT", "STYLE", "TEMPLATE"].includes(node.tagName)) continue;
+        else if (!PLAIN.includes(node.tagName)) copy(node, to);
+        else to.append(copy(node, h(node.tagName.toLowerCase(), { class: node.getAttribute("class") || undefined })));
+      }
+      return to;
+    };
+    errorArea.replaceChildren(copy(parsed, document.createDocumentFragment()));
   }
 
   function loadScene() {
