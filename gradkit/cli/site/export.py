@@ -93,6 +93,10 @@ def render_lesson(
     if widgets.models:
         lesson.scripts, lesson.models_json = widgets.scripts(), widgets.page_json()
     lesson.live, lesson.notes = len(widgets.live), list(widgets.notes)
+    lesson.writes_code = any(
+        c.get("cell_type") == "code" and "ExercisePanel(" in "".join(c.get("source") or "")
+        for c in notebook.get("cells", [])
+    )
     if widgets.foreign:
         warn(
             f"{len(widgets.foreign)} widget(s) ({', '.join(sorted(set(widgets.foreign)))}) carry "

@@ -27,6 +27,7 @@ from urllib.parse import quote
 __all__ = [
     "CONTENT_SECURITY_POLICY",
     "OFFLINE_NOTE",
+    "WRITES_CODE",
     "Lesson",
     "describe",
     "index_page",
@@ -38,6 +39,11 @@ __all__ = [
 #: The line a widget shows under a control that needs the kernel (its greyed-out controls).
 OFFLINE_NOTE = (
     "Greyed-out controls need a running notebook (Python): open this lesson in Jupyter to use them."
+)
+#: What a lesson with exercises says at its top and in its index entry (they check code: Python).
+WRITES_CODE = (
+    "This lesson's exercises check a Function you write, which needs Python: open the lesson live "
+    "to do them (their hints and solutions show here)."
 )
 #: The policy of every page (see the module docstring): the site's own scripts, nothing remote.
 CONTENT_SECURITY_POLICY = (
@@ -53,7 +59,8 @@ class Lesson:
     """One exported lesson: its page name, words, rendered cells and widgets.
 
     ``live`` counts the widgets the page plays; ``notes`` names those shown as a note (they need
-    a running notebook).
+    a running notebook); ``writes_code``: the lesson has exercises that check code the learner
+    writes, which this page cannot run (its index entry and its top say so).
     """
 
     name: str
@@ -65,6 +72,7 @@ class Lesson:
     shipped: bool = False
     live: int = 0
     notes: list[str] = field(default_factory=list)
+    writes_code: bool = False
 
 
 def page_href(name: str) -> str:
@@ -116,7 +124,8 @@ def live_box(lesson: Lesson) -> str:
         "<p><b>A static copy of this lesson.</b> Its widgets move here without Python "
         "(sliders, ÷10 and ×10, dtype and x steps, from numbers computed ahead); the code is "
         "shown but does not run, and a control that needs Python is greyed out.</p>"
-        f"{_how_to_run('it', binder)}</aside>"
+        + (f'<p class="gk-site-writes-code"><b>{WRITES_CODE}</b></p>' if lesson.writes_code else "")
+        + f"{_how_to_run('it', binder)}</aside>"
     )
 
 
@@ -174,7 +183,9 @@ def index_page(lessons: list[Lesson]) -> str:
     """``index.html``: the lessons in order, each with its one-line description."""
     items = "".join(
         f'<li><a href="{page_href(lesson.name)}">{html.escape(lesson.title)}</a>'
-        f"<p>{html.escape(lesson.description)}</p></li>"
+        f"<p>{html.escape(lesson.description)}</p>"
+        + (f'<p class="gk-site-writes-code">{WRITES_CODE}</p>' if lesson.writes_code else "")
+        + "</li>"
         for lesson in lessons
     )
     return (
