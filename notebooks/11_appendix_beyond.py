@@ -94,10 +94,13 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # beside t
 plt.show()
 
 # %% [markdown]
-# gradkit's sentence above counts the Function's outputs, not their entries: output 0 is its
-# one output tensor. Its check draws fresh masks, so its largest gap is not the plot's; every
-# pair of runs differs somewhere. Fix the randomness for the check (a generator started from
-# a fixed state inside forward, or dropout off).
+# gradkit's sentence and the plot's line state one fact, each for its own pair of runs: two
+# runs on one input differ, by the largest gap each prints. They count differently: gradkit's
+# "(output 0)" numbers the Function's output tensors (it has one), the plot's "output entry"
+# numbers the entries of that tensor (as on lesson 00's notation sheet). The check draws masks
+# of its own, so the entry that moves most changes from draw to draw; every pair of runs
+# differs somewhere. Fix the randomness for the check (a generator started from a fixed state
+# inside forward, or dropout off).
 #
 # A backward can be noisy too. On a GPU many threads often add into one number with
 # **`atomicAdd`**, an addition that one thread at a time completes; the order of the additions
