@@ -197,9 +197,9 @@ plt.show()
 # ## 5. Low precision: float16, bfloat16 and TF32
 #
 # float16 and bfloat16 are common in training large models. They keep far fewer significant
-# bits (mantissa bits, lesson 3) than float32, so their u is far larger, and so is their
-# best eps. x³ at 0.5 again, measured on EpsilonLab's eps steps (lesson 4), as its *show
-# float16 and bfloat16* button shows them:
+# bits (mantissa bits, lesson 3) than float32, so their u (the unit roundoff) is far larger,
+# and so is their best eps. x³ at 0.5 again, measured on EpsilonLab's eps steps (lesson 4), as
+# its *show float16 and bfloat16* button shows them:
 
 # %%
 steps = [m * 10.0**k for k in range(-12, 0) for m in (1, 2, 5)]  # the lab's eps steps

@@ -257,3 +257,11 @@ def test_the_exercises_need_no_widgets_and_the_widgets_stay_importable_from_them
     assert ExercisePanel is widgets.ExercisePanel and ZooHunt is widgets.ZooHunt
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         exercises.Nope  # noqa: B018 - the attribute access is the test
+
+
+def test_printed_feedback_fits_a_page_line():
+    """Each detail is wrapped between words (the longest names both entries and two inputs)."""
+    ex = EXERCISES["product"]
+    printed = str(grade("product", _define(ex.starter, ex.class_name)))
+    assert all(len(line) <= 100 for line in printed.splitlines()), printed
+    assert "input 0 entry 2 moves output entry 2" in " ".join(printed.split())

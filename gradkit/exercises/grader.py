@@ -11,6 +11,7 @@ Depends on torch and gradkit's check only (no widgets).
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -39,8 +40,13 @@ class Feedback:
     report: CheckReport | None = None
 
     def __str__(self) -> str:
-        lines = [self.headline, *(f"  {d}" for d in self.details)]
-        return "\n".join(lines)
+        """The headline, then each detail wrapped between words at 100 characters (a printed
+        line a page shows whole), hanging under its first line."""
+        details = (
+            textwrap.fill(d, 100, initial_indent="  ", subsequent_indent="    ")
+            for d in self.details
+        )
+        return "\n".join([self.headline, *details])
 
     def _repr_html_(self) -> str:
         state = "gradkit-feedback" if self.passed else "gradkit-feedback gradkit-failed"
