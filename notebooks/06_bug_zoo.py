@@ -35,9 +35,10 @@
 # mistake. `WrongSquareFn` from lesson 5 is the twin of `SquareFn`.
 #
 # `gradkit.check` sorts every verdict into one of the causes below (lesson 10 adds three
-# more, for gradcheck's other checks). Two of them use words of their own: a change **in place** writes into a tensor's own memory (`x.mul_(2)`) instead of
-# making a new tensor, and an **`as_strided` view** reads another tensor's memory with a
-# layout of its own, so that two of its entries can be one number in memory.
+# more, for gradcheck's other checks). Two of them use words of their own: a change **in
+# place** writes into a tensor's own memory (`x.mul_(2)`) instead of making a new tensor, and
+# an **`as_strided` view** reads another tensor's memory with a layout of its own, so that
+# two of its entries can be one number in memory.
 
 # %%
 # %matplotlib inline

@@ -117,8 +117,9 @@ except RuntimeError as error:
 # x moves, through the Function's `jvp` and gets J·p, a column at a time. (A third meaning of
 # *forward*: neither a Function's `forward` nor lesson 1's forward difference, but
 # differentiation that runs along with forward.) gradcheck tries p = each unit vector
-# e<sub>j</sub> in turn, which gives J column by column, and compares it with the nudges. `ForgotTangentSinFn`'s jvp returns cos(x) whatever the tangent. For
-# these 3 inputs, how many of the 9 entries of its forward-mode Jacobian are wrong?
+# e<sub>j</sub> in turn, which gives J column by column, and compares it with the nudges.
+# `ForgotTangentSinFn`'s jvp returns cos(x) whatever the tangent. For these 3 inputs, how many
+# of the 9 entries of its forward-mode Jacobian are wrong?
 
 # %%
 print(textwrap.dedent(inspect.getsource(ForgotTangentSinFn.jvp)))
