@@ -31,7 +31,7 @@ _OTHER_CHECKS: dict[str, tuple[str, str, str]] = {
     "check_forward_ad": (
         "forward_ad",
         "the backward's Jacobian agrees with the nudges, but forward mode does not: gradcheck "
-        "pushed each unit tangent u through the Function's jvp and compared J·u with the "
+        "pushed each unit tangent p through the Function's jvp and compared J·p with the "
         "nudged columns",
         "make jvp return the same derivative as backward, times the tangent (sin: "
         "tangent * torch.cos(x)), saving what it needs with ctx.save_for_forward; a Function "

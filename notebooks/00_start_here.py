@@ -76,18 +76,44 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `11_appendix_beyond` | (optional) kinks, randomness, complex, gradgradcheck, low precision |
 
 # %% [markdown]
+# ## Notation, for every lesson
+#
+# Each symbol means one thing in every lesson; the lessons come back here when a letter
+# needs a meaning. torch's own code uses some of the letters otherwise (u and v are the names
+# it gives fast_mode's random vectors): the lessons rename them to this table's.
+#
+# | symbol | means, in every lesson |
+# | --- | --- |
+# | f | the function checked |
+# | x | the input; x<sub>j</sub> is its entry j |
+# | y | the output, y = f(x); y<sub>i</sub> is its entry i |
+# | n | how many entries the input has |
+# | m | how many entries the output has |
+# | i | an output entry: row i of a Jacobian |
+# | j | an input entry: column j of a Jacobian |
+# | J | the Jacobian, m × n: J[i, j] is how fast output entry i moves when input entry j is nudged |
+# | eps | the nudge: how far gradcheck moves one input entry (1e-6 by default); ε in a formula |
+# | eps\* | the best eps for a function and a dtype (lesson 4) |
+# | u | the unit roundoff of a dtype (lesson 4), never a vector |
+# | e<sub>j</sub> | the unit vector: 1 at entry j, 0 elsewhere |
+# | p | a vector the size of the input, a direction x moves in: fast_mode's random p, forward mode's tangent (lessons 7 and 10) |
+# | q | a vector the size of the output, handed to backward as its grad_output: fast_mode's random q (lesson 7) |
+# | g | grad_output, the gradient backward receives, in a formula (lessons 9 and 10) |
+# | atol, rtol | gradcheck's tolerances (lesson 2): an entry passes when analytic and numeric differ by at most atol + rtol times the numeric entry's size |
+
+# %% [markdown]
 # ## The widgets, in one screen
 #
 # | widget | what it shows | lessons |
 # | --- | --- | --- |
-# | `SlopeExplorer` | f near x, with its analytic and its numeric slope as lines | 00, 01, 05, 10 |
+# | `SlopeExplorer` | f near x, with its analytic and its numeric slope as lines | 00, 01, 05, appendix |
 # | `JacobianBuilder` | gradcheck's two tables of slopes, one column or row at a time | 02 |
 # | `FloatRuler` | the numbers float32 (or another format) holds near x | 03 |
 # | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
 # | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
-# | `Predict` | you lock in a guess; then the true value and the rest show | 01, 03–07, 10 |
+# | `Predict` | you lock in a guess; then the true value, the rest, and for a wrong guess one more try | 01, 03–07, 10 |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown] tags=["notebook-only"]

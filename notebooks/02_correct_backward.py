@@ -71,8 +71,9 @@ print("Correct backward passes:", gradcheck(SquareFn.apply, (good,)))
 # ## What gradcheck compared: two Jacobians
 #
 # The **Jacobian**, written J, holds one slope per pair of entries: its entry in row i,
-# column j is how fast **output entry i** moves when **input entry j** is nudged. gradcheck
-# builds it twice:
+# column j is how fast **output entry i** moves when **input entry j** is nudged (J, i and j
+# mean this in every lesson: lesson 00's notation sheet lists each symbol). gradcheck builds
+# it twice:
 #
 # - the **numeric** Jacobian: nudge input entry j by ±eps (eps = 1e-6) and fill column j with
 #   the measured slopes of every output entry;
@@ -93,6 +94,12 @@ builder = JacobianBuilder(f=SquareFn, n=3)
 builder
 
 # %% [markdown]
+# The builder counts its own calls: for n = 3, 7 forward (one plain run, two nudged runs per
+# input entry) and 3 backward (one per output entry). Beside them it shows gradcheck's count
+# for the same Function, 8 and 8: gradcheck runs forward once more to see how backward copes
+# with a missing gradient, builds the analytic Jacobian twice to see that backward repeats
+# itself, and makes two more backward calls for checks of its own. Lesson 7 counts every call.
+#
 # `x * x` works entry by entry (output entry i depends on input entry i only), so both
 # Jacobians are diagonal, with 2x on the diagonal. The builder nudged inputs of its own (its
 # tables show them); for the inputs of the check above, 0.5 and 1.5, the diagonal holds

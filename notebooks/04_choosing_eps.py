@@ -54,7 +54,8 @@
 # relative error is at most the **unit roundoff** u: half the gap between 1 and the next
 # number up. torch calls that gap `torch.finfo(dtype).eps` (*machine epsilon*): despite the
 # name, it has nothing to do with gradcheck's nudge eps. (In these lessons the letter u means
-# the unit roundoff, and nothing else.)
+# the unit roundoff, and nothing else: lesson 00's notation sheet gives each symbol one
+# meaning.)
 
 # %%
 import torch

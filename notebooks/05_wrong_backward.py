@@ -76,9 +76,18 @@ print("Correct backward passes:", good_ok)
 
 # %% [markdown]
 # The wrong one makes gradcheck raise `GradcheckError`. A program that checks several rules
-# catches that error and carries on: below it prints the error's type, then the verdict
-# False; asked again with `raise_exception=False`, gradcheck returns False instead of
-# raising:
+# catches that error and carries on, like this:
+#
+#     try:
+#         gradcheck(WrongSquareFn.apply, (bad_input,), raise_exception=True)
+#         bad_ok = True
+#     except Exception as error:  # gradcheck's GradcheckError
+#         bad_ok = False
+#         print("Wrong backward error type:", type(error).__name__)
+#     print("Wrong backward passes:", bad_ok)
+#
+# Run below, it prints the error's type, then the verdict False. Asked again with
+# `raise_exception=False`, gradcheck returns False instead of raising, printed last:
 
 # %%
 bad_input = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)

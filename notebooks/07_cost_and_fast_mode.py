@@ -31,9 +31,10 @@
 #
 # gradcheck suits small inputs, because every input is nudged one entry at a time. Recall
 # lesson 2: two nudged runs (x + eps and x − eps) per input entry fill one column of the
-# numeric Jacobian, after one plain run. How many times does gradcheck call the function's
-# forward (here `torch.sin`) for an input of 10 entries? Count every call, type the number
-# and lock it in.
+# numeric Jacobian, after one plain run. gradcheck runs forward once more, to see how
+# backward copes with an **undefined gradient** (explained below: a gradient that is
+# missing). How many times does gradcheck call the function's forward (here `torch.sin`) for
+# an input of 10 entries? Count every call, type the number and lock it in.
 
 # %%
 import torch
@@ -69,8 +70,8 @@ print("forward calls for n = 10:", forward_calls)
 
 # %% [markdown]
 # The count has parts. Besides the plain run and the nudges, gradcheck checks that backward
-# copes with an **undefined gradient**: what backward receives for an output that nothing
-# later used, no tensor at all (None) rather than zeros. A **backward pass** is one run of
+# copes with an undefined gradient: what backward receives for an output that nothing later
+# used, no tensor at all (None) rather than zeros. A **backward pass** is one run of
 # autograd from the outputs back to the inputs (for a Function, one call of its `backward`).
 # `gradkit.cost.call_plan` states every part of one passing gradcheck:
 
@@ -115,7 +116,8 @@ for t in cost.time_gradcheck((10, 50, 200)):
 # nudges, moving x along p (2 forward calls give J·p, then its dot product with q), and from
 # backward, one pass with `grad_output = q` (qᵀJ, then its dot product with p). 4 forward
 # calls whatever n. (torch's own code calls them u and v; here u stays the unit roundoff of
-# lesson 4.) If backward is right, both ways give the same number.
+# lesson 4, as on the notation sheet of lesson 00.) If backward is right, both ways give the
+# same number.
 #
 # `OneEntryWrongSquareFn` is x * x whose backward adds 0.1 to one Jacobian entry (output
 # entry 0, input entry 0). Here is fast_mode's number for it on 3 inputs, both ways, with
@@ -152,15 +154,17 @@ print(f"the difference fast_mode allows:    {miss.allowed:.2e}")
 # %% [markdown]
 # The wrong entry enters qᵀ J p only with the weight p0 · q0 (the first entries of p and q),
 # and here that weight is small: the bug adds 6.24e-04 where 2.42e-03 is allowed, so
-# fast_mode passes it. torch draws p and q from a fresh generator in its default state, so
-# this verdict repeats on every run. Which input sizes let the bug through?
+# fast_mode passes it. torch draws p and q from a fresh generator in its default state, so at
+# a given size this verdict repeats on every run; another size draws other p and q. Which
+# input sizes let the bug through?
 
 # %%
 print("fast_mode misses the bug at n =", cost.fast_mode_misses(range(1, 21)))
 
 # %% [markdown]
-# Four sizes out of twenty. Luck decides, so use fast_mode for a quick screen and slow mode
-# on a small input for the verdict.
+# Four sizes out of twenty. Whether the bug slips through depends on the draw of p and q at
+# that size, not on the bug, so use fast_mode for a quick screen and slow mode on a small
+# input for the verdict.
 #
 # ## Check yourself
 

@@ -55,7 +55,8 @@ from gradkit.zoo import SigmoidFn
 # %% [markdown]
 # ## Exercise 1: the cube
 #
-# MyCube computes x³. Its starting backward runs, but is it the derivative of x³?
+# MyCube computes x³. Its starting backward returns `grad_output * 3 * x`: it runs, but is it
+# the derivative of x³?
 
 
 # %%
@@ -80,7 +81,8 @@ cube_panel
 # ## Exercise 2: the sigmoid
 #
 # MySigmoid computes sigmoid(x) = 1 / (1 + exp(−x)), whose derivative is best written with
-# its own output y: y · (1 − y). The starting backward mixes up y and x.
+# its own output y: y · (1 − y). The starting backward mixes up y and x: it returns
+# `grad_output * torch.sigmoid(x) * (1 - x)`, that is y · (1 − x).
 
 
 # %%

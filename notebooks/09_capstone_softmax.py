@@ -109,8 +109,9 @@ class MySoftmax(torch.autograd.Function):
 #
 # <details><summary>Hint</summary>
 #
-# Σᵢ gᵢ yᵢ (δᵢⱼ − yⱼ) = yⱼ gⱼ − yⱼ Σᵢ gᵢ yᵢ, where g is `grad_output`: one product, one sum
-# and one subtraction, all with tensors of x's shape (`keepdim=True` keeps the sum's shape).
+# Σᵢ gᵢ yᵢ (δᵢⱼ − yⱼ) = yⱼ gⱼ − yⱼ Σᵢ gᵢ yᵢ, where g is `grad_output` (as on lesson 00's
+# notation sheet): one product, one sum and one subtraction, all with tensors of x's shape
+# (`keepdim=True` keeps the sum's shape).
 # </details>
 
 # %% [markdown] tags=["notebook-only"]

@@ -16,8 +16,9 @@
 # # Lesson 10: beyond the Jacobian
 #
 # **After this lesson you will be able to** switch on gradcheck's other checks (vmap, forward
-# mode, undefined gradients), read what each failure means and fix it, write a Function that
-# passes them all, and use `torch.func.jacrev` as a second opinion on a backward.
+# mode, undefined gradients), read what each failure means and fix it the way a Function that
+# passes them all is written, use `torch.func.jacrev` as a second opinion on a backward, and
+# test your own Function with a checklist.
 #
 # <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
 # body[data-voila] .gradkit-voila-only { display: block; }</style>
@@ -38,9 +39,12 @@
 # | `check_undefined_grad` | on | backward copes with a gradient that is None |
 # | `check_backward_ad` | on | the comparison you know, through backward |
 #
-# A Jacobian that is right says nothing about the first three. `gradkit.zoo.SinFn` computes
-# sin(x) and passes them all. Its forward takes no `ctx`; `setup_context` saves what the rules
-# need: `save_for_backward` for backward, `save_for_forward` for `jvp`.
+# A Jacobian that is right says nothing about the first three: a backward can get every entry
+# right and still break under `vmap`, in forward mode, or when a gradient is None. Each check
+# below meets a zoo twin whose Jacobian is right and which fails that one check, and then the
+# fix, as `gradkit.zoo.SinFn` writes it: SinFn computes sin(x) and passes every check, and
+# each part of its code shows where its check needs it. (Symbols as on the notation sheet of
+# lesson 00.)
 
 # %%
 import inspect
@@ -54,17 +58,9 @@ from gradkit.zoo import EntryLoopSinFn, ForgotTangentSinFn, NoNoneGuardSinFn, Si
 
 ALL_ON = {"check_batched_grad": True, "check_forward_ad": True, "check_undefined_grad": True}
 x = torch.tensor([0.5, 1.5, -0.75], dtype=torch.float64, requires_grad=True)
-source = inspect.getsource(SinFn)
-print(source[source.index("class") :])
 print("SinFn, every check on:", gradkit.check(SinFn.apply, (x,), **ALL_ON).cause)
 
 # %% [markdown]
-# Tensors go through `ctx.save_for_backward` (or `save_for_forward`), never onto `ctx` as
-# attributes: autograd then raises an error when a saved tensor was changed in place (the
-# zoo's `InplaceSavedExpFn` does that, and torch stops it), and saved-tensor hooks can move
-# them off the GPU. Plain Python values (a dim, a flag, a shape) go straight onto `ctx`, as
-# `ctx.dim = dim`.
-#
 # ## Check 1: vmap (`check_batched_grad`)
 #
 # `torch.func.jacrev`, `hessian` and per-sample gradients do not call backward once per
@@ -101,7 +97,9 @@ explain(gradkit.check(EntryLoopSinFn.apply, (x,), check_batched_grad=True))
 # `grad = torch.empty_like(x)` holds one row of gradients, while under `vmap` each
 # `grad_output[i]` is a whole batch of them: writing a batch into one slot is the error torch
 # reports. `.item()` and `float(...)` fail the same way. The fix is `SinFn`'s one expression,
-# `grad_output * torch.cos(x)`, which works on any batch.
+# `grad_output * torch.cos(x)`, which works on any batch; SinFn also sets
+# `generate_vmap_rule = True`, so that `vmap` batches it by running these same rules on
+# batched tensors.
 #
 # **A second opinion.** `torch.func.jacrev` builds the analytic Jacobian from backward, under
 # `vmap`: compare it with the nudges, and it fails where `check_batched_grad` fails.
@@ -118,13 +116,14 @@ except RuntimeError as error:
 # %% [markdown]
 # ## Check 2: forward mode (`check_forward_ad`)
 #
-# Backward computes vᵀJ, a row at a time. **Forward mode** works the other way round: it
-# pushes a **tangent** u, a direction in which x moves, through the Function's `jvp` and gets
-# J·u, a column at a time. (A third meaning of *forward*: neither a Function's `forward` nor
-# lesson 1's forward difference, but differentiation that runs along with forward.)
-# gradcheck tries u = each unit vector in turn, which gives J column by column, and compares
-# it with the nudges. `ForgotTangentSinFn`'s jvp returns cos(x) whatever the tangent. For
-# these 3 inputs, how many of the 9 entries of its forward-mode Jacobian are wrong?
+# Backward turns a grad_output g into gᵀJ, a row at a time (g = e<sub>i</sub> gives row i).
+# **Forward mode** works the other way round: it pushes a **tangent** p, a direction in which
+# x moves, through the Function's `jvp` and gets J·p, a column at a time. (A third meaning of
+# *forward*: neither a Function's `forward` nor lesson 1's forward difference, but
+# differentiation that runs along with forward.) gradcheck tries p = each unit vector
+# e<sub>j</sub> in turn, which gives J column by column, and compares it with the nudges.
+# `ForgotTangentSinFn`'s jvp returns cos(x) whatever the tangent. For these 3 inputs, how many
+# of the 9 entries of its forward-mode Jacobian are wrong?
 
 # %%
 print(textwrap.dedent(inspect.getsource(ForgotTangentSinFn.jvp)))
@@ -144,13 +143,25 @@ jvp_predict
 print("jacfwd, through the jvp:\n", forward_jacobian(x.detach()))
 print("jacrev, through backward:\n", by_jacrev)
 explain(gradkit.check(ForgotTangentSinFn.apply, (x,), check_forward_ad=True))
+print("\nSinFn's setup_context and jvp:")
+for rule in (SinFn.setup_context, SinFn.jvp):
+    print(textwrap.dedent(inspect.getsource(rule)))
 
 # %% [markdown]
 # Each column should be cos(x) times the tangent, zero off the diagonal; forgetting the
 # tangent puts cos(x) in every column, so the diagonal happens to be right and the rest is
-# wrong. The fix: `return x_tangent * torch.cos(x)`, the same derivative backward uses. A
-# Function whose backward is not written yet can test forward mode alone with
-# `check_forward_ad=True, check_backward_ad=False`.
+# wrong. The fix, printed last above as SinFn writes it: `return x_tangent * torch.cos(x)`,
+# the same derivative backward uses. The jvp needs x, so SinFn saves it for forward mode too.
+# Its `forward` takes no `ctx`; a separate `setup_context` saves what the rules need,
+# `save_for_backward` for backward and `save_for_forward` for `jvp`, the form `torch.func`
+# (`vmap`, `jacrev`, `jacfwd`) asks of a Function.
+#
+# Tensors go through `ctx.save_for_backward` (or `save_for_forward`), never onto `ctx` as
+# attributes: autograd then raises an error when a saved tensor was changed in place (the
+# zoo's `InplaceSavedExpFn` does that, and torch stops it), and saved-tensor hooks can move
+# them off the GPU. Plain Python values (a dim, a flag, a shape) go straight onto `ctx`, as
+# `ctx.dim = dim`. A Function whose backward is not written yet can test forward mode alone
+# with `check_forward_ad=True, check_backward_ad=False`.
 #
 # ## Check 3: undefined gradients (`check_undefined_grad`)
 #
@@ -171,8 +182,9 @@ explain(gradkit.check(NoNoneGuardSinFn.apply, (x,)))
 
 # %% [markdown]
 # This check is on by default, so gradcheck finds the missing guard without being asked; its
-# message is Python's own TypeError. The fix is `SinFn`'s first line,
-# `if grad_output is None: return None`, one guard per output.
+# message is Python's own TypeError. The fix is the first line of `SinFn`'s backward,
+# `if grad_output is None: return None`, one guard per output (its `setup_context` above
+# turns the zeros off with `ctx.set_materialize_grads(False)`, so the guard is needed).
 #
 # Two more tools of the Function API. `ctx.mark_non_differentiable(indices)` tells autograd
 # that an output (an argmax, a mask) has no gradient: nothing flows back through it, and

@@ -94,10 +94,13 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # beside t
 plt.show()
 
 # %% [markdown]
-# gradkit's sentence above counts the Function's outputs, not their entries: output 0 is its
-# one output tensor. Its check draws fresh masks, so its largest gap is not the plot's; every
-# pair of runs differs somewhere. Fix the randomness for the check (a generator started from
-# a fixed state inside forward, or dropout off).
+# gradkit's sentence and the plot's line state one fact, each for its own pair of runs: two
+# runs on one input differ, by the largest gap each prints. They count differently: gradkit's
+# "(output 0)" numbers the Function's output tensors (it has one), the plot's "output entry"
+# numbers the entries of that tensor (as on lesson 00's notation sheet). The check draws masks
+# of its own, so the entry that moves most changes from draw to draw; every pair of runs
+# differs somewhere. Fix the randomness for the check (a generator started from a fixed state
+# inside forward, or dropout off).
 #
 # A backward can be noisy too. On a GPU many threads often add into one number with
 # **`atomicAdd`**, an addition that one thread at a time completes; the order of the additions
@@ -194,9 +197,9 @@ plt.show()
 # ## 5. Low precision: float16, bfloat16 and TF32
 #
 # float16 and bfloat16 are common in training large models. They keep far fewer significant
-# bits (mantissa bits, lesson 3) than float32, so their u is far larger, and so is their
-# best eps. x³ at 0.5 again, measured on EpsilonLab's eps steps (lesson 4), as its *show
-# float16 and bfloat16* button shows them:
+# bits (mantissa bits, lesson 3) than float32, so their u (the unit roundoff) is far larger,
+# and so is their best eps. x³ at 0.5 again, measured on EpsilonLab's eps steps (lesson 4), as
+# its *show float16 and bfloat16* button shows them:
 
 # %%
 steps = [m * 10.0**k for k in range(-12, 0) for m in (1, 2, 5)]  # the lab's eps steps

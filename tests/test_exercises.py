@@ -43,9 +43,31 @@ def test_feedback_names_the_worst_entry_in_the_learners_terms():
     where = next(d for d in feedback.details if d.startswith("At "))
     # x = -1.25: the nudges measure 3x² = 4.6875, the starter's 3x returns -3.75
     assert where == (
-        "At input entry 1 (value -1.25) the nudges measure a slope of 4.6875, "
-        "but your backward returns -3.75."
+        "At output entry 1, input entry 1 (input entry 1 is -1.25): nudging input entry 1 "
+        "moves output entry 1 at a slope of 4.6875, but your backward returns -3.75."
     )
+
+
+def test_feedback_names_the_output_entry_of_an_entry_off_the_diagonal():
+    """A backward that sums over the entries fills every entry of the analytic Jacobian: the
+    worst sits off the diagonal, where x³'s slope is 0, and the feedback names both entries
+    (with only the input entry, "a slope of 0 ... returns 17.4375" reads as nonsense)."""
+
+    class MyCube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return (3 * x**2).sum() * grad_output.sum() * torch.ones_like(x)
+
+    feedback = grade("cube", MyCube)
+    where = next(d for d in feedback.details if d.startswith("At "))
+    assert where.startswith("At output entry 0, input entry 1 (input entry 1 is -1.25): ")
+    assert "nudging input entry 1 moves output entry 0 at a slope of 0, but your backward" in where
 
 
 def test_a_wrong_forward_is_reported_before_gradcheck_runs():
@@ -241,3 +263,11 @@ def test_the_exercises_need_no_widgets_and_the_widgets_stay_importable_from_them
     assert ExercisePanel is widgets.ExercisePanel and ZooHunt is widgets.ZooHunt
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         exercises.Nope  # noqa: B018 - the attribute access is the test
+
+
+def test_printed_feedback_fits_a_page_line():
+    """Each detail is wrapped between words (the longest names both entries and two inputs)."""
+    ex = EXERCISES["product"]
+    printed = str(grade("product", _define(ex.starter, ex.class_name)))
+    assert all(len(line) <= 100 for line in printed.splitlines()), printed
+    assert "input 0 entry 2 moves output entry 2" in " ".join(printed.split())

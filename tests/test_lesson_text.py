@@ -9,6 +9,10 @@
   shows the widget only. No hunt names its specimens before a Predict gates what follows.
 - No prose ends in a colon above a code cell that shows nothing (Voila hides the code).
 - A core lesson (all but the appendix) has at most 20 cells and shows at most 3 widgets.
+- Every symbol keeps its one meaning from the notation sheet (``00_start_here``, "Notation",
+  the same table as :data:`tools.lesson_text.NOTATION`): in every lesson's prose, in what the
+  lessons print, in the quiz file. The start page's widget table names the lessons that build
+  each widget.
 
 The guards are pure functions (``tools/lesson_text.py``), tested here first on small planted
 cases and on a copy of a real lesson with a planted fault, then on every lesson as
@@ -32,10 +36,13 @@ from test_notebooks import (
 )
 
 from tools.lesson_text import (
+    NOTATION,
     Number,
     cell_instructions,
     colons_before_hidden_code,
     hunt_spoilers,
+    notation_slips,
+    notebook_notation_slips,
     numbers,
     predict_spoilers,
     unbacked_numbers,
@@ -179,6 +186,123 @@ def test_cell_instructions_are_found_outside_notebook_only_cells():
     for cell in nb.cells[:2]:
         cell.metadata["tags"] = ["notebook-only"]
     assert cell_instructions(nb) == []
+
+
+# ------------------------------------------------------------------------------ notation
+
+QUIZ_FILE = NOTEBOOK_DIR.parent / "gradkit" / "data" / "quizzes.toml"
+
+
+def _section(stem: str, heading: str) -> str:
+    """The markdown of a lesson's section ``## heading`` (the unexecuted .ipynb)."""
+    nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    start = text.index(f"## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else len(text)]
+
+
+def _table(markdown: str) -> dict[str, str]:
+    """A markdown table's rows as first column -> second (header and rule left out)."""
+    rows = [line.strip().strip("|").split("|") for line in markdown.splitlines()]
+    rows = [[cell.strip() for cell in row] for row in rows if len(row) >= 2]
+    return {row[0].replace("\\*", "*"): row[1] for row in rows[2:]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Backward computes vᵀJ, a row at a time.",
+        "It pushes a tangent u, a direction in which x moves.",
+        "It gets J·u, a column at a time.",
+        "gradcheck tries u = each unit vector in turn.",
+    ],
+)
+def test_the_notation_guard_finds_a_vector_letter_off_the_sheet(text):
+    (slip,) = notation_slips(text)
+    assert "a vector the size of the input is p" in slip
+
+
+def test_the_notation_guard_lets_the_sheets_vectors_and_plain_words_be():
+    text = (
+        "It compares qᵀ J p: J·p from the nudges, qᵀJ from backward with grad_output g, gᵀJ"
+        " row by row; a tangent p; p = each unit vector e<sub>j</sub>; torch calls them u and"
+        " v; u = 2⁻⁵³; the direction that is 1 at entry j; a vector a little longer."
+    )
+    assert notation_slips(text) == []
+
+
+def test_the_notation_sheet_in_start_here_is_the_guards():
+    """Lesson 00's table is the sheet the guard reads (:data:`NOTATION`), row for row."""
+    assert _table(_section("00_start_here", "Notation, for every lesson")) == NOTATION
+
+
+def test_the_notation_guard_catches_a_slip_planted_in_a_copy_of_a_lesson():
+    """Lesson 10 as it read before: "a tangent u ... gets J·u", with the sheet's u."""
+    lesson = nbformat.read(NOTEBOOK_DIR / "10_beyond_the_jacobian.ipynb", as_version=4)
+    assert notebook_notation_slips(lesson) == []
+    cell = next(c for c in lesson.cells if "**tangent** p" in c.source)
+    cell.source = cell.source.replace("**tangent** p", "**tangent** u").replace("J·p", "J·u")
+    found = notebook_notation_slips(lesson)
+    assert len(found) == 2 and all("u is the unit roundoff" in f for f in found), found
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_lessons_prose_keeps_to_the_notation_sheet(stem):
+    lesson = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
+    assert notebook_notation_slips(lesson) == []
+
+
+def test_the_quiz_file_keeps_to_the_notation_sheet():
+    slips = [
+        f"{line_number}: {slip}"
+        for line_number, line in enumerate(QUIZ_FILE.read_text("utf-8").splitlines(), 1)
+        for slip in notation_slips(line)
+    ]
+    assert slips == []
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("stem", STEMS)
+def test_what_a_lesson_prints_keeps_to_the_notation_sheet(stem):
+    """The explanations and the zoo's sources a lesson prints, as the learner reads them."""
+    assert notebook_notation_slips(executed(stem)) == []
+
+
+def _lesson_numbers(cell: str) -> list[str]:
+    """A table's lessons as written, "01, 03–07, 10", "all" or "appendix", as two-digit
+    numbers."""
+    if cell == "all":
+        return sorted(stem[:2] for stem in STEMS)
+    appendix = next(stem[:2] for stem in STEMS if "appendix" in stem)
+    numbers_ = []
+    for part in cell.replace("appendix", appendix).split(","):
+        first, _, last = part.strip().partition("–")
+        numbers_ += [f"{k:02d}" for k in range(int(first), int(last or first) + 1)]
+    return numbers_
+
+
+def test_the_widget_table_names_the_lessons_that_build_each_widget():
+    """Lesson 00's "The widgets, in one screen": each widget's lessons are the ones whose
+    code builds it (a widget moved to another lesson moves in the table too)."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in _section("00_start_here", "The widgets, in one screen").splitlines()
+        if line.startswith("|")
+    ][2:]
+    codes = {
+        stem[:2]: "\n".join(
+            c.source
+            for c in nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4).cells
+            if c.cell_type == "code"
+        )
+        for stem in STEMS
+    }
+    assert len(rows) >= 9
+    for widget, _what, lessons in rows:
+        name = widget.strip("`")
+        built = sorted(k for k, code in codes.items() if re.search(rf"\b{name}\(", code))
+        assert _lesson_numbers(lessons) == built, (name, lessons, built)
 
 
 # ------------------------------------------------------------------------------ the lessons

@@ -19,6 +19,9 @@ it, and on copies with a planted fault.
 - :func:`cell_instructions`: prose that tells the learner to run or fix a cell; it belongs in
   a cell tagged ``notebook-only`` (:data:`NOTEBOOK_ONLY`), which a page without the notebook's
   code (a Voila app, a static export) hides.
+- :func:`notation_slips`: a symbol used against the notation sheet (:data:`NOTATION`, the
+  table in ``00_start_here``): a vector written with a letter the sheet does not give to a
+  vector ("J·u", "vᵀJ", "tangent u"); u is the unit roundoff and nothing else.
 
 Run as a script on executed notebooks to check them by hand::
 
@@ -36,11 +39,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "NOTATION",
     "NOTEBOOK_ONLY",
+    "VECTORS",
     "Number",
     "cell_instructions",
     "colons_before_hidden_code",
     "hunt_spoilers",
+    "notation_slips",
+    "notebook_notation_slips",
     "numbers",
     "predict_spoilers",
     "unbacked_numbers",
@@ -77,6 +84,51 @@ CELL_WORDS = re.compile(
     r"|\bcells?\s+(?:above|below)\b"
     r"|\bShift\s*\+\s*Enter\b|(?-i:\bRun All\b|\bRun\s*[▸>→])",
     re.IGNORECASE,
+)
+
+
+#: The notation sheet: each symbol's one meaning in every lesson. ``00_start_here`` shows it as
+#: a table (its "Notation" section, which a test holds to this dict, row for row); every lesson's
+#: prose, the quiz file and the texts the lessons print are checked against it
+#: (:func:`notation_slips`).
+NOTATION: dict[str, str] = {
+    "f": "the function checked",
+    "x": "the input; x<sub>j</sub> is its entry j",
+    "y": "the output, y = f(x); y<sub>i</sub> is its entry i",
+    "n": "how many entries the input has",
+    "m": "how many entries the output has",
+    "i": "an output entry: row i of a Jacobian",
+    "j": "an input entry: column j of a Jacobian",
+    "J": "the Jacobian, m × n: J[i, j] is how fast output entry i moves when input entry j "
+    "is nudged",
+    "eps": "the nudge: how far gradcheck moves one input entry (1e-6 by default); ε in a formula",
+    "eps*": "the best eps for a function and a dtype (lesson 4)",
+    "u": "the unit roundoff of a dtype (lesson 4), never a vector",
+    "e<sub>j</sub>": "the unit vector: 1 at entry j, 0 elsewhere",
+    "p": "a vector the size of the input, a direction x moves in: fast_mode's random p, "
+    "forward mode's tangent (lessons 7 and 10)",
+    "q": "a vector the size of the output, handed to backward as its grad_output: fast_mode's "
+    "random q (lesson 7)",
+    "g": "grad_output, the gradient backward receives, in a formula (lessons 9 and 10)",
+    "atol, rtol": "gradcheck's tolerances (lesson 2): an entry passes when analytic and numeric "
+    "differ by at most atol + rtol times the numeric entry's size",
+}
+#: The letters the sheet gives to vectors: only these stand beside ᵀ or J·, or name a tangent,
+#: a vector or a direction.
+VECTORS = frozenset("pqge")
+#: Where a letter stands for a vector: qᵀ, J·p, "p = each unit vector" (any letter off
+#: :data:`VECTORS` is a slip there); "tangent p" (there only u and letters off the sheet are:
+#: "a direction x moves in" is English).
+_VECTOR_USES = (
+    re.compile(r"(?<![\w])(?P<v>[a-z])\s*ᵀ"),  # a matrix (Bᵀ) is a capital
+    re.compile(r"\bJ\s*·\s*(?P<v>[a-z])(?![\w(])"),
+    re.compile(
+        r"(?<![\w])(?P<v>[A-Za-z])\s*=\s*(?:each|every|a|the)\s+(?:unit\s+)?"
+        r"(?:vector|tangent|direction)"
+    ),
+)
+_NAMED_VECTOR = re.compile(
+    r"\b(?:tangent|vector|direction)s?[*_`]*\s+[*_`]*(?P<v>[b-zA-HJ-Z])(?![\w(])"
 )
 
 
@@ -385,6 +437,33 @@ def cell_instructions(nb: Mapping) -> list[str]:
     return problems
 
 
+def notation_slips(text: str) -> list[str]:
+    """Where ``text`` (prose, a quiz's words, a printed explanation) uses a letter for a vector
+    that the notation sheet (:data:`NOTATION`) does not give to one: "J·u" and "tangent u" (u is
+    the unit roundoff), "vᵀJ" (the sheet has no v). One line per slip, with what to write."""
+    slips = []
+    named = [m for m in _NAMED_VECTOR.finditer(text) if m["v"] == "u" or m["v"] not in NOTATION]
+    for match in [*(m for p in _VECTOR_USES for m in p.finditer(text)), *named]:
+        letter = match.group("v")
+        if letter not in VECTORS:
+            meaning = NOTATION.get(letter, "not on the notation sheet (00_start_here)")
+            slips.append(
+                f"{_around(text, match.group(0))!r}: {letter} is {meaning}; a vector the size of "
+                "the input is p, one the size of the output q (grad_output g), a unit vector e"
+            )
+    return slips
+
+
+def notebook_notation_slips(nb: Mapping) -> list[str]:
+    """:func:`notation_slips` in a lesson's prose and in what its cells print (an executed
+    lesson: the explanations and the sources it prints are read as the learner reads them)."""
+    problems = []
+    for k, cell in enumerate(nb["cells"]):
+        text = _prose(_source(cell)) if cell["cell_type"] == "markdown" else _outputs(cell)
+        problems += [f"cell {k}: {slip}" for slip in notation_slips(text)]
+    return problems
+
+
 def _around(text: str, part: str, width: int = 50) -> str:
     at = text.find(part)
     return " ".join(text[max(0, at - width) : at + len(part) + width].split())
@@ -397,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     found = 0
     for path in argv if argv is not None else sys.argv[1:]:
         nb = nbformat.read(Path(path), as_version=4)
-        for line in [*unbacked_numbers(nb), *unshown_warnings(nb), *cell_instructions(nb)]:
+        lines = [*unbacked_numbers(nb), *unshown_warnings(nb), *cell_instructions(nb)]
+        for line in [*lines, *notebook_notation_slips(nb)]:
             print(f"{path}: {line}")
             found += 1
     return 1 if found else 0

@@ -11,6 +11,7 @@ Depends on torch and gradkit's check only (no widgets).
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -39,8 +40,13 @@ class Feedback:
     report: CheckReport | None = None
 
     def __str__(self) -> str:
-        lines = [self.headline, *(f"  {d}" for d in self.details)]
-        return "\n".join(lines)
+        """The headline, then each detail wrapped between words at 100 characters (a printed
+        line a page shows whole), hanging under its first line."""
+        details = (
+            textwrap.fill(d, 100, initial_indent="  ", subsequent_indent="    ")
+            for d in self.details
+        )
+        return "\n".join([self.headline, *details])
 
     def _repr_html_(self) -> str:
         state = "gradkit-feedback" if self.passed else "gradkit-feedback gradkit-failed"
@@ -177,7 +183,8 @@ def _sentence(text: str) -> str:
 
 
 def _where(report: CheckReport, ex: Exercise) -> str:
-    """The worst entry in the learner's terms: which input, which value, what each side says."""
+    """The worst entry in the learner's terms: output entry i and input entry j (the Jacobian
+    entry of the lessons' notation), the input's value there, what each side says."""
     w = report.worst
     if w is None or report.cause != "bug":
         return ""
@@ -185,9 +192,11 @@ def _where(report: CheckReport, ex: Exercise) -> str:
     if w.input >= len(inputs):
         return ""
     value = float(inputs[w.input].detach().reshape(-1)[w.index[1]])
+    moved = w.position[: -len(w.input_position)].rstrip(", ")  # "output entry 2"
     return (
-        f"At {w.input_position} (value {value:g}) the nudges measure a slope of "
-        f"{w.numeric:.6g}, but your backward returns {w.analytic:.6g}."
+        f"At {w.position} ({w.input_position} is {value:g}): nudging {w.input_position} "
+        f"moves {moved} at a slope of {w.numeric:.6g}, but your backward returns "
+        f"{w.analytic:.6g}."
     )
 
 

@@ -158,12 +158,12 @@ class SinFn(torch.autograd.Function):
         if grad_output is None:  # no gradient flows in: none flows out
             return None
         (x,) = ctx.saved_tensors
-        return grad_output * torch.cos(x)  # vᵀJ: d sin(x)/dx = cos(x), entry by entry
+        return grad_output * torch.cos(x)  # gᵀJ: d sin(x)/dx = cos(x), entry by entry
 
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
-        return x_tangent * torch.cos(x)  # J·u: the same slope times the input's tangent
+        return x_tangent * torch.cos(x)  # J·p: the same slope times the tangent p
 
 
 @check_specimen(description="(sin(x), cos(x)): two outputs, each gradient guarded against None.")

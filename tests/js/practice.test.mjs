@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { feedbackHtml, optionButtons, richText, seededOrder } from "../../gradkit/widgets/practice/feedback.js";
 import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js";
 import {
-  howFar, isRight, parseGuess, predictReadouts, toleranceWords,
+  RETRY_WORDS, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
 import {
   exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntScore, huntView,
@@ -149,6 +149,31 @@ test("the tolerance is said before the guess and beside the true value after it"
   assert.match(text(predictReadouts(calls, { guess: "22", locked: false }).result), /Only the exact value counts as right\.$/);
   assert.equal(text(predictReadouts(fast, { guess: "fails", locked: true }).result), "your guess fails · true value passes");
   assert.doesNotMatch(text(predictReadouts(fast, { guess: null, locked: false }).result), /counts as right/);
+});
+
+test("a distance of 100 % or more is a plain percentage, never 1e+02 %", () => {
+  const calls = fixture.predicts[1].scene; // true value 22
+  assert.deepEqual([1.33, 18.4, 100, 289.3, 1000].map(percent), ["1.3", "18", "100", "290", "1000"]);
+  assert.match(howFar(calls, 44, false), /^100 % above the true value; /);
+  assert.match(howFar(calls, 85, false), /^290 % above the true value; /);
+  assert.doesNotMatch(howFar(calls, 2222, false), /e\+/);
+});
+
+test("a wrong guess gets one more try under its feedback; the first guess keeps the score", () => {
+  const [, calls, , fast] = fixture.predicts.map((p) => p.scene);
+  const wrong = { guess: "21", locked: true };
+  const first = predictReadouts(calls, wrong);
+  assert.ok(retryOpen(calls, wrong) && !retryOpen(calls, { guess: "22", locked: true }));
+  assert.ok(!retryOpen(calls, { guess: "21", locked: false }));
+  const second = predictReadouts(calls, { ...wrong, second: "22" });
+  assert.equal(second.result, first.result); // the first guess stays the one compared
+  assert.ok(second.feedback.startsWith(first.feedback));
+  assert.equal(text(second.feedback.slice(first.feedback.length)),
+    `${RETRY_WORDS.right} Your second guess: 22 calls. ${RETRY_WORDS.score}`);
+  const again = predictReadouts(fast, { guess: "fails", locked: true, second: "fails" });
+  assert.match(text(again.feedback), new RegExp(`${RETRY_WORDS.wrong} Your second guess: fails\\.`));
+  const right = predictReadouts(calls, { guess: "22", locked: true, second: "21" });
+  assert.equal(right.feedback, predictReadouts(calls, { guess: "22", locked: true }).feedback);
 });
 
 test("a true value that could not be computed is said, never a verdict", () => {

@@ -1,7 +1,8 @@
 // Predict (predict.py): the guess is typed or picked and locked in here; the page then compares
 // it with the true value Python computed when the widget was built (within the entry's
 // tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
-// the state. Until then the rest of the lesson is out of sight (unfold.js).
+// the state. Until then the rest of the lesson is out of sight (unfold.js). A wrong guess gets
+// one more try after the feedback (the value "second"); the first guess keeps the score.
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
@@ -17,6 +18,15 @@ export const GUESS_SLIPS = {
   choice_first: "Pick one of the options first, then lock it in.",
   not_number: "“{text}” is not a number: type digits such as 22 or 1e-3.",
   not_option: "“{text}” is not one of the options [{options}].",
+};
+
+// The second try's words, their one home: Python reads this table (predict.py retry_text).
+export const RETRY_WORDS = {
+  invite: "One more try, with the feedback in mind (your first guess keeps the score):",
+  button: "Lock in my second try",
+  right: "Right on the second try.",
+  wrong: "Not on the second try either.",
+  score: "The score keeps your first guess.",
 };
 
 // A slip's words with {text} and {options} filled in (as predict.py's slip does).
@@ -70,7 +80,29 @@ export function howFar(scene, value, right) {
   const rule = toleranceWords(scene.tolerance);
   if (right || scene.actual === 0) return rule;
   const off = (Math.abs(value - scene.actual) / Math.abs(scene.actual)) * 100;
-  return `${pyFormat(off, ".2g")} % ${value > scene.actual ? "above" : "below"} the true value; ${rule}`;
+  return `${percent(off)} % ${value > scene.actual ? "above" : "below"} the true value; ${rule}`;
+}
+
+// A percentage to 2 significant digits, written plainly: 1.3, 18, 100, 290 (never 1e+02).
+export function percent(value) {
+  return String(Number(value.toPrecision(2)));
+}
+
+// Whether the second try is open: a wrong first guess is locked in and no second one yet.
+export function retryOpen(scene, state) {
+  if (!state.locked || scene.actual === null || scene.actual === undefined) return false;
+  return !isRight(scene, parseGuess(scene, state.guess).value);
+}
+
+// The second try's verdict, once given ("" before), under the first one's feedback: right or
+// not, and the score's rule.
+export function retryReadout(scene, state) {
+  if (!retryOpen(scene, state) || !state.second) return "";
+  const right = isRight(scene, parseGuess(scene, state.second).value);
+  const [mark, css] = right ? ["✔", "gk-right"] : ["✘", "gk-wrong"];
+  return `<div class="gk-feedback ${css}"><span class="gk-mark" aria-hidden="true">${mark}</span> `
+    + `<b class="gk-verdict-word">${right ? RETRY_WORDS.right : RETRY_WORDS.wrong}</b> `
+    + `Your second guess: ${shown(scene, parseGuess(scene, state.second).value)}. ${RETRY_WORDS.score}</div>`;
 }
 
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
@@ -90,7 +122,7 @@ export function predictReadouts(scene, state) {
   return {
     result: `${readoutHtml("your guess", shown(scene, value))} &nbsp;·&nbsp; `
       + readoutHtml("true value", shown(scene, scene.actual), far ? `(${far})` : ""),
-    feedback: feedbackHtml(right, right ? scene.right : scene.wrong, false),
+    feedback: feedbackHtml(right, right ? scene.right : scene.wrong, false) + retryReadout(scene, state),
   };
 }
 
@@ -121,6 +153,39 @@ function guessRow(ctx) {
   });
   row.append(lock);
   return { row, input, options, lock };
+}
+
+// The second try's row: its words, the guess (a box or the options) and its own lock, built
+// when a wrong guess opens it (until then the widget holds one set of options only).
+function retryRow(ctx) {
+  const { scene, h } = ctx;
+  const retry = { row: null, input: null, options: null, lock: null, picked: null };
+  retry.build = () => {
+    const row = h("div", { class: "gk-control gk-guess-row gk-retry-row" });
+    const lock = h("button", { class: "gradkit-lock-second", text: RETRY_WORDS.button });
+    row.append(h("span", { class: "gk-label gk-retry-words", text: RETRY_WORDS.invite }));
+    if (scene.kind === "number") {
+      retry.input = h("input", { type: "text", class: "gradkit-second-guess", inputmode: "decimal",
+        placeholder: "a number", "aria-label": "your second guess", "data-lm-suppress-shortcuts": "true" });
+      retry.input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); lock.click(); } });
+      row.append(retry.input);
+    } else {
+      retry.options = optionButtons(h, scene.options, scene.options.map((_, i) => i), {
+        label: "your second guess", css: "gradkit-second-guess",
+        pick: (o) => { retry.picked = o; retry.options.sync(o); } });
+      row.append(retry.options.group);
+    }
+    lock.addEventListener("click", () => {
+      const raw = retry.input ? retry.input.value : retry.picked;
+      const got = parseGuess(scene, raw);
+      if (got.error) { ctx.showError(escapeHtml(got.error)); return; }
+      ctx.set("second", retry.input ? raw.trim() : got.value);
+    });
+    row.append(lock);
+    Object.assign(retry, { row, lock });
+    ctx.predict.gate.before(row);
+  };
+  return retry;
 }
 
 // Whether the rest of the lesson may show: a guess is locked in (or none can be: no true value).
@@ -159,10 +224,33 @@ function gateRow(ctx) {
   return row;
 }
 
+// The second try shows after a wrong first guess, and freezes once given.
+function paintRetry(ctx) {
+  const { scene, state } = ctx;
+  const retry = ctx.predict.retry;
+  if (!retryOpen(scene, state)) {
+    if (retry.row) retry.row.hidden = true;
+    return;
+  }
+  if (!retry.row) retry.build();
+  retry.row.hidden = false;
+  const given = !!state.second;
+  if (retry.input) {
+    if (given) retry.input.value = state.second;
+    retry.input.disabled = given;
+  }
+  if (retry.options) {
+    const picked = given ? state.second : retry.picked;
+    retry.options.sync(picked, given ? isRight(scene, state.second) : null, given);
+  }
+  retry.lock.disabled = given;
+}
+
 export const predictView = {
   init(ctx) {
     ctx.predict = guessRow(ctx);
     ctx.predict.gate = gateRow(ctx);
+    ctx.predict.retry = retryRow(ctx);
     controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
     ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
   },
@@ -175,7 +263,7 @@ export const predictView = {
     ctx.predict.forget?.();
     dropGate(ctx.el);
   },
-  drawsFrom: ["guess", "locked"],
+  drawsFrom: ["guess", "locked", "second"],
   size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;
@@ -189,9 +277,11 @@ export const predictView = {
     if (options) options.sync(state.guess ?? null, right, frozen);
     lock.disabled = frozen;
     lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
+    paintRetry(ctx);
     unfold(ctx);
     const drawn = { guess: state.guess ?? null, locked: !!state.locked };
     if (state.locked) Object.assign(drawn, { actual: scene.actual, right });
+    if (state.second) drawn.second = state.second;
     return { readouts: predictReadouts(scene, state), drawn };
   },
 };

@@ -8,6 +8,9 @@ The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]
 with the entry's tolerance and feedback; the page (``predict.js``) takes the guess, locks it in,
 compares, reveals the true value and explains, with no kernel needed. Until the guess is locked
 in, the cells after the Predict's cell are out of sight (``unfold.js``): the lesson unfolds.
+
+A wrong guess gets one more try after the feedback (:meth:`Predict.try_again`, the page's
+second row): it is graded and said, and the first guess keeps the score (:attr:`Predict.correct`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in
 
 #: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
+#: The second try's words: the page's (``RETRY_WORDS`` in predict.js).
+RETRY_WORDS = page_words("RETRY_WORDS", Path(__file__).with_name("predict.js"))
 
 
 def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
@@ -109,10 +114,17 @@ class Predict(PracticeWidget):
     actual : float, str or None
         The true value, once a guess is locked in.
     correct : bool or None
-        Whether the locked guess was right (None before).
+        Whether the locked guess was right (None before): the score, which a second try
+        never changes.
+    second_guess : float, str or None
+        The second try, after a wrong guess (None until one is given).
+    second_correct : bool or None
+        Whether the second try was right (None until one is given).
     feedback_html : PageText
         The feedback the page shows after the lock, as text ("Right." or "Not quite." and
-        the entry's feedback).
+        the entry's feedback; after a second try, its verdict too).
+    retry_html : PageText
+        The second try's verdict as text ("" until one is given).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     """
@@ -138,7 +150,9 @@ class Predict(PracticeWidget):
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
             self.add_value("locked", traitlets.Bool(False))
+            self.add_value("second", traitlets.Unicode(""))
             self.feedback_html = PageText(self._feedback_text)
+            self.retry_html = PageText(self._retry_text)
             readouts = [
                 ("result", "gradkit-predict-result"),
                 ("feedback", "gradkit-feedback gradkit-verdict"),
@@ -205,11 +219,40 @@ class Predict(PracticeWidget):
             return None
         return grade_prediction(self.entry, self.locked_guess, self._actual).correct
 
+    @property
+    def second_guess(self) -> float | str | None:
+        """The second try (a number for kind "number"), or None before one."""
+        second = self.current("second")
+        return parse_guess(self.entry, second) if second else None
+
+    @property
+    def second_correct(self) -> bool | None:
+        """Whether the second try is right, None before one (the score stays the first's)."""
+        if self.second_guess is None or self._actual is None:
+            return None
+        return grade_prediction(self.entry, self.second_guess, self._actual).correct
+
+    def _retry_text(self) -> str:
+        right = self.second_correct
+        if right is None:
+            return ""
+        verdict = RETRY_WORDS["right" if right else "wrong"]
+        shown = self._shown(self.second_guess)
+        return f"{verdict} Your second guess: {shown}. {RETRY_WORDS['score']}"
+
+    def _shown(self, value: float | str) -> str:
+        """A guess as the page writes it: a number to 6 significant digits with its unit."""
+        if self.entry.kind != "number":
+            return str(value)
+        word = self.entry.unit_one if value == 1 and self.entry.unit_one else self.entry.unit
+        return f"{value:.6g}" + (f" {word}" if word else "")
+
     def _feedback_text(self) -> str:
         right = self.correct
         if right is None:
             return ""
-        return verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
+        first = verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
+        return f"{first} {self.retry_html.value}".strip()
 
     # ----------------------------------------------------------------------- acting
     def lock(self, guess: float | str | None = None) -> None:
@@ -239,6 +282,36 @@ class Predict(PracticeWidget):
         self.lock(value)
         return bool(self.correct)
 
+    def try_again(self, guess: float | str) -> bool:
+        """The second try after a wrong guess, as the page's second row gives it: graded and
+        said (:attr:`retry_html`), while the first guess keeps the score. Returns whether the
+        second try was right.
+
+        Raises
+        ------
+        RuntimeError
+            Before a guess is locked in, after a right one, or when the second try is given.
+        InputError
+            When ``guess`` is no number (kind "number") or not one of the options.
+        """
+        refused = self._retry_refused()
+        if refused:
+            raise RuntimeError(f"Predict({self.entry.id!r}): {refused}")
+        raw = str(guess).strip()
+        check_guess(self.entry, raw)
+        self.update_state({"second": raw})
+        return bool(self.second_correct)
+
+    def _retry_refused(self) -> str:
+        """Why no second try may be given now ("" when one may)."""
+        if not self.locked:
+            return "lock in a first guess before a second try"
+        if self.correct:
+            return "the first guess was right: there is no second try"
+        if self.current("second"):
+            return f"the second try {self.current('second')} is given and cannot change"
+        return ""
+
     def _press_lock(self) -> None:
         if self.locked:
             raise InputError(f"Your guess {self.current('guess')} is already locked in.")
@@ -267,6 +340,11 @@ class Predict(PracticeWidget):
         :meth:`_keep_locked_guess`, unchanged)."""
         if key == "locked" and (not isinstance(value, bool) or (self.locked and not value)):
             raise InputError(f"the page sent locked={value!r}; a guess locked in stays locked")
+        if key == "second" and value != self.current("second"):
+            refused = self._retry_refused()
+            if refused:
+                raise InputError(f"the page sent second={value!r}: {refused}")
+            check_guess(self.entry, value)
         super().check_page_value(key, value)
 
     def __repr__(self) -> str:

@@ -1,0 +1,65 @@
+"""Predict's second try: after a wrong guess and its feedback, one more guess is graded and
+said, and the first guess keeps the score. The page's side (the second row, the verdict under
+the feedback) is tested in tests/js/practice.test.mjs."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradkit.widgets import Predict
+from gradkit.widgets.practice.predict import RETRY_WORDS
+from tests.widgets.page_messages import page_sends
+
+SCORE = RETRY_WORDS["score"]
+
+
+def test_a_wrong_guess_gets_a_second_try_and_keeps_its_score(make):
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    assert p.guess(21) is False
+    assert p.second_guess is None and p.second_correct is None and p.retry_html.value == ""
+    assert p.try_again("22") is True
+    assert p.correct is False and p.locked_guess == 21.0  # the score: the first guess
+    assert p.second_guess == 22.0 and p.second_correct is True
+    said = f"{RETRY_WORDS['right']} Your second guess: 22 calls. {SCORE}"
+    assert p.retry_html.value == said
+    assert p.feedback_html.value == f"Not quite. {p.entry.wrong} {said}"
+
+
+def test_a_wrong_second_try_is_said_too(make):
+    p = make(Predict, "07-fast-mode-catches", compute=lambda: True)
+    p.guess("fails")
+    assert p.try_again("fails") is False
+    assert p.retry_html.value == f"{RETRY_WORDS['wrong']} Your second guess: fails. {SCORE}"
+    assert p.correct is False
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "why"),
+    [
+        (None, "22", "lock in a first guess"),
+        ("22", "22", "the first guess was right"),
+        ("21", "23", "cannot change"),  # a second try is given once
+    ],
+)
+def test_a_second_try_only_after_a_wrong_guess_and_only_once(make, first, second, why):
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    if first is not None:
+        p.guess(first)
+    if first == "21":
+        p.try_again("20")
+    with pytest.raises(RuntimeError, match=why):
+        p.try_again(second)
+    page_sends(p, second=second)  # a page that skipped its own check
+    assert why in p.error_area.value
+    assert p.current("second") == ("20" if first == "21" else "")
+
+
+def test_the_page_gives_the_second_try_as_python_does(make):
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    page_sends(p, guess="21", locked=True)
+    page_sends(p, second="twenty two")
+    assert "is not a number" in p.error_area.value and p.second_guess is None
+    page_sends(p, second="22")
+    assert p.error_area.value == "" and p.second_correct is True and p.correct is False
+    page_sends(p, second="")
+    assert "cannot change" in p.error_area.value and p.second_guess == 22.0
