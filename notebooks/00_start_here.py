@@ -113,7 +113,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
 # | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
-# | `Predict` | you lock in a guess; then the true value, the rest, and for a wrong guess one more try | 01, 03–07, 10 |
+# | `Predict` | you lock in a guess; a wrong one gets a hint and one more try; then the true value and the rest | 01, 03–07, 10 |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown] tags=["notebook-only"]

@@ -86,13 +86,22 @@ def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(offline_page):
     assert _drawn(predict)["locked"] is False
     box.fill("1")
     box.press("Enter")
+    # wrong: a hint that gives nothing away, and a second try before the true value
+    assert _drawn(predict) == {"guess": "1", "locked": True}
+    assert "1.01" not in _text(predict)
+    assert "Not yet. The true value is higher than your guess." in _text(predict)
+    again = predict.locator("input.gradkit-second-guess")
+    again.fill("1.0133")
+    again.press("Enter")
     assert _drawn(predict) == {
         "guess": "1",
         "locked": True,
         "actual": 1.0132789611816406,
         "right": False,
+        "second": "1.0133",
     }
     assert "· true value 1.01328 (1.3 % below the true value" in _text(result)
+    assert "Right on the second try" in _text(predict)
     assert predict.locator(".gradkit-feedback").inner_text().startswith("✘ Not quite.")
     assert box.is_disabled() and predict.locator(".gradkit-lock").inner_text() == "Locked in"
     assert predict.locator(".gradkit-error").inner_text() == ""

@@ -40,6 +40,17 @@ WALK_JS = """async () => {
     const lock = w.querySelector('button.gradkit-lock');
     if (lock) lock.click();
     await frame();
+    // a wrong guess gets a hint and one more try: no true value, the rest still closed
+    const second = w.querySelector('button.gradkit-lock-second');
+    if (second && second.offsetParent !== null) {
+      record.hinted = w.querySelector('.gradkit-predict-result').innerText;
+      record.closedAfterHint = hidden() >= record.hidden && record.hidden > 0;
+      const again = w.querySelector('input.gradkit-second-guess');
+      if (again) again.value = '2';
+      else { const o = w.querySelector('.gradkit-second-guess .gk-option'); if (o) o.click(); }
+      second.click();
+      await frame();
+    }
     const result = w.querySelector('.gradkit-predict-result');
     record.result = result ? result.innerText : '';
     record.after = hidden();
@@ -128,6 +139,10 @@ def spoilers(records: list[dict], where: str) -> list[str]:
             problems.append(f"{name}: no cell is hidden before its guess is locked in")
         if record["after"] >= record["hidden"] and record["hidden"] > 0:
             problems.append(f"{name}: locking in the guess showed no hidden cell")
+        if "hinted" in record and _TRUE_VALUE.search(record["hinted"]):
+            problems.append(f"{name}: the hint before the second try shows the true value")
+        if "hinted" in record and not record["closedAfterHint"] and not last:
+            problems.append(f"{name}: a wrong guess opened the lesson before its second try")
         found = _TRUE_VALUE.search(record["result"])
         if record["kind"] == "number":
             if found is None:

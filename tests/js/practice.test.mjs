@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { feedbackHtml, optionButtons, richText, seededOrder } from "../../gradkit/widgets/practice/feedback.js";
 import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js";
 import {
-  RETRY_WORDS, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, toleranceWords,
+  RETRY_WORDS, gateOpen, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, revealed, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
 import {
   exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntScore, huntView,
@@ -140,11 +140,14 @@ test("the tolerance is said before the guess and beside the true value after it"
   assert.equal(predictReadouts(slope, { guess: "1", locked: false }).feedback, "");
   assert.equal(howFar(slope, 1.0, false), "1.3 % below the true value; within 1 % of the true value counts as right");
   assert.match(howFar(slope, 1.2, false), /^18 % above the true value/);
-  const after = text(predictReadouts(slope, { guess: "1", locked: true }).result);
+  // a wrong guess: which way, never how far, until the second try; then the true value
+  assert.equal(text(predictReadouts(slope, { guess: "1", locked: true }).result), "your guess 1");
+  assert.ok(!JSON.stringify(predictReadouts(slope, { guess: "1", locked: true })).includes("1.01"));
+  const after = text(predictReadouts(slope, { guess: "1", locked: true, second: "1" }).result);
   assert.equal(after, "your guess 1 · true value 1.01328 (1.3 % below the true value; within 1 % of the true value counts as right)");
   assert.equal(text(predictReadouts(calls, { guess: "22", locked: true }).result),
     "your guess 22 calls · true value 22 calls (only the exact value counts as right)");
-  assert.match(text(predictReadouts(calls, { guess: "1", locked: true }).result),
+  assert.match(text(predictReadouts(calls, { guess: "1", locked: true, second: "2" }).result),
     /^your guess 1 call · true value 22 calls /); // the singular after exactly 1
   assert.match(text(predictReadouts(calls, { guess: "22", locked: false }).result), /Only the exact value counts as right\.$/);
   assert.equal(text(predictReadouts(fast, { guess: "fails", locked: true }).result), "your guess fails · true value passes");
@@ -159,19 +162,26 @@ test("a distance of 100 % or more is a plain percentage, never 1e+02 %", () => {
   assert.doesNotMatch(howFar(calls, 2222, false), /e\+/);
 });
 
-test("a wrong guess gets one more try under its feedback; the first guess keeps the score", () => {
+test("a wrong guess gets a hint and one more try before the true value; the first guess keeps the score", () => {
   const [, calls, , fast] = fixture.predicts.map((p) => p.scene);
   const wrong = { guess: "21", locked: true };
-  const first = predictReadouts(calls, wrong);
   assert.ok(retryOpen(calls, wrong) && !retryOpen(calls, { guess: "22", locked: true }));
   assert.ok(!retryOpen(calls, { guess: "21", locked: false }));
+  // before the second try: which way only, no true value, no explanation, the lesson closed
+  const hinted = predictReadouts(calls, wrong);
+  assert.equal(text(hinted.feedback), `${RETRY_WORDS.not_yet} ${RETRY_WORDS.higher}`);
+  assert.ok(!JSON.stringify(hinted).includes("22"), "the true value shows only after the second try");
+  assert.equal(text(predictReadouts(calls, { guess: "30", locked: true }).feedback), `${RETRY_WORDS.not_yet} ${RETRY_WORDS.lower}`);
+  assert.ok(!revealed(calls, wrong) && !gateOpen(calls, wrong));
+  // the second try reveals: the first guess is the one compared and scored
   const second = predictReadouts(calls, { ...wrong, second: "22" });
-  assert.equal(second.result, first.result); // the first guess stays the one compared
-  assert.ok(second.feedback.startsWith(first.feedback));
-  assert.equal(text(second.feedback.slice(first.feedback.length)),
-    `${RETRY_WORDS.right} Your second guess: 22 calls. ${RETRY_WORDS.score}`);
-  const again = predictReadouts(fast, { guess: "fails", locked: true, second: "fails" });
-  assert.match(text(again.feedback), new RegExp(`${RETRY_WORDS.wrong} Your second guess: fails\\.`));
+  assert.ok(revealed(calls, { ...wrong, second: "22" }) && gateOpen(calls, { ...wrong, second: "22" }));
+  assert.match(text(second.result), /^your guess 21 calls · true value 22 calls/);
+  assert.match(text(second.feedback), new RegExp(`${RETRY_WORDS.right} Your second guess: 22 calls\\. ${RETRY_WORDS.score}$`));
+  // a choice of two has no second try: the true value shows at once
+  const fastWrong = { guess: "fails", locked: true };
+  assert.ok(!retryOpen(fast, fastWrong) && revealed(fast, fastWrong));
+  assert.equal(text(predictReadouts(fast, fastWrong).result), "your guess fails · true value passes");
   const right = predictReadouts(calls, { guess: "22", locked: true, second: "21" });
   assert.equal(right.feedback, predictReadouts(calls, { guess: "22", locked: true }).feedback);
 });

@@ -214,13 +214,21 @@ def test_a_lock_in_the_page_is_read_back_and_graded(make, predict_id):
     for guess, right in ((actual, True), (_wrong_guess(entry, actual), False)):
         p = make(Predict, predict_id, compute=lambda actual=actual: actual)
         page_sends(p, guess=str(guess), locked=True)
-        assert p.locked and p.correct is right and p.actual == actual
+        assert p.locked and p.correct is right
+        retry = not right and p.second_try_offered
+        if retry:  # a hint, never the true value, until the second try
+            assert p.actual is None and p.feedback_html.value.startswith("Not yet. The true value")
+            page_sends(p, second=str(guess))
+        assert p.actual == actual
         assert p.locked_guess == (float(guess) if entry.kind == "number" else guess)
         feedback = entry.right if right else entry.wrong
-        assert p.feedback_html.value == f"{'Right.' if right else 'Not quite.'} {feedback}"
+        verdict = f"{'Right.' if right else 'Not quite.'} {feedback}"
+        assert p.feedback_html.value.startswith(verdict)
         assert p.error_area.value == ""
         by_python = make(Predict, predict_id, compute=lambda actual=actual: actual)
         by_python.lock(str(guess))
+        if retry:
+            by_python.try_again(str(guess))
         assert _without_seq(by_python.state) == _without_seq(p.state)
         assert by_python.correct is right
 

@@ -26,11 +26,29 @@ def test_a_wrong_guess_gets_a_second_try_and_keeps_its_score(make):
 
 
 def test_a_wrong_second_try_is_said_too(make):
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    p.guess("21")
+    assert p.try_again("23") is False
+    assert p.retry_html.value == f"{RETRY_WORDS['wrong']} Your second guess: 23 calls. {SCORE}"
+    assert p.correct is False and p.actual == 22
+
+
+def test_a_wrong_guess_gets_a_hint_and_the_true_value_only_after_the_second_try(make):
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    p.guess("30")
+    assert not p.revealed and p.actual is None
+    assert p.feedback_html.value == f"{RETRY_WORDS['not_yet']} {RETRY_WORDS['lower']}"
+    assert "22" not in p.feedback_html.value
+    p.try_again("22")
+    assert p.revealed and p.actual == 22 and p.correct is False
+
+
+def test_a_choice_of_two_reveals_at_once_and_has_no_second_try(make):
     p = make(Predict, "07-fast-mode-catches", compute=lambda: True)
     p.guess("fails")
-    assert p.try_again("fails") is False
-    assert p.retry_html.value == f"{RETRY_WORDS['wrong']} Your second guess: fails. {SCORE}"
-    assert p.correct is False
+    assert not p.second_try_offered and p.revealed and p.actual == "passes"
+    with pytest.raises(RuntimeError, match="a choice of two has no second try"):
+        p.try_again("passes")
 
 
 @pytest.mark.parametrize(

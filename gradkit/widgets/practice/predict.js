@@ -2,7 +2,9 @@
 // it with the true value Python computed when the widget was built (within the entry's
 // tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
 // the state. Until then the rest of the lesson is out of sight (unfold.js). A wrong guess gets
-// one more try after the feedback (the value "second"); the first guess keeps the score.
+// one more try (the value "second") after a hint that gives nothing away (higher or lower, or "not
+// this one"): the true value, the explanation and the rest of the lesson come after it, and the
+// first guess keeps the score. A choice of two has no second try (the other one is the answer).
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
@@ -22,7 +24,11 @@ export const GUESS_SLIPS = {
 
 // The second try's words, their one home: Python reads this table (predict.py retry_text).
 export const RETRY_WORDS = {
-  invite: "One more try, with the feedback in mind (your first guess keeps the score):",
+  not_yet: "Not yet.",
+  higher: "The true value is higher than your guess.",
+  lower: "The true value is lower than your guess.",
+  other: "It is not this one.",
+  invite: "One more try; the true value and the rest of the lesson follow it (your first guess keeps the score):",
   button: "Lock in my second try",
   right: "Right on the second try.",
   wrong: "Not on the second try either.",
@@ -88,10 +94,28 @@ export function percent(value) {
   return String(Number(value.toPrecision(2)));
 }
 
-// Whether the second try is open: a wrong first guess is locked in and no second one yet.
+// Whether a wrong guess gets a second try: a number, or a choice of more than two.
+export function secondTryOffered(scene) {
+  return scene.kind === "number" || (scene.options || []).length > 2;
+}
+
+// Whether the second try is open: a wrong first guess is locked in (one may be given, or was).
 export function retryOpen(scene, state) {
   if (!state.locked || scene.actual === null || scene.actual === undefined) return false;
-  return !isRight(scene, parseGuess(scene, state.guess).value);
+  return secondTryOffered(scene) && !isRight(scene, parseGuess(scene, state.guess).value);
+}
+
+// Whether the true value shows (and the rest of the lesson): after a right guess, a wrong one with
+// no second try to come, or the second try.
+export function revealed(scene, state) {
+  if (scene.actual === null || scene.actual === undefined) return true;
+  return !!state.locked && (!retryOpen(scene, state) || !!state.second);
+}
+
+// The hint after a wrong first guess, before the second try: which way, never how far.
+export function notYetHint(scene, value) {
+  if (scene.kind !== "number") return RETRY_WORDS.other;
+  return scene.actual > value ? RETRY_WORDS.higher : RETRY_WORDS.lower;
 }
 
 // The second try's verdict, once given ("" before), under the first one's feedback: right or
@@ -117,6 +141,13 @@ export function predictReadouts(scene, state) {
     return { result: `<span class="gk-r-detail">Commit to a guess first: the true value appears only after you lock it in.${rule}</span>`, feedback: "" };
   }
   const { value } = parseGuess(scene, state.guess);
+  if (!revealed(scene, state)) {
+    return {
+      result: readoutHtml("your guess", shown(scene, value)),
+      feedback: `<div class="gk-feedback gk-wrong"><b class="gk-verdict-word">${RETRY_WORDS.not_yet}</b> `
+        + `${escapeHtml(notYetHint(scene, value))}</div>`,
+    };
+  }
   const right = isRight(scene, value);
   const far = howFar(scene, value, right);
   return {
@@ -188,17 +219,19 @@ function retryRow(ctx) {
   return retry;
 }
 
-// Whether the rest of the lesson may show: a guess is locked in (or none can be: no true value).
+// Whether the rest of the lesson may show: the true value shows (or none can: no true value).
 export function gateOpen(scene, state) {
-  return !!state.locked || scene.actual === null || scene.actual === undefined;
+  return revealed(scene, state);
 }
 
 export const UNFOLD_NOTE = "The rest of the lesson opens when you lock in your guess.";
+export const UNFOLD_NOTE_SECOND = "The rest of the lesson opens after your second try.";
 
 // Close or open the rest of the lesson, and say so beside the guess while it is closed.
 function unfold(ctx) {
   const hides = setGate(ctx.el, gateOpen(ctx.scene, ctx.state), { allOpen: !!ctx.scene.open_all });
   ctx.predict.gate.hidden = !hides;
+  ctx.predict.note.textContent = ctx.state.locked ? UNFOLD_NOTE_SECOND : UNFOLD_NOTE;
 }
 
 export const OPEN_ALL_ASK = "This shows every answer on the page, before any guess.";
@@ -218,8 +251,8 @@ function gateRow(ctx) {
   open.addEventListener("click", () => asking(true));
   keep.addEventListener("click", () => asking(false));
   sure.addEventListener("click", () => { openAll(); unfold(ctx); });
-  const row = h("div", { class: "gk-unfold", role: "note" },
-    h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE }), open, ask);
+  ctx.predict.note = h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE });
+  const row = h("div", { class: "gk-unfold", role: "note" }, ctx.predict.note, open, ask);
   row.hidden = true;
   return row;
 }
@@ -280,7 +313,7 @@ export const predictView = {
     paintRetry(ctx);
     unfold(ctx);
     const drawn = { guess: state.guess ?? null, locked: !!state.locked };
-    if (state.locked) Object.assign(drawn, { actual: scene.actual, right });
+    if (revealed(scene, state) && state.locked) Object.assign(drawn, { actual: scene.actual, right });
     if (state.second) drawn.second = state.second;
     return { readouts: predictReadouts(scene, state), drawn };
   },

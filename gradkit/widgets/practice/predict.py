@@ -9,8 +9,10 @@ with the entry's tolerance and feedback; the page (``predict.js``) takes the gue
 compares, reveals the true value and explains, with no kernel needed. Until the guess is locked
 in, the cells after the Predict's cell are out of sight (``unfold.js``): the lesson unfolds.
 
-A wrong guess gets one more try after the feedback (:meth:`Predict.try_again`, the page's
-second row): it is graded and said, and the first guess keeps the score (:attr:`Predict.correct`).
+A wrong guess gets one more try (:meth:`Predict.try_again`, the page's second row) after a hint
+that gives nothing away (higher or lower; "not this one" for a choice): the true value, the
+explanation and the rest of the lesson come after it (:attr:`Predict.revealed`), and the first
+guess keeps the score (:attr:`Predict.correct`). A choice of two has no second try.
 """
 
 from __future__ import annotations
@@ -208,9 +210,22 @@ class Predict(PracticeWidget):
         return parse_guess(self.entry, self.current("guess")) if self.locked else None
 
     @property
+    def second_try_offered(self) -> bool:
+        """Whether a wrong guess gets a second try: a number, or a choice of more than two."""
+        return self.entry.kind == "number" or len(self.entry.options) > 2
+
+    @property
+    def revealed(self) -> bool:
+        """Whether the true value shows (and the rest of the lesson): after a right guess, a
+        wrong one with no second try to come, or the second try."""
+        if not self.locked:
+            return False
+        return bool(self.correct) or not self.second_try_offered or bool(self.current("second"))
+
+    @property
     def actual(self) -> float | str | None:
-        """The true value once a guess is locked in (None before)."""
-        return self._actual if self.locked else None
+        """The true value once it shows (:attr:`revealed`; None before)."""
+        return self._actual if self.revealed else None
 
     @property
     def correct(self) -> bool | None:
@@ -251,6 +266,10 @@ class Predict(PracticeWidget):
         right = self.correct
         if right is None:
             return ""
+        if not self.revealed:  # which way, never how far: the second try is still to come
+            value, actual = self.locked_guess, self._actual
+            hint = "other" if self.entry.kind != "number" else "higher" if actual > value else "lower"
+            return f"{RETRY_WORDS['not_yet']} {RETRY_WORDS[hint]}"
         first = verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
         return f"{first} {self.retry_html.value}".strip()
 
@@ -308,6 +327,8 @@ class Predict(PracticeWidget):
             return "lock in a first guess before a second try"
         if self.correct:
             return "the first guess was right: there is no second try"
+        if not self.second_try_offered:
+            return "a choice of two has no second try: the other option is the answer"
         if self.current("second"):
             return f"the second try {self.current('second')} is given and cannot change"
         return ""
