@@ -96,24 +96,24 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | eps\* | the best eps for a function and a dtype (lesson 4) |
 # | u | the unit roundoff of a dtype (lesson 4), never a vector |
 # | e<sub>j</sub> | the unit vector: 1 at entry j, 0 elsewhere |
-# | p | a vector the size of the input, a direction x moves in: fast_mode's random p, forward mode's tangent (lessons 7 and 10) |
-# | q | a vector the size of the output, handed to backward as its grad_output: fast_mode's random q (lesson 7) |
+# | p | a vector of the input's size (a direction): fast_mode's p, forward mode's tangent |
+# | q | a vector of the output's size, handed to backward as grad_output: fast_mode's q (lesson 7) |
 # | g | grad_output, the gradient backward receives, in a formula (lessons 9 and 10) |
-# | atol, rtol | gradcheck's tolerances (lesson 2): an entry passes when analytic and numeric differ by at most atol + rtol times the numeric entry's size |
+# | atol, rtol | tolerances (lesson 2): an entry passes within atol + rtol × its numeric size |
 
 # %% [markdown]
 # ## The widgets, in one screen
 #
 # | widget | what it shows | lessons |
 # | --- | --- | --- |
-# | `SlopeExplorer` | f near x, with its analytic and its numeric slope as lines | 00, 01, 05, appendix |
+# | `SlopeExplorer` | f near x, its analytic and its numeric slope as lines | 00, 01, 05, appendix |
 # | `JacobianBuilder` | gradcheck's two tables of slopes, one column or row at a time | 02 |
 # | `FloatRuler` | the numbers float32 (or another format) holds near x | 03 |
 # | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
 # | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
-# | `Predict` | you lock in a guess; a wrong one gets a hint and one more try; then the true value and the rest | 01, 03–07, 10 |
+# | `Predict` | lock in a guess (if wrong: a hint, a second try), then the answer | 01, 03–07, 10 |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown] tags=["notebook-only"]

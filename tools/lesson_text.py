@@ -105,13 +105,11 @@ NOTATION: dict[str, str] = {
     "eps*": "the best eps for a function and a dtype (lesson 4)",
     "u": "the unit roundoff of a dtype (lesson 4), never a vector",
     "e<sub>j</sub>": "the unit vector: 1 at entry j, 0 elsewhere",
-    "p": "a vector the size of the input, a direction x moves in: fast_mode's random p, "
-    "forward mode's tangent (lessons 7 and 10)",
-    "q": "a vector the size of the output, handed to backward as its grad_output: fast_mode's "
-    "random q (lesson 7)",
+    "p": "a vector of the input's size (a direction): fast_mode's p, forward mode's tangent",
+    "q": "a vector of the output's size, handed to backward as grad_output: fast_mode's q "
+    "(lesson 7)",
     "g": "grad_output, the gradient backward receives, in a formula (lessons 9 and 10)",
-    "atol, rtol": "gradcheck's tolerances (lesson 2): an entry passes when analytic and numeric "
-    "differ by at most atol + rtol times the numeric entry's size",
+    "atol, rtol": "tolerances (lesson 2): an entry passes within atol + rtol × its numeric size",
 }
 #: The letters the sheet gives to vectors: only these stand beside ᵀ or J·, or name a tangent,
 #: a vector or a direction.

@@ -268,7 +268,8 @@ class Predict(PracticeWidget):
             return ""
         if not self.revealed:  # which way, never how far: the second try is still to come
             value, actual = self.locked_guess, self._actual
-            hint = "other" if self.entry.kind != "number" else "higher" if actual > value else "lower"
+            hint = "higher" if actual > value else "lower"
+            hint = hint if self.entry.kind == "number" else "other"
             return f"{RETRY_WORDS['not_yet']} {RETRY_WORDS[hint]}"
         first = verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
         return f"{first} {self.retry_html.value}".strip()
