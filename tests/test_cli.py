@@ -699,11 +699,40 @@ def test_warm_refuses_a_lesson_that_is_not_a_notebook(tmp_path, capsys, fake_ker
     assert line.startswith(f"gradkit warm: error: LESSON {lesson} is not a Jupyter notebook")
 
 
-@pytest.mark.parametrize("how", ["a file", "under a file", "read only", "group-writable"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "a file",
+        "under a file",
+        "read only",
+        "group-writable",
+        "a symlink",
+        "scenes a symlink",
+        "owned by another user",
+    ],
+)
 def test_warm_refuses_a_cache_it_cannot_fill(tmp_path, monkeypatch, capsys, fake_kernel, how):
+    """A folder the kernels would not read (a link, another user's) is refused before any
+    kernel runs: ``warm`` would otherwise store scenes that every learner's kernel ignores."""
     cache = tmp_path / "cache"
     said = "cannot be written"
-    if how == "a file":
+    if how in ("a symlink", "scenes a symlink"):
+        real = tmp_path / "real"
+        (real / "scenes").mkdir(parents=True)
+        real.chmod(0o755)
+        if how == "a symlink":
+            cache.symlink_to(real)
+        else:
+            cache.mkdir()
+            (cache / "scenes").symlink_to(real / "scenes")
+        said = "is a symlink: the kernels would not read it"
+    elif how == "owned by another user":
+        if os.geteuid() != 0:
+            pytest.skip("chown to another user needs root")
+        cache.mkdir()
+        os.chown(cache, 12345, -1)
+        said = "is owned by uid 12345"
+    elif how == "a file":
         cache.write_text("x")
         said = "is a file, not a folder"
     elif how == "under a file":

@@ -15,8 +15,9 @@ per lesson when stderr is no terminal) and a summary: scenes stored and read, th
 and folder, the time.
 
 Exit status 2 before any kernel starts for a cache folder (``--cache``, else ``$GRADKIT_CACHE``,
-else the platform's) that is a file, cannot be written or could be written by others (the
-kernels would not read it), for ``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
+else the platform's) that is a file, cannot be written, is a symlink (itself or its ``scenes/``),
+is owned by another user or could be written by others (the kernels would not read it), for
+``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
 Exit status 1 when a lesson raised, a cell timed out or a kernel died (its scenes up to there
 are stored all the same), when the scenes went to another folder than the cache, or when nothing
 at all was stored or read: an image built then would ship an empty cache. Each in one line,
@@ -251,7 +252,8 @@ def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
             f"GRADKIT_CACHE={chosen} turns the cache off, so nothing would be stored; unset it "
             "or name the folder with --cache DIR"
         )
-    folder = Path(chosen).expanduser().resolve() if chosen else user_cache_folder()
+    # absolute, links kept: a kernel reads GRADKIT_CACHE as written and never through a link
+    folder = Path(os.path.abspath(Path(chosen).expanduser())) if chosen else user_cache_folder()
     named = "--cache" if args.cache else "GRADKIT_CACHE" if chosen else "the cache folder"
     env = {"GRADKIT_CACHE": str(check_cache_folder(folder, named))}  # the kernels' cache
     progress = Progress([p.stem for p in lessons], sys.stderr)
