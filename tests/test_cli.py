@@ -502,57 +502,144 @@ def test_ctrl_c_during_a_check_is_one_line_and_exit_130(tmp_path):
 QUOTED_EMPTY = "'" * 2
 
 
-@pytest.mark.parametrize(
-    "options",
+#: What could open the server, each in a form Jupyter reads (issue 39: the tornado settings
+#: switched XSRF and the Host check off and sent CORS headers past the old deny-list).
+OPENERS = [
+    ["--IdentityProvider.token="],
+    ["--ServerApp.token="],
+    [f"--NotebookApp.token={QUOTED_EMPTY}"],
+    ["--IdentityProvider.token=mine"],
+    ["--ServerApp.ip=0.0.0.0"],
+    ["--ServerApp.ip", "0.0.0.0"],
+    ["--ip=192.168.1.5"],
+    ["--ServerApp.ip=*"],
+    ["--ServerApp.password="],
+    ["--PasswordIdentityProvider.hashed_password="],
+    ["--ServerApp.disable_check_xsrf=True"],
+    ["--ServerApp.disable_check_xsrf"],
+    ["--ServerApp.allow_remote_access=true"],
+    ["--ServerApp.allow_origin=*"],
+    ["--ServerApp.allow_origin_pat=.*"],
+    ["--ServerApp.allow_unauthenticated_access=True"],
+    ["--ServerApp.sock=/tmp/jupyter.sock"],
+    ["--ServerApp.identity_provider_class=x.Open"],
+    ["--ServerApp.authorizer_class=x.Open"],
+    ["--config=open.py"],
+    ["--ServerApp.log_level=WARN", "--ServerApp.token="],
     [
-        ["--IdentityProvider.token="],
-        ["--ServerApp.token="],
-        [f"--NotebookApp.token={QUOTED_EMPTY}"],
-        ["--IdentityProvider.token=mine"],
-        ["--ServerApp.ip=0.0.0.0"],
-        ["--ServerApp.ip", "0.0.0.0"],
-        ["--ip=192.168.1.5"],
-        ["--ServerApp.ip=*"],
-        ["--ServerApp.password="],
-        ["--PasswordIdentityProvider.hashed_password="],
-        ["--ServerApp.disable_check_xsrf=True"],
-        ["--ServerApp.disable_check_xsrf"],
-        ["--ServerApp.allow_remote_access=true"],
-        ["--ServerApp.allow_origin=*"],
-        ["--ServerApp.allow_unauthenticated_access=True"],
-        ["--ServerApp.sock=/tmp/jupyter.sock"],
-        ["--ServerApp.identity_provider_class=x.Open"],
-        ["--config=open.py"],
-        ["--ServerApp.log_level=WARN", "--ServerApp.token="],
+        "--ServerApp.tornado_settings={'xsrf_cookies': False, "
+        "'headers': {'Access-Control-Allow-Origin': '*'}}"
     ],
-)
-def test_notebook_refuses_options_that_open_the_server(tmp_path, monkeypatch, capsys, options):
+    ["--ServerApp.tornado_settings", "{'xsrf_cookies': False}"],
+    ["--NotebookApp.tornado_settings={'xsrf_cookies': False}"],
+    ["--ServerApp.local_hostnames=['evil.example']"],
+    ["--ServerApp.trust_xheaders=True"],
+    ["--ServerApp.jpserver_extensions={'evil': True}"],
+    ["--ServerApp.password_required=False"],
+    ["--ServerApp.certfile=/tmp/x.pem"],
+    ["--ServerApp.custom_display_url=http://evil.example"],
+]
+
+
+@pytest.mark.parametrize("options", OPENERS)
+def test_notebook_refuses_options_that_could_open_the_server(
+    tmp_path, monkeypatch, capsys, options
+):
     launched = []
     monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
     status, out, err = _run(capsys, "notebook", str(tmp_path), "--", *options)
     assert status == 2 and launched == [] and out == ""
     (line,) = err.strip().splitlines()  # one line, naming the option
-    assert line.startswith("gradkit notebook: error: ") and "after -- would" in line
-    assert next(o for o in options if "log_level" not in o) in line
-    assert "No server was started" in line
+    assert line.startswith("gradkit notebook: error: ") and "after -- " in line
+    assert repr(next(o for o in options if "log_level" not in o)) in line
+    assert line.endswith("No server was started")
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "said"),
     [
-        ["--ServerApp.ip=localhost"],
-        ["--ServerApp.ip=127.0.0.1"],
-        ["--ServerApp.disable_check_xsrf=False"],
-        ["--ServerApp.allow_remote_access=false"],
-        ["--ServerApp.log_level", "WARN"],
-        ["--ServerApp.password_required=True"],
+        (["--ServerApp.ip=127.0.0.1"], "already sets: 127.0.0.1"),
+        (["--ServerApp.ip=localhost"], "already sets: 127.0.0.1"),
+        (["--ServerApp.port=9999"], "use gradkit notebook --port PORT"),
+        (["--port", "9999"], "use gradkit notebook --port PORT"),
+        (["--ServerApp.root_dir=/"], "give it as gradkit notebook DIR"),
+        (["--notebook-dir=/"], "give it as gradkit notebook DIR"),
+        (["--ServerApp.kernel_spec_manager_class=x.Y"], "this interpreter's"),
+        (["--ServerApp.disable_check_xsrf=True"], "takes False (only the safe value"),
+        (["--ServerApp.log_level=LOUD"], "takes a log level"),
+        (["--MappingKernelManager.cull_idle_timeout=" + "9" * 40], "takes a whole number"),
+        (["--ServerApp.log_level"], "needs a value"),
+        (["--debug=yes"], "takes no value"),
+        (["notes.ipynb"], "is not an option"),
+        (["--ServerApp.tornado_settings={}"], "passes on only --Application.log_level"),
     ],
 )
+def test_notebook_says_why_an_option_is_refused(tmp_path, monkeypatch, capsys, options, said):
+    monkeypatch.setattr(os, "execv", lambda *_: pytest.fail("a server was started"))
+    status, _, err = _run(capsys, "notebook", str(tmp_path), "--", *options)
+    (line,) = err.strip().splitlines()
+    assert status == 2 and said in line and line.endswith("No server was started")
+
+
+PASSABLE = [
+    ["--ServerApp.log_level=WARN"],
+    ["--ServerApp.log_level", "WARN"],
+    ["--log-level=DEBUG"],
+    ["--debug"],
+    ["--ServerApp.disable_check_xsrf=False"],
+    ["--ServerApp.allow_remote_access=false"],
+    ["--ServerApp.iopub_data_rate_limit=1e10", "--ServerApp.rate_limit_window=3"],
+    ["--ZMQChannelsWebsocketConnection.iopub_msg_rate_limit=3000"],
+    ["--MappingKernelManager.cull_idle_timeout=3600", "--MappingKernelManager.cull_busy=False"],
+    ["--ServerApp.shutdown_no_activity_timeout", "7200"],
+    ["--ServerApp.terminals_enabled=False"],
+    ["--FileContentsManager.delete_to_trash=False"],
+]
+
+
+@pytest.mark.parametrize("options", PASSABLE)
 def test_notebook_passes_options_that_keep_it_closed(tmp_path, monkeypatch, capsys, options):
     launched = []
     monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
     status, _, _ = _run(capsys, "notebook", str(tmp_path), "--", *options)
     assert status == 0 and launched[0][-len(options) :] == options
+
+
+def _effective(command: list[str]):
+    """The Jupyter server's settings for ``command``, as its own parser reads them."""
+    from jupyter_server.serverapp import ServerApp
+
+    app = ServerApp()
+    app.parse_command_line(command[3:])  # after "python -m notebook"
+    return app
+
+
+@pytest.mark.parametrize("options", OPENERS + PASSABLE, ids=lambda o: " ".join(o)[:60])
+def test_what_gradkit_runs_keeps_the_server_closed(tmp_path, options):
+    """The settings the server reads from the exact command gradkit runs: whatever follows
+    ``--``, either gradkit refuses it or the server still listens on 127.0.0.1 only, behind
+    gradkit's token, with tornado's, XSRF's, CORS's and authentication's settings untouched."""
+    try:
+        command = cli.notebook_command(tmp_path, 8123, "t0k3n", options)
+    except UsageError:
+        return
+    app = _effective(command)
+    assert app.ip == "127.0.0.1" and app.port == 8123 and app.port_retries == 0
+    assert app.config.IdentityProvider.token == "t0k3n"
+    assert app.tornado_settings == {} and app.disable_check_xsrf is False
+    assert app.allow_origin == "" and app.allow_origin_pat == ""
+    assert app.allow_remote_access is False and app.sock == ""
+    assert app.local_hostnames == ["localhost"] and app.trust_xheaders is False
+    assert app.custom_display_url == "" and app.certfile == ""
+    assert app.jpserver_extensions == {} and app.config_file == ""
+    for cls in ("IdentityProvider", "PasswordIdentityProvider", "NotebookApp"):
+        assert set(app.config.get(cls, {})) <= {"token"}
+    settings = {k for k, v in app.config.ServerApp.items() if v is not None}
+    allowed = {"ip", "port", "port_retries", "root_dir", "kernel_spec_manager_class"}
+    allowed |= {"open_browser", "allow_root", "log_level", "disable_check_xsrf"}
+    allowed |= {"allow_remote_access", "terminals_enabled", "shutdown_no_activity_timeout"}
+    allowed |= {"iopub_data_rate_limit", "iopub_msg_rate_limit", "rate_limit_window"}
+    assert settings <= allowed
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@
   :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs.
   Exit status 0 pass, 1 fail (or a target that stops the process: ``sys.exit``), 2 usage error.
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
-  127.0.0.1 with a random token (never an empty one); options after ``--`` that would switch
-  authentication off or bind beyond 127.0.0.1 are refused (exit 2). Only ``notebook`` takes ``--``.
+  127.0.0.1 with a random token (never an empty one); after ``--`` only the options of an
+  allow-list reach Jupyter (:data:`~gradkit.cli.server.PASSED`: log level, rate limits, culling),
+  anything else is refused (exit 2). Only ``notebook`` takes ``--``.
 - ``gradkit export [PATH ...] --out SITE [--force] [--timeout 120]``: the lessons as a static
   site whose widgets still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`); exit 2
   for a bad input or a cell that runs past ``--timeout`` seconds (nothing written).
