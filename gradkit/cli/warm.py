@@ -55,6 +55,8 @@ __all__ = [
 ]
 
 _MARK = "GRADKIT-WARM "
+#: The longest --timeout a cell may have (a day); more overflows the kernel client's clock.
+MAX_TIMEOUT = 86400
 #: Run in each kernel after its lesson: the deferred work first, then the cache's counts.
 _REPORT_CELL = (
     "import json as _json\n"
@@ -244,6 +246,11 @@ class Progress:
 def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``gradkit warm``: every chosen lesson in turn, then the summary; the exit status."""
     out = out or sys.stdout
+    if not 1 <= args.timeout <= MAX_TIMEOUT:
+        raise UsageError(
+            f"--timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}, got "
+            f"{args.timeout}"
+        )
     lessons = chosen_lessons(list(args.lessons))
     notebooks = [read_lesson(path) for path in lessons]  # a stray file: refused before any run
     chosen = args.cache or os.environ.get("GRADKIT_CACHE", "").strip()
