@@ -11,7 +11,7 @@ edge of what was sent reach the kernel.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import traitlets
@@ -251,6 +251,9 @@ class EpsilonLab(PointWidget):
             return
         moved = {key: v for key, v in also.items() if self.state.get(key) not in first}
         self.update_state({"shown": first, **moved})
+
+    #: The shown dtypes are a set: each once, in DTYPES order, whatever order the page sent.
+    PAGE_SETS: ClassVar[dict[str, tuple[str, ...]]] = {"shown": tuple(DTYPES)}
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The base's checks, and the shown dtypes: a non-empty list of dtype names."""
