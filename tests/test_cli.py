@@ -999,3 +999,34 @@ def test_warm_refuses_a_timeout_out_of_range_in_one_line(tmp_path, capsys, fake_
         f"gradkit warm: error: --timeout must be a whole number of seconds from 1 to 86400, "
         f"got {timeout}"
     ]
+
+
+@pytest.mark.parametrize("future", [False, True], ids=["objects", "strings"])
+@pytest.mark.parametrize(
+    "annotation", ["float", "int", "bool", "str", "Optional[int]", "float | None"]
+)
+def test_a_parameter_annotated_as_no_tensor_is_named_never_drawn(annotation, future):
+    """The annotation as an object (a type, Optional[int], float | None), or as its text in a
+    module with ``from __future__ import annotations``."""
+    from gradkit.cli import check_target
+
+    space: dict = {}
+    source = f"from typing import Optional\ndef f(x, n: {annotation}):\n    return x"
+    if future:
+        source = f"from __future__ import annotations\n{source}"
+    exec(compile(source, "f.py", "exec", dont_inherit=True), space)
+    params = check_target._parameters(space["f"], None)
+    with pytest.raises(UsageError, match=r"parameter 'n' is a .+ --arg n=VALUE"):
+        check_target._slots({"target": "m:f", "args": {}}, params)
+
+
+def test_arg_fills_its_place_and_the_defaults_before_it():
+    from gradkit.cli import check_target
+
+    def f(x, y, k: int = 1, scale: float = 1.0, last=None):
+        return x
+
+    params = check_target._parameters(f, None)
+    slots = check_target._slots({"target": "m:f", "args": {"scale": "0.5"}}, params)
+    assert slots == [("tensor", "x"), ("tensor", "y"), ("value", 1), ("value", 0.5)]
+    assert check_target._slots({"target": "m:f", "args": {}}, params)[2:] == []

@@ -123,8 +123,14 @@ def _parameters(fn: Callable, function_class: type | None) -> list[inspect.Param
 
 
 def _annotation(p: inspect.Parameter) -> str:
-    a = p.annotation
-    return a if isinstance(a, str) else getattr(a, "__name__", "") if a is not p.empty else ""
+    """A parameter's annotation as written (``"float"``, ``"Optional[int]"``); "" for none."""
+    if p.annotation is p.empty:
+        return ""
+    if isinstance(p.annotation, str):  # from __future__ import annotations
+        return p.annotation
+    if isinstance(p.annotation, type):
+        return p.annotation.__name__
+    return str(p.annotation).removeprefix("typing.")  # Optional[int], float | None
 
 
 def _slots(job: dict, params: list[inspect.Parameter] | None) -> list[tuple[str, Any]]:
