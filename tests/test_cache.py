@@ -782,3 +782,88 @@ def test_expect_guards_the_first_read_of_a_family(tmp_path):
     compute = Counter()
     assert SceneCache(tmp_path / "cache").fetch(key, compute, is_pair)[0] == 2.5
     assert compute.calls == 1
+
+
+# ------------------------------------------------------- a family's first read in a process
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [("SlopeExplorer", {"f": "sin(x)"}), ("EpsilonLab", {"f": "sin(x)"}), ("FloatRuler", {})],
+)
+@pytest.mark.parametrize("forged", ["a string", ["a", "list"], {"rows": 1.0}, {"$d": 1}])
+def test_a_forged_value_is_recomputed_in_a_process_that_computed_none(
+    make, monkeypatch, family, options, forged
+):
+    """Digest-valid entries of every x position a widget reads, each a list, a string or a
+    dict, in a process that has not computed that family yet: the widget recomputes them
+    (no error, torch's numbers), never hands them on (a TypeError in the widget)."""
+    import gradkit.widgets as widgets
+
+    cls = getattr(widgets, family)
+    keys: list[tuple] = []
+    real_fetch = SceneCache.fetch
+
+    def recorded(self, key, compute, expect=None):
+        keys.append(key)
+        return real_fetch(self, key, compute, expect)
+
+    monkeypatch.setattr(SceneCache, "fetch", recorded)
+    first = make(cls, **options)
+    assert first.last_error is None and keys
+    for key in keys:
+        path = scene_cache.path(key)
+        path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
+    monkeypatch.setattr(scene_cache, "_shapes", {})  # a fresh kernel: no family computed yet
+    hits = scene_cache.hits
+    second = make(cls, **options)
+    assert second.last_error is None, second.last_error
+    assert scene_cache.hits == hits  # every forged entry recomputed, none read
+    a, b = _tables(first), _tables(second)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
+
+
+# ---------------------------------------------------------------------- size before reading
+def test_a_huge_entry_is_never_read(tmp_path, monkeypatch):
+    """A 4 GiB sparse entry (a valid one, padded) is a miss found from its size alone: not one
+    byte of it is read into memory."""
+    cache = SceneCache(tmp_path / "cache")
+    key = scene_key("t", torch.sin, 1.0)
+    cache.fetch(key, Counter())
+    path = cache.path(key)
+    os.truncate(path, 4 * 2**30)  # sparse: no disk used
+    reads: list[int] = []
+    real_fdopen = os.fdopen
+
+    class Watched:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def read(self, n=-1):
+            reads.append(n)
+            return self.handle.read(min(n, 64) if n is not None and n >= 0 else 64)
+
+    def watched(fd, mode="r", *args, **kwargs):
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        return Watched(handle) if mode == "rb" else handle
+
+    monkeypatch.setattr(os, "fdopen", watched)
+    compute = Counter()
+    got = SceneCache(tmp_path / "cache").fetch(key, compute)
+    assert got[0] == 2.5 and compute.calls == 1 and reads == []
+    monkeypatch.undo()
+    assert path.stat().st_size < 2**20  # replaced by a whole entry
+    assert cache_entry.MAX_ENTRY_BYTES < 4 * 2**30
+
+
+def test_a_value_too_large_for_an_entry_is_not_stored(tmp_path):
+    cache, compute = SceneCache(tmp_path / "cache"), Counter((1.0, np.zeros(5 * 2**20)))
+    key = scene_key("t", torch.sin, 1.0)
+    cache.fetch(key, compute)
+    assert cache.stores == 0 and not cache.path(key).exists()
+    with pytest.raises(cache_entry.Uncacheable, match="bytes is over"):
+        cache_entry.encode_entry("k", np.zeros(cache_entry.MAX_ENTRY_BYTES // 8))

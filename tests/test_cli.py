@@ -100,7 +100,7 @@ def test_check_module_file_with_two_inputs(tmp_path, capsys):
         (["check", "gradkit.zoo:SquareFn", "--dtype", "int8"], "--dtype must be one of"),
         (
             ["check", "gradkit.zoo:MatmulFn", "--shape", "2,2", "--shape", "2,2", "--shape", "2"],
-            "takes 2 input(s) but 3 --shape given",
+            "takes 2 input tensor(s) but 3 --shape given",
         ),
         (["check", "gradkit.zoo:SquareFn", "--eps", "0"], "--eps must be a finite number > 0"),
         (["check", "gradkit.zoo:SquareFn", "--eps", "nan"], "--eps must be a finite number > 0"),
@@ -502,57 +502,144 @@ def test_ctrl_c_during_a_check_is_one_line_and_exit_130(tmp_path):
 QUOTED_EMPTY = "'" * 2
 
 
-@pytest.mark.parametrize(
-    "options",
+#: What could open the server, each in a form Jupyter reads (issue 39: the tornado settings
+#: switched XSRF and the Host check off and sent CORS headers past the old deny-list).
+OPENERS = [
+    ["--IdentityProvider.token="],
+    ["--ServerApp.token="],
+    [f"--NotebookApp.token={QUOTED_EMPTY}"],
+    ["--IdentityProvider.token=mine"],
+    ["--ServerApp.ip=0.0.0.0"],
+    ["--ServerApp.ip", "0.0.0.0"],
+    ["--ip=192.168.1.5"],
+    ["--ServerApp.ip=*"],
+    ["--ServerApp.password="],
+    ["--PasswordIdentityProvider.hashed_password="],
+    ["--ServerApp.disable_check_xsrf=True"],
+    ["--ServerApp.disable_check_xsrf"],
+    ["--ServerApp.allow_remote_access=true"],
+    ["--ServerApp.allow_origin=*"],
+    ["--ServerApp.allow_origin_pat=.*"],
+    ["--ServerApp.allow_unauthenticated_access=True"],
+    ["--ServerApp.sock=/tmp/jupyter.sock"],
+    ["--ServerApp.identity_provider_class=x.Open"],
+    ["--ServerApp.authorizer_class=x.Open"],
+    ["--config=open.py"],
+    ["--ServerApp.log_level=WARN", "--ServerApp.token="],
     [
-        ["--IdentityProvider.token="],
-        ["--ServerApp.token="],
-        [f"--NotebookApp.token={QUOTED_EMPTY}"],
-        ["--IdentityProvider.token=mine"],
-        ["--ServerApp.ip=0.0.0.0"],
-        ["--ServerApp.ip", "0.0.0.0"],
-        ["--ip=192.168.1.5"],
-        ["--ServerApp.ip=*"],
-        ["--ServerApp.password="],
-        ["--PasswordIdentityProvider.hashed_password="],
-        ["--ServerApp.disable_check_xsrf=True"],
-        ["--ServerApp.disable_check_xsrf"],
-        ["--ServerApp.allow_remote_access=true"],
-        ["--ServerApp.allow_origin=*"],
-        ["--ServerApp.allow_unauthenticated_access=True"],
-        ["--ServerApp.sock=/tmp/jupyter.sock"],
-        ["--ServerApp.identity_provider_class=x.Open"],
-        ["--config=open.py"],
-        ["--ServerApp.log_level=WARN", "--ServerApp.token="],
+        "--ServerApp.tornado_settings={'xsrf_cookies': False, "
+        "'headers': {'Access-Control-Allow-Origin': '*'}}"
     ],
-)
-def test_notebook_refuses_options_that_open_the_server(tmp_path, monkeypatch, capsys, options):
+    ["--ServerApp.tornado_settings", "{'xsrf_cookies': False}"],
+    ["--NotebookApp.tornado_settings={'xsrf_cookies': False}"],
+    ["--ServerApp.local_hostnames=['evil.example']"],
+    ["--ServerApp.trust_xheaders=True"],
+    ["--ServerApp.jpserver_extensions={'evil': True}"],
+    ["--ServerApp.password_required=False"],
+    ["--ServerApp.certfile=/tmp/x.pem"],
+    ["--ServerApp.custom_display_url=http://evil.example"],
+]
+
+
+@pytest.mark.parametrize("options", OPENERS)
+def test_notebook_refuses_options_that_could_open_the_server(
+    tmp_path, monkeypatch, capsys, options
+):
     launched = []
     monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
     status, out, err = _run(capsys, "notebook", str(tmp_path), "--", *options)
     assert status == 2 and launched == [] and out == ""
     (line,) = err.strip().splitlines()  # one line, naming the option
-    assert line.startswith("gradkit notebook: error: ") and "after -- would" in line
-    assert next(o for o in options if "log_level" not in o) in line
-    assert "No server was started" in line
+    assert line.startswith("gradkit notebook: error: ") and "after -- " in line
+    assert repr(next(o for o in options if "log_level" not in o)) in line
+    assert line.endswith("No server was started")
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "said"),
     [
-        ["--ServerApp.ip=localhost"],
-        ["--ServerApp.ip=127.0.0.1"],
-        ["--ServerApp.disable_check_xsrf=False"],
-        ["--ServerApp.allow_remote_access=false"],
-        ["--ServerApp.log_level", "WARN"],
-        ["--ServerApp.password_required=True"],
+        (["--ServerApp.ip=127.0.0.1"], "already sets: 127.0.0.1"),
+        (["--ServerApp.ip=localhost"], "already sets: 127.0.0.1"),
+        (["--ServerApp.port=9999"], "use gradkit notebook --port PORT"),
+        (["--port", "9999"], "use gradkit notebook --port PORT"),
+        (["--ServerApp.root_dir=/"], "give it as gradkit notebook DIR"),
+        (["--notebook-dir=/"], "give it as gradkit notebook DIR"),
+        (["--ServerApp.kernel_spec_manager_class=x.Y"], "this interpreter's"),
+        (["--ServerApp.disable_check_xsrf=True"], "takes False (only the safe value"),
+        (["--ServerApp.log_level=LOUD"], "takes a log level"),
+        (["--MappingKernelManager.cull_idle_timeout=" + "9" * 40], "takes a whole number"),
+        (["--ServerApp.log_level"], "needs a value"),
+        (["--debug=yes"], "takes no value"),
+        (["notes.ipynb"], "is not an option"),
+        (["--ServerApp.tornado_settings={}"], "passes on only --Application.log_level"),
     ],
 )
+def test_notebook_says_why_an_option_is_refused(tmp_path, monkeypatch, capsys, options, said):
+    monkeypatch.setattr(os, "execv", lambda *_: pytest.fail("a server was started"))
+    status, _, err = _run(capsys, "notebook", str(tmp_path), "--", *options)
+    (line,) = err.strip().splitlines()
+    assert status == 2 and said in line and line.endswith("No server was started")
+
+
+PASSABLE = [
+    ["--ServerApp.log_level=WARN"],
+    ["--ServerApp.log_level", "WARN"],
+    ["--log-level=DEBUG"],
+    ["--debug"],
+    ["--ServerApp.disable_check_xsrf=False"],
+    ["--ServerApp.allow_remote_access=false"],
+    ["--ServerApp.iopub_data_rate_limit=1e10", "--ServerApp.rate_limit_window=3"],
+    ["--ZMQChannelsWebsocketConnection.iopub_msg_rate_limit=3000"],
+    ["--MappingKernelManager.cull_idle_timeout=3600", "--MappingKernelManager.cull_busy=False"],
+    ["--ServerApp.shutdown_no_activity_timeout", "7200"],
+    ["--ServerApp.terminals_enabled=False"],
+    ["--FileContentsManager.delete_to_trash=False"],
+]
+
+
+@pytest.mark.parametrize("options", PASSABLE)
 def test_notebook_passes_options_that_keep_it_closed(tmp_path, monkeypatch, capsys, options):
     launched = []
     monkeypatch.setattr(os, "execv", lambda path, command: launched.append(command))
     status, _, _ = _run(capsys, "notebook", str(tmp_path), "--", *options)
     assert status == 0 and launched[0][-len(options) :] == options
+
+
+def _effective(command: list[str]):
+    """The Jupyter server's settings for ``command``, as its own parser reads them."""
+    from jupyter_server.serverapp import ServerApp
+
+    app = ServerApp()
+    app.parse_command_line(command[3:])  # after "python -m notebook"
+    return app
+
+
+@pytest.mark.parametrize("options", OPENERS + PASSABLE, ids=lambda o: " ".join(o)[:60])
+def test_what_gradkit_runs_keeps_the_server_closed(tmp_path, options):
+    """The settings the server reads from the exact command gradkit runs: whatever follows
+    ``--``, either gradkit refuses it or the server still listens on 127.0.0.1 only, behind
+    gradkit's token, with tornado's, XSRF's, CORS's and authentication's settings untouched."""
+    try:
+        command = cli.notebook_command(tmp_path, 8123, "t0k3n", options)
+    except UsageError:
+        return
+    app = _effective(command)
+    assert app.ip == "127.0.0.1" and app.port == 8123 and app.port_retries == 0
+    assert app.config.IdentityProvider.token == "t0k3n"
+    assert app.tornado_settings == {} and app.disable_check_xsrf is False
+    assert app.allow_origin == "" and app.allow_origin_pat == ""
+    assert app.allow_remote_access is False and app.sock == ""
+    assert app.local_hostnames == ["localhost"] and app.trust_xheaders is False
+    assert app.custom_display_url == "" and app.certfile == ""
+    assert app.jpserver_extensions == {} and app.config_file == ""
+    for cls in ("IdentityProvider", "PasswordIdentityProvider", "NotebookApp"):
+        assert set(app.config.get(cls, {})) <= {"token"}
+    settings = {k for k, v in app.config.ServerApp.items() if v is not None}
+    allowed = {"ip", "port", "port_retries", "root_dir", "kernel_spec_manager_class"}
+    allowed |= {"open_browser", "allow_root", "log_level", "disable_check_xsrf"}
+    allowed |= {"allow_remote_access", "terminals_enabled", "shutdown_no_activity_timeout"}
+    allowed |= {"iopub_data_rate_limit", "iopub_msg_rate_limit", "rate_limit_window"}
+    assert settings <= allowed
 
 
 @pytest.mark.parametrize(
@@ -699,11 +786,40 @@ def test_warm_refuses_a_lesson_that_is_not_a_notebook(tmp_path, capsys, fake_ker
     assert line.startswith(f"gradkit warm: error: LESSON {lesson} is not a Jupyter notebook")
 
 
-@pytest.mark.parametrize("how", ["a file", "under a file", "read only", "group-writable"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "a file",
+        "under a file",
+        "read only",
+        "group-writable",
+        "a symlink",
+        "scenes a symlink",
+        "owned by another user",
+    ],
+)
 def test_warm_refuses_a_cache_it_cannot_fill(tmp_path, monkeypatch, capsys, fake_kernel, how):
+    """A folder the kernels would not read (a link, another user's) is refused before any
+    kernel runs: ``warm`` would otherwise store scenes that every learner's kernel ignores."""
     cache = tmp_path / "cache"
     said = "cannot be written"
-    if how == "a file":
+    if how in ("a symlink", "scenes a symlink"):
+        real = tmp_path / "real"
+        (real / "scenes").mkdir(parents=True)
+        real.chmod(0o755)
+        if how == "a symlink":
+            cache.symlink_to(real)
+        else:
+            cache.mkdir()
+            (cache / "scenes").symlink_to(real / "scenes")
+        said = "is a symlink: the kernels would not read it"
+    elif how == "owned by another user":
+        if os.geteuid() != 0:
+            pytest.skip("chown to another user needs root")
+        cache.mkdir()
+        os.chown(cache, 12345, -1)
+        said = "is owned by uid 12345"
+    elif how == "a file":
         cache.write_text("x")
         said = "is a file, not a folder"
     elif how == "under a file":
@@ -752,3 +868,165 @@ def test_warm_makes_its_folder_only_its_owner_can_write(tmp_path, capsys, fake_k
     assert status == 0, err
     assert stat.S_IMODE(cache.stat().st_mode) == stat.S_IMODE((cache / "scenes").stat().st_mode)
     assert stat.S_IMODE(cache.stat().st_mode) == 0o755
+
+
+# ------------------------------------------- check: the target runs where its end cannot end it
+def _cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gradkit.cli", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+
+
+STOPS = {
+    "os._exit(0)": ("import os\n", "os._exit(0)", "exit status 0"),
+    "os._exit(3)": ("import os\n", "os._exit(3)", "exit status 3"),
+    "SIGTERM": ("import os, signal\n", "os.kill(os.getpid(), signal.SIGTERM)", "SIGTERM"),
+    "SIGKILL": ("import os, signal\n", "os.kill(os.getpid(), signal.SIGKILL)", "SIGKILL"),
+    "segfault": ("import ctypes\n", "ctypes.string_at(0)", "SIGSEGV (a segmentation fault"),
+}
+
+
+@pytest.mark.parametrize("how", list(STOPS))
+def test_a_target_that_ends_the_process_fails_in_one_line(tmp_path, capsys, how):
+    """os._exit(0) used to exit 0 with no output; a signal, 143 or 139 with no message."""
+    imports, stop, said = STOPS[how]
+    module = tmp_path / "stops_fn.py"
+    module.write_text(f"{imports}\ndef f(x):\n    {stop}\n    return x\n")
+    status, out, err = _run(capsys, "check", f"{module}:f")
+    assert status == 1 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"gradkit check: {module}:f ended the process") and said in line
+    assert "nothing was checked" in line
+
+
+def test_a_target_that_closes_stdout_and_stderr_is_still_checked(tmp_path):
+    module = tmp_path / "closes_fn.py"
+    body = "    sys.stdout.close()\n    sys.stderr.close()\n    return x * 2\n"
+    module.write_text(f"import sys\n\ndef f(x):\n{body}")
+    result = _cli("check", f"{module}:f")
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("gradcheck PASS")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--seed", "99999999999999999999999"], "--seed must be a whole number from 0 to"),
+        (["--seed", "-1"], "--seed must be a whole number from 0 to"),
+        (["--seed", "9" * 5000], "argument --seed: invalid int value"),
+        (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--eps", "1e400"], "--eps must be a finite number > 0"),
+        (["--atol", "-1"], "--atol must be a finite number >= 0 (gradcheck's default is 1e-05)"),
+        (["--rtol", "nan"], "--rtol must be a finite number >= 0"),
+        (["--atol", "1e999"], "--atol must be a finite number >= 0"),
+        (["--engine", "fast"], "argument --engine: invalid choice: 'fast'"),
+        (["--engine", "batched", "--fast"], "--engine batched computes full Jacobians"),
+        (["--arg", "lambd"], "--arg takes NAME=VALUE"),
+        (["--arg", "1x=2"], "--arg takes NAME=VALUE"),
+        (["--arg", "lambd=__import__('os')"], "is not a Python literal"),
+        (["--arg", "lambd=" + "9" * 5000], "is over 1000 characters"),
+        (["--arg", "a=1", "--arg", "a=2"], "each --arg NAME may be given once"),
+        (["--arg", "nope=1"], "has no positional parameter 'nope'; its parameters are x"),
+    ],
+)
+def test_every_bad_argument_is_exit_2_in_one_line(argv, said):
+    result = _cli("check", "gradkit.zoo:SquareFn", *argv)
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("gradkit check: error: ") and said in line, line
+
+
+REVERSAL = """
+import torch
+
+class ReversalFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lambd: float):
+        ctx.lambd = lambd
+        return x * lambd
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2.0, None  # right only for lambd = 2
+"""
+
+
+def test_a_parameter_that_is_no_tensor_is_given_with_arg(tmp_path, capsys):
+    """A reversal's lambda used to be drawn as a random tensor; now it is named, or given."""
+    module = tmp_path / "reversal.py"
+    module.write_text(REVERSAL)
+    status, _, err = _run(capsys, "check", f"{module}:ReversalFn")
+    assert status == 2
+    assert "parameter 'lambd' is a float, not a tensor" in err and "--arg lambd=VALUE" in err
+    status, out, _ = _run(capsys, "check", f"{module}:ReversalFn", "--arg", "lambd=2.0")
+    assert status == 0 and out.startswith("gradcheck PASS") and "inputs: float64" in out
+    status, out, _ = _run(capsys, "check", f"{module}:ReversalFn", "--arg", "lambd=3.0")
+    assert status == 1 and "cause: bug" in out
+
+
+def test_engine_and_tolerances_reach_the_check(capsys):
+    status, out, _ = _run(capsys, "check", "gradkit.zoo:SquareFn", "--dtype", "float32")
+    assert status == 1 and "atol=1e-05 rtol=0.001" in out
+    argv = ["check", "gradkit.zoo:SquareFn", "--dtype", "float32", "--atol", "0.5", "--rtol", "0.5"]
+    status, out, _ = _run(capsys, *argv)
+    assert status == 0 and "atol=0.5 rtol=0.5" in out
+    status, out, _ = _run(capsys, "check", "gradkit.zoo:WrongSquareFn", "--engine", "batched")
+    assert status == 1 and "engine: batched (--engine)" in out and "cause: bug" in out
+    status, out, _ = _run(capsys, "check", "gradkit.zoo:WrongSquareFn")
+    assert status == 1 and "engine:" not in out
+
+
+def test_traceback_shows_where_the_target_raised(tmp_path, capsys):
+    module = tmp_path / "raises_fn.py"
+    module.write_text("def f(x):\n    raise RuntimeError('boom in f')\n")
+    status, out, _ = _run(capsys, "check", f"{module}:f")
+    assert status == 1 and "RuntimeError" in out and "Traceback" not in out
+    assert "gradkit check --traceback shows where it raised" in out
+    status, out, _ = _run(capsys, "check", f"{module}:f", "--traceback")
+    assert status == 1 and "Traceback (most recent call last)" in out
+    assert f'File "{module}", line 2, in f' in out
+
+
+@pytest.mark.parametrize("timeout", ["0", "-5", "99999999999999999999999"])
+def test_warm_refuses_a_timeout_out_of_range_in_one_line(tmp_path, capsys, fake_kernel, timeout):
+    status, _, err = _run(capsys, "warm", str(_mini_lesson(tmp_path)), "--timeout", timeout)
+    assert status == 2 and fake_kernel.made == []
+    assert err.strip().splitlines() == [
+        f"gradkit warm: error: --timeout must be a whole number of seconds from 1 to 86400, "
+        f"got {timeout}"
+    ]
+
+
+@pytest.mark.parametrize("future", [False, True], ids=["objects", "strings"])
+@pytest.mark.parametrize(
+    "annotation", ["float", "int", "bool", "str", "Optional[int]", "float | None"]
+)
+def test_a_parameter_annotated_as_no_tensor_is_named_never_drawn(annotation, future):
+    """The annotation as an object (a type, Optional[int], float | None), or as its text in a
+    module with ``from __future__ import annotations``."""
+    from gradkit.cli import check_target
+
+    space: dict = {}
+    source = f"from typing import Optional\ndef f(x, n: {annotation}):\n    return x"
+    if future:
+        source = f"from __future__ import annotations\n{source}"
+    exec(compile(source, "f.py", "exec", dont_inherit=True), space)
+    params = check_target._parameters(space["f"], None)
+    with pytest.raises(UsageError, match=r"parameter 'n' is a .+ --arg n=VALUE"):
+        check_target._slots({"target": "m:f", "args": {}}, params)
+
+
+def test_arg_fills_its_place_and_the_defaults_before_it():
+    from gradkit.cli import check_target
+
+    def f(x, y, k: int = 1, scale: float = 1.0, last=None):
+        return x
+
+    params = check_target._parameters(f, None)
+    slots = check_target._slots({"target": "m:f", "args": {"scale": "0.5"}}, params)
+    assert slots == [("tensor", "x"), ("tensor", "y"), ("value", 1), ("value", 0.5)]
+    assert check_target._slots({"target": "m:f", "args": {}}, params)[2:] == []

@@ -5,12 +5,16 @@
   Nothing is written outside DIR: a symbolic link in DIR is never followed (it is refused, or
   with ``--force`` the link itself is renamed to ``.bak``), and each lesson is written to a
   temporary file in DIR and renamed into place, so a failure never leaves half a lesson.
-- ``gradkit check MODULE:ATTR [--shape 3,4] [--dtype float32] [--eps 1e-6] [--fast]``: run
-  :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs.
-  Exit status 0 pass, 1 fail (or a target that stops the process: ``sys.exit``), 2 usage error.
+- ``gradkit check MODULE:ATTR [--shape 3,4] [--dtype float32] [--eps 1e-6] [--atol 1e-5]
+  [--rtol 1e-3] [--fast] [--engine {torch,batched}] [--arg NAME=VALUE] [--traceback]``: run
+  :func:`gradkit.check` on a Function (its ``apply``) or a plain callable with random inputs
+  (``--arg`` gives a parameter that is no tensor, as a Python literal), in a child process.
+  Exit status 0 pass, 1 fail (or a target that ends the process: ``sys.exit``, ``os._exit``, a
+  signal, a crash; one line says which), 2 usage error, 130 Ctrl-C.
 - ``gradkit notebook [DIR] [--port 8888] [-- JUPYTER_OPTIONS]``: Jupyter Notebook 7 on DIR, bound to
-  127.0.0.1 with a random token (never an empty one); options after ``--`` that would switch
-  authentication off or bind beyond 127.0.0.1 are refused (exit 2). Only ``notebook`` takes ``--``.
+  127.0.0.1 with a random token (never an empty one); after ``--`` only the options of an
+  allow-list reach Jupyter (:data:`~gradkit.cli.server.PASSED`: log level, rate limits, culling),
+  anything else is refused (exit 2). Only ``notebook`` takes ``--``.
 - ``gradkit export [PATH ...] --out SITE [--force] [--timeout 120]``: the lessons as a static
   site whose widgets still move (:mod:`~gradkit.cli.export`, :mod:`~gradkit.cli.site`); exit 2
   for a bad input or a cell that runs past ``--timeout`` seconds (nothing written).
@@ -18,7 +22,8 @@
   (:mod:`~gradkit.cli.warm`; a hub image runs it once at build time).
 
 One module per subcommand: :mod:`~gradkit.cli.lesson_copy`, :mod:`~gradkit.cli.check_run`,
-:mod:`~gradkit.cli.server`; :mod:`~gradkit.cli.errors` holds the exit statuses.
+:mod:`~gradkit.cli.server` (:mod:`~gradkit.cli.check_target` is the check's child process);
+:mod:`~gradkit.cli.errors` holds the exit statuses.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .check_run import MAX_INPUT_ENTRIES, run_check
+from .check_run import add_parser as add_check_parser
 from .errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE, UsageError
 from .export import add_export_parser, run_export
 from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
@@ -51,8 +58,15 @@ __all__ = [
 ]
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, with a mistake said in one line (``gradkit check: error: ...``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="gradkit", description="Learn how torch.autograd.gradcheck works, and why it fails."
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -63,15 +77,7 @@ def _parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="overwrite existing files, saving each as .bak first"
     )
 
-    chk = sub.add_parser("check", help="gradcheck a Function or callable, explained")
-    chk.add_argument("target", metavar="MODULE:ATTR", help="e.g. gradkit.zoo:WrongSquareFn")
-    chk.add_argument(
-        "--shape", action="append", help="input shape like 3,4; repeat once per input (default: 3)"
-    )
-    chk.add_argument("--dtype", default="float64", help="float64 (default), float32, float16 ...")
-    chk.add_argument("--eps", type=float, default=1e-6, help="the nudge (default 1e-6)")
-    chk.add_argument("--fast", action="store_true", help="use gradcheck's fast_mode")
-    chk.add_argument("--seed", type=int, default=0, help="seed for the random inputs")
+    add_check_parser(sub)
 
     nb = sub.add_parser("notebook", help="open the lessons in Jupyter Notebook 7 (127.0.0.1)")
     nb.add_argument("dir", metavar="DIR", nargs="?", default=".", help="folder to serve")

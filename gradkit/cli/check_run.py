@@ -1,31 +1,35 @@
 """``gradkit check MODULE:ATTR``: gradcheck a Function or callable on random inputs, explained.
 
-Every mistake in the command line (a malformed target, a module that fails to import, a shape
-too large to draw, a bad dtype or eps) is a :class:`~gradkit.cli.errors.UsageError`, found before
-any input is allocated.
+Every mistake in the command line (a malformed target, a shape too large to draw, a bad dtype,
+eps, tolerance, engine, --seed or --arg) is a :class:`~gradkit.cli.errors.UsageError` (exit 2,
+one line), found here before anything runs. The target then runs in a child process
+(:mod:`~gradkit.cli.check_target`), so that its end cannot end the check: ``sys.exit``,
+``os._exit(0)``, a signal or a crash is exit 1 with one line naming what happened, never a
+pass; a closed ``sys.stdout`` changes nothing (the child answers in a file). Ctrl-C is 130.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
-import importlib.util
-import inspect
+import ast
+import json
 import math
 import os
 import re
+import signal
+import subprocess
 import sys
-import types
-from collections.abc import Callable
+import tempfile
 from pathlib import Path
 
 from .errors import EXIT_FAIL, EXIT_PASS, UsageError
 
 __all__ = [
     "MAX_INPUT_ENTRIES",
+    "add_parser",
     "check_total_entries",
-    "load_target",
+    "is_path",
+    "parse_arg",
     "parse_shape",
     "run_check",
     "split_target",
@@ -54,7 +58,7 @@ def split_target(target: str) -> tuple[str, str]:
             f"ATTR {attr!r} in {target!r} is not a Python name; write the name of a Function "
             f"class or callable after the colon ({example})"
         )
-    if not _is_path(module_name) and not _DOTTED.fullmatch(module_name):
+    if not is_path(module_name) and not _DOTTED.fullmatch(module_name):
         raise UsageError(
             f"MODULE {module_name!r} in {target!r} is neither a module name nor a .py file "
             f"({example})"
@@ -62,75 +66,9 @@ def split_target(target: str) -> tuple[str, str]:
     return module_name, attr
 
 
-def _is_path(module_name: str) -> bool:
+def is_path(module_name: str) -> bool:
     """Whether MODULE names a file (``mine.py``, ``dir/mine``) rather than an importable name."""
     return module_name.endswith(".py") or os.sep in module_name or "/" in module_name
-
-
-def load_target(target: str) -> object:
-    """Import MODULE (a module name, or a ``.py`` file) and return its attribute ATTR.
-
-    A file is loaded from the path given, whatever its name: ``random.py`` is the learner's
-    file, never the standard library's ``random``. Any exit during the import (``sys.exit(0)``
-    too) is a usage error: a module that stops while loading defines nothing to check.
-    """
-    module_name, attr = split_target(target)
-    if _is_path(module_name):
-        module, module_name = _load_file(module_name)
-    else:
-        if os.getcwd() not in sys.path:
-            sys.path.insert(0, os.getcwd())
-        module = _imported(module_name, lambda: importlib.import_module(module_name))
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"module {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
-
-
-def _load_file(text: str) -> tuple[types.ModuleType, str]:
-    """(module, its name) for the ``.py`` file at ``text``, under a name nothing else uses."""
-    path = Path(text).resolve()
-    if not path.is_file():
-        raise UsageError(f"no such file: {text}")
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))  # so that the file can import its neighbours
-    private = f"_gradkit_check_{path.stem}"  # never the name of a real module
-    spec = importlib.util.spec_from_file_location(private, path)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"{text} is not a Python file; name a .py file (e.g. mymodule.py:MyFn)")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[private] = module  # dataclasses and pickle look their module up there
-
-    def load() -> types.ModuleType:
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-        return module
-
-    try:
-        return _imported(path.stem, load), path.stem
-    except UsageError:
-        sys.modules.pop(private, None)
-        raise
-
-
-def _imported(name: str, load: Callable[[], types.ModuleType]) -> types.ModuleType:
-    """``load()``, with every way an import can fail turned into a usage error."""
-    try:
-        return load()
-    except ImportError as error:
-        raise UsageError(f"cannot import module {name!r}: {error}") from error
-    except SystemExit as error:  # sys.exit(0) at import would otherwise read as a pass
-        raise UsageError(
-            f"importing module {name!r} called sys.exit({error.code!r}), so it stopped before "
-            "defining anything to check; move the script part of the file under "
-            "`if __name__ == '__main__':`"
-        ) from None
-    except Exception as error:  # the learner's module failed while importing: a message
-        raise UsageError(
-            f"importing module {name!r} raised {type(error).__name__}: {error}; fix the "
-            "module, then run gradkit check again"
-        ) from error
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -158,89 +96,164 @@ def check_total_entries(shapes: list[tuple[int, ...]]) -> None:
         )
 
 
-def _arity(fn, function_class) -> int:
-    target = function_class.forward if function_class is not None else fn
+#: What ``--seed`` may be: torch.Generator.manual_seed takes 0 … 2**64 - 1.
+MAX_SEED = 2**64 - 1
+#: The longest ``--arg`` value read (a literal such as 0.5, (1, 2) or "sum").
+MAX_ARG_TEXT = 1000
+#: How the child starts: Ctrl-C ends it quietly (no traceback), then it runs the job.
+_BOOT = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); sys.path.append(sys.argv[3])"
+    "; from gradkit.cli.check_target import child_main; child_main(sys.argv[1], sys.argv[2])"
+)
+_SIGNALS = {
+    "SIGSEGV": "a segmentation fault: it crashed",
+    "SIGBUS": "a bus error: it crashed",
+    "SIGABRT": "an abort: it crashed",
+    "SIGFPE": "a floating-point trap: it crashed",
+    "SIGILL": "an illegal instruction: it crashed",
+    "SIGKILL": "killed: out of memory, or someone stopped it",
+    "SIGTERM": "terminated",
+}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``gradkit check`` on the ``gradkit`` command's subparsers."""
+    chk = sub.add_parser("check", help="gradcheck a Function or callable, explained")
+    chk.add_argument("target", metavar="MODULE:ATTR", help="e.g. gradkit.zoo:WrongSquareFn")
+    chk.add_argument(
+        "--shape", action="append", help="input shape like 3,4; repeat once per input (default: 3)"
+    )
+    chk.add_argument("--dtype", default="float64", help="float64 (default), float32, float16 ...")
+    chk.add_argument("--eps", type=float, default=1e-6, help="the nudge (default 1e-6)")
+    chk.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    chk.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance (default 1e-3)")
+    chk.add_argument("--fast", action="store_true", help="use gradcheck's fast_mode")
+    chk.add_argument(
+        "--engine", choices=("torch", "batched"), default="torch", help="torch (default) or batched"
+    )
+    chk.add_argument("--seed", type=int, default=0, help="for the random inputs (0 … 2**64 - 1)")
+    chk.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter that is no tensor, as a Python literal (e.g. --arg lambd=0.5)",
+    )
+    chk.add_argument(
+        "--traceback", action="store_true", help="show the full traceback of an error in it"
+    )
+
+
+def parse_arg(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` of ``--arg`` as (name, the value's text), the value a Python literal."""
+    name, has_value, value = text.partition("=")
+    name = name.strip()
+    if not has_value or not name.isidentifier():
+        raise UsageError(f"--arg takes NAME=VALUE (e.g. --arg lambd=0.5), got {text!r}")
+    if len(value) > MAX_ARG_TEXT:
+        raise UsageError(f"--arg {name}=... is over {MAX_ARG_TEXT} characters; give a short value")
     try:
-        params = list(inspect.signature(target).parameters.values())
-    except (TypeError, ValueError):
-        return 1
-    if function_class is not None:
-        params = params[1:]  # ctx
-    positional = [
-        p
-        for p in params
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-    ]
-    return max(1, len(positional))
+        ast.literal_eval(value.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise UsageError(
+            f"--arg {name}={value!r} is not a Python literal; write a number (0.5), a string "
+            "('sum'), True/False/None, or a tuple/list of those"
+        ) from None
+    return name, value.strip()
 
 
-def run_check(args: argparse.Namespace) -> int:
-    """``gradkit check``: print the explained report; exit 0 on pass, 1 on fail."""
-    from .._args import DTYPES, check_eps
-    from ..diagnosis import check
+def _job(args: argparse.Namespace) -> dict:
+    """The arguments checked, as the child reads them (every usage error found here)."""
+    from .._args import DTYPES, check_eps, check_tolerance
 
+    split_target(args.target)
     if args.dtype not in DTYPES:
         raise UsageError(f"--dtype must be one of {', '.join(DTYPES)}; got {args.dtype!r}")
     try:
         eps = check_eps(args.eps, argument="--eps")
     except (TypeError, ValueError) as error:
         raise UsageError(str(error)) from error
-    fn, function_class = _callable(load_target(args.target), args.target)
-    inputs = _inputs(args, fn, function_class, DTYPES[args.dtype])
-    try:
-        report = check(fn, inputs, eps=eps, fast_mode=args.fast)
+    try:  # named as gradcheck names them, so that the message gives gradcheck's defaults
+        atol, rtol = (check_tolerance(getattr(args, k), k) for k in ("atol", "rtol"))
     except (TypeError, ValueError) as error:
-        raise UsageError(str(error)) from error
-    except SystemExit as error:  # sys.exit(0) inside the target must never read as a pass
-        print(
-            f"gradkit check: {args.target} stopped the process (sys.exit({error.code!r})) while "
-            "it was being checked, so nothing was checked; a function to check returns its "
-            "output and never exits",
-            file=sys.stderr,
+        raise UsageError(f"--{error}") from error
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"--seed must be a whole number from 0 to {MAX_SEED}, got {args.seed}")
+    if args.engine == "batched" and args.fast:
+        raise UsageError("--engine batched computes full Jacobians; drop --fast (or the engine)")
+    shapes = [parse_shape(s) for s in (args.shape or [])]
+    check_total_entries(shapes)  # the shapes given: a lower bound, before the target loads
+    given = dict(parse_arg(a) for a in args.arg)
+    if len(given) != len(args.arg):
+        raise UsageError("each --arg NAME may be given once")
+    return {
+        "target": args.target,
+        "shapes": [list(s) for s in shapes],
+        "dtype": args.dtype,
+        "eps": eps,
+        "atol": atol,
+        "rtol": rtol,
+        "fast": bool(args.fast),
+        "engine": args.engine,
+        "seed": args.seed,
+        "args": given,
+    }
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``gradkit check``: print the explained report; exit 0 on pass, 1 on fail or a stop."""
+    job = _job(args)
+    answer, code = _run_child(job)
+    status = answer.get("status")
+    if status == "usage":
+        raise UsageError(" ".join(str(answer["message"]).split()))
+    if status == "report":
+        print(answer["text"], flush=True)
+        if answer.get("engine", "torch") != "torch":  # the report's text is the same for both
+            print(f"  engine: {answer['engine']} (--engine)", flush=True)
+        trace = answer.get("traceback") or ""
+        if trace and args.traceback:
+            print(trace.rstrip(), flush=True)
+        elif trace:
+            print("  (gradkit check --traceback shows where it raised)", flush=True)
+        return EXIT_PASS if answer["passed"] else EXIT_FAIL
+    if status in ("stopped", "error"):
+        line = answer["message"]
+    elif code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+        line = (
+            f"{args.target} ended the process with {name} ({_SIGNALS.get(name, 'a signal')}) "
+            "while it was being checked, so nothing was checked"
         )
-        return EXIT_FAIL
-    print(report)
-    return EXIT_PASS if report.passed else EXIT_FAIL
+    else:
+        line = (
+            f"{args.target} ended the process (exit status {code}: os._exit or a crash) while "
+            "it was being checked, so nothing was checked; a function to check returns its output"
+        )
+    print(f"gradkit check: {' '.join(str(line).split())}", file=sys.stderr, flush=True)
+    if status == "error" and args.traceback:
+        print(answer["traceback"].rstrip(), file=sys.stderr, flush=True)
+    return EXIT_FAIL
 
 
-def _callable(obj: object, target: str) -> tuple[Callable, type | None]:
-    """What to check (a Function's ``apply``, or the callable) and the Function class, if any."""
-    import torch
-
-    if isinstance(obj, type) and issubclass(obj, torch.autograd.Function):
-        return obj.apply, obj
-    if callable(obj):
-        return obj, None
-    raise UsageError(f"{target} is a {type(obj).__name__}, not a Function or a callable")
-
-
-def _inputs(args: argparse.Namespace, fn: Callable, function_class: type | None, dtype) -> tuple:
-    """The zoo's sample inputs for a zoo Function without --shape; else random ones in [0.5, 1.5).
-
-    Every shape is checked (sizes, count, total entries) before anything is allocated.
-    """
-    import torch
-
-    from .. import zoo
-
-    if not args.shape and function_class is not None:
-        with contextlib.suppress(KeyError):  # not a zoo Function: random inputs below
-            entry = zoo.entry(function_class)
-            try:
-                return entry.inputs(dtype)
-            except ValueError as error:  # complex inputs in a dtype with no complex counterpart
-                raise UsageError(f"{args.target}: {error}") from None
-    shapes = [parse_shape(s) for s in (args.shape or ["3"])]
-    n = _arity(fn, function_class)
-    if len(shapes) == 1:
-        shapes = shapes * n
-    if len(shapes) != n:
-        raise UsageError(f"{args.target} takes {n} input(s) but {len(shapes)} --shape given")
-    check_total_entries(shapes)
-    generator = torch.Generator().manual_seed(args.seed)
-    return tuple(
-        (torch.rand(s, generator=generator, dtype=torch.float64) + 0.5)
-        .to(dtype)
-        .requires_grad_(True)
-        for s in shapes
-    )
+def _run_child(job: dict) -> tuple[dict, int | None]:
+    """Run ``job`` in a child process: (its answer, or {} when it gave none; its exit code)."""
+    root = str(Path(__file__).resolve().parents[2])  # where this gradkit is imported from
+    with tempfile.TemporaryDirectory(prefix="gradkit-check-") as work:
+        result = os.path.join(work, "answer.json")
+        command = [sys.executable, "-c", _BOOT, result, json.dumps(job), root]
+        child = subprocess.Popen(command)
+        try:
+            code = child.wait()
+        except BaseException:  # Ctrl-C (KeyboardInterrupt): the child goes too
+            child.kill()
+            child.wait()
+            raise
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt  # Ctrl-C reached the child alone
+        try:
+            with open(result, encoding="utf-8") as handle:
+                answer = json.load(handle)
+        except (OSError, ValueError):
+            answer = {}
+    return (answer if isinstance(answer, dict) else {}), code

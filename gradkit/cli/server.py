@@ -1,83 +1,160 @@
 """``gradkit notebook [DIR]``: Jupyter Notebook 7 on 127.0.0.1 with a random, never empty token.
 
-Options after ``--`` go to Jupyter, except those that would switch authentication off or let
-anything beyond this machine in (:func:`check_jupyter_options`): an empty or replaced token, an
-empty password, another ip or a socket, remote access, cross-site requests, another identity
-provider, a config file. Those are a usage error (exit 2), and no server starts.
+Options after ``--`` go to Jupyter only when they are on an allow-list (:data:`PASSED`: the log
+level, message rate limits, kernel culling, idle shutdown, terminals, trash) with a value of
+the kind each takes (:func:`check_jupyter_options`). Anything else, above all what could change
+authentication, origins, headers, the bind address or tornado's settings
+(``--ServerApp.tornado_settings={...}``, an ip, a token, a config file), is a usage error (exit 2,
+one line) and no server starts; so is an option gradkit sets itself (``--ServerApp.ip``,
+``--ServerApp.port``, the token, the folder, the kernels), with a line saying how to set it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import EXIT_PASS, UsageError
 from .runner import KERNEL_SPECS_CLASS
 
-__all__ = ["check_jupyter_options", "check_port", "notebook_command", "run_notebook"]
+__all__ = ["PASSED", "check_jupyter_options", "check_port", "notebook_command", "run_notebook"]
 
-_LOCAL = {"127.0.0.1", "localhost", "::1", "[::1]"}
-_YES = {"", "true", "1", "yes", "y", "on"}
-#: Jupyter traits (any class: ServerApp, NotebookApp, IdentityProvider...) and when a value
-#: after -- would open the server up: (refused(value), what it would do).
-_GUARDED: dict[str, tuple] = {
-    "token": (lambda v: True, "replace gradkit's token (use --token)"),
-    "password": (lambda v: not v, "switch the password off"),
-    "hashed_password": (lambda v: not v, "switch the password off"),
-    "password_required": (lambda v: v.lower() not in _YES, "switch the password off"),
-    "allow_unauthenticated_access": (lambda v: v.lower() in _YES, "switch authentication off"),
-    "disable_check_xsrf": (lambda v: v.lower() in _YES, "let other web sites send requests"),
-    "allow_origin": (bool, "let other web sites send requests"),
-    "allow_origin_pat": (bool, "let other web sites send requests"),
-    "allow_remote_access": (lambda v: v.lower() in _YES, "let other machines in"),
-    "ip": (lambda v: v.lower() not in _LOCAL, "listen beyond 127.0.0.1"),
-    "sock": (bool, "listen on a socket instead of 127.0.0.1"),
-    "identity_provider_class": (lambda v: True, "replace Jupyter's authentication"),
-    "login_handler_class": (lambda v: True, "replace Jupyter's authentication"),
-    "authorizer_class": (lambda v: True, "replace Jupyter's authentication"),
-    "config": (lambda v: True, "load a config file that could switch authentication off"),
-    "config_file": (lambda v: True, "load a config file that could switch authentication off"),
+_NUMBER = re.compile(r"[0-9]{1,15}(\.[0-9]{1,15})?([eE][+-]?[0-9]{1,3})?")
+_LEVELS = {"DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "0", "10", "20", "30", "40"}
+_TRUE, _FALSE = {"true", "1", "yes"}, {"false", "0", "no"}
+
+
+def _number(value: str) -> bool:
+    return bool(_NUMBER.fullmatch(value))
+
+
+def _whole(value: str) -> bool:
+    return value.isascii() and value.isdigit() and len(value) <= 12
+
+
+def _boolean(value: str) -> bool:
+    return value.lower() in _TRUE | _FALSE
+
+
+def _false(value: str) -> bool:
+    return value.lower() in _FALSE
+
+
+def _level(value: str) -> bool:
+    return value.upper() in _LEVELS
+
+
+#: What takes a value, and what it must be: (test, words for the message).
+_KINDS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "level": (_level, "a log level (DEBUG, INFO, WARN, ERROR, CRITICAL)"),
+    "number": (_number, "a number (e.g. 1000000)"),
+    "whole": (_whole, "a whole number of at most 12 digits (e.g. 3600)"),
+    "bool": (_boolean, "True or False"),
+    "false": (_false, "False (only the safe value is passed on)"),
+}
+_RATES = ("iopub_data_rate_limit", "iopub_msg_rate_limit", "rate_limit_window")
+#: The options ``gradkit notebook`` passes on to Jupyter after ``--``: option -> value kind
+#: (None: a flag without a value). Nothing else is passed on.
+PASSED: dict[str, str | None] = {
+    "--debug": None,
+    "--log-level": "level",
+    **{f"--{app}.log_level": "level" for app in ("Application", "ServerApp", "JupyterNotebookApp")},
+    **{
+        f"--{c}.{r}": "number"
+        for c in ("ServerApp", "ZMQChannelsWebsocketConnection")
+        for r in _RATES
+    },
+    "--MappingKernelManager.cull_idle_timeout": "whole",
+    "--MappingKernelManager.cull_interval": "whole",
+    "--MappingKernelManager.cull_connected": "bool",
+    "--MappingKernelManager.cull_busy": "bool",
+    "--ServerApp.shutdown_no_activity_timeout": "whole",
+    "--ServerApp.terminals_enabled": "bool",
+    "--FileContentsManager.delete_to_trash": "bool",
+    "--ServerApp.disable_check_xsrf": "false",
+    "--ServerApp.allow_remote_access": "false",
+}
+#: What gradkit sets itself (a trait or alias, lower case) -> how to change it, if at all.
+_SET_BY_GRADKIT = {
+    "ip": "127.0.0.1 (run jupyter notebook yourself to listen elsewhere)",
+    "port": "the port: use gradkit notebook --port PORT",
+    "port_retries": "no port retries (the address printed is the one served)",
+    "token": "the token: use gradkit notebook --token TOKEN",
+    "root_dir": "the folder: give it as gradkit notebook DIR",
+    "notebook_dir": "the folder: give it as gradkit notebook DIR",
+    "kernel_spec_manager_class": "the kernels: this interpreter's",
+    "open_browser": "no browser (open the address printed)",
+    "no_browser": "no browser (open the address printed)",
+    "browser": "no browser (open the address printed)",
+    "allow_root": "--allow-root when it runs as root",
 }
 
 
-def _options(extra: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(the option as written, its trait name, its value) for each ``--name[=value]``."""
-    found = []
-    for k, arg in enumerate(extra):
-        if not arg.startswith("-") or arg == "-":
-            continue
-        name, has_value, value = arg.lstrip("-").partition("=")
-        if not has_value and k + 1 < len(extra) and not extra[k + 1].startswith("-"):
-            value = extra[k + 1]  # traitlets also reads "--ServerApp.ip 0.0.0.0"
-        trait = name.rsplit(".", 1)[-1].replace("-", "_").lower()
-        found.append((arg, trait, value.strip().strip("'\"")))
-    return found
+def _refused(arg: str, why: str) -> UsageError:
+    return UsageError(f"{arg!r} after -- {why}. No server was started")
 
 
-def check_jupyter_options(extra: Sequence[str]) -> None:
-    """Refuse an option after ``--`` that switches authentication off or binds beyond this machine.
+def check_jupyter_options(extra: Sequence[str]) -> list[str]:
+    """The options after ``--`` that may reach Jupyter: only :data:`PASSED`, each with a value of
+    its kind (``--name=value`` or ``--name value``).
 
     Parameters
     ----------
     extra : sequence of str
         What followed ``--`` on the command line.
 
+    Returns
+    -------
+    list of str
+        ``extra`` as given, every entry checked.
+
     Raises
     ------
     UsageError
-        Naming the option and what it would do (one line).
+        One line naming the first option refused and why: one gradkit sets itself, one not on
+        the allow-list (which could change authentication, origins, headers, the bind address
+        or tornado's settings), a value of the wrong kind, a word that is no option.
     """
-    for arg, trait, value in _options(extra):
-        if trait in _GUARDED and _GUARDED[trait][0](value):
-            raise UsageError(
-                f"{arg!r} after -- would {_GUARDED[trait][1]}; gradkit notebook keeps Jupyter on "
-                "127.0.0.1 behind a token (run jupyter notebook yourself to serve it otherwise). "
-                "No server was started"
+    passed = sorted(PASSED)
+    k = 0
+    while k < len(extra):
+        arg = extra[k]
+        name, has_value, value = arg.partition("=")
+        trait = name.lstrip("-").rsplit(".", 1)[-1].replace("-", "_").lower()
+        if not arg.startswith("--") or arg == "--":
+            raise _refused(arg, "is not an option (--name=value); no word is passed on")
+        if trait in _SET_BY_GRADKIT and name not in PASSED:
+            raise _refused(
+                arg, f"sets what gradkit notebook already sets: {_SET_BY_GRADKIT[trait]}"
             )
+        if name not in PASSED:
+            raise _refused(
+                arg,
+                "is not passed on: gradkit notebook passes on only "
+                f"{', '.join(passed)}, never an option that could change authentication, "
+                "origins, headers, the bind address or tornado's settings (run jupyter notebook "
+                "yourself to serve it otherwise)",
+            )
+        kind = PASSED[name]
+        if kind is None:
+            if has_value:
+                raise _refused(arg, f"takes no value: write {name}")
+            k += 1
+            continue
+        if not has_value:
+            if k + 1 >= len(extra) or extra[k + 1].startswith("-"):
+                raise _refused(arg, f"needs a value: {name}=VALUE, VALUE {_KINDS[kind][1]}")
+            value, k = extra[k + 1], k + 1
+        test, words = _KINDS[kind]
+        if not test(value.strip()):
+            raise _refused(arg, f"takes {words}, got {value!r}")
+        k += 1
+    return list(extra)
 
 
 def check_port(port: int) -> int:

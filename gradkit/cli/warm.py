@@ -15,8 +15,9 @@ per lesson when stderr is no terminal) and a summary: scenes stored and read, th
 and folder, the time.
 
 Exit status 2 before any kernel starts for a cache folder (``--cache``, else ``$GRADKIT_CACHE``,
-else the platform's) that is a file, cannot be written or could be written by others (the
-kernels would not read it), for ``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
+else the platform's) that is a file, cannot be written, is a symlink (itself or its ``scenes/``),
+is owned by another user or could be written by others (the kernels would not read it), for
+``GRADKIT_CACHE=off``, and for a lesson that is not a notebook.
 Exit status 1 when a lesson raised, a cell timed out or a kernel died (its scenes up to there
 are stored all the same), when the scenes went to another folder than the cache, or when nothing
 at all was stored or read: an image built then would ship an empty cache. Each in one line,
@@ -54,6 +55,8 @@ __all__ = [
 ]
 
 _MARK = "GRADKIT-WARM "
+#: The longest --timeout a cell may have (a day); more overflows the kernel client's clock.
+MAX_TIMEOUT = 86400
 #: Run in each kernel after its lesson: the deferred work first, then the cache's counts.
 _REPORT_CELL = (
     "import json as _json\n"
@@ -243,6 +246,11 @@ class Progress:
 def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``gradkit warm``: every chosen lesson in turn, then the summary; the exit status."""
     out = out or sys.stdout
+    if not 1 <= args.timeout <= MAX_TIMEOUT:
+        raise UsageError(
+            f"--timeout must be a whole number of seconds from 1 to {MAX_TIMEOUT}, got "
+            f"{args.timeout}"
+        )
     lessons = chosen_lessons(list(args.lessons))
     notebooks = [read_lesson(path) for path in lessons]  # a stray file: refused before any run
     chosen = args.cache or os.environ.get("GRADKIT_CACHE", "").strip()
@@ -251,7 +259,8 @@ def run_warm(args: argparse.Namespace, out: TextIO | None = None) -> int:
             f"GRADKIT_CACHE={chosen} turns the cache off, so nothing would be stored; unset it "
             "or name the folder with --cache DIR"
         )
-    folder = Path(chosen).expanduser().resolve() if chosen else user_cache_folder()
+    # absolute, links kept: a kernel reads GRADKIT_CACHE as written and never through a link
+    folder = Path(os.path.abspath(Path(chosen).expanduser())) if chosen else user_cache_folder()
     named = "--cache" if args.cache else "GRADKIT_CACHE" if chosen else "the cache folder"
     env = {"GRADKIT_CACHE": str(check_cache_folder(folder, named))}  # the kernels' cache
     progress = Progress([p.stem for p in lessons], sys.stderr)

@@ -37,9 +37,11 @@ from typing import Any, TypeVar
 
 from ..._folders import distrust
 from .cache_entry import (
+    MAX_ENTRY_BYTES,
     Uncacheable,
     decode_entry,
     encode_entry,
+    fields,
     function_id,
     key_text,
     scene_key,
@@ -62,6 +64,7 @@ __all__ = [
     "SceneCache",
     "cache_folder",
     "default_folder",
+    "fields",
     "function_id",
     "scene_cache",
     "scene_key",
@@ -205,8 +208,12 @@ class SceneCache:
             if reason is not None:
                 distrust_folder(folder.parent, f"its entry {folder / name} {reason}")
                 return _MISS
+            if info.st_size > MAX_ENTRY_BYTES:  # no entry is this big: never read into memory
+                return _MISS
             with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read()
+                data = handle.read(MAX_ENTRY_BYTES + 1)  # it may have grown since fstat
+            if len(data) > MAX_ENTRY_BYTES:
+                return _MISS
             value = decode_entry(data, text)
             if touch and time.time() - info.st_mtime > 3600:  # keep a used entry young
                 with contextlib.suppress(OSError, NotImplementedError):

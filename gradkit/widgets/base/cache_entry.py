@@ -36,9 +36,11 @@ from .tables import pack, unpack
 
 __all__ = [
     "FORMAT",
+    "MAX_ENTRY_BYTES",
     "Uncacheable",
     "decode_entry",
     "encode_entry",
+    "fields",
     "function_id",
     "key_text",
     "scene_key",
@@ -49,6 +51,9 @@ __all__ = [
 FORMAT = 1
 MAGIC = b"GKSCENE\n"
 _ARRAY_KINDS = ("float64", "float32")
+#: The most bytes one entry file may hold (a scene's entry is some 100 KiB): a larger file is
+#: never read (its size is checked before reading) and a larger value never stored.
+MAX_ENTRY_BYTES = 32 * 2**20
 #: How deep a stored value may nest (gradkit's scenes nest 3 deep); deeper is not an entry.
 MAX_DEPTH = 32
 _HEADER = {"format", "key", "value", "layout", "nbytes"}
@@ -163,7 +168,10 @@ def encode_entry(text: str, value: Any) -> bytes:
     header = {"format": FORMAT, "key": text, "value": tree, "layout": layout, "nbytes": len(buffer)}
     head = json.dumps(header, separators=(",", ":")).encode()
     digest = hashlib.sha256(head + buffer).digest()
-    return MAGIC + struct.pack("<I", len(head)) + head + digest + buffer
+    entry = MAGIC + struct.pack("<I", len(head)) + head + digest + buffer
+    if len(entry) > MAX_ENTRY_BYTES:
+        raise Uncacheable(f"an entry of {len(entry)} bytes is over {MAX_ENTRY_BYTES}")
+    return entry
 
 
 def decode_entry(data: bytes, text: str) -> Any:
@@ -227,6 +235,28 @@ def _check_array(spec: Any, nbytes: int) -> None:
     # the array's bytes: offset .. offset + prod(shape) * itemsize, inside the buffer
     if offset % itemsize or offset + math.prod(shape) * itemsize > nbytes:
         raise ValueError("array shapes off the buffer")
+
+
+def fields(**kinds: type | tuple[str, tuple[int, ...]]) -> Callable[[Any], bool]:
+    """A :meth:`~.cache.SceneCache.fetch` ``expect``: a dict of exactly these keys, each a number
+    (``float``: an int or float, never a bool) or an array of a dtype and shape (``("float64",
+    (2, 4))``). What a family's compute returns, declared: a value read from disk is checked
+    against it before the widget sees it, in a process that has computed none yet too."""
+
+    def one(value: Any, kind: type | tuple[str, tuple[int, ...]]) -> bool:
+        if kind is float:
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        dtype, shape = kind  # type: ignore[misc]
+        return isinstance(value, np.ndarray) and value.dtype.name == dtype and value.shape == shape
+
+    def expect(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and set(value) == set(kinds)
+            and all(one(value[k], kind) for k, kind in kinds.items())
+        )
+
+    return expect
 
 
 def value_shape(value: Any, depth: int = 0) -> Any:

@@ -13,7 +13,8 @@ store itself is :mod:`.cache`.
   user or root and cannot be written by group or others, and none is a symlink
   (:mod:`gradkit._folders`). Anything else is ignored, with one :class:`CacheWarning` naming the
   folder and the fix. Any bytes in a trusted entry that are not exactly an entry of this key
-  (truncated, corrupt, foreign, of another shape) mean "recompute", never an error.
+  (truncated, corrupt, foreign, of another shape, larger than any entry: its size is
+  checked before reading) mean "recompute", never an error.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ the slider's ``.value``, the typed box, and the state the page sends. ÷10 and �
 
 from __future__ import annotations
 
-import html
 import math
 
 from ..._args import EPS_GRID, check_control_eps, snap_eps
@@ -70,10 +69,7 @@ def parse_eps(text: object) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value):  # "abc", "nan", "inf": not a number a learner can nudge by
-        raise InputError(
-            f"eps must be a number written like 1e-6 or 0.001; “{html.escape(str(text))}” "
-            "is not one"
-        )
+        raise InputError(f"eps must be a number written like 1e-6 or 0.001; “{text}” is not one")
     if value <= 0:
         raise InputError(f"eps must be a number > 0 (e.g. 1e-6), got {cleaned}")
     try:

@@ -11,7 +11,7 @@ edge of what was sent reach the kernel.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import traitlets
@@ -29,7 +29,7 @@ from ..._args import (
 from ..._palette import DTYPE_STYLES
 from ...numerics import SweepResult, unit_roundoff
 from ..base import InputError
-from ..base.cache import scene_cache, scene_key
+from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
 from ..base.point import PointWidget
@@ -46,8 +46,20 @@ _HALVES = ("float16", "bfloat16")
 def _measure(f: Callable, x: float) -> dict:
     """The sweeps of one x position (the scene cache keeps those of built-in and zoo functions)."""
     return scene_cache.fetch(
-        scene_key("epsilon", f, x, EPS_GRID, [*DTYPES]), lambda: lab_point(f, x)
+        scene_key("epsilon", f, x, EPS_GRID, [*DTYPES]), lambda: lab_point(f, x), _POINT
     )
+
+
+_GRID = (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
+#: What :func:`lab_point` returns: a value read from the cache must be exactly that.
+_POINT = fields(
+    error=("float64", _GRID),
+    numeric=("float64", _GRID),
+    flags=("float32", (*_GRID, len(FLAGS))),
+    theory=("float32", (*_GRID, len(THEORY))),
+    optima=("float64", (*_GRID[:2], len(OPTIMA))),
+    point=("float64", (len(POINT),)),
+)
 
 
 _READOUTS = [
@@ -240,6 +252,9 @@ class EpsilonLab(PointWidget):
             return
         moved = {key: v for key, v in also.items() if self.state.get(key) not in first}
         self.update_state({"shown": first, **moved})
+
+    #: The shown dtypes are a set: each once, in DTYPES order, whatever order the page sent.
+    PAGE_SETS: ClassVar[dict[str, tuple[str, ...]]] = {"shown": tuple(DTYPES)}
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The base's checks, and the shown dtypes: a non-empty list of dtype names."""

@@ -10,7 +10,6 @@ gets more states and the menu's other Functions when the lab's state is saved fo
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Mapping, Sequence
 
@@ -38,11 +37,10 @@ def parse_tolerance(typed: object, name: str) -> float:
         value = float(cleaned)
     except ValueError:
         raise InputError(
-            f"{name} must be a number written like 1e-5 or 0.001; “{html.escape(str(typed))}” "
-            "is not one"
+            f"{name} must be a number written like 1e-5 or 0.001; “{typed}” is not one"
         ) from None
     if not 0.0 <= value <= 1e6:  # NaN fails too
-        raise InputError(f"{name} must be between 0 and 1e+06; got {html.escape(cleaned)}")
+        raise InputError(f"{name} must be between 0 and 1e+06; got {cleaned}")
     return check_tolerance(value, name)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import torch
 
 from ..._args import DTYPES, EPS_GRID, as_dtype, check_x, dtype_name
-from ..base.cache import scene_cache
+from ..base.cache import fields, scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
@@ -22,6 +22,14 @@ from .floats import FLAGS, Ruler
 from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
 
 __all__ = ["FloatRuler"]
+
+#: What :func:`ruler_point` returns: a value read from the cache must be exactly that.
+_POINT = fields(
+    point=("float64", (len(DTYPES), 3)),
+    near=("float32", (len(DTYPES), 2 * NEIGHBOURS + 1)),
+    landing=("float64", (len(DTYPES), len(EPS_GRID), 3)),
+    flags=("float32", (len(DTYPES), len(EPS_GRID), len(FLAGS))),
+)
 
 _READOUTS = [
     ("x", "gradkit-x-readout"),
@@ -92,7 +100,9 @@ class FloatRuler(PointWidget):
             )
             self.track_x(
                 lambda at: scene_cache.fetch(
-                    ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS), lambda: ruler_point(at)
+                    ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS),
+                    lambda: ruler_point(at),
+                    _POINT,
                 )
             )
 

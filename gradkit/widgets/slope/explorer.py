@@ -24,7 +24,7 @@ from ..._args import (
     check_x,
     dtype_name,
 )
-from ..base.cache import scene_cache, scene_key
+from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
 from ..base.point import PointWidget
@@ -46,8 +46,16 @@ __all__ = ["SlopeExplorer"]
 def _measure(f: Callable, x: float) -> dict[str, float | np.ndarray]:
     """The numbers of one x position (the scene cache keeps those of built-in and zoo functions)."""
     return scene_cache.fetch(
-        scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x)
+        scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x), _POINT
     )
+
+
+#: What :func:`slope_point` returns: a value read from the cache must be exactly that.
+_POINT = fields(
+    analytic=float,
+    rows=("float64", (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID), len(FIELDS))),
+    zoom=("float32", (len(DTYPES), len(EPS_GRID), ZOOM_POINTS)),
+)
 
 
 class SlopeExplorer(PointWidget):
