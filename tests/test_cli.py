@@ -594,6 +594,7 @@ PASSABLE = [
     ["--ServerApp.shutdown_no_activity_timeout", "7200"],
     ["--ServerApp.terminals_enabled=False"],
     ["--FileContentsManager.delete_to_trash=False"],
+    ["--JupyterNotebookApp.expose_app_in_browser=True"],  # what the browser tests start
 ]
 
 

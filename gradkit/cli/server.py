@@ -77,6 +77,10 @@ PASSED: dict[str, str | None] = {
     "--ServerApp.terminals_enabled": "bool",
     "--FileContentsManager.delete_to_trash": "bool",
     "--ServerApp.disable_check_xsrf": "false",
+    # window.jupyterapp for the page's own scripts, which can already reach the server as the
+    # logged-in page can (browser tests and benchmarks drive Notebook 7 through it); it changes
+    # no authentication, origin, header, address or tornado setting
+    "--JupyterNotebookApp.expose_app_in_browser": "bool",
     "--ServerApp.allow_remote_access": "false",
 }
 #: What gradkit sets itself (a trait or alias, lower case) -> how to change it, if at all.
