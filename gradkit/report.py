@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
+from ._args import allowance
 from ._palette import CARDS_CSS
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "CheckReport",
     "WorstEntry",
     "entry_name",
+    "failing_entries",
+    "flat_entries",
     "format_difference",
     "format_value",
     "jacobian_position",
@@ -74,6 +77,11 @@ CAUSES: dict[str, str] = {
         "(None) (check_undefined_grad)"
     ),
 }
+
+
+#: A failing entry whose numeric slope is below this fraction of its analytic one reads as
+#: "numeric 0": the forward does not move where backward says it does.
+_FLAT = 1e-3
 
 
 def format_value(value: float) -> str:
@@ -311,3 +319,34 @@ class CheckReport:
             f"<div class='gradkit-report-head'>gradcheck: {badge}</div>"
             f"{self._html_warnings()}<table class='gradkit-rows'>{body}</table>{message}</div>"
         )
+
+
+def failing_entries(report: CheckReport, checked: tuple[int, ...] | None) -> list[WorstEntry]:
+    """Every Jacobian entry outside tolerance in the outputs torch compares (``checked``; None:
+    all), worst first (largest |a - n| / allowed, torch.allclose's own rule)."""
+    if report.numeric is None or report.analytic is None:
+        return []
+    found = []
+    n_outputs = len(report.numeric)
+    for o, (nrow, arow) in enumerate(zip(report.numeric, report.analytic, strict=True)):
+        if checked is not None and o not in checked:
+            continue
+        for i, (n, a) in enumerate(zip(nrow, arow, strict=True)):
+            if n.numel() == 0 or n.shape != a.shape:
+                continue
+            n64, a64 = n.double(), a.double()
+            allowed = allowance(n64, report.atol, report.rtol)
+            diff = (a64 - n64).abs()
+            for r, c in (~(diff <= allowed)).nonzero().tolist():  # NaN fails too
+                value = float(n64[r, c])
+                tol = allowance(value, report.atol, report.rtol)
+                entry = WorstEntry(o, i, (r, c), value, float(a64[r, c]), tol, n_outputs, len(nrow))
+                ratio = float(diff[r, c]) / max(tol, 1e-300)
+                found.append((math.inf if math.isnan(ratio) else ratio, entry))
+    found.sort(key=lambda pair: -pair[0])
+    return [entry for _, entry in found]
+
+
+def flat_entries(entries: list[WorstEntry]) -> list[WorstEntry]:
+    """The entries where the nudges see no slope (numeric about 0) but backward returns one."""
+    return [w for w in entries if w.analytic != 0 and abs(w.numeric) <= _FLAT * abs(w.analytic)]
