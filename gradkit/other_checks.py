@@ -3,14 +3,17 @@
 vmap (``check_batched_grad``), forward mode (``check_forward_ad``) and undefined gradients
 (``check_undefined_grad``): when torch's verdict fails but the Jacobians agree,
 :func:`other_check_failed` reruns torch with each check alone and names the one that fails, in
-the learner's words, with torch's own first sentence and the fix. :mod:`gradkit.causes` asks it
-first. Depends on torch, and on :data:`gradkit.zoo.OTHER_CHECKS` for torch's defaults.
+the learner's words, with torch's own first sentence (of that rerun), the line of the learner's
+code an error was raised at, and the fix. Forward mode on a Function with no jvp is said to be
+missing, not wrong; the zoo's sin is quoted as an example only for the zoo's own sin Functions.
+:mod:`gradkit.causes` asks it first. Depends on torch, and on :data:`gradkit.zoo.OTHER_CHECKS`
+for torch's defaults.
 """
 
 from __future__ import annotations
 
 from .engine import Verdict, torch_verdict
-from .patterns import zoo_function
+from .patterns import error_place, zoo_function
 from .plan import mirror_inputs
 from .zoo.checks import CHECK_SPECIMENS, OTHER_CHECKS
 
@@ -31,9 +34,8 @@ _OTHER_CHECKS: dict[str, tuple[str, str, str]] = {
     ),
     "check_forward_ad": (
         "forward_ad",
-        "the backward's Jacobian agrees with the nudges, but forward mode does not: gradcheck "
-        "pushed each unit tangent u through the Function's jvp and compared J·u with the "
-        "nudged columns",
+        "forward mode disagrees with the nudges: gradcheck pushed each unit tangent u through "
+        "the Function's jvp and compared J·u with the nudged columns",
         "make jvp return the same derivative as backward, times the tangent{example}, saving "
         "what it needs with ctx.save_for_forward",
     ),
@@ -58,8 +60,7 @@ _SIN_EXAMPLES = {
 #: A Function with no jvp under check_forward_ad=True: forward mode is not implemented.
 _NO_JVP = (
     "forward mode is not implemented: the Function has no jvp staticmethod, so torch raised "
-    "NotImplementedError when gradcheck (check_forward_ad=True) pushed a tangent through it; "
-    "the backward's Jacobian agrees with the nudges",
+    "NotImplementedError when gradcheck (check_forward_ad=True) pushed a tangent through it",
     "write a jvp staticmethod: the same derivative as backward, times the tangent, saving what "
     "it needs with ctx.save_for_forward; or leave check_forward_ad off if the Function is "
     "never used in forward mode (torch.func.jvp, jacfwd, torch.autograd.forward_ad)",
@@ -106,6 +107,13 @@ def other_check_failed(report, fn, inputs, settings, verdict: Verdict) -> bool:
     first = (said.message.strip() or said.error_type).splitlines()[0]
     if name == "check_forward_ad" and said.error_type not in ("", "GradcheckError"):
         explanation, suggestion = _forward_mode_raised(said, first)
+        if backward:  # the Jacobians were compared, and agree
+            explanation += "; the backward's Jacobian agrees with the nudges"
+    elif name == "check_forward_ad" and backward:
+        explanation = f"the backward's Jacobian agrees with the nudges, but {explanation}"
+    place = error_place(said.exception)
+    if place and said.error_type != "GradcheckError":
+        explanation += f" (raised {place.said})"
     sentence = first.split(". ")[0].rstrip(".,")  # torch's first sentence
     report.explanation = f"{explanation}. torch says: {sentence}."
     report.suggestion = suggestion
@@ -118,10 +126,9 @@ def _forward_mode_raised(said: Verdict, first: str) -> tuple[str, str]:
     if said.error_type == "NotImplementedError" and "jvp" in first:
         return _NO_JVP
     return (
-        "the backward's Jacobian agrees with the nudges, but forward mode raised "
-        f"{said.error_type} before comparing anything: gradcheck (check_forward_ad=True) pushed "
-        "a tangent through the function, and something in it has no forward-mode rule or "
-        "failed on the tangent",
+        f"forward mode raised {said.error_type} before comparing anything: gradcheck "
+        "(check_forward_ad=True) pushed a tangent through the function, and something in it has "
+        "no forward-mode rule or failed on the tangent",
         "read torch's message (report.torch_message); if the Function is never used in forward "
         "mode (torch.func.jvp, jacfwd, torch.autograd.forward_ad), leave check_forward_ad off",
     )

@@ -182,6 +182,19 @@ class LoopSwish(Swish):
         return grad
 
 
+class Scale(torch.autograd.Function):
+    """2x, with materialized gradients off (no zeros allocated) and no guard for None."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return 2 * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 2 * grad_output
+
+
 class MatmulTypo(torch.autograd.Function):
     """x² whose backward calls mm on a vector."""
 
@@ -301,6 +314,21 @@ def test_a_function_without_jvp_under_check_forward_ad_says_forward_mode_is_miss
         report.explanation
     )
     assert "disagree" not in report.explanation and "write a jvp staticmethod" in report.suggestion
+
+
+def test_forward_mode_alone_never_says_the_backward_agrees():
+    alone = {"check_forward_ad": True, "check_backward_ad": False, "check_undefined_grad": False}
+    report = _report(Swish.apply, (_x(0.5, -1.0),), **alone)
+    assert report.cause == "forward_ad" and "the Function has no jvp" in report.explanation
+    assert "agrees" not in report.explanation
+
+
+def test_an_undefined_gradient_error_is_located_in_backward():
+    report = _report(Scale.apply, (_x(0.5, -1.0),))
+    line = _line_of(Scale.backward, "2 * grad_output")
+    assert report.cause == "undefined_grad"
+    assert f"(raised in backward ({Path(__file__).name}, line {line}: `" in report.explanation
+    assert "torch says: TypeError" in report.explanation
 
 
 def test_a_wrong_jvp_gets_the_rule_without_the_zoos_sin():
