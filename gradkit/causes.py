@@ -45,7 +45,7 @@ from .patterns import (
 )
 from .plan import differentiable_inputs, mirror_inputs, plan_check
 from .realview import as_output_tuple
-from .report import CheckReport, failing_entries, flat_entries, format_difference
+from .report import CheckReport, Failures, format_difference, read_failures
 from .rounding import (
     collapsed_nudge,
     explain_low_precision,
@@ -119,9 +119,9 @@ def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
     collapsed = collapsed_nudge(report, inputs)
     if collapsed:
         return ("precision", *collapsed)
-    failing = failing_entries(report, _checked(fn, inputs))
-    breaks, all_tried = find_breaks(fn, inputs, report, failing)
-    at_breaks = _at_breaks(report, failing, breaks, all_tried)
+    failures = read_failures(report, _checked(fn, inputs))
+    breaks, all_tried = find_breaks(fn, inputs, report, failures)
+    at_breaks = _at_breaks(report, failures, breaks, all_tried)
     if at_breaks:
         return ("kink", *at_breaks)
     facts = rounding_facts(report, fn, inputs)
@@ -135,11 +135,10 @@ def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
         passing = _first_pass(rerun, fn, report, inputs, smaller)
         if passing is not None:
             return ("truncation", *_explain_truncation(report, passing))
-    at = {(b.entry.input, b.entry.index[1]) for b in breaks}
-    rest = [w for w in failing if (w.input, w.index[1]) not in at]
-    if rest:  # the entry shown is one the rule gets wrong, not one a break spoils
-        report.worst = rest[0]
-    explanation, suggestion = explain_bug(report, counts, rest or failing, fn)
+    shown = failures.worst_outside({(b.entry.input, b.entry.index[1]) for b in breaks})
+    if breaks and shown is not None:  # an entry the rule gets wrong, not one a break spoils
+        report.worst = shown
+    explanation, suggestion = explain_bug(report, counts, failures, fn)
     for b in breaks:  # beside a wrong rule: said, not blamed
         explanation += (
             f" Besides, {b.entry.input_position} sits within eps of a {b.kind}: leave it out "
@@ -158,7 +157,7 @@ def _checked(fn: Callable, inputs: tuple) -> tuple[int, ...] | None:
     return plan_check(inputs, outputs).checked
 
 
-def _at_breaks(report, failing: list, breaks: list[Break], all_tried: bool):
+def _at_breaks(report, failures: Failures, breaks: list[Break], all_tried: bool):
     """(explanation, suggestion) when jumps and kinks explain the failure, else None.
 
     They do when every failing entry either sits in the column of an input entry at a break or
@@ -169,10 +168,7 @@ def _at_breaks(report, failing: list, breaks: list[Break], all_tried: bool):
     """
     if not breaks:
         return None
-    at = {(b.entry.input, b.entry.index[1]) for b in breaks}
-    rest = [w for w in failing if (w.input, w.index[1]) not in at]
-    flat = flat_entries(rest)
-    untried = len(rest) - len(flat)
+    untried = failures.others({(b.entry.input, b.entry.index[1]) for b in breaks})
     if untried and all_tried:
         return None
     first = breaks[0]
@@ -184,13 +180,14 @@ def _at_breaks(report, failing: list, breaks: list[Break], all_tried: bool):
         explanation += f" Within eps of a jump or a kink too: {', '.join(others[:3])}{more}."
     if untried:
         explanation += (
-            f" {untried} more failing entries were not tried (gradkit tries at most "
-            f"{len(breaks)} input entries, and each one tried sits at a jump or a kink)."
+            f" {untried} more input entries with failing entries were not tried (gradkit tries "
+            f"at most {len(breaks)}, and each one tried sits at a jump or a kink)."
         )
-    if flat:
+    if failures.n_flat:
+        w = failures.flat[0]
         explanation += (
-            f" The other {len(flat)} failing entries read numeric 0 where backward returns a "
-            f"non-zero gradient (e.g. {flat[0].position}: {flat[0].comparison}). " + SURROGATE_FLAT
+            f" The other {failures.n_flat} failing entries read numeric 0 where backward "
+            f"returns a non-zero gradient (e.g. {w.position}: {w.comparison}). " + SURROGATE_FLAT
         )
         suggestion += "; and " + SURROGATE_FLAT_FIX
     return explanation, suggestion

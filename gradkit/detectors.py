@@ -20,9 +20,9 @@ from .plan import differentiable_inputs, mirror_inputs, overlapping_itself
 from .realview import as_output_tuple, is_floating, real_view
 from .report import (
     CheckReport,
+    Failures,
     WorstEntry,
     entry_name,
-    flat_entries,
     format_value,
     round_up,
 )
@@ -191,25 +191,27 @@ class Break:
     suggestion: str
 
 
-def find_breaks(fn, inputs, report: CheckReport, failing: list[WorstEntry]):
+def find_breaks(fn, inputs, report: CheckReport, failures: Failures):
     """Jumps and kinks within eps of x, tried on every failing entry's input entry.
 
-    Each input entry (up to :data:`_MOST_TRIED`, likely jumps first: a numeric slope far above
-    the analytic one) is tried once, at its worst failing entry; entries where numeric reads
-    about 0 (a flat forward) are not tried. Trying stops at the first input entry with neither
-    (the rule is then wrong there, whatever the others show). Returns ``(breaks, all_tried)``:
-    the breaks found, one per input entry, and whether every input entry was tried.
+    Each input entry with a failing entry that is not flat (numeric about 0: nothing to try) is
+    tried once, at its worst failing entry, likely jumps first (a numeric slope far above the
+    analytic one), up to :data:`_MOST_TRIED` of them. Trying stops at the first input entry with
+    neither (the rule is then wrong there, whatever the others show). Returns ``(breaks,
+    all_tried)``: the breaks found, one per input entry, and False only where there were more
+    input entries to try and every one tried is at a break.
     """
     x = mirror_inputs(inputs, to_double)
-    flat = set(flat_entries(failing))
     tried: dict[tuple[int, int], WorstEntry] = {}
-    for w in sorted(failing, key=lambda w: not _jump_sized(w)):
+    for w in failures.rest:
         key = (w.input, w.index[1])
-        if key not in tried and w not in flat and w.input in differentiable_inputs(x):
-            if len(tried) == _MOST_TRIED:
-                return _breaks_at(fn, x, report, tried.values()), False
+        if key not in tried and w.input in differentiable_inputs(x):
+            if len(tried) == _MOST_TRIED:  # more to try: said, where every one tried is a break
+                found = _breaks_at(fn, x, report, tried.values())
+                return found, len(found) < _MOST_TRIED
             tried[key] = w
-    return _breaks_at(fn, x, report, tried.values()), True
+    complete = failures.others(set(tried)) == 0
+    return _breaks_at(fn, x, report, tried.values()), complete
 
 
 def _breaks_at(fn, x: tuple, report: CheckReport, entries) -> list[Break]:

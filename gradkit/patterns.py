@@ -20,7 +20,7 @@ import torch
 
 from ._args import allowance
 from .engine import Verdict
-from .report import CheckReport, WorstEntry, flat_entries
+from .report import CheckReport, Failures
 from .zoo import CATALOGUE, CHECK_SPECIMENS
 
 __all__ = [
@@ -168,11 +168,12 @@ def _call_name(fn: object) -> str:
 
 
 def explain_bug(
-    report: CheckReport, counts: tuple[int, int], failing: list[WorstEntry], fn: object = None
+    report: CheckReport, counts: tuple[int, int], failures: Failures, fn: object = None
 ) -> tuple[str, str]:
     """(explanation, suggestion) for cause ``bug``: torch's message, a surrogate gradient, a
     pattern, or the count. ``counts`` is (entries outside tolerance, entries compared),
-    ``failing`` those entries (:func:`failing_entries`), ``fn`` the function checked."""
+    ``failures`` those entries (:func:`~gradkit.report.read_failures`), ``fn`` the function
+    checked."""
     n_bad, n_total = counts
     message = report.torch_message.lower()
     w = report.worst
@@ -190,10 +191,11 @@ def explain_bug(
             "two backward runs on the same input differ: the backward is not reentrant." + where,
             "make backward deterministic, or pass nondet_tol",
         )
-    if failing and len(flat_entries(failing)) == len(failing):
+    if failures.count and failures.n_flat == failures.count:
         return (
-            f"the numeric Jacobian is 0 on every failing entry ({len(failing)} of the {n_total} "
-            f"compared), where backward returns a non-zero gradient.{where} {SURROGATE_FLAT}",
+            f"the numeric Jacobian is 0 on every failing entry ({failures.count} of the "
+            f"{n_total} compared), where backward returns a non-zero gradient.{where} "
+            + SURROGATE_FLAT,
             SURROGATE_FLAT_FIX,
         )
     pattern = jacobian_pattern(report, zoo_function(fn)) if report.numeric is not None else None

@@ -299,7 +299,9 @@ def test_kinks_are_tried_on_every_failing_entry_up_to_a_limit_said_aloud():
     many = _report(ReluFn.apply, (_x(*[0.0] * 20, 1.0),))
     assert many.cause == "kink"
     assert "and 12 more." in many.explanation
-    assert "4 more failing entries were not tried (gradkit tries at most 16" in many.explanation
+    assert "4 more input entries with failing entries were not tried (gradkit tries at most 16" in (
+        many.explanation
+    )
 
 
 # ------------------------------------------------------------------ the other checks
