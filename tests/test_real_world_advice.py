@@ -304,6 +304,19 @@ def test_kinks_are_tried_on_every_failing_entry_up_to_a_limit_said_aloud():
     )
 
 
+def test_failing_entries_are_counted_whole_and_kept_few():
+    from gradkit.report import read_failures
+    from gradkit.zoo import WrongSquareFn
+
+    x = torch.linspace(0.1, 2.0, 200, dtype=torch.float64, requires_grad=True)
+    report = check(WrongSquareFn.apply, (x,))  # the zoo's own: its formulas may be quoted
+    failures = read_failures(report, (0,))
+    assert (failures.count, failures.n_flat, int(failures.columns[0].sum())) == (200, 0, 200)
+    assert len(failures.rest) == 64 and failures.flat == ()
+    assert failures.rest[0].error >= failures.rest[-1].error  # worst first
+    assert failures.others({(0, 5)}) == 199
+
+
 # ------------------------------------------------------------------ the other checks
 
 
