@@ -4,13 +4,16 @@
 tests the innocent explanations before it blames the backward rule: an error torch raised, NaN
 or inf, memory that overlaps, a function that changes its own input, a random forward or a
 non-reentrant backward (:mod:`gradkit.detectors`), low precision, a nudge that rounds away, a
-kink within eps of x, rounding noise (:mod:`gradkit.rounding`), truncation at a large eps. It
+jump or a kink within eps of x (tried on every failing entry: the entry shown as worst is the
+one that decides), rounding noise (:mod:`gradkit.rounding`), truncation at a large eps. It
 says "bug" only when a larger and a smaller eps both fail too and the difference is beyond
-rounding; the bug is then described by :mod:`gradkit.patterns`. Every explanation of a
-failure prints the numeric and the analytic number side by side. A failure of gradcheck's
-other checks (vmap, forward mode, undefined gradients) where the Jacobians agree gets that
-check's own cause: ``batched_grad``, ``forward_ad`` or ``undefined_grad``
-(:mod:`gradkit.other_checks`). Depends on torch.
+rounding; the bug is then described by :mod:`gradkit.patterns` (a surrogate gradient, such as
+a straight-through estimator or a gradient reversal, named as a possible design). Every
+explanation of a failure prints the numeric and the analytic number side by side. A failure of
+gradcheck's other checks (vmap, forward mode, undefined gradients) where the Jacobians agree
+gets that check's own cause: ``batched_grad``, ``forward_ad`` or ``undefined_grad``
+(:mod:`gradkit.other_checks`); in float32 beside a Jacobian mismatch, both are said. Depends on
+torch.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import torch
 
 from ._args import dtype_name
 from .detectors import (
-    find_kink,
+    Break,
+    find_breaks,
     find_layout,
     find_mutation,
     find_nondeterminism,
@@ -33,9 +37,15 @@ from .detectors import (
 )
 from .engine import Verdict, batched_verdict, torch_verdict
 from .other_checks import other_check_failed
-from .patterns import explain_bug, explain_error
-from .plan import differentiable_inputs, mirror_inputs
-from .report import CheckReport, format_difference
+from .patterns import (
+    SURROGATE_FLAT,
+    SURROGATE_FLAT_FIX,
+    explain_bug,
+    explain_error,
+)
+from .plan import differentiable_inputs, mirror_inputs, plan_check
+from .realview import as_output_tuple
+from .report import CheckReport, Failures, format_difference, read_failures
 from .rounding import (
     collapsed_nudge,
     explain_low_precision,
@@ -70,7 +80,7 @@ def diagnose(
     if other_check_failed(report, fn, inputs, settings, verdict):
         return
     if verdict.error_type not in ("", "GradcheckError"):
-        explain_error(report, verdict)
+        explain_error(report, verdict, fn)
         return
     _explain_failure(report, fn, inputs, settings, counts, recheck)
     w = report.worst  # gradkit's own numbers: shown where they fail as torch's did
@@ -109,9 +119,11 @@ def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
     collapsed = collapsed_nudge(report, inputs)
     if collapsed:
         return ("precision", *collapsed)
-    kink = find_kink(fn, inputs, report)
-    if kink:
-        return ("kink", *kink)
+    failures = read_failures(report, _checked(fn, inputs))
+    breaks, all_tried = find_breaks(fn, inputs, report, failures)
+    at_breaks = _at_breaks(report, failures, breaks, all_tried)
+    if at_breaks:
+        return ("kink", *at_breaks)
     facts = rounding_facts(report, fn, inputs)
     if facts is not None:
         larger = _first_pass(rerun, fn, report, inputs, facts.larger)
@@ -123,7 +135,62 @@ def _numbers_or_rule(report, fn, inputs, rerun, counts) -> tuple[str, str, str]:
         passing = _first_pass(rerun, fn, report, inputs, smaller)
         if passing is not None:
             return ("truncation", *_explain_truncation(report, passing))
-    return ("bug", *explain_bug(report, *counts))
+    shown = failures.worst_outside({(b.entry.input, b.entry.index[1]) for b in breaks})
+    if breaks and shown is not None:  # an entry the rule gets wrong, not one a break spoils
+        report.worst = shown
+    explanation, suggestion = explain_bug(report, counts, failures, fn)
+    for b in breaks:  # beside a wrong rule: said, not blamed
+        explanation += (
+            f" Besides, {b.entry.input_position} sits within eps of a {b.kind}: leave it out "
+            "while you fix the rule."
+        )
+    return ("bug", explanation, suggestion)
+
+
+def _checked(fn: Callable, inputs: tuple) -> tuple[int, ...] | None:
+    """The outputs torch compares (those that require grad); None if fn fails here."""
+    try:
+        with torch.enable_grad():
+            outputs = as_output_tuple(fn(*mirror_inputs(inputs)))
+    except Exception:  # noqa: BLE001 - any failure of user code: every output counts
+        return None
+    return plan_check(inputs, outputs).checked
+
+
+def _at_breaks(report, failures: Failures, breaks: list[Break], all_tried: bool):
+    """(explanation, suggestion) when jumps and kinks explain the failure, else None.
+
+    They do when every failing entry either sits in the column of an input entry at a break or
+    reads numeric 0 against a non-zero analytic (a surrogate gradient beside a jump: a
+    straight-through estimator); or, when there were too many to try them all, every input
+    entry tried is at a break (and the report says how many were not tried). The entry shown
+    as worst becomes the first break's: the one that decides the cause.
+    """
+    if not breaks:
+        return None
+    untried = failures.others({(b.entry.input, b.entry.index[1]) for b in breaks})
+    if untried and all_tried:
+        return None
+    first = breaks[0]
+    report.worst = first.entry
+    explanation, suggestion = first.explanation, first.suggestion
+    others = [b.entry.input_position for b in breaks[1:]]
+    if others:
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        explanation += f" Within eps of a jump or a kink too: {', '.join(others[:3])}{more}."
+    if untried:
+        explanation += (
+            f" {untried} more input entries with failing entries were not tried (gradkit tries "
+            f"at most {len(breaks)}, and each one tried sits at a jump or a kink)."
+        )
+    if failures.n_flat:
+        w = failures.flat[0]
+        explanation += (
+            f" The other {failures.n_flat} failing entries read numeric 0 where backward "
+            f"returns a non-zero gradient (e.g. {w.position}: {w.comparison}). " + SURROGATE_FLAT
+        )
+        suggestion += "; and " + SURROGATE_FLAT_FIX
+    return explanation, suggestion
 
 
 def _first_pass(rerun: Callable, fn: Callable, report, inputs: tuple, steps) -> float | None:
@@ -228,10 +295,36 @@ def _low_precision(report, fn, inputs, settings, low, recheck) -> None:
         return
     in_double = recheck(fn64, doubled, engine=report.engine, **settings)
     report.cause = in_double.cause
+    if in_double.cause in _BEYOND_THE_JACOBIAN:
+        _two_failures(report, low, in_double)
+        return
     report.explanation = (
         f"it fails with float64 inputs too, so precision is not the cause: {in_double.explanation}"
     )
     report.suggestion = in_double.suggestion
+
+
+#: The causes of a failure of gradcheck's other checks, where the Jacobians agree in float64.
+_BEYOND_THE_JACOBIAN = ("batched_grad", "forward_ad", "undefined_grad")
+
+
+def _two_failures(report: CheckReport, low: list[str], in_double: CheckReport) -> None:
+    """A low-precision Jacobian mismatch, and in float64 another check that fails too.
+
+    In float64 the Jacobians agree, so the mismatch torch reported is rounding; the check named
+    by the float64 recheck fails there as well, and is what remains once the inputs are float64.
+    """
+    w = report.worst
+    kinds = ", ".join(sorted(set(low)))
+    numbers = f"the worst entry ({w.position}) reads {w.comparison}" if w else "it fails"
+    float64 = in_double.explanation.replace("torch says:", "In float64, torch says:", 1)
+    said = report.torch_message.strip().splitlines()[0].rstrip(",.") if report.torch_message else ""
+    report.explanation = (
+        f"two failures. In {kinds}, torch says: {said or report.verdict}; {numbers}, and with "
+        "float64 inputs every Jacobian entry agrees, so that mismatch is rounding, not the rule. "
+        f"In float64 another of gradcheck's checks fails ({in_double.cause}): {float64}"
+    )
+    report.suggestion = f"re-run with float64 inputs (x.double()), and {in_double.suggestion}"
 
 
 def _unconfirmed(report: CheckReport, low: list[str], in_float64: Verdict) -> None:

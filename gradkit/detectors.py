@@ -2,7 +2,8 @@
 
 Each ``find_*`` runs the learner's function on copies of the inputs and returns
 ``(explanation, suggestion)`` when its explanation holds, or None (also when the function
-itself fails: no conclusion). :func:`gradkit.causes.diagnose` asks them in order before it
+itself fails: no conclusion); :func:`find_breaks` returns the jumps and kinks (:class:`Break`)
+it finds at the failing entries. :func:`gradkit.causes.diagnose` asks them in order before it
 blames the backward rule. Depends on torch only.
 """
 
@@ -10,16 +11,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 from ._args import allowance
 from .plan import differentiable_inputs, mirror_inputs, overlapping_itself
 from .realview import as_output_tuple, is_floating, real_view
-from .report import CheckReport, entry_name, format_value, round_up
+from .report import (
+    CheckReport,
+    Failures,
+    WorstEntry,
+    entry_name,
+    format_value,
+    round_up,
+)
 
 __all__ = [
-    "find_kink",
+    "Break",
+    "find_breaks",
     "find_layout",
     "find_mutation",
     "find_nondeterminism",
@@ -167,25 +177,121 @@ def _backward_noise(fn, inputs, nondet_tol: float) -> tuple[str, str] | None:
     return None
 
 
-def find_kink(fn, inputs, report: CheckReport) -> tuple[str, str] | None:
-    """One-sided slopes at the worst entry, in float64, at eps, eps/2, eps/4 and eps/8.
+@dataclass(frozen=True)
+class Break:
+    """A point within eps of x where the function has no slope: a jump or a kink.
+
+    ``entry`` is the Jacobian entry it decides (its numeric slope is the one the break spoils);
+    ``explanation`` and ``suggestion`` say so with its numbers.
+    """
+
+    kind: str
+    entry: WorstEntry
+    explanation: str
+    suggestion: str
+
+
+def find_breaks(fn, inputs, report: CheckReport, failures: Failures):
+    """Jumps and kinks within eps of x, tried on every failing entry's input entry.
+
+    Each input entry with a failing entry that is not flat (numeric about 0: nothing to try) is
+    tried once, at its worst failing entry, likely jumps first (a numeric slope far above the
+    analytic one), up to :data:`_MOST_TRIED` of them. Trying stops at the first input entry with
+    neither (the rule is then wrong there, whatever the others show). Returns ``(breaks,
+    all_tried)``: the breaks found, one per input entry, and False only where there were more
+    input entries to try and every one tried is at a break.
+    """
+    x = mirror_inputs(inputs, to_double)
+    tried: dict[tuple[int, int], WorstEntry] = {}
+    for w in failures.rest:
+        key = (w.input, w.index[1])
+        if key not in tried and w.input in differentiable_inputs(x):
+            if len(tried) == _MOST_TRIED:  # more to try: said, where every one tried is a break
+                found = _breaks_at(fn, x, report, tried.values())
+                return found, len(found) < _MOST_TRIED
+            tried[key] = w
+    complete = failures.others(set(tried)) == 0
+    return _breaks_at(fn, x, report, tried.values()), complete
+
+
+def _breaks_at(fn, x: tuple, report: CheckReport, entries) -> list[Break]:
+    """The break at each entry's input entry, in order, up to the first with none."""
+    found = []
+    for w in entries:
+        values = _values_along(fn, x, w.input, w.index, w.output, _offsets(report.eps))
+        if values is None:
+            break
+        x_value = float(real_view(x[w.input].detach())[w.index[1]])
+        words = None
+        for kind, spot in (("jump", _jump), ("kink", _kink)):
+            words = spot(w, values, report, x_value)
+            if words:
+                found.append(Break(kind, w, *words))
+                break
+        if not words:
+            break
+    return found
+
+
+#: At most this many input entries are tried for a jump or a kink (11 calls of fn each).
+_MOST_TRIED = 16
+#: The steps tried: eps, eps/2, ... eps/16 (a jump's difference stays, a slope's halves).
+_HALVINGS = 5
+
+
+def _jump_sized(w: WorstEntry) -> bool:
+    """A numeric slope far above the analytic one, as a jump's Δ/(2 eps) is."""
+    return abs(w.numeric) > 100 * max(abs(w.analytic), w.tolerance)
+
+
+def _offsets(eps: float) -> tuple[float, ...]:
+    """0 and ±eps/2^k, k < :data:`_HALVINGS`."""
+    steps = [eps / 2**k for k in range(_HALVINGS)]
+    return tuple(sorted({0.0, *steps, *(-t for t in steps)}))
+
+
+def _jump(w: WorstEntry, values: dict, report: CheckReport, x_value: float):
+    """f(x + t) - f(x - t) keeps its size as t halves four times: a jump between x ± eps/16.
+
+    A function with a slope there has a difference that halves with t (a kink's too), so a
+    difference that stays within 25% of its size at eps while t shrinks 16x is a jump, when it
+    stands clear of rounding and far above what the analytic slope would move f by. Returns
+    (explanation, suggestion), or None.
+    """
+    eps = report.eps
+    steps = [eps / 2**k for k in range(_HALVINGS)]
+    jumps = [values[t] - values[-t] for t in steps]
+    noise = 4 * _U64 * max(abs(v) for v in values.values())
+    size = jumps[-1]
+    if abs(jumps[0]) <= 100 * noise or not _jump_sized(w):
+        return None
+    if any(abs(d - jumps[0]) > 0.25 * abs(jumps[0]) for d in jumps[1:]):
+        return None
+    return (
+        f"at {w.input_position} (x = {x_value:.3g}) the function jumps: f(x + t) - f(x - t) "
+        f"stays about {size:.3g} as the step t shrinks from {eps:g} to {steps[-1]:g}, where a "
+        "function with a slope there would shrink with t. So the central difference reads "
+        f"jump / (2·eps) = {size:.3g} / {2 * eps:g} = {size / (2 * eps):.3g}: {w.position} "
+        f"reads {w.comparison}. No backward can match a jump (a discontinuity): there is no "
+        "slope at it.",
+        f"check at points more than eps={eps:g} from the jump (x = {x_value:.3g} here); a "
+        "forward that jumps (round, sign, a threshold) has no derivative at the jump, whatever "
+        "backward returns",
+    )
+
+
+def _kink(w: WorstEntry, values: dict, report: CheckReport, x_value: float):
+    """One-sided slopes at eps, eps/2, eps/4 and eps/8, in float64.
 
     For a smooth f the gap right - left is about eps·f'' (plus eps³ terms), so it shrinks at
     least as fast as the step. Where a kink lies within the step of x it does not: the gap stays
     (a kink at x) or shrinks more slowly, then collapses to 0 once the step no longer reaches the
     kink (a kink near x). So it is a kink when the gap is outside tolerance and, while it stands
     clear of rounding noise, it shrinks by less than a factor 1.5 or collapses at a halved step.
+    Returns (explanation, suggestion), or None.
     """
-    w = report.worst
-    x = mirror_inputs(inputs, to_double)
-    if w is None or w.input not in differentiable_inputs(x):
-        return None
     h = report.eps
     steps = [h / 2**k for k in range(4)]
-    offsets = sorted({0.0, *steps, *(-t for t in steps)})
-    values = _values_along(fn, x, w.input, w.index, w.output, tuple(offsets))
-    if values is None:
-        return None
     sides = {t: ((values[0.0] - values[-t]) / t, (values[t] - values[0.0]) / t) for t in steps}
     gaps = [abs(sides[t][1] - sides[t][0]) for t in steps]  # (f(x+t) - 2 f(x) + f(x-t)) / t
     # rounding noise in a gap: four values of f, each off by about u |f|, over t
@@ -194,19 +300,18 @@ def find_kink(fn, inputs, report: CheckReport) -> tuple[str, str] | None:
     allowed = allowance(max(abs(left), abs(right)), report.atol, report.rtol)
     if gaps[0] <= max(allowed, 10 * noise[0]) or not _gap_breaks(gaps, noise):
         return None
-    x_value = float(real_view(x[w.input].detach())[w.index[1]])
     return (
         f"at {w.input_position} (x = {x_value:.3g}) the slope from the left is {left:.4g} and "
         f"from the right {right:.4g}, a gap that does not shrink with the step as a smooth "
         f"function's does: the function has a kink within eps={h:g} of x, and the central "
         f"difference averages its two sides, so {w.position} reads {w.comparison}.",
-        f"check at a point more than eps={h:g} away from the kink (e.g. move x away from 0 for "
-        "abs or relu), and check the kink's own convention separately",
+        f"check at a point more than eps={h:g} away from the kink (x = {x_value:.3g} here), "
+        "and check the kink's own convention separately",
     )
 
 
 def _gap_breaks(gaps: list[float], noise: list[float]) -> bool:
-    """Whether the gaps, step by halved step, behave as a kink's (see :func:`find_kink`)."""
+    """Whether the gaps, step by halved step, behave as a kink's (see :func:`_kink`)."""
     for k in range(1, len(gaps)):
         expected = gaps[k - 1] / 2  # a smooth function's gap at least halves with the step
         if expected <= 10 * noise[k]:

@@ -26,16 +26,19 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.gradcheck import GradcheckError
 
+from ._args import allowance
 from ._palette import CARDS_CSS
 
 __all__ = [
     "CAUSES",
     "CheckReport",
+    "Failures",
     "WorstEntry",
     "entry_name",
     "format_difference",
     "format_value",
     "jacobian_position",
+    "read_failures",
     "round_up",
 ]
 
@@ -74,6 +77,11 @@ CAUSES: dict[str, str] = {
         "(None) (check_undefined_grad)"
     ),
 }
+
+
+#: A failing entry whose numeric slope is below this fraction of its analytic one reads as
+#: "numeric 0": the forward does not move where backward says it does.
+_FLAT = 1e-3
 
 
 def format_value(value: float) -> str:
@@ -311,3 +319,125 @@ class CheckReport:
             f"<div class='gradkit-report-head'>gradcheck: {badge}</div>"
             f"{self._html_warnings()}<table class='gradkit-rows'>{body}</table>{message}</div>"
         )
+
+
+@dataclass(frozen=True)
+class Failures:
+    """The Jacobian entries outside tolerance in the outputs torch compares, read once.
+
+    Attributes
+    ----------
+    count : int
+        Entries outside tolerance (a NaN is outside).
+    n_flat : int
+        Of them, those where numeric reads about 0 against a non-zero analytic: the forward is
+        flat where backward says it moves (:data:`_FLAT`).
+    flat : tuple of WorstEntry
+        The worst flat entries, worst first (at most :data:`_KEPT` a Jacobian block).
+    rest : tuple of WorstEntry
+        The other failing entries: jump-sized ones first (numeric over 100 times analytic and
+        its allowance, as a jump's jump/(2 eps) is), then worst first (at most :data:`_KEPT` of
+        each kind a block).
+    columns : dict
+        For each input, a boolean tensor over its (real-view) entries: True where a failing
+        entry that is not flat sits.
+    """
+
+    count: int = 0
+    n_flat: int = 0
+    flat: tuple[WorstEntry, ...] = ()
+    rest: tuple[WorstEntry, ...] = ()
+    columns: dict = field(default_factory=dict)
+
+    def others(self, at: set[tuple[int, int]]) -> int:
+        """Input entries with a failing entry that is not flat, but for those in ``at`` ((input,
+        entry) pairs)."""
+        total = 0
+        for i, mask in self.columns.items():
+            kept = mask.clone()
+            for j, c in at:
+                if j == i:
+                    kept[c] = False
+            total += int(kept.sum())
+        return total
+
+    def worst_outside(self, at: set[tuple[int, int]]) -> WorstEntry | None:
+        """The worst failing entry (largest |a - n| / allowed) outside the columns ``at``."""
+        shown = [w for w in (*self.rest, *self.flat) if (w.input, w.index[1]) not in at]
+        return max(shown, key=_ratio, default=None)
+
+
+def _ratio(w: WorstEntry) -> float:
+    """|a - n| / allowed, NaN as inf: how far outside its tolerance an entry is."""
+    ratio = w.error / max(w.tolerance, 1e-300)
+    return math.inf if math.isnan(ratio) else ratio
+
+
+#: Failing entries kept for a block, of each kind (flat, jump-sized, other): a huge Jacobian
+#: is read as tensors, never entry by entry.
+_KEPT = 64
+
+
+def read_failures(report: CheckReport, checked: tuple[int, ...] | None) -> Failures:
+    """The :class:`Failures` of a report's Jacobians, in the outputs ``checked`` (None: all).
+
+    One pass over each Jacobian block finds the failing entries; everything else is computed
+    on those alone.
+    """
+    if report.numeric is None or report.analytic is None:
+        return Failures()
+    count = n_flat = 0
+    flat, jumps, rest, columns = [], [], [], {}
+    n_outputs = len(report.numeric)
+    for o, (nrow, arow) in enumerate(zip(report.numeric, report.analytic, strict=True)):
+        if checked is not None and o not in checked:
+            continue
+        for i, (n, a) in enumerate(zip(nrow, arow, strict=True)):
+            if n.numel() == 0 or n.shape != a.shape:
+                continue
+            n64, a64 = n.double().reshape(-1), a.double().reshape(-1)
+            allowed = allowance(n64, report.atol, report.rtol)
+            diff = torch.sub(a64, n64).abs_()
+            where = (~(diff <= allowed)).nonzero().squeeze(1)  # a NaN is outside too
+            if not where.numel():
+                continue
+            nf, af, tol = n64[where], a64[where], allowed[where]
+            ratio = (diff[where] / tol.clamp_min(1e-300)).nan_to_num_(nan=math.inf)
+            is_flat = (af != 0) & (nf.abs() <= _FLAT * af.abs())
+            jump = ~is_flat & (nf.abs() > 100 * torch.maximum(af.abs(), tol))
+            count += where.numel()
+            n_flat += int(torch.count_nonzero(is_flat))
+            mask = columns.setdefault(i, torch.zeros(n.shape[1], dtype=torch.bool))
+            mask[where[~is_flat] % n.shape[1]] = True
+            block = (o, i, n.shape[1], where, nf, af, ratio, (len(nrow), n_outputs), report)
+            flat += _kept(is_flat, block)
+            jumps += _kept(jump, block)
+            rest += _kept(~is_flat & ~jump, block)
+    by_ratio = {"key": _ratio, "reverse": True}
+    return Failures(
+        count,
+        n_flat,
+        tuple(sorted(flat, **by_ratio)),
+        (*sorted(jumps, **by_ratio), *sorted(rest, **by_ratio)),
+        columns,
+    )
+
+
+def _kept(select: torch.Tensor, block: tuple) -> list[WorstEntry]:
+    """The worst of one block's failing entries where ``select`` holds, at most :data:`_KEPT`.
+
+    ``block``: (output, input, columns, flat index of each failing entry, their numeric and
+    analytic values and |a - n| / allowed, (inputs, outputs), report).
+    """
+    o, i, width, where, nf, af, ratio, (n_inputs, n_outputs), report = block
+    k = min(_KEPT, int(torch.count_nonzero(select)))
+    if not k:
+        return []
+    top = torch.topk(ratio.masked_fill(~select, -1.0), k).indices
+    entries = []
+    for j in sorted(top.tolist(), key=lambda j: int(where[j])):  # ties in entry order
+        value = float(nf[j])
+        tol = allowance(value, report.atol, report.rtol)
+        place = divmod(int(where[j]), width)
+        entries.append(WorstEntry(o, i, place, value, float(af[j]), tol, n_outputs, n_inputs))
+    return entries
