@@ -262,6 +262,12 @@ def _explain_pass(report: CheckReport, counts: tuple[int, int]) -> None:
             f"{format_difference(w.tolerance)}): "
             "the function does not give the same numbers twice."
         )
+    elif report.fast_mode:  # torch compared one projection; gradkit's own count says the rest
+        report.explanation = (
+            "fast mode compared one random projection, qᵀJp, and it agreed; comparing every "
+            f"entry as slow mode would, they all agree within tolerance too; the closest call "
+            f"({w.position}) is {w.comparison}."
+        )
     else:
         report.explanation = (
             f"every Jacobian entry agrees within tolerance; the closest call ({w.position}) is "

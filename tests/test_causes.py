@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from gradkit import CAUSES, check
-from gradkit.zoo import OneEntryWrongSquareFn, WrongSquareFn
+from gradkit.zoo import OneEntryWrongSquareFn, SquareFn, WrongSquareFn
 
 ENGINES = ("torch", "batched")
 
@@ -190,3 +190,13 @@ def test_an_expanded_input_fails_like_torch_with_advice(engine):
     assert report.passed == _torch_says(torch.sin, (x,)) is False
     assert report.cause == "error" and "stride 0" in report.explanation
     assert "x.contiguous()" in report.suggestion
+
+
+def test_a_fast_mode_pass_says_what_was_compared_before_what_gradkit_adds():
+    """fast_mode compares one projection: its pass never reads as if every entry were compared by
+    gradcheck (the lab says "not every entry" beside it)."""
+    x = torch.tensor([0.5, 1.5, -0.7], dtype=torch.float64, requires_grad=True)
+    report = check(SquareFn.apply, (x,), fast_mode=True)
+    assert report.passed
+    assert report.explanation.startswith("fast mode compared one random projection, qᵀJp")
+    assert not report.explanation.startswith("every Jacobian entry agrees")
