@@ -189,6 +189,7 @@ for fn, style in ((zoo.SquareFn, "-"), (DetachedSquareFn, "--")):
         curve = torch.zeros_like(grid)
     ax.plot(grid.detach(), curve.detach(), style, label=fn.__name__)
 ax.set(xlabel="x", ylabel="second derivative", title="d²/dx² of x², through backward")
+ax.set_xticks([-1, -0.5, 0, 0.5, 1])  # five ticks: room between their labels
 ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
 plt.show()
 
@@ -239,9 +240,13 @@ for name, product in (("float32", a @ b), ("TF32-like", to_tf32(a) @ to_tf32(b))
     print(f"{name:9} relative error {errors[name]:.1e}")
 
 # %%
-fig, ax = plt.subplots(figsize=(4, 2.2))
-ax.bar(list(errors), list(errors.values()))
-ax.set(yscale="log", ylabel="relative error", title="256 × 256 matmul against float64")
+fig, ax = plt.subplots(figsize=(4, 2.4), layout="constrained")
+bars = ax.bar(list(errors), list(errors.values()))
+low, high = min(errors.values()), max(errors.values())
+# a log axis from a decade below the smallest bar, so every bar stands above the axis's foot
+ax.set(yscale="log", ylim=(low / 10, high * 10), ylabel="relative error")
+ax.set_title("256 × 256 matmul against float64")
+ax.bar_label(bars, labels=[f"{e:.1e}" for e in errors.values()], padding=2)
 plt.show()
 
 # %% [markdown]
