@@ -50,12 +50,15 @@ def _walk_down(page, moves: int = 30) -> list[dict]:
 
 @pytest.mark.parametrize("front_end", NOTEBOOKS)
 def test_a_lesson_is_closed_before_run_all_after_it_and_after_a_reopen(
-    servers, lesson_copy, browser_context, front_end: str
+    servers, lesson_copy, browser, front_end: str
 ) -> None:
     server = servers[front_end]
     name = f"_closed_{front_end}_{LESSON}"
     shutil.copyfile(lesson_copy / LESSON, lesson_copy / name)
-    page = browser_context.new_page()
+    # a browser of its own: one that walked lesson 01 keeps its guess (progress.js) and reopens it
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(jp.PAGE_JS)
+    page = context.new_page()
     try:
         jp.open_notebook(page, server, name)
         page.wait_for_selector(HEADINGS, state="attached", timeout=30_000)
@@ -84,4 +87,4 @@ def test_a_lesson_is_closed_before_run_all_after_it_and_after_a_reopen(
         assert _answers_shown(page) != [], f"{where}: locking in did not open the lesson"
     finally:
         jp.shutdown_kernel(page)
-        page.close()
+        context.close()

@@ -7,6 +7,7 @@
 // first guess keeps the score. A choice of two has no second try (the other one is the answer).
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
 import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
+import { recalledProgress, rememberProgress } from "./progress.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
 // Python's grammar of a typed number (quiz_bank/grading.py NUMBER_PATTERN; trim drops exactly
@@ -257,6 +258,26 @@ function gateRow(ctx) {
   return row;
 }
 
+// The values that lock a fresh Predict as the learner left it before a reload (progress.js), or
+// null: a kept guess this Predict can read, and a second try only where one may be given.
+export function recalledLock(scene, state, kept) {
+  if (!kept || state.locked || scene.actual === null || scene.actual === undefined) return null;
+  if (parseGuess(scene, kept.guess).error) return null;
+  const values = { guess: kept.guess, locked: true };
+  const after = { ...state, ...values };
+  if (kept.second && retryOpen(scene, after) && !parseGuess(scene, kept.second).error) {
+    values.second = kept.second;
+  }
+  return values;
+}
+
+function recall(ctx) {
+  const values = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.id));
+  if (!values) return;
+  const { guess, ...also } = values;
+  ctx.set("guess", guess, { also });
+}
+
 // The second try shows after a wrong first guess, and freezes once given.
 function paintRetry(ctx) {
   const { scene, state } = ctx;
@@ -290,6 +311,7 @@ export const predictView = {
   attached(ctx) {
     ctx.predict.forget?.();
     ctx.predict.forget = onOpenAll(() => unfold(ctx));
+    recall(ctx);
     unfold(ctx);
   },
   detached(ctx) {
@@ -312,6 +334,7 @@ export const predictView = {
     lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
     paintRetry(ctx);
     unfold(ctx);
+    if (state.locked) rememberProgress(scene.id, state);
     const drawn = { guess: state.guess ?? null, locked: !!state.locked };
     if (revealed(scene, state) && state.locked) Object.assign(drawn, { actual: scene.actual, right });
     if (state.second) drawn.second = state.second;

@@ -133,7 +133,12 @@ class Predict(PracticeWidget):
 
     css = "gradkit-predict"
     view = "predictView"
-    scripts = ("practice/feedback.js", "practice/unfold.js", "practice/predict.js")
+    scripts = (
+        "practice/feedback.js",
+        "practice/unfold.js",
+        "practice/progress.js",
+        "practice/predict.js",
+    )
 
     def __init__(
         self,
@@ -288,8 +293,9 @@ class Predict(PracticeWidget):
         """
         if self.locked:
             raise RuntimeError(
-                f"the guess {self.current('guess')} is locked in and cannot be changed; run the "
-                f"cell again for a fresh Predict({self.entry.id!r})"
+                f"the guess {self.current('guess')} is locked in and cannot be changed: the first "
+                f"guess is the one that counts (Predict({self.entry.id!r}) keeps it in the page, "
+                "across a reload too)"
             )
         raw = self.current("guess") if guess is None else str(guess)
         check_guess(self.entry, raw)

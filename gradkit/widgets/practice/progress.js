@@ -1,0 +1,53 @@
+// A Predict's progress kept across a reload: the guess locked in (and a second try) is written to
+// the browser's own storage under the Predict's id, and a fresh Predict of the same id (the lesson
+// reopened and run again, the static page reloaded) takes it back through the page's own values,
+// which Python checks as any lock. Nothing leaves the browser. On a JupyterHub every learner's
+// server shares one origin, so the key holds the server's path (/user/NAME/), never another
+// learner's guesses.
+export const PROGRESS_PREFIX = "gradkit-predict";
+
+// The part of the page's path that is one learner's server: "/user/ada/" on a JupyterHub, "" else.
+export function serverPath(pathname) {
+  const found = /^(\/user\/[^/]+\/)/.exec(String(pathname || ""));
+  return found ? found[1] : "";
+}
+
+// The storage key of one Predict's progress.
+export function progressKey(predictId, pathname) {
+  return `${PROGRESS_PREFIX}:${serverPath(pathname)}:${predictId}`;
+}
+
+function storage() {
+  try {
+    return globalThis.localStorage || null;
+  } catch {
+    return null; // storage refused (a sandboxed frame, a browser setting): nothing is kept
+  }
+}
+
+const here = () => (globalThis.location ? globalThis.location.pathname : "");
+
+// Keep a locked Predict's guess (and second try) for a reload; a state not locked keeps nothing.
+export function rememberProgress(predictId, state, pathname = here()) {
+  const store = storage();
+  if (!store || !state.locked) return;
+  const record = { guess: String(state.guess ?? ""), second: String(state.second ?? "") };
+  try {
+    store.setItem(progressKey(predictId, pathname), JSON.stringify(record));
+  } catch {
+    // full or refused: the lesson still works, it only forgets on a reload
+  }
+}
+
+// The progress kept for a Predict: {guess, second} (strings, as the page sends them), or null.
+export function recalledProgress(predictId, pathname = here()) {
+  const store = storage();
+  if (!store) return null;
+  try {
+    const record = JSON.parse(store.getItem(progressKey(predictId, pathname)) || "null");
+    if (!record || typeof record.guess !== "string" || !record.guess) return null;
+    return { guess: record.guess.slice(0, 100), second: String(record.second || "").slice(0, 100) };
+  } catch {
+    return null;
+  }
+}
