@@ -349,7 +349,7 @@ def test_an_undefined_gradient_error_is_located_in_backward():
 def test_a_wrong_jvp_gets_the_rule_without_the_zoos_sin():
     report = _report(HalfJvpSwish.apply, (_x(0.5, -1.0),), check_forward_ad=True)
     assert report.cause == "forward_ad"
-    assert "compared J·u with the nudged columns" in report.explanation
+    assert "compared J·p with the nudged columns" in report.explanation
     assert "times the tangent, saving" in report.suggestion
     zoo = CHECK_SPECIMENS["ForgotTangentSinFn"]
     own = check(zoo.apply, zoo.make_input(), check_forward_ad=True)
