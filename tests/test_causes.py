@@ -92,7 +92,11 @@ def test_a_float32_module_is_rechecked_with_float64_weights_of_a_copy(engine):
     for fn in (module, module.forward):
         report = check(fn, (x,), engine=engine)
         assert not report.passed and not _torch_says(fn, (x,))
-        assert (report.cause, report.notes) == ("precision", ())
+        assert report.cause == "precision"
+        # batched float32 kernels round differently on some CPUs (not on others): then the
+        # batched engine says it recomputed one entry per call, and says nothing else
+        rounding = "batched calls round differently from single calls"
+        assert all(note.startswith(rounding) for note in report.notes), report.notes
         assert "passes with float64 inputs" in report.explanation
         assert "module.double()" in report.suggestion
     assert module.weight.dtype == torch.float32 and torch.equal(module.weight, weight)
