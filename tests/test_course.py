@@ -10,9 +10,11 @@ exchange is tests/hub/test_nbgrader_loop.py (opt-in: make test-class).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -174,6 +176,8 @@ def test_the_command_writes_only_inside_dir_and_never_over_a_teachers_file(tmp_p
     (out / "stuck-ps1.html").write_text("mine")
     assert main(["course", "summary", str(course), "ps1", "--out", str(out)]) == 2
     assert "never writes over it" in capsys.readouterr().err
+    assert main(["course", "summary", str(tmp_path / "nowhere"), "ps1"]) == 2
+    assert "no gradebook at" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -181,7 +185,10 @@ def test_nbgrader_validate_passes_the_solution_and_fails_the_starter(tmp_path):
     course = tmp_path / "course"
     assert main(["course", "nbgrader", str(course), "08", "--assignment", "ps1"]) == 0
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    run = {"cwd": course, "capture_output": True, "text": True, "timeout": 600, "check": False}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # alembic
+    env = {**os.environ, "PATH": path}
+    run = {"cwd": course, "env": env, "capture_output": True, "text": True, "timeout": 600}
+    run["check"] = False
     made = subprocess.run([*nbgrader, "generate_assignment", "ps1"], **run)
     assert made.returncode == 0, made.stdout + made.stderr
     released = nbformat.read(course / "release/ps1/08_write_your_own.ipynb", as_version=4)

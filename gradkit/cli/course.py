@@ -149,6 +149,11 @@ def print_summary(args: argparse.Namespace, out: TextIO) -> int:
             )
     try:
         records = read_course(Path(args.dir).expanduser(), args.assignment)
+    except ModuleNotFoundError as error:
+        raise UsageError(
+            f"the summary reads nbgrader's gradebook, and {error.name} is not installed: "
+            "pip install 'gradkit[class]'"
+        ) from None
     except (FileNotFoundError, KeyError) as error:
         raise UsageError(str(error).strip("'\"")) from None
     summary = summarize(records, names=args.names)
