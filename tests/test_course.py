@@ -148,6 +148,7 @@ def test_the_summary_counts_the_class_and_names_nobody_unless_asked():
     assert "p1: 1 of 2 (50%); wrong: 4.0 ×1" in text
     assert "WrongSquareFn: 0 of 1 (0%); wrong: pass ×1" in text
     page = summary_html(summarize(_class()), "ps1")
+    assert "1 of 2 (50%) · wrong: bug ×1" in page
     for shown in (text, page):
         assert "ada" not in shown and "bob" not in shown
     named = summary_text(summarize(_class(), names=True), "ps1")

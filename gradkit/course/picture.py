@@ -19,14 +19,14 @@ def _row(s: Stuck, y: int) -> str:
     good = round(_BAR * s.share)
     wrong = ", ".join(f"{w} ×{n}" for w, n in s.wrong) or "none"
     note = f"wrong: {wrong}" + (f" · stuck: {', '.join(s.learners)}" if s.learners else "")
-    label = f"{s.key}: {s.right} of {s.total} ({s.share:.0%})"
+    label = f"{s.right} of {s.total} ({s.share:.0%})"
     return (
         f"<text x='0' y='{y + 14}'>{html.escape(s.key)}</text>"
         f"<rect x='240' y='{y}' width='{_BAR}' height='18' fill='#e8e8e8'><title>"
-        f"{html.escape(label)}</title></rect>"
+        f"{html.escape(s.key)}: {html.escape(label)}</title></rect>"
         f"<rect x='240' y='{y}' width='{good}' height='18' fill='#2b7bb9'/>"
         f"<rect x='{240 + good}' y='{y}' width='{_BAR - good}' height='18' fill='#d9822b'/>"
-        f"<text x='{250 + _BAR}' y='{y + 14}'>{html.escape(f'{s.share:.0%}  {note}')}</text>"
+        f"<text x='{250 + _BAR}' y='{y + 14}'>{html.escape(f'{label} · {note}')}</text>"
     )
 
 
