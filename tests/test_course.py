@@ -122,6 +122,20 @@ def test_first_guesses_are_kept_first_only_and_read_back(tmp_path, monkeypatch):
         check_first_guess("08_write_your_own", "quiz", "08-log-backward", tmp_path)
 
 
+def test_a_zoo_specimens_first_predicted_cause_is_kept(tmp_path, monkeypatch):
+    from gradkit.widgets import ZooHunt
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    recorder = FirstGuesses("06_bug_zoo", tmp_path)
+    hunt = ZooHunt(names=["WrongSquareFn"])
+    recorder.watch({"hunt": hunt})
+    for guess in ("pass", "bug"):  # the second run is no first try
+        hunt.prediction.value = guess
+        hunt.run_button.click()
+    kept = read_first_guesses(tmp_path, "06_bug_zoo")["zoo"]
+    assert kept == {"WrongSquareFn": {"guess": "pass", "right": False, "cause": "bug"}}
+
+
 def test_nothing_is_written_while_nbgrader_runs_the_notebook(tmp_path, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert FirstGuesses("01_nudging", tmp_path).keep("quiz", "q", {"guess": "a"}) is False

@@ -128,10 +128,12 @@ def write_source(args: argparse.Namespace, out: TextIO) -> int:
         print(
             f"source/{folder}/{a.notebook}.ipynb: {len(a.exercises)} exercise(s) "
             f"{', '.join(a.exercises) or '-'}; {len(a.predicts)} Predict(s), {len(a.quizzes)} "
-            f"quiz(zes) recorded ({args.predicts}); {a.points:g} points",
+            f"quiz(zes){' and a zoo hunt' if a.hunts else ''} recorded ({args.predicts}); "
+            f"{a.points:g} points",
             file=out,
         )
-    print(f"next, in {course}: nbgrader generate_assignment ASSIGNMENT", file=out)
+    for folder in dict.fromkeys(folder for folder, _a in made):
+        print(f"next, in {course}: nbgrader generate_assignment {folder}", file=out)
     return EXIT_PASS
 
 

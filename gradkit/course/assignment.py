@@ -30,6 +30,7 @@ GRADINGS = ("ungraded", "graded")
 _PANEL = re.compile(r"ExercisePanel\(\s*[\"'](\w+)[\"']")
 _PREDICT = re.compile(r"\bPredict\(\s*[\"']([\w.-]+)[\"']")
 _QUIZ = re.compile(r"\bQuiz\(\s*[\"']([\w.-]+)[\"']")
+_HUNT = re.compile(r"\bZooHunt\(")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Assignment:
     exercises: tuple[str, ...]
     predicts: tuple[str, ...]
     quizzes: tuple[str, ...]
+    hunts: int
     points: float
 
 
@@ -121,7 +123,8 @@ def assignment_notebook(
         "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}
     )
     nbformat.validate(nb)
-    summary = Assignment(name, tuple(panels), tuple(predict_ids), tuple(quiz_ids), points)
+    hunts = sum(len(_HUNT.findall(source)) for source in code)
+    summary = Assignment(name, tuple(panels), tuple(predict_ids), tuple(quiz_ids), hunts, points)
     return nb, summary
 
 
