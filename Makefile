@@ -13,7 +13,7 @@ PORT ?= 8888
 # `gradkit lessons` on the first run, never overwritten later (delete it for a fresh copy).
 MY_LESSONS ?= my-lessons
 
-.PHONY: help notebook test unit lessons bench lint format clean test-hub
+.PHONY: help notebook test unit lessons bench lint format clean test-hub test-class
 
 help:
 	@echo "make notebook  - set up .venv, copy the lessons to $(MY_LESSONS)/ (your private, git-ignored"
@@ -28,6 +28,8 @@ help:
 	@echo "                 ARGS='--only engine --device cuda' for the engine on a GPU)"
 	@echo "make test-hub  - opt-in: a real JupyterHub (the README's config) serves lesson 01 to two"
 	@echo "                 learners in chromium; installs jupyterhub and the proxy in a temp folder"
+	@echo "make test-class - opt-in: the nbgrader loop for real (two learners: release, fetch, submit,"
+	@echo "                 collect, autograde, feedback, summary) with a local exchange folder"
 	@echo "make lint      - ruff check and ruff format --check"
 	@echo "make format    - ruff check --fix, then ruff format"
 	@echo "make clean     - remove .venv, build outputs and artifacts (keeps $(MY_LESSONS)/)"
@@ -100,3 +102,9 @@ clean:
 # and npm prefix under a temp folder, removed afterwards; every process is stopped by PID.
 test-hub: $(VENV)/.stamp-test /usr/bin/chromium
 	GRADKIT_TEST_HUB=1 $(PY) -m pytest tests/hub -v -p no:cacheprovider
+
+# Opt-in, not in `make test`: nbgrader's whole loop with two learners, through nbgrader's command
+# line, a local exchange folder and one HOME folder per learner (tests/hub/test_nbgrader_loop.py);
+# nbgrader comes with the test extras. Every kernel is started and stopped by nbclient.
+test-class: $(VENV)/.stamp-test
+	GRADKIT_TEST_CLASS=1 $(PY) -m pytest tests/hub/test_nbgrader_loop.py -v -p no:cacheprovider

@@ -36,6 +36,8 @@ from typing import NoReturn
 
 from .check_run import MAX_INPUT_ENTRIES, run_check
 from .check_run import add_parser as add_check_parser
+from .course import add_parser as add_course_parser
+from .course import run_course
 from .errors import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS, EXIT_USAGE, UsageError
 from .export import add_export_parser, run_export
 from .lesson_copy import copy_lessons, lesson_files, lessons_dir, write_atomically
@@ -85,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     nb.add_argument("--token", default=None, help="access token (default: a random one)")
     add_export_parser(sub)
     add_warm_parser(sub)
+    add_course_parser(sub)
     return parser
 
 
@@ -117,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_export(args)
         if args.command == "warm":
             return run_warm(args)
+        if args.command == "course":
+            return run_course(args)
         return run_notebook(args)
     except UsageError as error:
         print(f"gradkit {args.command}: error: {error}", file=sys.stderr)

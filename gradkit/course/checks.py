@@ -1,0 +1,94 @@
+"""What the autograder's test cells call: gradkit's grader, and the learner's first guesses.
+
+A failing check raises ``AssertionError`` with gradkit's own feedback as its message, which
+nbgrader shows in the feedback it generates. Each exercise check also leaves a small record in
+the cell's output (``application/vnd.gradkit.check+json``: passed and the failing cause), which
+the teacher's summary reads from the autograded notebooks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..exercises import Feedback, grade
+from .record import read_first_guesses
+
+__all__ = ["CHECK_MIME", "check_exercise", "check_first_guess", "failing_cause"]
+
+#: The mimetype of an exercise check's record in the autograded notebook.
+CHECK_MIME = "application/vnd.gradkit.check+json"
+
+
+def failing_cause(feedback: Feedback, function: object) -> str:
+    """Why a check failed in one word: gradcheck's cause (``bug``, ``precision``, ``error``,
+    ...), ``forward`` (the forward is off or raised before gradcheck ran), ``missing`` (no class
+    to check), or ``pass``."""
+    if feedback.passed:
+        return "pass"
+    if feedback.report is not None:
+        return feedback.report.cause
+    if function is None or not callable(function):
+        return "missing"
+    return "forward"
+
+
+def check_exercise(exercise: str, function: object) -> None:
+    """The autograder test of an exercise: gradkit's grader on the learner's class.
+
+    Parameters
+    ----------
+    exercise : str
+        A key of :data:`gradkit.exercises.EXERCISES`, e.g. ``"cube"``.
+    function : torch.autograd.Function subclass
+        The learner's class (``None`` when the cell defining it did not run).
+
+    Raises
+    ------
+    AssertionError
+        With gradkit's feedback (what fails, the entry, what to try) when the check fails.
+    """
+    feedback = grade(exercise, function)
+    cause = failing_cause(feedback, function)
+    record = {"exercise": exercise, "passed": feedback.passed, "cause": cause}
+    try:
+        from IPython.display import display
+
+        display({"text/plain": f"gradkit check {exercise}: {cause}", CHECK_MIME: record}, raw=True)
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        pass
+    if not feedback.passed:
+        raise AssertionError(str(feedback))
+    print(feedback)
+
+
+def check_first_guess(notebook: str, kind: str, key: str, folder: str | Path = ".") -> None:
+    """The autograder test of a first guess (when the teacher grades them).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's name, as the recording cell gives it.
+    kind : {"predict", "quiz"}
+    key : str
+        The Predict's or quiz's id.
+    folder : path, optional
+        Where the submission's ``gradkit-first-guesses.json`` is (the autograder's folder).
+
+    Raises
+    ------
+    AssertionError
+        When no first guess was kept or it was not right. ``nbgrader validate`` (which has no
+        learner's guesses) passes it with a note.
+    """
+    if kind not in ("predict", "quiz"):
+        raise ValueError(f"kind must be 'predict' or 'quiz', got {kind!r}")
+    first = read_first_guesses(folder, notebook)[kind].get(key)
+    if first is None:
+        if os.environ.get("NBGRADER_EXECUTION") == "validate":
+            print(f"validating: no learner's first guess at {key} here; graded on submission")
+            return
+        raise AssertionError(f"No first guess was kept for {key}: it was never answered.")
+    if not first.get("right"):
+        raise AssertionError(f"The first guess at {key} was {first.get('guess')}: not right.")
+    print(f"The first guess at {key}, {first.get('guess')}, was right.")

@@ -1,0 +1,186 @@
+"""The learner's first guesses, kept by their own kernel beside the notebook.
+
+``record_first_guesses(NOTEBOOK)`` (the read-only cell at the top of each assignment) watches the
+notebook's Predict, Quiz and ZooHunt widgets: the first guess locked in at each Predict, the first
+option picked at each quiz and the first cause predicted for each zoo specimen are written to
+``gradkit-first-guesses.json`` in the notebook's folder, and the cell shows what is kept. A later
+guess never replaces a first one (not after a rerun, not after a kernel restart: the file is read
+back). Nothing is sent anywhere: the file reaches the teacher only with nbgrader's own submit,
+and the autograder reads it from the submission. While nbgrader runs the notebook (validate,
+autograde: ``$NBGRADER_EXECUTION``) nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["GUESS_FILE", "FirstGuesses", "read_first_guesses", "record_first_guesses"]
+
+#: The file beside the notebook (one per assignment folder, keyed by notebook).
+GUESS_FILE = "gradkit-first-guesses.json"
+
+#: The kinds of first guess, by the widget class that asks.
+KINDS = {"Predict": "predict", "Quiz": "quiz", "ZooHunt": "zoo"}
+
+_MIME = "application/vnd.gradkit.first-guesses+json"
+
+
+def read_first_guesses(folder: str | Path, notebook: str) -> dict[str, dict[str, dict]]:
+    """The first guesses kept for ``notebook`` in ``folder`` (empty kinds when there are none).
+
+    Returns
+    -------
+    dict
+        ``{"predict": {id: {"guess", "right"}}, "quiz": {...}, "zoo": {specimen: {"guess",
+        "right", "cause"}}}``.
+    """
+    path = Path(folder) / GUESS_FILE
+    kept: dict = {}
+    if path.is_file():
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8")).get(notebook, {})
+        except (ValueError, AttributeError):
+            kept = {}
+    return {kind: dict(kept.get(kind, {})) for kind in KINDS.values()}
+
+
+class FirstGuesses:
+    """Watches a notebook's practice widgets and keeps each first guess (see the module)."""
+
+    def __init__(self, notebook: str, folder: str | Path = ".") -> None:
+        if not isinstance(notebook, str) or not notebook.strip():
+            raise ValueError(
+                f"notebook must be the notebook's name, e.g. '01_nudging'; got {notebook!r}"
+            )
+        self.notebook = notebook
+        self.folder = Path(folder)
+        self.writing = not os.environ.get("NBGRADER_EXECUTION")
+        self.guesses = read_first_guesses(self.folder, notebook)
+        self._watched: set[int] = set()
+        self._display: Any = None
+
+    # ------------------------------------------------------------------ watching
+    def watch(self, namespace: Mapping[str, object]) -> None:
+        """Watch every Predict, Quiz and ZooHunt in ``namespace`` not watched yet."""
+        for widget in list(namespace.values()):
+            kind = KINDS.get(type(widget).__name__)
+            if kind is None or id(widget) in self._watched or not hasattr(widget, "on_change"):
+                continue
+            self._watched.add(id(widget))
+            if kind == "predict":
+                widget.on_change("locked", self._on_predict(widget))
+            elif kind == "quiz":
+                widget.on_change("choice", self._on_quiz(widget))
+            else:
+                widget.on_click("run", self._on_hunt(widget))
+
+    def _on_predict(self, widget: Any) -> Callable[[dict], None]:
+        def locked(change: dict) -> None:
+            if change.get("new") and widget.locked and widget.correct is not None:
+                guess = widget.current("guess")
+                self.keep("predict", widget.entry.id, {"guess": guess, "right": widget.correct})
+
+        return locked
+
+    def _on_quiz(self, widget: Any) -> Callable[[dict], None]:
+        def picked(change: dict) -> None:
+            if change.get("new") is not None and widget.correct is not None:
+                self.keep(
+                    "quiz", widget.entry.id, {"guess": change["new"], "right": widget.correct}
+                )
+
+        return picked
+
+    def _on_hunt(self, widget: Any) -> Callable[[], None]:
+        def ran() -> None:
+            guess, report = widget.prediction.value, widget.last
+            if guess is not None and report is not None:
+                first = {"guess": guess, "right": guess == report.cause, "cause": report.cause}
+                self.keep("zoo", widget.entry_dropdown.value, first)
+
+        return ran
+
+    # ------------------------------------------------------------------ keeping
+    def keep(self, kind: str, key: str, first: dict) -> bool:
+        """Keep ``first`` as the first guess of ``kind`` ``key`` unless one is kept already;
+        returns whether it was kept."""
+        if not self.writing or key in self.guesses[kind]:
+            return False
+        self.guesses[kind][key] = first
+        path = self.folder / GUESS_FILE
+        everything: dict = {}
+        if path.is_file():
+            try:
+                everything = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError:
+                everything = {}
+        everything[self.notebook] = self.guesses
+        partial = path.with_name(f".{GUESS_FILE}.partial")
+        partial.write_text(json.dumps(everything, indent=1, sort_keys=True), encoding="utf-8")
+        partial.replace(path)
+        self.show()
+        return True
+
+    def as_text(self) -> str:
+        """What the recording cell shows the learner."""
+        lines = [
+            f"Your first guesses in this notebook are kept in {GUESS_FILE}, beside it. They reach "
+            "your teacher only when you submit; a later guess never replaces a first one."
+        ]
+        names = {"predict": "Predict", "quiz": "Quiz", "zoo": "Zoo specimen"}
+        for kind, kept in self.guesses.items():
+            for key, first in kept.items():
+                lines.append(f"  {names[kind]} {key}: {first['guess']}")
+        if not self.writing:
+            lines.append("  (nbgrader is running this notebook: nothing new is written)")
+        return "\n".join(lines)
+
+    def show(self) -> None:
+        """Show (or refresh) what is kept, in the recording cell's output."""
+        try:
+            from IPython.display import display
+        except ImportError:  # pragma: no cover - IPython comes with ipykernel
+            return
+        data = {"text/plain": self.as_text(), _MIME: self.guesses}
+        if self._display is None:
+            self._display = display(data, raw=True, display_id=True)
+        else:
+            self._display.update(data, raw=True)
+
+
+_ACTIVE: dict[str, Any] = {}
+
+
+def record_first_guesses(notebook: str) -> FirstGuesses:
+    """Keep this notebook's first guesses (the assignment's read-only cell calls it once).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's name without ``.ipynb`` (the key in :data:`GUESS_FILE`).
+
+    Returns
+    -------
+    FirstGuesses
+        The recorder; after each cell it watches the widgets the cell made.
+    """
+    from IPython import get_ipython
+
+    recorder = FirstGuesses(notebook)
+    shell = get_ipython()
+    if shell is not None:
+        old = _ACTIVE.pop("hook", None)
+        if old is not None:
+            shell.events.unregister("post_run_cell", old)
+
+        def after_cell(_result: object) -> None:
+            recorder.watch(shell.user_ns)
+
+        shell.events.register("post_run_cell", after_cell)
+        _ACTIVE["hook"] = after_cell
+    recorder.show()
+    return recorder
