@@ -23,7 +23,7 @@ def test_writes_the_file_into_the_folder_given_and_says_where(tmp_path):
     done = write_suite(tmp_path)
     assert done.written and done.runnable and done.path == tmp_path / SUITE_NAME
     assert done.path.read_text(encoding="utf-8") == suite_text()
-    assert str(tmp_path.resolve()) in done.message
+    assert done.message == f"wrote {SUITE_NAME} in this lesson's folder"  # no machine's path
     assert sorted(p.name for p in tmp_path.iterdir()) == [SUITE_NAME]
 
 
@@ -71,9 +71,7 @@ def test_a_folder_that_is_not_there_or_not_writable_is_named(tmp_path, monkeypat
     monkeypatch.setattr(os, "open", refused)  # a read-only folder, as any user sees it
     done = write_suite(tmp_path)
     assert not done.written and not done.runnable
-    assert done.message == (
-        f"could not write {tmp_path / SUITE_NAME}: Permission denied; nothing was written"
-    )
+    assert done.message == (f"could not write {SUITE_NAME}: Permission denied; nothing was written")
 
 
 def _pytest(folder: Path, budget: str) -> subprocess.CompletedProcess:

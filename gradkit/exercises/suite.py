@@ -79,18 +79,18 @@ def write_suite(folder: str | os.PathLike[str] = ".") -> SuiteFile:
         return SuiteFile(path, False, _already_there(path, text))
     except OSError as error:
         reason = error.strerror or str(error)
-        return SuiteFile(path, False, f"could not write {path}: {reason}; nothing was written")
+        return SuiteFile(path, False, f"could not write {path.name}: {reason}; nothing was written")
     with os.fdopen(handle, "w", encoding="utf-8") as stream:
         stream.write(text)
-    return SuiteFile(path, True, f"wrote {SUITE_NAME} in this lesson's folder, {folder.resolve()}")
+    return SuiteFile(path, True, f"wrote {SUITE_NAME} in this lesson's folder")
 
 
 def _already_there(path: Path, text: str) -> str:
     """Why an existing ``path`` is left alone, in one sentence."""
     if path.is_symlink() or not path.is_file():
         return (
-            f"{SUITE_NAME} in {path.parent.resolve()} is a link or a folder, not a file: left "
-            "as it is (gradkit never writes through a link); move it away to get the lesson's file"
+            f"{SUITE_NAME} in this lesson's folder is a link or a folder, not a file: left as it "
+            "is (gradkit never writes through a link); move it away to get the lesson's file"
         )
     if path.read_text(encoding="utf-8", errors="replace") == text:
         return f"{SUITE_NAME} is already in this lesson's folder, as the lesson wrote it"
