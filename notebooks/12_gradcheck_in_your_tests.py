@@ -39,11 +39,11 @@
 # %% [markdown]
 # ## Predict first
 #
-# A backward checked on one input is known to be right on that input. `MyProd` computes the
-# product of all entries of x, y = x0 · x1 · …, so the slope for input entry j is the product
-# of the other entries. Its author wrote that as y / x, saw a NaN where an entry is 0 (0 / 0)
-# and set those slopes to 0. gradcheck passes it on the input it was written against,
-# [0.5, 1.25, 2]. Below it, six more inputs, each chosen for a shape or a value that a backward
+# A passing gradcheck says a backward is right on the inputs it was given, no more. `MyProd`
+# computes the product of all entries of x, y = x0 · x1 · …, so the slope for input entry j is
+# the product of the other entries. Its author wrote that as y / x, saw a NaN where an entry is
+# 0 (0 / 0) and set those slopes to 0. gradcheck passes it on the input it was written against,
+# [0.5, 1.25, 2]. Below are six more inputs, each chosen for a shape or a value that a backward
 # may trip on: a 0-d tensor, an empty one, negative entries, zeros, and a transposed view whose
 # entries are not contiguous in memory. On how many of them does gradcheck fail `MyProd`?
 
@@ -149,12 +149,13 @@ for rtol, atol in ((1e-7, 1e-7), (1.3e-6, 0.0), (1.3e-6, 1e-5)):
 # %% [markdown]
 # At π and 2π sin is near zero, and the float32 result is off by about 1e-7 whatever the size
 # of sin(x): rounding x to float32 moved it, and sin's slope there is ±1. Relative to values
-# near 1e-16 that is an error of 7.1e+08, so rtol alone fails there, at any rtol. Choose atol
-# from the scale of the inputs (|x| · u times the slope, here about 3.7e-07) and rtol from the
-# dtype: 1.3e-6 and 1e-5 are `assert_close`'s own float32 defaults. Compared as float64 it
-# would use float64's 1e-7 and 1e-7, which the entry at 2π fails: pass the tolerances of the
-# dtype that computed the result. gradcheck's defaults (atol 1e-5, rtol 1e-3) are set for
-# float64 in the same spirit.
+# near 1e-16 that is an error of 7.1e+08, so rtol alone fails there, at any rtol worth the
+# name. Choose atol from the scale of the inputs (|x| · u times the slope, here about 3.7e-07)
+# and rtol from the dtype: 1.3e-6 and 1e-5 are `assert_close`'s own float32 defaults. Compared
+# as float64 it would use float64's 1e-7 and 1e-7, which the entry at 2π fails: pass the
+# tolerances of the dtype that computed the result. gradcheck's own atol, 1e-5, plays the same
+# part for its nudges: the rounding in a slope measured with eps = 1e-6 grows with the size of
+# f's outputs (lesson 4), so outputs near 1e5 or larger need a larger atol.
 #
 # ## A module's parameters
 #
