@@ -2,7 +2,9 @@
 
 - :func:`grade` checks the forward against the reference (a wrong forward makes gradcheck compare
   the wrong thing), then the backward through :func:`gradkit.check` in float64, and returns
-  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion.
+  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion. An exercise's
+  inputs chosen on purpose (``Exercise.cases``) are checked after its sample inputs, the same
+  way, and the first that fails is named.
 - :func:`hint` and :func:`solution` give the same help as plain text.
 
 Depends on torch and gradkit's check only (no widgets).
