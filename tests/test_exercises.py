@@ -271,3 +271,56 @@ def test_printed_feedback_fits_a_page_line():
     printed = str(grade("product", _define(ex.starter, ex.class_name)))
     assert all(len(line) <= 100 for line in printed.splitlines()), printed
     assert "input 0 entry 2 moves output entry 2" in " ".join(printed.split())
+
+
+# ---------------------------------------------------------- inputs chosen on purpose (cases)
+
+
+def test_a_backward_right_on_its_lucky_input_fails_on_the_case_chosen_on_purpose():
+    """The prod starter passes gradcheck at [0.5, 1.25, 2] (the sample input) and fails where
+    exactly one entry is 0; the feedback names that case, its values and the entry."""
+    ex = EXERCISES["prod"]
+    starter = _define(ex.starter, ex.class_name)
+    assert torch.autograd.gradcheck(starter.apply, ex.make_inputs())
+    feedback = grade("prod", starter)
+    assert not feedback.passed and feedback.report.cause == "bug"
+    assert feedback.details[0] == "On the input chosen on purpose 'a zero entry':"
+    assert (
+        "At output entry 0, input entry 1 (input entry 1 is 0): nudging input entry 1 moves "
+        "output entry 0 at a slope of 1, but your backward returns 0." in feedback.details
+    )
+    assert feedback.details[-1].startswith("Checked at input(s) [0.5, 0, 2].")
+    solved = grade("prod", _define(ex.solution, ex.class_name))
+    assert solved.passed
+    names = ", ".join(name for name, _ in ex.cases)
+    assert f"And on 6 inputs chosen on purpose: {names}." in solved.details
+
+
+def test_the_cases_cover_the_shapes_and_values_a_shortcut_trips_on():
+    shapes = {name: make()[0] for name, make in EXERCISES["prod"].cases}
+    assert shapes["0-d"].dim() == 0 and shapes["empty"].numel() == 0
+    assert not shapes["transposed (not contiguous)"].is_contiguous()
+    assert all(t.dtype == torch.float64 and t.requires_grad for t in shapes.values())
+    assert (shapes["negative entries"] < 0).any()
+    assert int((shapes["a zero entry"] == 0).sum()) == 1
+
+
+def test_a_wrong_forward_on_a_case_is_named():
+    from gradkit.exercises.solutions.prod import MyProd
+
+    class OneDimOnly(MyProd):  # right on 1-d inputs, wrong on the transposed one
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x[..., 0].prod() if x.dim() == 2 else x.prod()
+
+    feedback = grade("prod", OneDimOnly)
+    assert feedback.headline == "Not yet: the forward is off."
+    assert feedback.details[0] == "On the input chosen on purpose 'transposed (not contiguous)':"
+
+
+def test_input_values_are_written_for_any_shape():
+    from gradkit.exercises.grader import _listed
+
+    t = torch.tensor
+    assert _listed((t(0.7), t([]), t([[0.5, -1.0], [2.0, 0.0]]))) == "0.7, [], [[0.5, -1], [2, 0]]"

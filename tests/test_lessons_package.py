@@ -27,6 +27,7 @@ EXPECTED = [
     "09_capstone_softmax.ipynb",
     "10_beyond_the_jacobian.ipynb",
     "11_appendix_beyond.ipynb",
+    "12_gradcheck_in_your_tests.ipynb",
 ]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -246,13 +247,21 @@ SELF_CHECKS: dict[str, str] = {
         _drive_slopes(explorer)
         _answer(quiz)
     """,
+    "12_gradcheck_in_your_tests": """
+        _predict(fails, 2, right=False)  # two zero entries: the patch's 0 is right there
+        assert fails.actual == 1
+        _panel(prod_panel, "prod")
+        assert suite.written and suite.path.parent.resolve() == Path.cwd().resolve()
+        assert "test_my_function.py::" in done.stdout, done.stdout + done.stderr
+        _answer(quiz)
+    """,
 }
 
 
 def _self_check(stem: str) -> str:
     body = textwrap.dedent(SELF_CHECKS[stem]).strip()
     return (
-        "import json\nimport torch\nimport gradkit\n"
+        "import json\nfrom pathlib import Path\nimport torch\nimport gradkit\n"
         + _HELPERS
         + "\n"
         + body
@@ -263,6 +272,9 @@ def _self_check(stem: str) -> str:
 
 
 _RUNS: dict[str, tuple[object, float]] = {}
+#: Lessons that write into their own folder (12 writes test_my_function.py there): run from a
+#: fresh folder, as a learner's copy would be, never from notebooks/.
+WRITES_ITS_FOLDER = {"12_gradcheck_in_your_tests"}
 
 
 def _run(stem: str) -> tuple[object, float]:
@@ -273,7 +285,9 @@ def _run(stem: str) -> tuple[object, float]:
         nb.cells.append(nbformat.v4.new_code_cell(_self_check(stem)))
         # options in file order: the kernel's GRADKIT_QUIZ_ORDER, this process's left alone
         order = {"GRADKIT_QUIZ_ORDER": "fixed"}
-        run = run_notebook(nb, path.parent, timeout=CELL_TIMEOUT, env=order)
+        with tempfile.TemporaryDirectory(prefix="gradkit-lesson-") as work:
+            folder = Path(work) if stem in WRITES_ITS_FOLDER else path.parent
+            run = run_notebook(nb, folder, timeout=CELL_TIMEOUT, env=order)
         assert run.stopped is None, f"{stem}: {run.stopped}"
         _RUNS[stem] = (run.notebook, run.seconds)
     return _RUNS[stem]
@@ -513,7 +527,8 @@ def test_no_code_span_breaks_across_lines(path):
 def test_each_lesson_ends_with_a_check(path):
     code = _code(path)
     assert any(re.search(r"\bQuiz\(", c) for c in code), "every lesson has a quiz"
-    if path.stem == STEMS[-2]:  # the course (before the optional appendix) ends on the checklist
+    appendix = next(k for k, stem in enumerate(STEMS) if "appendix" in stem)
+    if path.stem == STEMS[appendix - 1]:  # the course before the appendix ends on the checklist
         last = nbformat.read(path, as_version=4).cells[-1]
         assert last.cell_type == "markdown" and last.source.startswith("## Checklist")
         assert len(last.source.splitlines()) <= 25, "the checklist fits on one screen"
@@ -684,6 +699,11 @@ PRINTED: dict[str, list[str]] = {
         "float16: 11 significant bits, eps* 0.031",
         "bfloat16: 8 significant bits, eps* 0.063",
         "  at eps=1e-6 the slope reads 0",
+    ],
+    "12_gradcheck_in_your_tests": [
+        "gradcheck at [0.5, 1.25, 2]: True",
+        "a zero entry                 FAILS: input entry 1, numeric 1, analytic 0",
+        "two zero entries             passes",
     ],
 }
 

@@ -340,6 +340,7 @@ KNOWN: dict[str, str] = {
     "exercises/solutions/product.py ~ exercises/starters/product.py": _STARTER,
     "exercises/solutions/sin_square.py ~ exercises/starters/sin_square.py": _STARTER,
     "exercises/solutions/cube.py ~ zoo/correct.py": _TEACHING,
+    "exercises/solutions/prod.py ~ zoo/correct.py": _TEACHING,
     "exercises/solutions/sigmoid.py ~ zoo/correct.py": _TEACHING,
     "exercises/starters/sigmoid.py ~ zoo/correct.py": _TEACHING,
     "zoo/checks.py ~ zoo/checks.py": _TEACHING,

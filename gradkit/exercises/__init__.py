@@ -8,6 +8,8 @@ must compute, sample inputs, hints revealed one at a time, and a solution shown 
 - :mod:`gradkit.exercises.grader`: :func:`grade` checks a learner's Function (forward first, then
   gradcheck in float64) and returns :class:`Feedback`; :func:`hint` and :func:`solution` give the
   same help as plain text.
+- :mod:`gradkit.exercises.suite`: lesson 12's pytest file, ``test_my_function.py``, written into
+  the learner's folder by :func:`~gradkit.exercises.suite.write_suite`, never over a file there.
 - The notebook versions are widgets: :class:`gradkit.widgets.ExercisePanel` and
   :class:`gradkit.widgets.ZooHunt`. They are also importable from here, loaded only
   when asked for, so that this package itself needs no widgets.

@@ -42,6 +42,9 @@ class Exercise:
         Revealed one at a time.
     solution : str
         A correct Function, shown only when asked for.
+    cases : tuple of (str, callable)
+        More inputs chosen on purpose, each named (``"0-d"``, ``"a zero entry"``): the grader
+        checks them after ``make_inputs``, in order, and names the first one that fails.
     """
 
     key: str
@@ -53,6 +56,7 @@ class Exercise:
     starter: str
     hints: tuple[str, ...]
     solution: str
+    cases: tuple[tuple[str, Callable[[], tuple[torch.Tensor, ...]]], ...] = ()
 
 
 def code_of(kind: str, key: str) -> str:
@@ -87,6 +91,16 @@ def code_of(kind: str, key: str) -> str:
 def _inputs(*rows: tuple[float, ...]) -> Callable[[], tuple[torch.Tensor, ...]]:
     def make() -> tuple[torch.Tensor, ...]:
         return tuple(torch.tensor(r, dtype=torch.float64, requires_grad=True) for r in rows)
+
+    return make
+
+
+def _case(values: object, transpose: bool = False) -> Callable[[], tuple[torch.Tensor, ...]]:
+    """One float64 input that requires grad (``transpose``: a transposed view, not contiguous)."""
+
+    def make() -> tuple[torch.Tensor, ...]:
+        t = torch.tensor(values, dtype=torch.float64)
+        return ((t.T if transpose else t).requires_grad_(),)
 
     return make
 
@@ -162,6 +176,33 @@ EXERCISES: dict[str, Exercise] = {
                 "The derivative of a · b with respect to a is b, and with respect to b it is a: "
                 "each input's gradient uses the other input.",
                 "return grad_output * b, grad_output * a",
+            ),
+        ),
+        _exercise(
+            "prod",
+            title="Exercise 4: the product of every entry",
+            task="Fix MyProd, a Function computing the product of all entries of x, so that its "
+            "backward passes gradcheck on every input the grader chose on purpose, not only on "
+            "[0.5, 1.25, 2].",
+            class_name="MyProd",
+            forward=torch.prod,
+            make_inputs=_inputs((0.5, 1.25, 2.0)),
+            hints=(
+                "Read which input fails: the slope for entry j of a product is the product of "
+                "every other entry, and y / x is that product only while entry j is not 0.",
+                "With exactly one entry equal to 0, the product of the others is not 0 at that "
+                "entry: setting it to 0 hides the 0 / 0 instead of computing it.",
+                "Compute each product of the others without dividing: a row per entry j holding "
+                "x with entry j set to 1, then the product of each row (reshape x to 1-d first, "
+                "and the result back to x's shape).",
+            ),
+            cases=(
+                ("0-d", _case(0.7)),
+                ("empty", _case([])),
+                ("negative entries", _case([-1.5, 0.5, -2.0])),
+                ("a zero entry", _case([0.5, 0.0, 2.0])),
+                ("two zero entries", _case([0.0, 1.5, 0.0])),
+                ("transposed (not contiguous)", _case([[0.5, -1.0, 1.5], [2.0, -0.5, 1.25]], True)),
             ),
         ),
     ]

@@ -2,7 +2,9 @@
 
 - :func:`grade` checks the forward against the reference (a wrong forward makes gradcheck compare
   the wrong thing), then the backward through :func:`gradkit.check` in float64, and returns
-  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion.
+  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion. An exercise's
+  inputs chosen on purpose (``Exercise.cases``) are checked after its sample inputs, the same
+  way, and the first that fails is named.
 - :func:`hint` and :func:`solution` give the same help as plain text.
 
 Depends on torch and gradkit's check only (no widgets).
@@ -86,9 +88,12 @@ def _callable_of(function: object, ex: Exercise) -> Callable | str:
     return f"Expected the class {ex.class_name}, got {type(function).__name__}."
 
 
-def _check_forward(fn: Callable, ex: Exercise) -> list[str]:
-    """Problems with the forward, as sentences (empty when it matches the reference)."""
-    inputs = tuple(t.detach() for t in ex.make_inputs())
+def _check_forward(
+    fn: Callable, ex: Exercise, make: Callable[[], tuple[torch.Tensor, ...]] | None = None
+) -> list[str]:
+    """Problems with the forward on ``make()``'s inputs (default: the exercise's sample inputs),
+    as sentences (empty when it matches the reference)."""
+    inputs = tuple(t.detach() for t in (make or ex.make_inputs)())
     try:
         with torch.no_grad():
             got = fn(*inputs)
@@ -116,8 +121,8 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     Parameters
     ----------
     exercise : str or Exercise
-        A key of :data:`EXERCISES` (``"sin_square"``, ``"cube"``, ``"sigmoid"``, ``"product"``)
-        or an Exercise.
+        A key of :data:`EXERCISES` (``"sin_square"``, ``"cube"``, ``"sigmoid"``, ``"product"``,
+        ``"prod"``) or an Exercise.
     function : torch.autograd.Function subclass or callable
         The learner's class (or its ``apply``).
 
@@ -125,37 +130,64 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     -------
     Feedback
         ``passed`` with a headline and details; never raises for mistakes in the learner's code
-        (they become feedback).
+        (they become feedback). An exercise with :attr:`~Exercise.cases` passes only when every
+        case passes too; the feedback names the first case that fails.
     """
     ex = exercise_of(exercise)
     fn = _callable_of(function, ex)
     if isinstance(fn, str):
         return Feedback(ex.key, False, "Nothing to check yet.", [fn])
-    problems = _check_forward(fn, ex)
-    if problems:
-        return Feedback(ex.key, False, "Not yet: the forward is off.", problems)
-    try:
-        report = check(fn, ex.make_inputs())
-    except Exception as error:  # noqa: BLE001 - a learner's mistake becomes feedback
-        return Feedback(
-            ex.key,
-            False,
-            "Not yet: gradcheck could not run.",
-            [f"{type(error).__name__}: {error}"],
-        )
-    inputs = ", ".join(
-        "[" + ", ".join(f"{v:g}" for v in t.detach().tolist()) + "]" for t in ex.make_inputs()
+    report = None
+    for name, make in (("", ex.make_inputs), *ex.cases):
+        problems = _check_forward(fn, ex, make)
+        if problems:
+            return Feedback(ex.key, False, "Not yet: the forward is off.", _on(name, problems))
+        try:
+            report = check(fn, make())
+        except Exception as error:  # noqa: BLE001 - a learner's mistake becomes feedback
+            return Feedback(
+                ex.key,
+                False,
+                "Not yet: gradcheck could not run.",
+                _on(name, [f"{type(error).__name__}: {error}"]),
+            )
+        if not report.passed:
+            return _failed(ex, report, make(), name)
+    details = [f"Checked at input(s) {_listed(ex.make_inputs())}."]
+    if ex.cases:
+        names = ", ".join(name for name, _make in ex.cases)
+        details.append(f"And on {len(ex.cases)} inputs chosen on purpose: {names}.")
+    return Feedback(
+        ex.key,
+        True,
+        "Correct: gradcheck passes in float64.",
+        [*details, _sentence(report.explanation)],
+        report,
     )
-    if report.passed:
-        return Feedback(
-            ex.key,
-            True,
-            "Correct: gradcheck passes in float64.",
-            [f"Checked at input(s) {inputs}.", _sentence(report.explanation)],
-            report,
-        )
+
+
+def _on(case: str, details: list[str]) -> list[str]:
+    """``details``, led by the case they are about (none for the sample inputs)."""
+    return [f"On the input chosen on purpose '{case}':", *details] if case else details
+
+
+def _listed(inputs: tuple[torch.Tensor, ...]) -> str:
+    """Input values as written: ``[0.5, -1.25, 2]``, a 0-d ``0.7``, a matrix row by row."""
+    return ", ".join(_values(t.detach().tolist()) for t in inputs)
+
+
+def _values(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_values(v) for v in value) + "]"
+    return f"{value:g}"
+
+
+def _failed(
+    ex: Exercise, report: CheckReport, inputs: tuple[torch.Tensor, ...], case: str
+) -> Feedback:
+    """The feedback for a failed check on ``inputs`` (``case`` names them, if chosen on purpose)."""
     details = [f"gradcheck: {report.verdict}, cause {report.cause} ({CAUSES[report.cause]})."]
-    where = _where(report, ex)
+    where = _where(report, inputs)
     if where:
         details.append(where)
     explanation = report.explanation
@@ -164,10 +196,9 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     details.append(_sentence(explanation))
     if report.suggestion:
         details.append(f"Try: {report.suggestion}.")
-    details.append(f"Checked at input(s) {inputs}. Ask for a hint if you are stuck.")
-    return Feedback(
-        ex.key, False, _HEADLINES.get(report.cause, _HEADLINES["other"]), details, report
-    )
+    details.append(f"Checked at input(s) {_listed(inputs)}. Ask for a hint if you are stuck.")
+    headline = _HEADLINES.get(report.cause, _HEADLINES["other"])
+    return Feedback(ex.key, False, headline, _on(case, details), report)
 
 
 _HEADLINES = {
@@ -182,13 +213,13 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def _where(report: CheckReport, ex: Exercise) -> str:
+def _where(report: CheckReport, inputs: tuple[torch.Tensor, ...]) -> str:
     """The worst entry in the learner's terms: output entry i and input entry j (the Jacobian
-    entry of the lessons' notation), the input's value there, what each side says."""
+    entry of the lessons' notation), the input's value there (``inputs``: those checked), what
+    each side says."""
     w = report.worst
     if w is None or report.cause != "bug":
         return ""
-    inputs = ex.make_inputs()
     if w.input >= len(inputs):
         return ""
     value = float(inputs[w.input].detach().reshape(-1)[w.index[1]])
