@@ -74,6 +74,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `09_capstone_softmax` | two inputs, and a softmax's backward |
 # | `10_beyond_the_jacobian` | vmap, forward mode, undefined gradients; a checklist for your own |
 # | `11_appendix_beyond` | (optional) kinks, randomness, complex, gradgradcheck, low precision |
+# | `12_gradcheck_in_your_tests` | put gradcheck in a test suite: inputs, tolerances, modules |
 
 # %% [markdown]
 # ## Notation, for every lesson
