@@ -92,7 +92,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | m | how many entries the output has |
 # | i | an output entry: row i of a Jacobian |
 # | j | an input entry: column j of a Jacobian |
-# | J | the Jacobian, m × n: J[i, j] is how fast output entry i moves when input entry j is nudged |
+# | J | the Jacobian, written J (m × n): J[i, j], how fast output entry i moves with input entry j |
 # | eps | the nudge: how far gradcheck moves one input entry (1e-6 by default); ε in a formula |
 # | eps\* | the best eps for a function and a dtype (lesson 4) |
 # | u | the unit roundoff of a dtype (lesson 4), never a vector |
@@ -113,8 +113,8 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
-# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09 |
-# | `Predict` | lock in a guess (if wrong: a hint, a second try), then the answer | 01, 03–07, 10 |
+# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09, 12 |
+# | `Predict` | lock in a guess (wrong: a hint, one more try); then the answer | 01, 03–07, 10, 12 |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown] tags=["notebook-only"]

@@ -57,6 +57,9 @@ def _answer(quiz):
 
 def _predict(moment, guess, right):
     moment.guess(guess)
+    if not right and moment.second_try_offered:
+        assert moment.actual is None  # a hint first: the true value after the second try
+        moment.try_again(guess)
     assert moment.actual is not None
     assert moment.correct is right, (guess, moment.actual)
     assert moment.feedback_html.value

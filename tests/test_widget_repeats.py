@@ -336,6 +336,8 @@ _TEACHING = (
 _STARTER = "a starter is its solution with the rule left out for the learner, on purpose"
 KNOWN: dict[str, str] = {
     "exercises/data.py ~ exercises/data.py": "the table of exercises: one call per exercise",
+    "exercises/data.py ~ patterns.py": "prose only: an exercise's hints and a report's advice, "
+    "strings in parentheses of the same shape",
     "exercises/solutions/cube.py ~ exercises/starters/cube.py": _STARTER,
     "exercises/solutions/product.py ~ exercises/starters/product.py": _STARTER,
     "exercises/solutions/sin_square.py ~ exercises/starters/sin_square.py": _STARTER,

@@ -99,8 +99,8 @@ NOTATION: dict[str, str] = {
     "m": "how many entries the output has",
     "i": "an output entry: row i of a Jacobian",
     "j": "an input entry: column j of a Jacobian",
-    "J": "the Jacobian, m × n: J[i, j] is how fast output entry i moves when input entry j "
-    "is nudged",
+    "J": "the Jacobian, written J (m × n): J[i, j], how fast output entry i moves with input "
+    "entry j",
     "eps": "the nudge: how far gradcheck moves one input entry (1e-6 by default); ε in a formula",
     "eps*": "the best eps for a function and a dtype (lesson 4)",
     "u": "the unit roundoff of a dtype (lesson 4), never a vector",

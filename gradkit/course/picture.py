@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import html
 
-from .summary import _HEADS, Stuck
+from .._palette import PALETTE
+from .summary import Stuck, lesson_sections
 
 __all__ = ["summary_html"]
 
@@ -22,10 +23,11 @@ def _row(s: Stuck, y: int) -> str:
     label = f"{s.right} of {s.total} ({s.share:.0%})"
     return (
         f"<text x='0' y='{y + 14}'>{html.escape(s.key)}</text>"
-        f"<rect x='240' y='{y}' width='{_BAR}' height='18' fill='#e8e8e8'><title>"
+        f"<rect x='240' y='{y}' width='{_BAR}' height='18' fill='{PALETTE['grid']}'><title>"
         f"{html.escape(s.key)}: {html.escape(label)}</title></rect>"
-        f"<rect x='240' y='{y}' width='{good}' height='18' fill='#2b7bb9'/>"
-        f"<rect x='{240 + good}' y='{y}' width='{_BAR - good}' height='18' fill='#d9822b'/>"
+        f"<rect x='240' y='{y}' width='{good}' height='18' fill='{PALETTE['blue']}'/>"
+        f"<rect x='{240 + good}' y='{y}' width='{_BAR - good}' height='18' "
+        f"fill='{PALETTE['vermillion']}'/>"
         f"<text x='{250 + _BAR}' y='{y + 14}'>{html.escape(f'{label} · {note}')}</text>"
     )
 
@@ -35,19 +37,16 @@ def summary_html(summary: dict[str, list[Stuck]], assignment: str) -> str:
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>Where the class is stuck: {html.escape(assignment)}</title>",
-        "<style>body{font:15px system-ui,sans-serif;margin:2em;color:#222}"
-        "svg text{font:13px system-ui,sans-serif;fill:#222}</style></head><body>",
+        f"<style>body{{font:15px system-ui,sans-serif;margin:2em;color:{PALETTE['ink']}}}"
+        f"svg text{{font:13px system-ui,sans-serif;fill:{PALETTE['ink']}}}</style></head><body>",
         f"<h1>Where the class is stuck: {html.escape(assignment)}</h1>",
-        "<p>Blue: right (or passing) at the first try; orange: not yet.</p>",
+        "<p>Blue: right (or passing) at the first try; orange-red: not yet.</p>",
     ]
     if not summary:
         parts.append("<p>No submissions in the gradebook yet.</p>")
     for notebook, items in summary.items():
         parts.append(f"<h2>Lesson {html.escape(notebook)}</h2>")
-        for kind, head in _HEADS.items():
-            chosen = [s for s in items if s.kind == kind]
-            if not chosen:
-                continue
+        for head, chosen in lesson_sections(items):
             height = 26 * len(chosen)
             rows = "".join(_row(s, 26 * k) for k, s in enumerate(chosen))
             parts.append(

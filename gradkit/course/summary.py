@@ -16,7 +16,15 @@ from pathlib import Path
 from .checks import CHECK_MIME
 from .record import read_first_guesses
 
-__all__ = ["LearnerRecord", "Stuck", "read_course", "summarize", "summary_text"]
+__all__ = [
+    "HEADS",
+    "LearnerRecord",
+    "Stuck",
+    "lesson_sections",
+    "read_course",
+    "summarize",
+    "summary_text",
+]
 
 
 @dataclass
@@ -131,12 +139,20 @@ def summarize(records: list[LearnerRecord], names: bool = False) -> dict[str, li
     }
 
 
-_HEADS = {
+#: Each kind of item's heading, in the order a lesson's summary shows them.
+HEADS = {
     "exercise": "Exercises (autograded): pass rate, most common failing cause",
     "predict": "Predicts: right at the first try, most common wrong first guesses",
     "quiz": "Quizzes: right at the first try, most common wrong first picks",
     "zoo": "Zoo specimens, most often misjudged first: judged right at the first try",
 }
+
+
+def lesson_sections(items: list[Stuck]) -> list[tuple[str, list[Stuck]]]:
+    """One lesson's items as (heading, items) per kind that has any, in :data:`HEADS`' order:
+    what the printed summary and the page both show."""
+    sections = [(head, [s for s in items if s.kind == kind]) for kind, head in HEADS.items()]
+    return [(head, chosen) for head, chosen in sections if chosen]
 
 
 def summary_text(summary: dict[str, list[Stuck]], assignment: str) -> str:
@@ -146,10 +162,7 @@ def summary_text(summary: dict[str, list[Stuck]], assignment: str) -> str:
         lines.append("  (no submissions in the gradebook yet)")
     for notebook, items in summary.items():
         lines.append(f"\nLesson {notebook}")
-        for kind, head in _HEADS.items():
-            chosen = [s for s in items if s.kind == kind]
-            if not chosen:
-                continue
+        for head, chosen in lesson_sections(items):
             lines.append(f"  {head}")
             for s in chosen:
                 wrong = ", ".join(f"{w} ×{n}" for w, n in s.wrong) or "none"

@@ -201,6 +201,10 @@ def browser_context(browser) -> Iterator:
     """One browser context for the session, with the paint recorder (``window.__gk``) installed."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(jp.PAGE_JS)
+    # every page of the shared context starts as a learner's first visit: no Predict's guess
+    # kept from another test (practice/progress.js; tests/browser/test_predict_progress.py
+    # checks the keeping, in a browser of its own)
+    context.add_init_script(jp.FORGET_PROGRESS_JS)
     context.set_default_timeout(30_000)
     try:
         yield context

@@ -28,6 +28,7 @@ from pathlib import Path
 __all__ = [
     "CHROMIUM",
     "CHROMIUM_ARGS",
+    "FORGET_PROGRESS_JS",
     "IPYMPL_EXTENSION",
     "IPYMPL_PLUGIN",
     "OUTPUT_ERROR_TEXTS",
@@ -137,6 +138,13 @@ sys.meta_path.insert(0, _NoIpympl())
 #: paints it), and likewise for every ``<img>`` added to the page once it has decoded. The browser
 #: tests use it to wait for a plot to update; the bench uses it to time slider changes. It also
 #: records the time of the latest trusted click or Enter key press (the start of a change).
+#: Forget every Predict's kept guess (practice/progress.js) before the page's scripts run.
+FORGET_PROGRESS_JS = """try {
+  for (const key of Object.keys(localStorage)) {
+    if (key.startsWith('gradkit-predict:')) localStorage.removeItem(key);
+  }
+} catch (e) {}"""
+
 PAGE_JS = r"""
 (() => {
   if (window.__gk) return;

@@ -85,8 +85,7 @@ ANSWERS = {
 def _answer(learner: str, folder: Path) -> None:
     """Answer as the learner: ada writes the solutions, bob keeps the starters; Run All in a
     kernel in the assignment folder, then the first guesses; saved as a learner saves."""
-    from nbclient import NotebookClient
-
+    from gradkit.cli.runner import run_notebook
     from gradkit.exercises import EXERCISES
 
     for lesson in LESSONS:
@@ -97,10 +96,8 @@ def _answer(learner: str, folder: Path) -> None:
             if key and learner == "ada":
                 cell.source = EXERCISES[key].solution
         nb.cells.append(nbformat.v4.new_code_cell(ANSWERS[learner][lesson]))
-        client = NotebookClient(
-            nb, timeout=600, allow_errors=True, resources={"metadata": {"path": str(folder)}}
-        )
-        client.execute()  # starts its kernel and shuts it down at the end
+        # gradkit's one runner: a kernel of this interpreter, started and stopped by it
+        run_notebook(nb, folder, timeout=600, quiet=True)
         nb.cells.pop()
         nbformat.write(nb, path)
 

@@ -81,3 +81,14 @@ def test_the_page_gives_the_second_try_as_python_does(make):
     assert p.error_area.value == "" and p.second_correct is True and p.correct is False
     page_sends(p, second="")
     assert "cannot change" in p.error_area.value and p.second_guess == 22.0
+
+
+def test_a_lock_recalled_after_a_reload_comes_whole_and_is_taken(make):
+    """progress.js sends a recalled lock as one message: guess, locked and the second try."""
+    p = make(Predict, "07-calls-n10", compute=lambda: 22)
+    page_sends(p, guess="21", locked=True, second="22")
+    assert p.error_area.value == ""
+    assert p.locked and p.correct is False and p.second_correct is True and p.actual == 22
+    q = make(Predict, "07-calls-n10", compute=lambda: 22)
+    page_sends(q, guess="22", locked=True, second="21")  # right at once: no second try
+    assert "there is no second try" in q.error_area.value and not q.locked

@@ -183,9 +183,9 @@ def index_page(lessons: list[Lesson]) -> str:
     """``index.html``: the lessons in order, each with its one-line description."""
     items = "".join(
         f'<li><a href="{page_href(lesson.name)}">{html.escape(lesson.title)}</a>'
-        f"<p>{html.escape(lesson.description)}</p>"
-        + (f'<p class="gk-site-writes-code">{WRITES_CODE}</p>' if lesson.writes_code else "")
-        + "</li>"
+        f"<p>{html.escape(lesson.description)}"
+        + (f' <span class="gk-site-writes-code">{WRITES_CODE}</span>' if lesson.writes_code else "")
+        + "</p></li>"
         for lesson in lessons
     )
     return (

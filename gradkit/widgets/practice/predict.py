@@ -154,6 +154,7 @@ class Predict(PracticeWidget):
             self.entry: PredictEntry = entry
             self._compute = compute
             self._locked_raw: str | None = None
+            self._arriving: dict[str, Any] = {}
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
             self.add_value("locked", traitlets.Bool(False))
@@ -328,11 +329,18 @@ class Predict(PracticeWidget):
         self.update_state({"second": raw})
         return bool(self.second_correct)
 
-    def _retry_refused(self) -> str:
-        """Why no second try may be given now ("" when one may)."""
-        if not self.locked:
+    def _retry_refused(self, arriving: dict[str, Any] | None = None) -> str:
+        """Why no second try may be given now ("" when one may). ``arriving``: the values of the
+        page's message the second try comes in (a lock recalled after a reload comes whole:
+        guess, locked and the second try), which it is checked against."""
+        arriving = arriving or {}
+        if not (self.locked or arriving.get("locked") is True):
             return "lock in a first guess before a second try"
-        if self.correct:
+        raw = arriving.get("guess", self.current("guess"))
+        if (
+            self._actual is not None
+            and grade_prediction(self.entry, parse_guess(self.entry, raw), self._actual).correct
+        ):
             return "the first guess was right: there is no second try"
         if not self.second_try_offered:
             return "a choice of two has no second try: the other option is the answer"
@@ -363,13 +371,21 @@ class Predict(PracticeWidget):
             self.update_state({"guess": self._locked_raw})
             raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
 
+    def check_page_values(self, incoming: dict) -> dict:
+        """The page's values, a second try checked against the lock it may come with."""
+        self._arriving = dict(incoming)
+        try:
+            return super().check_page_values(incoming)
+        finally:
+            self._arriving = {}
+
     def check_page_value(self, key: str, value: Any) -> None:
         """Besides the controls' rules: a guess locked in stays locked (and, through
         :meth:`_keep_locked_guess`, unchanged)."""
         if key == "locked" and (not isinstance(value, bool) or (self.locked and not value)):
             raise InputError(f"the page sent locked={value!r}; a guess locked in stays locked")
         if key == "second" and value != self.current("second"):
-            refused = self._retry_refused()
+            refused = self._retry_refused(self._arriving)
             if refused:
                 raise InputError(f"the page sent second={value!r}: {refused}")
             check_guess(self.entry, value)
