@@ -113,8 +113,8 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
-# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09, 12 |
-# | `Predict` | lock in a guess (wrong: a hint, one more try); then the answer | 01, 03–07, 10, 12 |
+# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09, tests |
+# | `Predict` | you lock in a guess (a wrong one: a hint, one more try) | 01, 03–07, 10, tests |
 # | `Quiz` | a question with feedback on every answer | all |
 
 # %% [markdown] tags=["notebook-only"]

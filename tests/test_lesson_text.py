@@ -270,13 +270,14 @@ def test_what_a_lesson_prints_keeps_to_the_notation_sheet(stem):
 
 
 def _lesson_numbers(cell: str) -> list[str]:
-    """A table's lessons as written, "01, 03–07, 10", "all" or "appendix", as two-digit
-    numbers."""
+    """A table's lessons as written, "01, 03–07, 10", "all", "appendix" or "tests" (the lessons
+    whose two-digit number would be a number in the prose), as two-digit numbers."""
     if cell == "all":
         return sorted(stem[:2] for stem in STEMS)
-    appendix = next(stem[:2] for stem in STEMS if "appendix" in stem)
+    for nickname, part_of_name in (("appendix", "appendix"), ("tests", "in_your_tests")):
+        cell = cell.replace(nickname, next(stem[:2] for stem in STEMS if part_of_name in stem))
     numbers_ = []
-    for part in cell.replace("appendix", appendix).split(","):
+    for part in cell.split(","):
         first, _, last = part.strip().partition("–")
         numbers_ += [f"{k:02d}" for k in range(int(first), int(last or first) + 1)]
     return numbers_
