@@ -24,6 +24,7 @@ from .realview import (
     is_floating,
     real_dtype,
     real_view,
+    same_values,
 )
 
 __all__ = [
@@ -202,10 +203,35 @@ def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size, how):
     ``how`` is ``(exact, like_torch)`` (:func:`numeric_jacobian_details`).
     """
     exact, like_torch = how
-    if i in plan.in_place:
+    if i in plan.in_place or _layout_matters(fn, detached, i, plan.floating, reference):
         return "in place", in_place_columns(fn, detached, i, eps, plan.floating)
     caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating, like_torch=like_torch)
     return caller, numeric_columns(caller, detached[i], eps, chunk_size, exact=exact)
+
+
+def _layout_matters(fn, detached: tuple, i: int, keep: tuple, reference: tuple) -> bool:
+    """Whether ``fn`` reads input ``i``'s memory layout, not only its values.
+
+    Nudged copies are fresh contiguous tensors; torch nudges the input in its own memory. A
+    function that reads memory around a view (``as_strided`` on ``base[5:15]``) or its strides
+    answers a fresh copy with other numbers: then input ``i`` is nudged in place, as torch does.
+    Only an input that is not a plain contiguous tensor of its own memory costs this extra call.
+    """
+    x = detached[i]
+    whole = x.untyped_storage().nbytes() == x.numel() * x.element_size()
+    if x.is_contiguous() and x.storage_offset() == 0 and whole:
+        return False
+    args = list(detached)
+    args[i] = (
+        x.detach().clone(memory_format=torch.contiguous_format).requires_grad_(x.requires_grad)
+    )
+    try:
+        out = as_output_tuple(fn(*args))
+    except Exception:  # noqa: BLE001 - a function that refuses a fresh copy reads its layout
+        return True
+    return len(out) != len(reference) or not all(
+        same_values(out[k].detach(), reference[k]) for k in keep
+    )
 
 
 def numeric_columns(
