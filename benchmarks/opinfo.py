@@ -18,6 +18,7 @@ raised, and the time of each engine against torch's, summed over the table.
 from __future__ import annotations
 
 import random
+import sys
 import time
 import traceback
 import warnings
@@ -173,7 +174,11 @@ def sample_of(all_cases: list[Case], size: int, order: int = 0) -> list[Case]:
 def run(full: bool = False, device: str = "cpu") -> list[Row]:
     """The whole table (CPU only): agreement counts and summed times against gradcheck's."""
     del full, device  # the table runs on the CPU, whole, every time
-    outcomes = [compare(case) for case in cases()]
+    outcomes = []
+    for case in cases():
+        outcomes.append(compare(case))
+        if len(outcomes) % 100 == 0:
+            print(f"  opinfo: {len(outcomes)} cases checked", file=sys.stderr, flush=True)
     rows = []
     total_torch = sum(o.seconds["gradcheck"] for o in outcomes) * 1000
     for engine in ("torch", "batched"):
