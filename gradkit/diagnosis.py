@@ -178,7 +178,7 @@ def _deferred_field(name: str) -> property:
 
 
 class _DeferredReport(CheckReport):
-    """A pass decided by the batched engine; torch's own numbers are computed on first read.
+    """A pass in fast mode or by the batched engine; torch's own numbers come on first read.
 
     The verdict, cause and notes are there at once; the Jacobians, the worst entry and the
     explanation quoting it come from torch's own path (:func:`torch_jacobians`) on copies of the
@@ -194,7 +194,11 @@ class _DeferredReport(CheckReport):
 
 
 def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) -> CheckReport:
-    """The report of a batched pass, its numbers (torch's) computed when first read."""
+    """The report of a fast-mode or batched pass, its numbers (torch's) computed when first read.
+
+    Reading the verdict costs what the verdict cost: torch's fast mode (one projection) stays
+    fast, and full Jacobians are computed only if the report's numbers are read.
+    """
     kept = mirror_inputs(inputs)  # the values checked, whatever the caller does to its tensors
     plain = _report(verdict, settings, inputs, "batched", (None, None), (None, 0.0))
     report = _DeferredReport(**vars(plain))
