@@ -49,7 +49,7 @@ def test_benchmarks_live_outside_the_package():
 def test_fast_mode_rows_hold_both_engines_against_torchs_fast_mode():
     from benchmarks import fastmode
 
-    rows = fastmode.fast_check_rows(64, repeat=1)
+    rows = fastmode.fast_check_rows(64, repeat=1)  # 64 entries: 4 outputs
     assert [r.name for r in rows] == [
         "check(fast_mode, engine=torch) n=64",
         "check(fast_mode, engine=batched) n=64",

@@ -149,13 +149,13 @@ def batched_verdict(  # long: the numpy docstring; the body is 30 lines
         "fast_mode": fast_mode,
         **check_switches(switches),
     }
-    pristine = mirror_inputs(inputs)  # for torch, should the engine hand the check over
     given = {k: v for k, v in settings.items() if k not in SWITCHES or v != SWITCHES[k]}
     reason = handover_reason(inputs, settings)
-    if reason is not None:
-        verdict = torch_verdict(fn, pristine, **given)
+    if reason is not None:  # nothing has touched the inputs yet
+        verdict = torch_verdict(fn, inputs, **given)
         verdict.notes = (f"{reason}, so torch's own gradcheck decided",)
         return verdict
+    pristine = mirror_inputs(inputs)  # for torch, should the engine hand the check over
     state: dict = {"notes": []}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
