@@ -177,8 +177,15 @@ def run(full: bool = False, device: str = "cpu") -> list[Row]:
     outcomes = []
     for case in cases():
         outcomes.append(compare(case))
+        last = outcomes[-1]
+        if not last.agrees:
+            print(
+                f"  {last.case}: torch {last.torch_passed}, check {last.passed} {last.raised}",
+                file=sys.stderr,
+            )
         if len(outcomes) % 100 == 0:
-            print(f"  opinfo: {len(outcomes)} cases checked", file=sys.stderr, flush=True)
+            agree = sum(o.agrees for o in outcomes)
+            print(f"  opinfo: {agree}/{len(outcomes)} agree", file=sys.stderr, flush=True)
     rows = []
     total_torch = sum(o.seconds["gradcheck"] for o in outcomes) * 1000
     for engine in ("torch", "batched"):

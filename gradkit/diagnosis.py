@@ -3,8 +3,8 @@
 The verdict is always torch's own (``torch.autograd.gradcheck`` on the caller's own tensors, or
 the batched engine that decides as torch does, from the same :mod:`gradkit.plan`); gradkit adds
 the cause (:mod:`gradkit.causes`), the worst Jacobian entry, an explanation with numbers and a
-suggestion, in a :class:`~gradkit.report.CheckReport`. A pass in fast mode, or one the batched
-engine decided, costs what the verdict costs: its numbers are computed when first read.
+suggestion, in a :class:`~gradkit.report.CheckReport`. A pass costs what the verdict costs: its
+numbers are computed when first read.
 Depends on torch.
 """
 
@@ -153,8 +153,8 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
         verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
     else:
         verdict = torch_verdict(fn, inputs, **settings)
-    if verdict.passed and (engine == "batched" or fast_mode):
-        return _deferred_pass(fn, inputs, probe, verdict, settings)  # numbers on first read
+    if verdict.passed:  # the numbers of a pass are computed on first read
+        return _deferred_pass(fn, inputs, probe, verdict, settings)
     jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, inputs, probe, verdict, settings)
     report = _report(verdict, settings, inputs, engine, jacobians, (worst, max_err))
     report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
@@ -178,7 +178,7 @@ def _deferred_field(name: str) -> property:
 
 
 class _DeferredReport(CheckReport):
-    """A pass in fast mode or by the batched engine; torch's own numbers come on first read.
+    """A pass; torch's own numbers are computed on first read.
 
     The verdict, cause and notes are there at once; the Jacobians, the worst entry and the
     explanation quoting it come from torch's own path (:func:`torch_jacobians`) on copies of the
@@ -194,10 +194,11 @@ class _DeferredReport(CheckReport):
 
 
 def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) -> CheckReport:
-    """The report of a fast-mode or batched pass, its numbers (torch's) computed when first read.
+    """The report of a pass, its numbers (torch's) computed when first read.
 
     Reading the verdict costs what the verdict cost: torch's fast mode (one projection) stays
-    fast, and full Jacobians are computed only if the report's numbers are read.
+    fast, a slow-mode pass costs one gradcheck, and full Jacobians are computed only if the
+    report's numbers are read.
     """
     kept = mirror_inputs(inputs)  # the values checked, whatever the caller does to its tensors
     plain = _report(verdict, settings, inputs, "batched", (None, None), (None, 0.0))
