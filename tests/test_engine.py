@@ -303,7 +303,7 @@ def _x24():
 @pytest.mark.parametrize(
     ("make", "expected", "note"),
     [
-        (_counter_function, False, "changes Python state it reads"),
+        (_counter_function, False, "changes Python state it can reach"),
         (lambda: _random_forward, False, "could not be batched"),
         (lambda: CenterFn.apply, True, "could not be batched"),
     ],

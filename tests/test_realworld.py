@@ -116,4 +116,4 @@ def test_the_cases_hold_passes_and_failures():
 def test_a_drifting_function_is_handed_to_torch_with_the_reason():
     report = gradkit.check(EverySeventhCall(), (_x(10),), engine="batched")
     assert not report.passed
-    assert any("changes Python state it reads" in n for n in report.notes)
+    assert any("changes Python state it can reach" in n for n in report.notes)

@@ -3,9 +3,12 @@
 The batched engine computes the same central-difference numeric Jacobian as torch's slow mode,
 but evaluates all perturbed inputs in a few stacked calls, and computes the analytic Jacobian with
 ``torch.autograd.grad(..., is_grads_batched=True)`` instead of one backward per output entry.
-Where it cannot prove that it reaches torch's verdict (a function that changes its inputs, uses
-autograd inside or returns a non-floating output; batched numbers that round differently near
-the tolerance), it computes torch's way instead, and says so in ``Verdict.notes``.
+Where it cannot prove that it reaches torch's verdict (a function that changes its inputs or
+Python state it can reach, uses autograd inside or returns a non-floating output; batched
+numbers that round differently near the tolerance), it computes torch's way instead, and says
+so in ``Verdict.notes``; so it does for what torch answers in its own way (fast mode, sparse
+inputs, ``masked``), and the checks beyond the backward Jacobian run through torch's own code
+(:mod:`gradkit.engine.beyond`).
 The engines decide verdicts; the numbers a learner reads are torch's own, from
 :func:`torch_jacobians` (:mod:`gradkit.engine.torchpath`). Depends on torch only.
 """
@@ -201,8 +204,8 @@ def _run_batched(fn: Callable, inputs: tuple, settings: dict, state: dict) -> No
         raise UnprovenError(changed)
     if python_state(fn) != python_before:
         raise UnprovenError(
-            "fn changes Python state it reads (a counter, a cache, an attribute) from call to "
-            "call, so torch's calls, one per nudge, may see other values than batched calls"
+            "fn changes Python state it can reach (a counter, a cache, an attribute) between "
+            "calls, so torch's calls, one per nudge, may see other values than batched calls"
         )
     if outcome is not None:
         raise outcome
