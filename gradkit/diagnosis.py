@@ -158,7 +158,7 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, inputs, probe, verdict, settings)
     report = _report(verdict, settings, inputs, engine, jacobians, (worst, max_err))
     report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
-    _explain(report, fn, inputs, settings, verdict, (n_bad, n_total))
+    _explain(report, fn, inputs, settings, verdict, (n_bad, n_total), probe)
     return report
 
 
@@ -209,18 +209,19 @@ def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) 
         jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, kept, probe, verdict, settings)
         report.numeric, report.analytic = jacobians
         report.worst, report.max_abs_error = worst, max_err
-        _explain(report, fn, kept, settings, verdict, (n_bad, n_total))
+        _explain(report, fn, kept, settings, verdict, (n_bad, n_total), probe)
 
     report.__dict__["_fill"] = fill
     return report
 
 
-def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, counts) -> None:
+def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, counts, probe) -> None:
     """The cause, explanation and suggestion (:func:`gradkit.causes.diagnose`).
 
     Torch's verdict stands whatever the explanation meets: a failure gradkit cannot read
     (sparse inputs, whose values only torch's gradcheck nudges) or cannot finish explaining
-    (a dtype a probe cannot compare) keeps torch's message, says so and names the likely cause.
+    (a dtype a probe cannot compare) keeps torch's message, says so and names the likely cause:
+    precision where an input or an output (``probe``) has fewer digits than float64.
     """
     if report.passed or dense_inputs(inputs):
         try:
@@ -233,7 +234,9 @@ def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, count
     if verdict.error_type not in ("", "GradcheckError"):
         explain_error(report, verdict)
         return
-    low = [d for d in report.dtypes if d not in ("float64", "complex128")]
+    outputs = () if isinstance(probe, BaseException) else probe
+    dtypes = [*report.dtypes, *(dtype_name(o.dtype) for o in outputs if is_floating(o))]
+    low = [d for d in dtypes if d not in ("float64", "complex128")]
     report.cause = "pass" if report.passed else ("precision" if low else "bug")
     first = (verdict.message.strip().splitlines() or ["it passes"])[0]
     report.explanation = f"torch's gradcheck says: {first} ({why})"
@@ -242,7 +245,12 @@ def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, count
         if report.passed
         else (
             "read torch's message below (it prints the numerical and analytical Jacobians)"
-            + ("; check float64 inputs" if low else "")
+            + (
+                f"; compute in float64 or complex128 ({', '.join(sorted(set(low)))} has too few "
+                "digits for the nudges)"
+                if low
+                else ""
+            )
         )
     )
 

@@ -141,6 +141,15 @@ def test_every_floating_dtype_gets_torchs_verdict(dtype, engine):
         assert _check(fn, make(), engine).passed is _torch_says(fn, make())
 
 
+def test_a_complex32_output_keeps_torchs_message_and_blames_precision():
+    """Parts of the explanation cannot compare complex32 values: the verdict and torch's own
+    message stand, and the cause is the output's precision, not the rule."""
+    x = torch.tensor([0.5, -1.25, 2.0], dtype=torch.float64, requires_grad=True)
+    report = _check(lambda t: t.chalf(), (x,), "torch")
+    assert not report.passed and report.cause == "precision"
+    assert "Jacobian mismatch" in report.explanation and "complex32" in report.suggestion
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_sparse_inputs_get_torchs_verdict_with_a_note(engine):
     dense = torch.tensor([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]], dtype=torch.float64)
