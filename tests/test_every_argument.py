@@ -8,6 +8,7 @@ computed when first read.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -181,3 +182,33 @@ def test_a_partial_view_read_through_its_memory_gets_torchs_verdict(engine):
     report = _check(fn, make(), engine)
     assert expected and report.passed is expected
     assert not any(HANDED_OVER in n for n in report.notes)
+
+
+# ------------------------------------------------------------------ state that stays the same
+
+
+class _Scaled:
+    """A callable with attributes that never change: NaN among them, which equals nothing."""
+
+    def __init__(self) -> None:
+        self.unused = math.nan
+        self.factor = 2.0
+
+    def __call__(self, x):
+        return x.sin() * self.factor
+
+
+class _Guarded(_Scaled):
+    """An object whose ``__dict__`` cannot be read: it counts by identity."""
+
+    def __getattribute__(self, name):
+        if name == "__dict__":
+            raise RuntimeError("no attributes to read")
+        return object.__getattribute__(self, name)
+
+
+@pytest.mark.parametrize("make", [_Scaled, _Guarded], ids=["nan-attribute", "unreadable"])
+def test_state_that_stays_the_same_keeps_the_batched_engine(make):
+    x = torch.linspace(0.1, 1.0, 12, dtype=torch.float64, requires_grad=True)
+    report = _check(make(), (x,), "batched")
+    assert report.passed is _torch_says(make(), (x,)) and not report.notes

@@ -41,7 +41,11 @@ def python_state(fn: Callable) -> list:
         if depth >= _DEPTH or id(obj) in seen or isinstance(obj, _PLAIN):
             return
         seen.add(id(obj))
-        for name, child in _references(obj):
+        try:
+            children = _references(obj)
+        except Exception:  # noqa: BLE001 - an object that refuses to be read counts by identity
+            children = []
+        for name, child in children:
             visit(f"{label}.{name}", child, depth + 1)
 
     visit("fn", fn, 0)
@@ -49,6 +53,8 @@ def python_state(fn: Callable) -> list:
 
 
 def _shallow(obj: object) -> object:
+    if isinstance(obj, (float, complex)):
+        return repr(obj)  # NaN equals itself here
     if isinstance(obj, _PLAIN):
         return obj
     if isinstance(obj, torch.Tensor):
