@@ -27,7 +27,7 @@ from .batching import short_reason
 from .causes import diagnose
 from .engine import batched_verdict, torch_jacobians, torch_verdict
 from .engine.beyond import SWITCHES
-from .jacobian import check_size
+from .jacobian import too_large
 from .patterns import explain_error
 from .plan import dense_inputs, input_notes, mirror_inputs, plan_check, validate_inputs
 from .realview import as_output_tuple, is_floating
@@ -123,9 +123,10 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     Raises
     ------
     TypeError, ValueError
-        For arguments torch's gradcheck refuses too (no input requires grad, not a tensor), bad
-        settings (eps <= 0, a NaN tolerance, an unknown engine), and full Jacobians too large to
-        hold (the message suggests fast_mode=True).
+        For arguments torch's gradcheck refuses too (no input requires grad, not a tensor) and
+        bad settings (eps <= 0, a NaN tolerance, an unknown engine). A full Jacobian too large to
+        show (more than :data:`~gradkit.jacobian.MAX_JACOBIAN_ENTRIES` entries) still gets
+        torch's verdict; a note says the report holds no numbers.
 
     Examples
     --------
@@ -147,8 +148,6 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     }
     settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine, switches)
     probe = _probe_outputs(fn, inputs)
-    if not fast_mode and dense_inputs(inputs) and not isinstance(probe, BaseException):
-        check_size(inputs, probe)
     if engine == "batched":
         verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
     else:
@@ -258,6 +257,13 @@ def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, count
 def _notes(inputs: tuple, probe, settings: dict) -> list[str]:
     """What gradkit would have warned about, where torch goes ahead and gives its verdict."""
     notes = input_notes(inputs)
+    entries = too_large(inputs, probe) if dense_inputs(inputs) and isinstance(probe, tuple) else 0
+    if entries:
+        fast = "" if settings["fast_mode"] else "; fast_mode=True compares one projection instead"
+        notes.append(
+            f"the full Jacobian has {entries:,} entries, too many to hold, so the report shows "
+            f"no Jacobian numbers{fast}"
+        )
     for name in ("atol", "rtol"):
         if settings[name] == math.inf:
             notes.append(f"{name}=inf accepts any difference: this check compares nothing")

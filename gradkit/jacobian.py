@@ -32,8 +32,10 @@ __all__ = [
     "MAX_JACOBIAN_ENTRIES",
     "NumericDetails",
     "check_size",
+    "jacobian_entries",
     "numeric_jacobian",
     "numeric_jacobian_details",
+    "too_large",
 ]
 
 #: Inputs whose Jacobian would have more entries than this are refused (use fast_mode).
@@ -50,13 +52,29 @@ _SMALL_INPUT = 8
 _SPREAD_SAFETY = 4.0
 
 
+def jacobian_entries(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> int:
+    """Entries of the full Jacobian: nudged real numbers x floating output real numbers."""
+    n_in = sum(_real_numel(inputs[i]) for i in differentiable_inputs(inputs))
+    return n_in * sum(_real_numel(o) for o in outputs if is_floating(o))
+
+
+def _real_numel(t: torch.Tensor) -> int:
+    """Real numbers in ``t`` (a complex entry counts twice), for any layout."""
+    return t.numel() * (2 if t.is_complex() else 1)
+
+
+def too_large(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> int:
+    """The full Jacobian's entries where they exceed MAX_JACOBIAN_ENTRIES, else 0."""
+    entries = jacobian_entries(inputs, outputs)
+    return entries if entries > MAX_JACOBIAN_ENTRIES else 0
+
+
 def check_size(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> None:
     """Refuse a full Jacobian of more than MAX_JACOBIAN_ENTRIES entries, suggesting fast_mode."""
-    n_in = sum(real_view(inputs[i]).numel() for i in differentiable_inputs(inputs))
-    n_out = sum(real_view(o).numel() for o in outputs if is_floating(o))
-    if n_in * n_out > MAX_JACOBIAN_ENTRIES:
+    entries = jacobian_entries(inputs, outputs)
+    if entries > MAX_JACOBIAN_ENTRIES:
         raise ValueError(
-            f"the full Jacobian would have {n_in} x {n_out} = {n_in * n_out:,} entries (limit "
+            f"the full Jacobian would have {entries:,} entries (limit "
             f"{MAX_JACOBIAN_ENTRIES:,}); check smaller inputs, or pass fast_mode=True, which "
             "compares one random projection instead of every entry"
         )

@@ -26,7 +26,7 @@ from torch.autograd.gradcheck import GradcheckError
 from .._args import as_input_tuple
 from ..analytic import AnalyticRows
 from ..batching import short_reason
-from ..jacobian import numeric_jacobian_details
+from ..jacobian import numeric_jacobian_details, too_large
 from ..plan import mirror_inputs, plan_check, preserved, torch_input_checks
 from ..realview import as_output_tuple
 from .beyond import SWITCHES, check_grad_dtypes, check_switches, handover_reason, torch_extras
@@ -185,6 +185,9 @@ def _run_batched(fn: Callable, inputs: tuple, settings: dict, state: dict) -> No
     before, python_before = snapshot(inputs), python_state(fn)
     with torch.enable_grad():
         outputs = as_output_tuple(fn(*inputs))  # fails as torch's first call fails
+    entries = too_large(inputs, outputs)
+    if entries:
+        raise UnprovenError(f"the full Jacobian has {entries:,} entries, too many to hold")
     outcome: Exception | None = None
     try:
         prove_batchable(fn, inputs, outputs, before)
