@@ -237,7 +237,8 @@ def _layout_matters(fn, detached: tuple, i: int, keep: tuple, reference: tuple) 
     """
     x = detached[i]
     whole = x.untyped_storage().nbytes() == x.numel() * x.element_size()
-    if x.is_contiguous() and x.storage_offset() == 0 and whole:
+    lazy = x.is_conj() or x.is_neg()  # a fresh copy holds the values, not the view's bit
+    if x.is_contiguous() and x.storage_offset() == 0 and whole and not lazy:
         return False
     args = list(detached)
     args[i] = (
@@ -322,6 +323,11 @@ def in_place_columns(fn, inputs, index, eps, keep) -> list[torch.Tensor]:
     """
     args = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in mirror_inputs(inputs))
     x = args[index]
+    if x.is_conj() or x.is_neg():
+        raise NotImplementedError(
+            f"input {index} is a conjugate or negative view whose bit fn reads: only torch's "
+            "nudge of the view itself answers as torch does"
+        )
     memory = torch.view_as_real(x) if x.is_complex() else x  # real and imaginary parts in turn
     cols: list[list[torch.Tensor]] = [[] for _ in keep]
     for position in product(*(range(s) for s in memory.shape)):

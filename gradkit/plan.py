@@ -166,7 +166,9 @@ def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
     key = _storage_key(t) if t.layout == torch.strided else None
     if dtype_map is not None and is_floating(t):
         copy = t.detach().to(dtype_map(t), copy=True)
-    elif key is None or t.is_conj() or t.is_neg():
+    elif t.is_conj() or t.is_neg():
+        copy = _lazy_copy(t)
+    elif key is None:
         copy = t.detach().clone()
     else:
         if key not in storages:
@@ -174,6 +176,24 @@ def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
         copy = torch.empty((0,), dtype=t.dtype, device=t.device)
         copy.set_(storages[key], t.storage_offset(), t.size(), t.stride())
     return copy.requires_grad_(t.requires_grad)
+
+
+def _lazy_copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of a conjugate or negative view that is such a view too (``fn`` may read the bit).
+
+    ``clone()`` resolves the lazy conjugate or negation into new values; torch's gradcheck
+    hands ``fn`` the view itself, so the copy's memory holds the view's memory, viewed alike.
+    """
+    memory = t.detach()
+    conj, neg = memory.is_conj(), memory.is_neg()
+    if conj:
+        memory = memory.conj()  # the conjugate of a conjugate view: its memory, as it is
+    if neg:
+        memory = torch._neg_view(memory)
+    copy = memory.clone()
+    if neg:
+        copy = torch._neg_view(copy)
+    return copy.conj() if conj else copy
 
 
 @contextmanager

@@ -123,6 +123,28 @@ VIEWS = {
 }
 
 
+class _TimesThreeWrongRule(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 2  # wrong: 3
+
+
+def _reads_the_conjugate_bit(t):
+    """Right on a conjugate view, wrong on plain values: torch hands fn the view itself, so
+    an engine that hands fn resolved copies would see the wrong rule."""
+    return t * 2 if t.is_conj() else _TimesThreeWrongRule.apply(t)
+
+
+VIEWS["reads-the-conj-bit"] = (
+    _reads_the_conjugate_bit,
+    lambda: (_complex().conj().requires_grad_(),),
+)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("fn", "make"), VIEWS.values(), ids=VIEWS)
 def test_conjugate_and_negative_views_get_torchs_verdict(fn, make, engine):
