@@ -3,7 +3,10 @@
 Run them all with ``make bench`` (``python -m benchmarks`` from the repository root); ``--full``
 adds the large sizes, ``--only engine,widgets`` picks suites, ``--device cuda`` runs the engine
 suite on a GPU; ``--only classroom`` is N learners pressing Run All together on one server
-(:mod:`benchmarks.classroom`).
+(:mod:`benchmarks.classroom`); ``--only fastmode`` is ``check(fast_mode=True)`` against torch's
+fast gradcheck; ``--only opinfo`` (opt-in: never in the default run) checks torch's whole OpInfo
+operator table with both engines (many minutes: it counts verdicts that differ from torch's and
+checks that raise).
 Nothing here is a timed test: these machines are shared and noisy, so only ratios mean much.
 
 Each suite is a module in this package with ``run(full: bool, device: str) -> list[Row]``.
@@ -17,10 +20,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["SUITES", "Row", "format_table", "summarize", "time_calls"]
+__all__ = ["OPT_IN", "SUITES", "Row", "format_table", "summarize", "time_calls"]
 
 #: Suite modules, in the order they run.
-SUITES = ("engine", "widgets", "browser", "classroom")
+SUITES = ("engine", "fastmode", "widgets", "browser", "classroom", "opinfo")
+#: Suites that run only when named with ``--only`` (they take many minutes).
+OPT_IN = ("opinfo",)
 
 
 @dataclass

@@ -6,16 +6,18 @@ import argparse
 import importlib
 import sys
 
-from . import SUITES, format_table
+from . import OPT_IN, SUITES, format_table
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--full", action="store_true", help="include the large sizes")
+    default = [s for s in SUITES if s not in OPT_IN]
     parser.add_argument(
         "--only",
-        default=",".join(SUITES),
-        help=f"comma-separated suites (default: {','.join(SUITES)})",
+        default=",".join(default),
+        help=f"comma-separated suites (default: {','.join(default)}; {', '.join(OPT_IN)} "
+        "only when named)",
     )
     parser.add_argument(
         "--device", default="cpu", help="cpu (default) or cuda, for the engine suite"

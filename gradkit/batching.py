@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import torch
 
-from .realview import as_output_tuple, same_values
+from .realview import as_output_tuple, same_values, widened
 
 __all__ = ["BatchedCaller", "short_reason"]
 
@@ -119,6 +119,7 @@ class BatchedCaller:
 
 def _largest_gap(batched: torch.Tensor, single: torch.Tensor) -> float:
     """max |batched - single| over the entries (0 for equal tensors and empty ones)."""
+    batched, single = widened(batched), widened(single)
     if batched.numel() == 0 or torch.equal(batched, single):
         return 0.0
     gap = torch.sub(batched, single).abs().nan_to_num_(nan=0.0)  # NaN in both: same_values

@@ -3,8 +3,9 @@
 The verdict is always torch's own (``torch.autograd.gradcheck`` on the caller's own tensors, or
 the batched engine that decides as torch does, from the same :mod:`gradkit.plan`); gradkit adds
 the cause (:mod:`gradkit.causes`), the worst Jacobian entry, an explanation with numbers and a
-suggestion, in a :class:`~gradkit.report.CheckReport`. Depends on torch, and on
-:data:`gradkit.zoo.OTHER_CHECKS` for the defaults of gradcheck's other checks.
+suggestion, in a :class:`~gradkit.report.CheckReport`. A pass costs what the verdict costs: its
+numbers are computed when first read.
+Depends on torch.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from ._args import (
     check_tolerance,
     dtype_name,
 )
+from .batching import short_reason
 from .causes import diagnose
 from .engine import batched_verdict, torch_jacobians, torch_verdict
-from .jacobian import check_size
-from .plan import input_notes, mirror_inputs, plan_check, validate_inputs
+from .engine.beyond import SWITCHES
+from .jacobian import too_large
+from .patterns import explain_error
+from .plan import dense_inputs, input_notes, mirror_inputs, plan_check, validate_inputs
 from .realview import as_output_tuple, is_floating
 from .report import CheckReport, WorstEntry
-from .zoo.checks import OTHER_CHECKS
 
 __all__ = ["check"]
 
@@ -40,23 +43,19 @@ def _settings(eps, atol, rtol, fast_mode, nondet_tol, engine, switches: dict) ->
     """gradcheck's keyword arguments, each checked by its rule in :mod:`gradkit._args`.
 
     The other checks' switches (``check_batched_grad``, ...) are passed on only where they
-    differ from torch's defaults, which the batched engine mirrors.
+    differ from torch's defaults; both engines answer every one of them.
     """
     if engine not in _ENGINES:
         raise ValueError(f"engine={engine!r} is not one of {_ENGINES}")
-    if engine == "batched" and fast_mode:
-        raise ValueError("engine='batched' computes full Jacobians; use fast_mode=False with it")
     changed = {}
     for name, value in switches.items():
+        if name == "masked" and value is None:
+            continue
         if not isinstance(value, bool):
-            raise TypeError(f"{name} must be True or False, got {value!r}")
-        if value != OTHER_CHECKS[name]:
+            allowed = "True, False or None" if name == "masked" else "True or False"
+            raise TypeError(f"{name} must be {allowed}, got {value!r}")
+        if value != SWITCHES[name]:
             changed[name] = value
-    if engine == "batched" and changed:
-        raise ValueError(
-            f"engine='batched' runs gradcheck's default checks only; use engine='torch' with "
-            f"{', '.join(f'{k}={v}' for k, v in changed.items())}"
-        )
     return {
         "eps": check_eps(eps),
         "atol": check_tolerance(atol, "atol", allow_inf=True),
@@ -81,6 +80,9 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     check_forward_ad: bool = False,
     check_backward_ad: bool = True,
     check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_forward_grad: bool = False,
+    masked: bool | None = None,
 ) -> CheckReport:
     """Run gradcheck and explain its verdict.
 
@@ -104,7 +106,11 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
         backward under ``vmap``, the forward-mode rule ``jvp``, the Jacobian comparison through
         backward, and a backward given undefined (None) gradients. A failure of one of these
         has its own cause (``"batched_grad"``, ``"forward_ad"``, ``"undefined_grad"``).
-        Anything but the defaults needs ``engine="torch"``.
+    check_grad_dtypes, check_batched_forward_grad, masked
+        As in ``torch.autograd.gradcheck`` (False, False, None). Both engines answer every
+        argument; the batched one runs the checks beyond the backward Jacobian through torch's
+        own code, and hands what torch answers in its own way (fast mode, sparse inputs,
+        ``masked``) to torch's gradcheck, with a note.
 
     Returns
     -------
@@ -117,9 +123,10 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
     Raises
     ------
     TypeError, ValueError
-        For arguments torch's gradcheck refuses too (no input requires grad, not a tensor), bad
-        settings (eps <= 0, a NaN tolerance, an unknown engine), and full Jacobians too large to
-        hold (the message suggests fast_mode=True).
+        For arguments torch's gradcheck refuses too (no input requires grad, not a tensor) and
+        bad settings (eps <= 0, a NaN tolerance, an unknown engine). A full Jacobian too large to
+        show (more than :data:`~gradkit.jacobian.MAX_JACOBIAN_ENTRIES` entries) still gets
+        torch's verdict; a note says the report holds no numbers.
 
     Examples
     --------
@@ -135,21 +142,22 @@ def check(  # noqa: PLR0913 - torch.autograd.gradcheck's own keyword arguments
         "check_forward_ad": check_forward_ad,
         "check_backward_ad": check_backward_ad,
         "check_undefined_grad": check_undefined_grad,
+        "check_grad_dtypes": check_grad_dtypes,
+        "check_batched_forward_grad": check_batched_forward_grad,
+        "masked": masked,
     }
     settings = _settings(eps, atol, rtol, fast_mode, nondet_tol, engine, switches)
     probe = _probe_outputs(fn, inputs)
-    if not fast_mode and not isinstance(probe, BaseException):
-        check_size(inputs, probe)
     if engine == "batched":
         verdict = batched_verdict(fn, mirror_inputs(inputs), **settings)
     else:
         verdict = torch_verdict(fn, inputs, **settings)
-    if engine == "batched" and verdict.passed:  # a fast pass: torch's numbers on first read
+    if verdict.passed:  # the numbers of a pass are computed on first read
         return _deferred_pass(fn, inputs, probe, verdict, settings)
     jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, inputs, probe, verdict, settings)
     report = _report(verdict, settings, inputs, engine, jacobians, (worst, max_err))
     report.notes = (*_notes(inputs, probe, settings), *verdict.notes)
-    diagnose(report, fn, inputs, settings, verdict, (n_bad, n_total), check)
+    _explain(report, fn, inputs, settings, verdict, (n_bad, n_total), probe)
     return report
 
 
@@ -169,7 +177,7 @@ def _deferred_field(name: str) -> property:
 
 
 class _DeferredReport(CheckReport):
-    """A pass decided by the batched engine; torch's own numbers are computed on first read.
+    """A pass; torch's own numbers are computed on first read.
 
     The verdict, cause and notes are there at once; the Jacobians, the worst entry and the
     explanation quoting it come from torch's own path (:func:`torch_jacobians`) on copies of the
@@ -185,7 +193,12 @@ class _DeferredReport(CheckReport):
 
 
 def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) -> CheckReport:
-    """The report of a batched pass, its numbers (torch's) computed when first read."""
+    """The report of a pass, its numbers (torch's) computed when first read.
+
+    Reading the verdict costs what the verdict cost: torch's fast mode (one projection) stays
+    fast, a slow-mode pass costs one gradcheck, and full Jacobians are computed only if the
+    report's numbers are read.
+    """
     kept = mirror_inputs(inputs)  # the values checked, whatever the caller does to its tensors
     plain = _report(verdict, settings, inputs, "batched", (None, None), (None, 0.0))
     report = _DeferredReport(**vars(plain))
@@ -195,20 +208,68 @@ def _deferred_pass(fn: Callable, inputs: tuple, probe, verdict, settings: dict) 
         jacobians, (worst, max_err, n_bad, n_total) = _numbers(fn, kept, probe, verdict, settings)
         report.numeric, report.analytic = jacobians
         report.worst, report.max_abs_error = worst, max_err
-        diagnose(report, fn, kept, settings, verdict, (n_bad, n_total), check)
+        _explain(report, fn, kept, settings, verdict, (n_bad, n_total), probe)
 
     report.__dict__["_fill"] = fill
     return report
 
 
+def _explain(report: CheckReport, fn: Callable, inputs, settings, verdict, counts, probe) -> None:
+    """The cause, explanation and suggestion (:func:`gradkit.causes.diagnose`).
+
+    Torch's verdict stands whatever the explanation meets: a failure gradkit cannot read
+    (sparse inputs, whose values only torch's gradcheck nudges) or cannot finish explaining
+    (a dtype a probe cannot compare) keeps torch's message, says so and names the likely cause:
+    precision where an input or an output (``probe``) has fewer digits than float64.
+    """
+    if report.passed or dense_inputs(inputs):
+        try:
+            diagnose(report, fn, inputs, settings, verdict, counts, check)
+            return
+        except Exception as error:  # noqa: BLE001 - the verdict is torch's; the words are ours
+            why = f"gradkit could not finish explaining it ({short_reason(error)})"
+    else:
+        why = "gradkit does not read the Jacobians of sparse inputs"
+    if verdict.error_type not in ("", "GradcheckError"):
+        explain_error(report, verdict)
+        return
+    outputs = () if isinstance(probe, BaseException) else probe
+    dtypes = [*report.dtypes, *(dtype_name(o.dtype) for o in outputs if is_floating(o))]
+    low = [d for d in dtypes if d not in ("float64", "complex128")]
+    report.cause = "pass" if report.passed else ("precision" if low else "bug")
+    first = (verdict.message.strip().splitlines() or ["it passes"])[0]
+    report.explanation = f"torch's gradcheck says: {first} ({why})"
+    report.suggestion = (
+        ""
+        if report.passed
+        else (
+            "read torch's message below (it prints the numerical and analytical Jacobians)"
+            + (
+                f"; compute in float64 or complex128 ({', '.join(sorted(set(low)))} has too few "
+                "digits for the nudges)"
+                if low
+                else ""
+            )
+        )
+    )
+
+
 def _notes(inputs: tuple, probe, settings: dict) -> list[str]:
     """What gradkit would have warned about, where torch goes ahead and gives its verdict."""
     notes = input_notes(inputs)
+    entries = too_large(inputs, probe) if dense_inputs(inputs) and isinstance(probe, tuple) else 0
+    if entries:
+        fast = "" if settings["fast_mode"] else "; fast_mode=True compares one projection instead"
+        notes.append(
+            f"the full Jacobian has {entries:,} entries, too many to hold, so the report shows "
+            f"no Jacobian numbers{fast}"
+        )
     for name in ("atol", "rtol"):
         if settings[name] == math.inf:
             notes.append(f"{name}=inf accepts any difference: this check compares nothing")
     for k, o in enumerate(() if isinstance(probe, BaseException) else probe):
-        if is_floating(o) and o.numel() and not bool(torch.isfinite(o).all()):
+        dense = o.layout == torch.strided  # a sparse output's values only torch reads
+        if dense and is_floating(o) and o.numel() and not bool(torch.isfinite(o).all()):
             bad = int((~torch.isfinite(o)).sum())
             compared = "" if o.requires_grad else " (torch does not compare it: it needs no grad)"
             notes.append(
@@ -263,7 +324,7 @@ def _numbers(fn: Callable, inputs: tuple, probe, verdict, settings: dict):
     The numbers are torch's own (:func:`gradkit.engine.torch_jacobians`), whichever engine gave
     the verdict: a batched kernel may round differently from torch's single calls.
     """
-    if isinstance(probe, BaseException):
+    if isinstance(probe, BaseException) or not dense_inputs(inputs):
         return (None, None), _worst(None, None, settings, None)
     checked = plan_check(inputs, probe).checked
     jacobians = torch_jacobians(fn, inputs, settings["eps"])

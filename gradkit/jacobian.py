@@ -24,6 +24,7 @@ from .realview import (
     is_floating,
     real_dtype,
     real_view,
+    same_values,
 )
 
 __all__ = [
@@ -31,8 +32,10 @@ __all__ = [
     "MAX_JACOBIAN_ENTRIES",
     "NumericDetails",
     "check_size",
+    "jacobian_entries",
     "numeric_jacobian",
     "numeric_jacobian_details",
+    "too_large",
 ]
 
 #: Inputs whose Jacobian would have more entries than this are refused (use fast_mode).
@@ -49,13 +52,29 @@ _SMALL_INPUT = 8
 _SPREAD_SAFETY = 4.0
 
 
+def jacobian_entries(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> int:
+    """Entries of the full Jacobian: nudged real numbers x floating output real numbers."""
+    n_in = sum(_real_numel(inputs[i]) for i in differentiable_inputs(inputs))
+    return n_in * sum(_real_numel(o) for o in outputs if is_floating(o))
+
+
+def _real_numel(t: torch.Tensor) -> int:
+    """Real numbers in ``t`` (a complex entry counts twice), for any layout."""
+    return t.numel() * (2 if t.is_complex() else 1)
+
+
+def too_large(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> int:
+    """The full Jacobian's entries where they exceed MAX_JACOBIAN_ENTRIES, else 0."""
+    entries = jacobian_entries(inputs, outputs)
+    return entries if entries > MAX_JACOBIAN_ENTRIES else 0
+
+
 def check_size(inputs: tuple, outputs: tuple[torch.Tensor, ...]) -> None:
     """Refuse a full Jacobian of more than MAX_JACOBIAN_ENTRIES entries, suggesting fast_mode."""
-    n_in = sum(real_view(inputs[i]).numel() for i in differentiable_inputs(inputs))
-    n_out = sum(real_view(o).numel() for o in outputs if is_floating(o))
-    if n_in * n_out > MAX_JACOBIAN_ENTRIES:
+    entries = jacobian_entries(inputs, outputs)
+    if entries > MAX_JACOBIAN_ENTRIES:
         raise ValueError(
-            f"the full Jacobian would have {n_in} x {n_out} = {n_in * n_out:,} entries (limit "
+            f"the full Jacobian would have {entries:,} entries (limit "
             f"{MAX_JACOBIAN_ENTRIES:,}); check smaller inputs, or pass fast_mode=True, which "
             "compares one random projection instead of every entry"
         )
@@ -202,10 +221,36 @@ def _columns_of_input(fn, detached, i, plan, reference, eps, chunk_size, how):
     ``how`` is ``(exact, like_torch)`` (:func:`numeric_jacobian_details`).
     """
     exact, like_torch = how
-    if i in plan.in_place:
+    if i in plan.in_place or _layout_matters(fn, detached, i, plan.floating, reference):
         return "in place", in_place_columns(fn, detached, i, eps, plan.floating)
     caller = BatchedCaller(fn, detached, i, reference, keep=plan.floating, like_torch=like_torch)
     return caller, numeric_columns(caller, detached[i], eps, chunk_size, exact=exact)
+
+
+def _layout_matters(fn, detached: tuple, i: int, keep: tuple, reference: tuple) -> bool:
+    """Whether ``fn`` reads input ``i``'s memory layout, not only its values.
+
+    Nudged copies are fresh contiguous tensors; torch nudges the input in its own memory. A
+    function that reads memory around a view (``as_strided`` on ``base[5:15]``) or its strides
+    answers a fresh copy with other numbers: then input ``i`` is nudged in place, as torch does.
+    Only an input that is not a plain contiguous tensor of its own memory costs this extra call.
+    """
+    x = detached[i]
+    whole = x.untyped_storage().nbytes() == x.numel() * x.element_size()
+    lazy = x.is_conj() or x.is_neg()  # a fresh copy holds the values, not the view's bit
+    if x.is_contiguous() and x.storage_offset() == 0 and whole and not lazy:
+        return False
+    args = list(detached)
+    args[i] = (
+        x.detach().clone(memory_format=torch.contiguous_format).requires_grad_(x.requires_grad)
+    )
+    try:
+        out = as_output_tuple(fn(*args))
+    except Exception:  # noqa: BLE001 - a function that refuses a fresh copy reads its layout
+        return True
+    return len(out) != len(reference) or not all(
+        same_values(out[k].detach(), reference[k]) for k in keep
+    )
 
 
 def numeric_columns(
@@ -278,6 +323,11 @@ def in_place_columns(fn, inputs, index, eps, keep) -> list[torch.Tensor]:
     """
     args = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in mirror_inputs(inputs))
     x = args[index]
+    if x.is_conj() or x.is_neg():
+        raise NotImplementedError(
+            f"input {index} is a conjugate or negative view whose bit fn reads: only torch's "
+            "nudge of the view itself answers as torch does"
+        )
     memory = torch.view_as_real(x) if x.is_complex() else x  # real and imaginary parts in turn
     cols: list[list[torch.Tensor]] = [[] for _ in keep]
     for position in product(*(range(s) for s in memory.shape)):

@@ -1,7 +1,8 @@
 """What torch's gradcheck checks, decided in one place for both engines and the diagnosis.
 
 - :func:`validate_inputs`: the inputs check() accepts (plain numbers and None pass through to
-  the function, as in torch; sparse and meta tensors are refused with advice).
+  the function, as in torch; sparse tensors go to torch's own gradcheck, meta tensors are
+  refused with advice). :func:`dense_inputs`: whether gradkit can read every input's values.
 - :func:`mirror_inputs`: fresh tensors with the caller's values *and* memory layout (strides,
   stride 0, overlapping views, inputs sharing memory), so every engine sees what torch sees while
   the caller's tensors stay untouched. :func:`preserved` guards the caller's tensors that torch's
@@ -29,6 +30,7 @@ from .realview import is_floating
 
 __all__ = [
     "CheckPlan",
+    "dense_inputs",
     "differentiable_inputs",
     "input_notes",
     "mirror_inputs",
@@ -47,14 +49,13 @@ def differentiable_inputs(inputs: tuple) -> list[int]:
     return [i for i, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
+def dense_inputs(inputs: tuple) -> bool:
+    """Whether every tensor input is dense (strided): sparse ones only torch's gradcheck nudges."""
+    return all(t.layout == torch.strided for t in inputs if isinstance(t, torch.Tensor))
+
+
 def _refuse_tensor(k: int, t: torch.Tensor) -> None:
-    """Tensors no engine can nudge: sparse or other layouts, the meta device, integer grads."""
-    if t.layout != torch.strided:
-        raise TypeError(
-            f"inputs[{k}] is a {str(t.layout).removeprefix('torch.')} tensor; check() nudges "
-            f"dense tensors only: pass inputs[{k}].to_dense() (torch.autograd.gradcheck handles "
-            "sparse inputs itself, with masked=...)"
-        )
+    """Tensors no gradcheck can nudge: the meta device, integer tensors that require grad."""
     if t.device.type == "meta":
         raise ValueError(
             f"inputs[{k}] lives on the meta device, which holds shapes but no numbers, so "
@@ -104,7 +105,15 @@ def input_notes(inputs: tuple) -> list[str]:
     """What gradkit would warn about in inputs torch accepts: empty, non-finite, lists."""
     notes = []
     diff = differentiable_inputs(inputs)
-    if all(inputs[i].numel() == 0 for i in diff):
+    for k, t in enumerate(inputs):
+        if isinstance(t, torch.Tensor) and t.layout != torch.strided:
+            notes.append(
+                f"input {k} is a {str(t.layout).removeprefix('torch.')} tensor: torch's own "
+                "gradcheck nudged its stored entries and gave the verdict; the report shows no "
+                f"Jacobian numbers (check inputs[{k}].to_dense() to see them)"
+            )
+    diff = [i for i in diff if inputs[i].layout == torch.strided]
+    if diff and all(inputs[i].numel() == 0 for i in diff):
         notes.append(
             f"nothing was checked: input {diff[0]} has no entries (shape "
             f"{tuple(inputs[diff[0]].shape)}), so gradcheck passes without nudging anything; "
@@ -154,10 +163,12 @@ def mirror_inputs(inputs: tuple, dtype_map=None) -> tuple:
 
 def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
     """One copy: a view with ``t``'s size, strides and offset onto a copy of its memory."""
-    key = _storage_key(t)
+    key = _storage_key(t) if t.layout == torch.strided else None
     if dtype_map is not None and is_floating(t):
         copy = t.detach().to(dtype_map(t), copy=True)
-    elif key is None or t.is_conj() or t.is_neg() or t.layout != torch.strided:
+    elif t.is_conj() or t.is_neg():
+        copy = _lazy_copy(t)
+    elif key is None:
         copy = t.detach().clone()
     else:
         if key not in storages:
@@ -165,6 +176,24 @@ def _mirror_one(t: torch.Tensor, storages: dict, dtype_map) -> torch.Tensor:
         copy = torch.empty((0,), dtype=t.dtype, device=t.device)
         copy.set_(storages[key], t.storage_offset(), t.size(), t.stride())
     return copy.requires_grad_(t.requires_grad)
+
+
+def _lazy_copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of a conjugate or negative view that is such a view too (``fn`` may read the bit).
+
+    ``clone()`` resolves the lazy conjugate or negation into new values; torch's gradcheck
+    hands ``fn`` the view itself, so the copy's memory holds the view's memory, viewed alike.
+    """
+    memory = t.detach()
+    conj, neg = memory.is_conj(), memory.is_neg()
+    if conj:
+        memory = memory.conj()  # the conjugate of a conjugate view: its memory, as it is
+    if neg:
+        memory = torch._neg_view(memory)
+    copy = memory.clone()
+    if neg:
+        copy = torch._neg_view(copy)
+    return copy.conj() if conj else copy
 
 
 @contextmanager
@@ -183,7 +212,7 @@ def preserved(inputs: tuple) -> Iterator[None]:
             if key is not None and key not in seen:
                 seen.add(key)
                 saved.append((t.untyped_storage(), t.untyped_storage().clone()))
-    states = [_TensorState(t) for t in dict.fromkeys(_tensors(inputs))]
+    states = [_TensorState(t) for t in dict.fromkeys(_tensors(inputs)) if t.layout == torch.strided]
     try:
         yield
     finally:

@@ -16,7 +16,9 @@ __all__ = [
     "is_floating",
     "real_dtype",
     "real_view",
+    "resolved",
     "same_values",
+    "widened",
 ]
 
 
@@ -25,13 +27,24 @@ def is_floating(t: object) -> bool:
     return isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())
 
 
+def resolved(t: torch.Tensor) -> torch.Tensor:
+    """``t``'s values with a lazy conjugate or negation applied (``x.conj()``, ``x.conj().imag``).
+
+    Such views hold the values of their memory conjugated or negated only when read; reading
+    them as real numbers needs the values themselves. Other tensors are returned as they are.
+    """
+    return t.resolve_conj().resolve_neg() if t.is_conj() or t.is_neg() else t
+
+
 def real_view(t: torch.Tensor) -> torch.Tensor:
     """The tensor's entries as real numbers (complex -> pairs of real and imaginary parts)."""
+    t = resolved(t)
     return torch.view_as_real(t).reshape(-1) if t.is_complex() else t.reshape(-1)
 
 
 def batch_real_view(t: torch.Tensor) -> torch.Tensor:
     """A batch (B, ...) as real numbers, one row per batch entry: (B, numel_real)."""
+    t = resolved(t)
     return (torch.view_as_real(t) if t.is_complex() else t).reshape(t.shape[0], -1)
 
 
@@ -41,6 +54,16 @@ def from_real_view(flat: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     if like.is_complex():
         return torch.view_as_complex(flat.reshape(batch, *like.shape, 2).contiguous())
     return flat.reshape(batch, *like.shape)
+
+
+def widened(t: torch.Tensor) -> torch.Tensor:
+    """``t`` (values resolved) in a dtype every comparison supports: complex32 as complex64.
+
+    torch's CPU kernels for ``equal``, ``isnan`` and ``allclose`` skip complex32; complex64
+    holds every complex32 value exactly.
+    """
+    t = resolved(t)
+    return t.to(torch.complex64) if t.dtype == torch.complex32 else t
 
 
 def real_dtype(t: torch.Tensor) -> torch.dtype:
@@ -74,6 +97,7 @@ def same_values(batched: torch.Tensor, single: torch.Tensor) -> bool:
     """
     if batched.shape != single.shape or batched.dtype != single.dtype:
         return False
+    batched, single = widened(batched), widened(single)
     if torch.equal(batched, single):
         return True
     if not is_floating(single):

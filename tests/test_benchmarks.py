@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmarks import SUITES, Row, format_table, summarize
+from benchmarks import OPT_IN, SUITES, Row, format_table, summarize
 from benchmarks import engine as bench_engine
 from gradkit.zoo import WrongSquareFn
 
@@ -42,8 +42,22 @@ def _run_benchmarks(*argv: str) -> subprocess.CompletedProcess:
 
 def test_benchmarks_live_outside_the_package():
     assert not (ROOT / "gradkit" / "bench").exists()
-    assert SUITES == ("engine", "widgets", "browser", "classroom")
+    assert SUITES == ("engine", "fastmode", "widgets", "browser", "classroom", "opinfo")
+    assert OPT_IN == ("opinfo",)  # the whole operator table runs only when named
     assert (ROOT / "tests" / "browser" / "harness.py").is_file()
+
+
+def test_fast_mode_rows_hold_both_engines_against_torchs_fast_mode():
+    from benchmarks import fastmode
+
+    rows = fastmode.fast_check_rows(64, repeat=1)  # 64 entries: 4 outputs
+    assert [r.name for r in rows] == [
+        "check(fast_mode, engine=torch) n=64",
+        "check(fast_mode, engine=batched) n=64",
+    ]
+    assert all(
+        r.anchor == "gradcheck(fast_mode=True)" and r.goal == "<= 2x gradcheck's time" for r in rows
+    )
 
 
 def test_floor_check_is_the_bare_computation():

@@ -140,8 +140,14 @@ def test_bad_switches_say_what_to_do():
     (x,) = CHECK_SPECIMENS["SinFn"].make_input()
     with pytest.raises(TypeError, match="check_forward_ad must be True or False"):
         check(SinFn.apply, (x,), check_forward_ad="yes")
-    with pytest.raises(ValueError, match="use engine='torch' with check_batched_grad=True"):
-        check(SinFn.apply, (x,), engine="batched", check_batched_grad=True)
+    with pytest.raises(TypeError, match="masked must be True, False or None"):
+        check(SinFn.apply, (x,), masked="yes")
+    # the batched engine answers every switch (no longer refused)
+    twin = CHECK_SPECIMENS["EntryLoopSinFn"]
+    report = check(
+        twin.function.apply, twin.make_input(), engine="batched", check_batched_grad=True
+    )
+    assert not report.passed and report.cause == "batched_grad"
 
 
 def test_gradcheck_lab_switches_the_checks_on():

@@ -3,9 +3,12 @@
 The batched engine computes the same central-difference numeric Jacobian as torch's slow mode,
 but evaluates all perturbed inputs in a few stacked calls, and computes the analytic Jacobian with
 ``torch.autograd.grad(..., is_grads_batched=True)`` instead of one backward per output entry.
-Where it cannot prove that it reaches torch's verdict (a function that changes its inputs, uses
-autograd inside or returns a non-floating output; batched numbers that round differently near
-the tolerance), it computes torch's way instead, and says so in ``Verdict.notes``.
+Where it cannot prove that it reaches torch's verdict (a function that changes its inputs or
+Python state it can reach, uses autograd inside or returns a non-floating output; batched
+numbers that round differently near the tolerance), it computes torch's way instead, and says
+so in ``Verdict.notes``; so it does for what torch answers in its own way (fast mode, sparse
+inputs, ``masked``), and the checks beyond the backward Jacobian run through torch's own code
+(:mod:`gradkit.engine.beyond`).
 The engines decide verdicts; the numbers a learner reads are torch's own, from
 :func:`torch_jacobians` (:mod:`gradkit.engine.torchpath`). Depends on torch only.
 """
@@ -23,10 +26,17 @@ from torch.autograd.gradcheck import GradcheckError
 from .._args import as_input_tuple
 from ..analytic import AnalyticRows
 from ..batching import short_reason
-from ..jacobian import numeric_jacobian_details
+from ..jacobian import numeric_jacobian_details, too_large
 from ..plan import mirror_inputs, plan_check, preserved, torch_input_checks
 from ..realview import as_output_tuple
-from .proof import UnprovenError, near_the_line, prove_batchable, snapshot, what_changed
+from .beyond import SWITCHES, check_grad_dtypes, check_switches, handover_reason, torch_extras
+from .proof import (
+    UnprovenError,
+    near_the_line,
+    prove_batchable,
+    snapshot,
+    what_changed,
+)
 from .slowmode import (
     check_grad_output_used,
     check_reentrant,
@@ -35,6 +45,7 @@ from .slowmode import (
     compare,
     torch_passes,
 )
+from .state import python_state
 from .torchpath import torch_jacobians
 
 __all__ = ["Verdict", "batched_verdict", "torch_jacobians", "torch_verdict"]
@@ -84,7 +95,7 @@ def torch_verdict(fn: Callable, inputs: tuple, **settings) -> Verdict:
     return verdict
 
 
-def batched_verdict(  # long: the numpy docstring; the body is 20 lines
+def batched_verdict(  # long: the numpy docstring; the body is 30 lines
     fn: Callable,
     inputs: tuple,
     *,
@@ -93,8 +104,9 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
     rtol: float,
     nondet_tol: float = 0.0,
     fast_mode: bool = False,
+    **switches,
 ) -> Verdict:
-    """Slow-mode gradcheck's verdict, computed with batched forward and backward calls.
+    """gradcheck's verdict, its slow-mode Jacobians computed with batched calls.
 
     The checks mirror torch's slow mode, in torch's order: torch's input checks, one forward
     with autograd, the central-difference Jacobian of every output (all nudged inputs in a few
@@ -102,12 +114,15 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
     grad), then for each output that requires grad the analytic Jacobian twice from the
     same graph (reentrancy, within ``nondet_tol``) and ``|a - n| <= atol + rtol |n|`` entry by
     entry; then a zero grad_output (the backward must return zeros) and undefined grad_outputs
-    (torch's ``check_undefined_grad``). A function that cannot be batched is nudged one entry
-    per call; where a batched number could sit on the other side of the tolerance than torch's
-    own, both Jacobians are recomputed one entry per call. Where the engine cannot prove that it
-    reaches torch's verdict (``fn`` changes its inputs, uses autograd inside, returns a
-    non-floating output, or fails in the engine's own calls), torch's gradcheck decides. Each
-    of these leaves a note in ``Verdict.notes``.
+    (torch's ``check_undefined_grad``). The checks beyond these (forward mode, ``vmap``) run
+    through torch's own code (:func:`~gradkit.engine.beyond.torch_extras`). A function that
+    cannot be batched is nudged one entry per call; where a batched number could sit on the
+    other side of the tolerance than torch's own, both Jacobians are recomputed one entry per
+    call. Where the engine cannot prove that it reaches torch's verdict (``fn`` changes its
+    inputs or its own Python state, uses autograd inside, returns a non-floating output, or
+    fails in the engine's own calls), and for what torch's gradcheck answers in its own way
+    (fast mode, sparse inputs, ``masked``, no backward check), torch's gradcheck decides.
+    Each of these leaves a note in ``Verdict.notes``.
 
     Parameters
     ----------
@@ -116,21 +131,33 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
     inputs : tuple
         The inputs; tensors that require grad are checked. The result lives on their device.
         Give copies (:func:`gradkit.plan.mirror_inputs`): overlapping inputs are nudged in place.
-    eps, atol, rtol, nondet_tol
+    eps, atol, rtol, nondet_tol, fast_mode
         As in ``torch.autograd.gradcheck``.
-    fast_mode : bool
-        Must be False: this engine always compares every Jacobian entry.
+    **switches
+        gradcheck's other arguments (:data:`~gradkit.engine.beyond.SWITCHES`), torch's
+        defaults where left out.
 
     Returns
     -------
     Verdict
-        ``passed`` as torch's slow mode would decide. The engine's Jacobians are not kept: the
+        ``passed`` as torch's gradcheck would decide. The engine's Jacobians are not kept: the
         numbers a report shows are torch's own (:func:`torch_jacobians`).
     """
-    if fast_mode:
-        raise ValueError("the batched engine computes full Jacobians; use fast_mode=False")
     inputs = as_input_tuple(inputs)
-    settings = {"eps": eps, "atol": atol, "rtol": rtol, "nondet_tol": nondet_tol}
+    settings = {
+        "eps": eps,
+        "atol": atol,
+        "rtol": rtol,
+        "nondet_tol": nondet_tol,
+        "fast_mode": fast_mode,
+        **check_switches(switches),
+    }
+    given = {k: v for k, v in settings.items() if k not in SWITCHES or v != SWITCHES[k]}
+    reason = handover_reason(inputs, settings)
+    if reason is not None:  # nothing has touched the inputs yet
+        verdict = torch_verdict(fn, inputs, **given)
+        verdict.notes = (f"{reason}, so torch's own gradcheck decided",)
+        return verdict
     pristine = mirror_inputs(inputs)  # for torch, should the engine hand the check over
     state: dict = {"notes": []}
     with warnings.catch_warnings(record=True) as caught:
@@ -139,7 +166,7 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
             _run_batched(fn, inputs, settings, state)
             verdict = Verdict(True)
         except UnprovenError as why:
-            verdict = torch_verdict(fn, pristine, **settings)
+            verdict = torch_verdict(fn, pristine, **given)
             state["notes"] = [
                 f"the batched engine could not prove that it reaches torch's verdict ({why}), "
                 "so torch's own gradcheck decided, nudging one entry per call"
@@ -155,15 +182,22 @@ def batched_verdict(  # long: the numpy docstring; the body is 20 lines
 def _run_batched(fn: Callable, inputs: tuple, settings: dict, state: dict) -> None:
     """The checks of :func:`batched_verdict`, raising torch's error at the first failure."""
     torch_input_checks(inputs)
-    before = snapshot(inputs)
+    before, python_before = snapshot(inputs), python_state(fn)
     with torch.enable_grad():
         outputs = as_output_tuple(fn(*inputs))  # fails as torch's first call fails
+    entries = too_large(inputs, outputs)
+    if entries:
+        raise UnprovenError(f"the full Jacobian has {entries:,} entries, too many to hold")
     outcome: Exception | None = None
     try:
         prove_batchable(fn, inputs, outputs, before)
         _compare_jacobians(fn, inputs, outputs, settings, state)
+        if settings["check_grad_dtypes"]:
+            check_grad_dtypes(outputs, inputs)
+        state["notes"].extend(torch_extras(fn, inputs, outputs, settings))
         check_grad_output_used(outputs, inputs)
-        check_undefined_grad(fn, inputs)
+        if settings["check_undefined_grad"]:
+            check_undefined_grad(fn, inputs)
     except (GradcheckError, UnprovenError) as error:
         outcome = error
     except Exception as error:  # noqa: BLE001 - torch may fail elsewhere, or not at all
@@ -171,6 +205,11 @@ def _run_batched(fn: Callable, inputs: tuple, settings: dict, state: dict) -> No
     changed = what_changed(inputs, before)
     if changed:
         raise UnprovenError(changed)
+    if python_state(fn) != python_before:
+        raise UnprovenError(
+            "fn changes Python state it can reach (a counter, a cache, an attribute) between "
+            "calls, so torch's calls, one per nudge, may see other values than batched calls"
+        )
     if outcome is not None:
         raise outcome
 

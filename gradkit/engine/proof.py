@@ -17,9 +17,15 @@ import torch
 
 from .._args import allowance
 from ..batching import short_reason
-from ..realview import as_output_tuple, is_floating
+from ..realview import as_output_tuple, is_floating, widened
 
-__all__ = ["UnprovenError", "near_the_line", "prove_batchable", "snapshot", "what_changed"]
+__all__ = [
+    "UnprovenError",
+    "near_the_line",
+    "prove_batchable",
+    "snapshot",
+    "what_changed",
+]
 
 
 class UnprovenError(Exception):
@@ -39,6 +45,7 @@ def _identical(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Bit-for-bit the same values (NaN where the other has NaN), shape and dtype."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
+    a, b = widened(a), widened(b)
     if not is_floating(a):
         return torch.equal(a, b)
     return bool(((a == b) | (a.isnan() & b.isnan())).all())
@@ -91,7 +98,8 @@ def near_the_line(passes, inputs, slack, analytic_slack: float, atol, rtol) -> s
     """
     for _, position, numeric, analytic, _ in passes:
         for i, (n, a) in enumerate(zip(numeric, analytic, strict=True)):
-            parts = 2 if inputs[i].is_complex() else 1  # a complex entry: two real numbers
+            # a complex entry: two real numbers (a plain-number argument has no block to read)
+            parts = 2 if isinstance(inputs[i], torch.Tensor) and inputs[i].is_complex() else 1
             bound = parts * (slack.get(i, 0.0) + analytic_slack)
             if bound == 0 or not n.numel():
                 continue

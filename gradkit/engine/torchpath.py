@@ -22,7 +22,14 @@ import torch
 
 from ..jacobian import check_size
 from ..plan import differentiable_inputs, mirror_inputs
-from ..realview import as_output_tuple, difference_dtype, is_floating, real_dtype, real_view
+from ..realview import (
+    as_output_tuple,
+    difference_dtype,
+    is_floating,
+    real_dtype,
+    real_view,
+    resolved,
+)
 
 __all__ = ["torch_jacobians"]
 
@@ -116,7 +123,9 @@ def _analytic(args: tuple, out: torch.Tensor) -> tuple[torch.Tensor, ...]:
 
 def _real_output(o: object) -> object:
     """A complex output as its real view (torch nudges and seeds exactly those numbers)."""
-    return torch.view_as_real(o) if isinstance(o, torch.Tensor) and o.is_complex() else o
+    if isinstance(o, torch.Tensor) and o.is_complex():
+        return torch.view_as_real(resolved(o))  # x.conj() is read through its values
+    return o
 
 
 def _real_views(fn: Callable, args: tuple) -> tuple[Callable, tuple]:
@@ -135,7 +144,7 @@ def _real_views(fn: Callable, args: tuple) -> tuple[Callable, tuple]:
         return tuple(_real_output(o) for o in as_output_tuple(fn(*back)))
 
     reals = tuple(
-        torch.view_as_real(t.detach()).clone().requires_grad_(t.requires_grad)
+        torch.view_as_real(resolved(t.detach())).clone().requires_grad_(t.requires_grad)
         if isinstance(t, torch.Tensor) and t.is_complex()
         else t
         for t in args
