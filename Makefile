@@ -78,7 +78,8 @@ test: $(VENV)/.stamp-test /usr/bin/chromium $(AXE)
 
 unit: $(VENV)/.stamp-test
 	node --test tests/js/
-	$(PY) -m pytest -q -m "not notebooks and not browser and not slow" --ignore=tests/browser
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not notebooks and not browser and not slow" \
+		--ignore=tests/browser
 
 lessons: $(VENV)/.stamp-test
 	$(PY) tools/sync_lessons.py

@@ -80,6 +80,10 @@ def _pytest(folder: Path, budget: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
+#: Four pytest runs of the written file, each importing torch afresh: make test, not make unit.
+slow = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def planted_runs(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     """The file as written, and with one fault planted each, run with pytest."""
@@ -101,12 +105,14 @@ def planted_runs(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     return runs
 
 
+@slow
 def test_the_file_as_written_passes(planted_runs):
     done = planted_runs["as written"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert "8 passed" in done.stdout
 
 
+@slow
 def test_the_inputs_chosen_on_purpose_catch_2x_for_2_abs_x(planted_runs):
     out = planted_runs["2x for 2|x|"].stdout
     for case in ("0-d", "negative entries", "transposed", "random 4 x 5"):
@@ -115,12 +121,14 @@ def test_the_inputs_chosen_on_purpose_catch_2x_for_2_abs_x(planted_runs):
         assert f"test_signed_square[{case}]" not in out, out
 
 
+@slow
 def test_rtol_alone_fails_float32_near_zero(planted_runs):
     out = planted_runs["no atol"].stdout
     assert f"FAILED {SUITE_NAME}::test_float32_against_float64" in out
     assert "1 failed, 7 passed" in out
 
 
+@slow
 def test_a_zero_budget_fails_every_test_at_its_end(planted_runs):
     out = planted_runs["no time"].stdout
     assert "8 passed, 8 errors" in out, out
