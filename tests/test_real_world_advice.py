@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from realworld.functions import GradReverse, InplaceReLU
+from realworld.functions import MemoryEfficientSwish as Swish
+from realworld.functions import StraightThroughRound as RoundSTE
 
 from gradkit import CAUSES, check
 from gradkit.zoo import CHECK_SPECIMENS
@@ -51,31 +54,6 @@ def _report(fn, inputs, **settings):
     said = report.explanation + " " + report.suggestion
     assert not [phrase for phrase in ZOO_FORMULAS if phrase in said], said
     return report
-
-
-class GradReverse(torch.autograd.Function):
-    """Domain-adversarial training's gradient reversal layer: identity forward, -λ·grad back."""
-
-    @staticmethod
-    def forward(ctx, x, lambd):
-        ctx.lambd = lambd
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output.neg() * ctx.lambd, None
-
-
-class RoundSTE(torch.autograd.Function):
-    """Straight-through rounding (quantisation-aware training): round forward, identity back."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return torch.round(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output
 
 
 class SignSTE(torch.autograd.Function):
@@ -122,37 +100,6 @@ class Sparsemax(torch.autograd.Function):
         kept = (out > 0).to(grad_output.dtype)
         mean = (grad_output * kept).sum(-1, keepdim=True) / kept.sum(-1, keepdim=True)
         return kept * (grad_output - mean)
-
-
-class InplaceReLU(torch.autograd.Function):
-    """An in-place ReLU that marks its input dirty, to save memory."""
-
-    @staticmethod
-    def forward(ctx, x):
-        x.clamp_(min=0)
-        ctx.mark_dirty(x)
-        ctx.save_for_backward(x)
-        return x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (y,) = ctx.saved_tensors
-        return grad_output * (y > 0).to(grad_output.dtype)
-
-
-class Swish(torch.autograd.Function):
-    """Memory-efficient Swish: saves x only, recomputes the sigmoid in backward; no jvp."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * torch.sigmoid(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        s = torch.sigmoid(x)
-        return grad_output * s * (1 + x * (1 - s))
 
 
 class HalfJvpSwish(Swish):
