@@ -491,11 +491,14 @@ def test_ctrl_c_during_a_check_is_one_line_and_exit_130(tmp_path):
         "import time\nfrom pathlib import Path\n\ndef f(x):\n"
         f"    Path({str(ready)!r}).touch()\n    time.sleep(60)\n    return x\n"
     )
+    # As a terminal starts a foreground command: Ctrl-C not ignored. A test run started in the
+    # background (`make test &` from a script) ignores SIGINT, and a child inherits that.
     process = subprocess.Popen(
         [sys.executable, "-m", "gradkit.cli", "check", f"{module}:f"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
