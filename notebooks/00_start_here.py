@@ -72,7 +72,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `07_cost_and_fast_mode` | predict gradcheck's cost, and what fast_mode compares instead |
 # | `08_write_your_own` | write backward rules and fix them; avoid two classic slips |
 # | `09_capstone_softmax` | two inputs, and a softmax's backward |
-# | `10_beyond_the_jacobian` | vmap, forward mode, undefined gradients; a checklist for your own |
+# | `10_beyond_the_jacobian` | vmap, forward mode, undefined gradients: pass them all; a checklist |
 # | `11_appendix_beyond` | (optional) kinks, randomness, complex, gradgradcheck, low precision |
 # | `12_gradcheck_in_your_tests` | put gradcheck in a test suite: inputs, tolerances, modules |
 
@@ -113,7 +113,7 @@ gradkit.check(WrongSquareFn.apply, (x,))
 # | `EpsilonLab` | the error against eps for each number format | 04 |
 # | `GradcheckLab` | gradcheck's verdict, its two tables and where they differ | 09 |
 # | `ZooHunt` | a Function's code: you predict gradcheck's verdict, then run it | 06 |
-# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08, 09, tests |
+# | `ExercisePanel` | checks the Function you wrote, with hints and a solution | 02, 08–10, tests |
 # | `Predict` | you lock in a guess (a wrong one: a hint, one more try) | 01, 03–07, 10, tests |
 # | `Quiz` | a question with feedback on every answer | all |
 

@@ -16,16 +16,27 @@
 # # Lesson 10: beyond the Jacobian
 #
 # **After this lesson you will be able to** switch on gradcheck's other checks (vmap, forward
-# mode, undefined gradients), read what each failure means and fix it the way a Function that
-# passes them all is written, use `torch.func.jacrev` as a second opinion on a backward, and
-# test your own Function with a checklist.
+# mode, undefined gradients), read what each failure means, write a Function that passes them
+# all, use `torch.func.jacrev` as a second opinion on a backward, and test your own Function
+# with a checklist.
 #
 # <style>.celltag_notebook-only, .jp-Cell:has(.celltag_notebook-only) { display: none; }
 # body[data-voila] .gradkit-voila-only { display: block; }</style>
+#
+# <div class="gradkit-voila-only" hidden="hidden">
+#
+# **This lesson's exercise is written in code.** This page shows the lesson without its
+# code, so the exercise cannot be written here: open the lesson in Jupyter (Notebook 7 or
+# JupyterLab) to do it. Its hints and solution work on this page too.
+#
+# </div>
 
 # %% [markdown] tags=["notebook-only"]
 # > **Live widgets.** The widgets need a running Python kernel: run the cells in order from the
 # > top (**Run ▸ Run All Cells** runs them all); each widget comes alive once its cell has run.
+# >
+# > **The exercise** works as in lesson 8: fix `MyTanh` in its cell, run that cell again and
+# > press *Check my code*; the panel names the next check that fails.
 
 # %% [markdown]
 # ## One Function, every check
@@ -43,8 +54,8 @@
 # right and still break under `vmap`, in forward mode, or when a gradient is None. Each check
 # below meets a zoo twin whose Jacobian is right and which fails that one check, and then the
 # fix, as `gradkit.zoo.SinFn` writes it: SinFn computes sin(x) and passes every check, and
-# each part of its code shows where its check needs it. (Symbols as on the notation sheet of
-# lesson 00.)
+# each part of its code shows where its check needs it. Exercise 4, at the end, hands you a
+# tanh that fails all three, to fix. (Symbols as on the notation sheet of lesson 00.)
 
 # %%
 import inspect
@@ -53,7 +64,7 @@ import textwrap
 import torch
 
 import gradkit
-from gradkit.widgets import Predict, Quiz
+from gradkit.widgets import ExercisePanel, Predict, Quiz
 from gradkit.zoo import EntryLoopSinFn, ForgotTangentSinFn, NoNoneGuardSinFn, SinCosFn, SinFn
 
 ALL_ON = {"check_batched_grad": True, "check_forward_ad": True, "check_undefined_grad": True}
@@ -65,23 +76,8 @@ print("SinFn, every check on:", gradkit.check(SinFn.apply, (x,), **ALL_ON).cause
 #
 # `torch.func.jacrev`, `hessian` and per-sample gradients do not call backward once per
 # grad_output: `vmap` runs it once on the whole stack, each operation on a batch. Here is
-# `EntryLoopSinFn`'s backward. gradcheck's Jacobian comparison passes it. With
-# `check_batched_grad=True`, does it pass?
-
-# %%
-print(textwrap.dedent(inspect.getsource(EntryLoopSinFn.backward)))
-print("Jacobian comparison passes:", gradkit.check(EntryLoopSinFn.apply, (x,)).passed)
-
-# %%
-vmap_predict = Predict(
-    "10-vmap-loop",
-    compute=lambda: gradkit.check(EntryLoopSinFn.apply, (x,), check_batched_grad=True).passed,
-)
-vmap_predict
-
-
-# %% [markdown] jp-MarkdownHeadingCollapsed=true
-# # After your guess
+# `EntryLoopSinFn`'s backward, which fills a fresh buffer one entry at a time. gradcheck's
+# Jacobian comparison passes it; with `check_batched_grad=True`, it fails.
 
 
 # %%
@@ -91,15 +87,17 @@ def explain(report):
     print("fix:", textwrap.fill(report.suggestion, 96, subsequent_indent="     "))
 
 
+print(textwrap.dedent(inspect.getsource(EntryLoopSinFn.backward)))
+print("Jacobian comparison passes:", gradkit.check(EntryLoopSinFn.apply, (x,)).passed)
 explain(gradkit.check(EntryLoopSinFn.apply, (x,), check_batched_grad=True))
 
 # %% [markdown]
 # `grad = torch.empty_like(x)` holds one row of gradients, while under `vmap` each
 # `grad_output[i]` is a whole batch of them: writing a batch into one slot is the error torch
-# reports. `.item()` and `float(...)` fail the same way. The fix is `SinFn`'s one expression,
-# `grad_output * torch.cos(x)`, which works on any batch; SinFn also sets
-# `generate_vmap_rule = True`, so that `vmap` batches it by running these same rules on
-# batched tensors.
+# reports. `.item()`, `float(...)` and `out=` into a fresh buffer fail the same way. The fix
+# is `SinFn`'s one expression, `grad_output * torch.cos(x)`, which works on any batch; SinFn
+# also sets `generate_vmap_rule = True`, so that `vmap` batches it by running these same rules
+# on batched tensors.
 #
 # **A second opinion.** `torch.func.jacrev` builds the analytic Jacobian from backward, under
 # `vmap`: compare it with the nudges, and it fails where `check_batched_grad` fails.
@@ -137,7 +135,7 @@ jvp_predict = Predict(
 jvp_predict
 
 # %% [markdown] jp-MarkdownHeadingCollapsed=true
-# # After your second guess
+# # After your guess
 
 # %%
 print("jacfwd, through the jvp:\n", forward_jacobian(x.detach()))
@@ -194,6 +192,38 @@ explain(gradkit.check(NoNoneGuardSinFn.apply, (x,)))
 # cannot follow (numpy, `.item()`): without it, `gradgradcheck` (appendix) would catch only a
 # wrong answer, silently.
 #
+# ## Exercise 4: a tanh that passes every check
+#
+# `MyTanh` computes tanh(x) with a `setup_context`, as SinFn does, and its backward's
+# Jacobian is right: the slope is 1 − y², with the output y = tanh(x) saved for backward. Yet
+# it fails all three checks of this lesson. The panel switches them on in `gradkit.check` and
+# names the first that fails: fix that one, check again, and go on until all three pass.
+# Which line breaks vmap, what does forward mode ask for that is missing, and what happens
+# when grad_output is None?
+
+
+# %%
+class MyTanh(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.tanh(x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.set_materialize_grads(False)  # an unused output's gradient arrives as None
+        ctx.save_for_backward(output)  # y = tanh(x), whose slope is 1 - y**2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return torch.mul(grad_output, 1 - y**2, out=torch.empty_like(y))  # no temporary
+
+
+# %%
+tanh_panel = ExercisePanel("tanh_all_checks")
+tanh_panel
+
+# %% [markdown]
 # ## Check yourself
 
 # %%

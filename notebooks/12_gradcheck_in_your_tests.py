@@ -110,7 +110,7 @@ for name, make in cases:
 # where a formula divides, a function has a kink (the appendix) or leaves its domain. Keep each
 # such point on purpose, and keep every input float64, with `requires_grad=True`.
 #
-# ## Exercise 4: the product of every entry
+# ## Exercise 5: the product of every entry
 
 # %% [markdown] tags=["notebook-only"]
 # **In the notebook:** fix `backward` in `MyProd`'s cell under *Predict first*, run that cell

@@ -41,8 +41,16 @@ def _graded(nb: nbformat.NotebookNode, kind: str) -> list[nbformat.NotebookNode]
     return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get(meta[0]) is meta[1]]
 
 
+#: The lessons whose code builds an ExercisePanel: each becomes an assignment with answers.
+WITH_EXERCISES = sorted(
+    stem for stem, path in LESSONS.items() if "ExercisePanel(" in path.read_text()
+)
+
+
 def test_every_exercise_is_an_answer_cell_with_a_test_cell_and_nothing_else_changes():
-    for stem in ("02_correct_backward", "08_write_your_own", "09_capstone_softmax"):
+    assert {"10_beyond_the_jacobian", "12_gradcheck_in_your_tests"} < set(WITH_EXERCISES)
+    built = []
+    for stem in WITH_EXERCISES:
         lesson = nbformat.read(LESSONS[stem], as_version=4)
         nb = _source(stem)
         answers = _graded(nb, "answer")
@@ -57,6 +65,8 @@ def test_every_exercise_is_an_answer_cell_with_a_test_cell_and_nothing_else_chan
         kept = [c.source for c in nb.cells if "nbgrader" not in c.metadata]
         starters = {c.metadata["gradkit"]["starter"] for c in answers}
         assert kept == [c.source for c in lesson.cells if c.source not in starters]
+        built += keys
+    assert sorted(built) == sorted(EXERCISES), "every exercise is in a lesson's assignment"
 
 
 def _run(code: str, namespace: dict) -> None:

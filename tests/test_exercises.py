@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,14 +25,21 @@ def _define(source: str, name: str):
     return namespace[name]
 
 
+def _starter_cause(key: str) -> str:
+    """The cause the starter fails with: a Jacobian mismatch, or (lesson 10's exercise, whose
+    Jacobian is right) the first of its other checks, vmap."""
+    return "batched_grad" if EXERCISES[key].checks else "bug"
+
+
 @pytest.mark.parametrize("key", sorted(EXERCISES))
-def test_starter_fails_with_cause_bug_and_solution_passes(key):
+def test_starter_fails_with_its_cause_and_solution_passes(key):
     ex = EXERCISES[key]
     starter = grade(key, _define(ex.starter, ex.class_name))
     assert not starter.passed
-    assert starter.report is not None and starter.report.cause == "bug"
+    assert starter.report is not None and starter.report.cause == _starter_cause(key)
     assert starter.headline.startswith("Not yet")
-    assert any("your backward returns" in d for d in starter.details)
+    if _starter_cause(key) == "bug":
+        assert any("your backward returns" in d for d in starter.details)
     solved = grade(key, _define(ex.solution, ex.class_name))
     assert solved.passed, str(solved)
     assert solved.headline == "Correct: gradcheck passes in float64."
@@ -68,6 +76,51 @@ def test_feedback_names_the_output_entry_of_an_entry_off_the_diagonal():
     where = next(d for d in feedback.details if d.startswith("At "))
     assert where.startswith("At output entry 0, input entry 1 (input entry 1 is -1.25): ")
     assert "nudging input entry 1 moves output entry 0 at a slope of 0, but your backward" in where
+
+
+#: The entry sentence: output entry i and input entry j (each with its tensor's number where the
+#: function has several), the input's value, the nudges' slope, then what the learner's rule says.
+ENTRY_SENTENCE = re.compile(
+    r"At output (?:\d+ )?entry (?P<i>\d+), input (?P<t>\d+ )?entry (?P<j>\d+) "
+    r"\(input (?P=t)?entry (?P=j) is [^)]+\): nudging input (?P=t)?entry (?P=j) moves "
+    r"output (?:\d+ )?entry (?P=i) at a slope of \S+, but your (?:backward|jvp)\b"
+)
+
+
+def _mismatching(key: str):
+    """A Function for ``key`` whose numbers disagree with the nudges: the starter, or (where the
+    starter's Jacobian is right) the solution with a jvp that mixes every tangent entry."""
+    ex = EXERCISES[key]
+    if not ex.checks:
+        return _define(ex.starter, ex.class_name)
+    solved = _define(ex.solution, ex.class_name)
+
+    class MixedTangent(solved):
+        @staticmethod
+        def jvp(ctx, x_tangent):
+            return solved.jvp(ctx, x_tangent.sum() * torch.ones_like(x_tangent))
+
+    return MixedTangent
+
+
+@pytest.mark.parametrize("key", sorted(EXERCISES))
+def test_every_exercises_numeric_feedback_names_output_entry_i_and_input_entry_j(key):
+    """A slope alone at "input entry 2" reads as nonsense where the output entry is another
+    one (x³'s slope of 0 off the diagonal): every exercise's feedback names both entries."""
+    feedback = grade(key, _mismatching(key))
+    assert not feedback.passed
+    where = [d for d in feedback.details if ENTRY_SENTENCE.match(d)]
+    assert len(where) == 1, str(feedback)
+
+
+def test_the_entry_sentence_guard_needs_both_entries():
+    named = (
+        "At output entry 0, input entry 1 (input entry 1 is -1.25): nudging input entry 1 moves "
+        "output entry 0 at a slope of 0, but your backward"
+    )
+    assert ENTRY_SENTENCE.match(named)
+    assert not ENTRY_SENTENCE.match(named.replace("moves output entry 0", "moves it"))
+    assert not ENTRY_SENTENCE.match(named.replace("At output entry 0, ", "At "))
 
 
 def test_a_wrong_forward_is_reported_before_gradcheck_runs():
@@ -222,7 +275,7 @@ def test_solution_and_starter_are_real_modules_that_grade_as_promised(key):
     started = importlib.import_module(f"gradkit.exercises.starters.{key}")
     assert grade(key, getattr(solved, ex.class_name)).passed
     starter_feedback = grade(key, getattr(started, ex.class_name))
-    assert not starter_feedback.passed and starter_feedback.report.cause == "bug"
+    assert not starter_feedback.passed and starter_feedback.report.cause == _starter_cause(key)
 
 
 @pytest.mark.parametrize("key", sorted(EXERCISES))

@@ -341,6 +341,7 @@ KNOWN: dict[str, str] = {
     "exercises/solutions/cube.py ~ exercises/starters/cube.py": _STARTER,
     "exercises/solutions/product.py ~ exercises/starters/product.py": _STARTER,
     "exercises/solutions/sin_square.py ~ exercises/starters/sin_square.py": _STARTER,
+    "exercises/solutions/tanh_all_checks.py ~ exercises/starters/tanh_all_checks.py": _STARTER,
     "exercises/solutions/cube.py ~ zoo/correct.py": _TEACHING,
     "exercises/solutions/prod.py ~ zoo/correct.py": _TEACHING,
     "exercises/solutions/sigmoid.py ~ zoo/correct.py": _TEACHING,

@@ -6,8 +6,11 @@ must compute, sample inputs, hints revealed one at a time, and a solution shown 
 - :mod:`gradkit.exercises.data`: :data:`EXERCISES`, the exercises as data; their starter and
   solution code are real modules in ``starters/`` and ``solutions/``.
 - :mod:`gradkit.exercises.grader`: :func:`grade` checks a learner's Function (forward first, then
-  gradcheck in float64) and returns :class:`Feedback`; :func:`hint` and :func:`solution` give the
-  same help as plain text.
+  gradcheck in float64, with the exercise's other checks switched on: vmap, forward mode, None
+  gradients) and returns :class:`Feedback`; :func:`hint` and :func:`solution` give the same help
+  as plain text.
+- :mod:`gradkit.exercises.entries`: where the numbers disagree, as the feedback names it: output
+  entry i and input entry j, for backward and for forward mode.
 - :mod:`gradkit.exercises.suite`: lesson 12's pytest file, ``test_my_function.py``, written into
   the learner's folder by :func:`~gradkit.exercises.suite.write_suite`, never over a file there.
 - The notebook versions are widgets: :class:`gradkit.widgets.ExercisePanel` and

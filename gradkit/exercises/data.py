@@ -13,9 +13,12 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["EXERCISES", "Exercise", "code_of"]
+__all__ = ["BEYOND_THE_JACOBIAN", "EXERCISES", "Exercise", "code_of"]
 
 _HERE = Path(__file__).resolve().parent
+
+#: gradcheck's checks beyond the Jacobian comparison that an exercise may switch on (lesson 10).
+BEYOND_THE_JACOBIAN = ("check_batched_grad", "check_forward_ad", "check_undefined_grad")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class Exercise:
     cases : tuple of (str, callable)
         More inputs chosen on purpose, each named (``"0-d"``, ``"a zero entry"``): the grader
         checks them after ``make_inputs``, in order, and names the first one that fails.
+    checks : tuple of str
+        gradcheck's checks beyond the Jacobian comparison that the grader switches on, from
+        :data:`BEYOND_THE_JACOBIAN` (e.g. ``("check_batched_grad", "check_forward_ad")``); none
+        by default, where gradcheck runs with torch's defaults.
     """
 
     key: str
@@ -57,6 +64,14 @@ class Exercise:
     hints: tuple[str, ...]
     solution: str
     cases: tuple[tuple[str, Callable[[], tuple[torch.Tensor, ...]]], ...] = ()
+    checks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.checks if name not in BEYOND_THE_JACOBIAN]
+        if unknown:
+            raise ValueError(
+                f"checks names gradcheck's switches {BEYOND_THE_JACOBIAN}, got {unknown[0]!r}"
+            )
 
 
 def code_of(kind: str, key: str) -> str:
@@ -179,8 +194,32 @@ EXERCISES: dict[str, Exercise] = {
             ),
         ),
         _exercise(
+            "tanh_all_checks",
+            title="Exercise 4: a tanh that passes every check",
+            task="MyTanh computes tanh(x), and its backward's Jacobian is right, but it fails "
+            "three of gradcheck's other checks. Make it pass them all: vmap, forward mode and "
+            "None gradients. The feedback names the first check that fails.",
+            class_name="MyTanh",
+            forward=torch.tanh,
+            make_inputs=_inputs((0.5, -1.25, 2.0)),
+            hints=(
+                "Fix one check at a time, in the order the feedback names them; each has its "
+                "section in this lesson, and SinFn's code shows each fix for sin.",
+                "vmap (check_batched_grad): out= writes into a fresh buffer, which holds one "
+                "row, not a batch of grad_outputs. Return one whole-tensor expression instead: "
+                "grad_output times the slope 1 − y².",
+                "Forward mode (check_forward_ad): add a staticmethod jvp(ctx, x_tangent) that "
+                "returns x_tangent times the same slope, and save y for it in setup_context with "
+                "ctx.save_for_forward(output).",
+                "None gradients (check_undefined_grad): setup_context turns materialized "
+                "gradients off, so grad_output may be None. Begin backward with "
+                "`if grad_output is None: return None`.",
+            ),
+            checks=BEYOND_THE_JACOBIAN,
+        ),
+        _exercise(
             "prod",
-            title="Exercise 4: the product of every entry",
+            title="Exercise 5: the product of every entry",
             task="Fix MyProd, a Function computing the product of all entries of x, so that its "
             "backward passes gradcheck on every input the grader chose on purpose, not only on "
             "[0.5, 1.25, 2].",

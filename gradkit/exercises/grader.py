@@ -2,9 +2,12 @@
 
 - :func:`grade` checks the forward against the reference (a wrong forward makes gradcheck compare
   the wrong thing), then the backward through :func:`gradkit.check` in float64, and returns
-  :class:`Feedback` with the cause, the worst Jacobian entry and a suggestion. An exercise's
-  inputs chosen on purpose (``Exercise.cases``) are checked after its sample inputs, the same
-  way, and the first that fails is named.
+  :class:`Feedback` with the cause, the worst Jacobian entry (output entry i, input entry j:
+  :mod:`gradkit.exercises.entries`) and a suggestion. An exercise's inputs chosen on purpose
+  (``Exercise.cases``) are checked after its sample inputs, the same way, and the first that
+  fails is named. An exercise's checks beyond the Jacobian (``Exercise.checks``: vmap, forward
+  mode, None gradients) are switched on in that same check, so the verdict is torch's; the
+  feedback names the check that fails.
 - :func:`hint` and :func:`solution` give the same help as plain text.
 
 Depends on torch and gradkit's check only (no widgets).
@@ -23,6 +26,7 @@ from .._palette import CARDS_CSS
 from ..diagnosis import check
 from ..report import CAUSES, CheckReport
 from .data import EXERCISES, Exercise
+from .entries import backward_entry, forward_entry
 
 __all__ = ["Feedback", "grade", "hint", "solution"]
 
@@ -122,7 +126,7 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     ----------
     exercise : str or Exercise
         A key of :data:`EXERCISES` (``"sin_square"``, ``"cube"``, ``"sigmoid"``, ``"product"``,
-        ``"prod"``) or an Exercise.
+        ``"tanh_all_checks"``, ``"prod"``) or an Exercise.
     function : torch.autograd.Function subclass or callable
         The learner's class (or its ``apply``).
 
@@ -131,19 +135,21 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
     Feedback
         ``passed`` with a headline and details; never raises for mistakes in the learner's code
         (they become feedback). An exercise with :attr:`~Exercise.cases` passes only when every
-        case passes too; the feedback names the first case that fails.
+        case passes too; the feedback names the first case that fails. An exercise with
+        :attr:`~Exercise.checks` passes only when those checks pass too.
     """
     ex = exercise_of(exercise)
     fn = _callable_of(function, ex)
     if isinstance(fn, str):
         return Feedback(ex.key, False, "Nothing to check yet.", [fn])
     report = None
+    switches = dict.fromkeys(ex.checks, True)
     for name, make in (("", ex.make_inputs), *ex.cases):
         problems = _check_forward(fn, ex, make)
         if problems:
             return Feedback(ex.key, False, "Not yet: the forward is off.", _on(name, problems))
         try:
-            report = check(fn, make())
+            report = check(fn, make(), **switches)
         except Exception as error:  # noqa: BLE001 - a learner's mistake becomes feedback
             return Feedback(
                 ex.key,
@@ -152,11 +158,13 @@ def grade(exercise: str | Exercise, function: object) -> Feedback:
                 _on(name, [f"{type(error).__name__}: {error}"]),
             )
         if not report.passed:
-            return _failed(ex, report, make(), name)
+            return _failed(ex, report, fn, make(), name)
     details = [f"Checked at input(s) {_listed(ex.make_inputs())}."]
     if ex.cases:
         names = ", ".join(name for name, _make in ex.cases)
         details.append(f"And on {len(ex.cases)} inputs chosen on purpose: {names}.")
+    if ex.checks:
+        details.append(f"With {_and(ex.checks)} on: {_and([_CHECKED[c] for c in ex.checks])} pass.")
     return Feedback(
         ex.key,
         True,
@@ -183,11 +191,12 @@ def _values(value: object) -> str:
 
 
 def _failed(
-    ex: Exercise, report: CheckReport, inputs: tuple[torch.Tensor, ...], case: str
+    ex: Exercise, report: CheckReport, fn: Callable, inputs: tuple[torch.Tensor, ...], case: str
 ) -> Feedback:
-    """The feedback for a failed check on ``inputs`` (``case`` names them, if chosen on purpose)."""
+    """The feedback for a failed check of ``fn`` on ``inputs`` (``case`` names them, if chosen on
+    purpose): the cause, the entry where the numbers disagree, why, and what to try."""
     details = [f"gradcheck: {report.verdict}, cause {report.cause} ({CAUSES[report.cause]})."]
-    where = _where(report, inputs)
+    where = backward_entry(report, inputs) or forward_entry(report, fn, inputs)
     if where:
         details.append(where)
     explanation = report.explanation
@@ -204,31 +213,30 @@ def _failed(
 _HEADLINES = {
     "bug": "Not yet: the backward rule disagrees with the nudges.",
     "error": "Not yet: torch raised an error while checking your Function.",
+    "batched_grad": "Not yet: the backward cannot run under vmap (check_batched_grad fails).",
+    "forward_ad": "Not yet: forward mode fails (check_forward_ad): the jvp is missing or wrong.",
+    "undefined_grad": (
+        "Not yet: the backward breaks on a None gradient (check_undefined_grad fails)."
+    ),
     "other": "Not yet: gradcheck fails.",
 }
+
+#: What each check beyond the Jacobian tries, as the feedback of a pass names it.
+_CHECKED = {
+    "check_batched_grad": "vmap",
+    "check_forward_ad": "forward mode",
+    "check_undefined_grad": "None gradients",
+}
+
+
+def _and(words: list[str] | tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
 
 
 def _sentence(text: str) -> str:
     text = text.strip()
     return text[:1].upper() + text[1:] if text else text
-
-
-def _where(report: CheckReport, inputs: tuple[torch.Tensor, ...]) -> str:
-    """The worst entry in the learner's terms: output entry i and input entry j (the Jacobian
-    entry of the lessons' notation), the input's value there (``inputs``: those checked), what
-    each side says."""
-    w = report.worst
-    if w is None or report.cause != "bug":
-        return ""
-    if w.input >= len(inputs):
-        return ""
-    value = float(inputs[w.input].detach().reshape(-1)[w.index[1]])
-    moved = w.position[: -len(w.input_position)].rstrip(", ")  # "output entry 2"
-    return (
-        f"At {w.position} ({w.input_position} is {value:g}): nudging {w.input_position} "
-        f"moves {moved} at a slope of {w.numeric:.6g}, but your backward returns "
-        f"{w.analytic:.6g}."
-    )
 
 
 def hint(exercise: str | Exercise, number: int = 1) -> str:
