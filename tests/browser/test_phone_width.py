@@ -2,8 +2,11 @@
 plays it): no control is cut off at the right edge or wider than the widget, and no text of the
 widgets' own (controls, readouts, legends) is under 11 px.
 
-The pictures are not held to 11 px here: they are drawn for their own width and shrunk whole to
-the screen, so their text is smaller on a phone (widgets/README.md, "On a phone").
+The pictures, on a phone and on a desktop (892 px: the pictures' 860-px design width): each is
+drawn at the width it is shown (never shrunk), and no text drawn in it is under 11 px, past the
+canvas' edges or over another text (widgets/README.md, "On a phone"). The page's canvases are
+watched from before the widgets load (:data:`SPY_JS`): every ``fillText`` of the latest paint,
+with its font size and its box on the canvas.
 """
 
 from __future__ import annotations
@@ -56,9 +59,65 @@ MEASURE_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def phone_page(tmp_path_factory, browser):
-    """One widget of each family on a page with no kernel, in a 390-px wide chromium tab."""
+DESKTOP = {"width": 892, "height": 900}
+#: Each canvas' texts of its latest paint (a paint starts by clearing the canvas): [font px, the
+#: text, its box [left, top, right, bottom] in the canvas' own pixels, rotation included].
+SPY_JS = """(() => {
+  const P = CanvasRenderingContext2D.prototype;
+  const fill = P.fillText;
+  const clear = P.clearRect;
+  P.clearRect = function (...args) { this.canvas.__gkTexts = []; return clear.apply(this, args); };
+  P.fillText = function (text, x, y, ...rest) {
+    const m = this.measureText(text);
+    const t = this.getTransform();
+    const xs = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight];
+    const ys = [y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+    const at = (a, b) => [t.a * a + t.c * b + t.e, t.b * a + t.d * b + t.f];
+    const corners = xs.flatMap((a) => ys.map((b) => at(a, b)));
+    const box = [Math.min(...corners.map((c) => c[0])), Math.min(...corners.map((c) => c[1])),
+      Math.max(...corners.map((c) => c[0])), Math.max(...corners.map((c) => c[1]))];
+    const size = parseFloat((this.font.match(/([0-9.]+)px/) || [0, 0])[1]);
+    (this.canvas.__gkTexts = this.canvas.__gkTexts || []).push([size, String(text), box]);
+    return fill.call(this, text, x, y, ...rest);
+  };
+})();"""
+#: What is wrong with the pictures on the page, one line each: a canvas drawn at another width
+#: than it is shown, a text under 11 px, past the canvas' edges, or over another text.
+PICTURES_JS = """() => {
+  const problems = [];
+  const dpr = window.devicePixelRatio || 1;
+  for (const w of document.querySelectorAll('.gradkit-widget')) {
+    const name = [...w.classList].find((c) => c !== 'gradkit-widget') || 'widget';
+    const canvas = w.querySelector('.gradkit-figure canvas');
+    if (!canvas || canvas.offsetParent === null || !canvas.height) continue;
+    const shown = canvas.getBoundingClientRect().width;
+    if (Math.abs(canvas.width / dpr - shown) > 1) {
+      const drawn = canvas.width / dpr;
+      problems.push(`${name}: drawn ${drawn} px wide, shown ${shown.toFixed(1)} px wide`);
+    }
+    const texts = canvas.__gkTexts || [];
+    if (!texts.length) problems.push(`${name}: no text drawn`);
+    const px = (v) => (v / dpr).toFixed(1);
+    for (const [size, text, [l, t, r, b]] of texts) {
+      if (size < 11) problems.push(`${name}: "${text}" is ${size} px`);
+      if (l < -1 || t < -1 || r > canvas.width + 1 || b > canvas.height + 1) {
+        const on = `${px(canvas.width)} x ${px(canvas.height)}`;
+        problems.push(`${name}: "${text}" is cut off: [${[l, t, r, b].map(px)}] on ${on}`);
+      }
+    }
+    const across = (p, q, k) => Math.min(p[k + 2], q[k + 2]) - Math.max(p[k], q[k]);
+    const over = (p, q) => across(p, q, 0) > dpr && across(p, q, 1) > dpr;
+    texts.forEach(([, a, p], i) => texts.slice(i + 1).forEach(([, b, q]) => {
+      if (over(p, q)) problems.push(`${name}: "${a}" overlaps "${b}"`);
+    }));
+  }
+  return problems;
+}"""
+
+
+def widget_page(tmp_path_factory, browser, viewport: dict):
+    """One widget of each family on a page with no kernel, in a chromium tab of ``viewport``;
+    yields the tab."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADKIT_QUIZ_ORDER", "fixed")
         widgets = [
@@ -75,15 +134,51 @@ def phone_page(tmp_path_factory, browser):
     path = write_page(widgets, tmp_path_factory.mktemp("phone") / "page.html")
     for w in widgets:
         w.close()
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2)
+    context = browser.new_context(viewport=viewport, device_scale_factor=2)
+    context.add_init_script(SPY_JS)
     tab = context.new_page()
     tab.goto(Path(path).resolve().as_uri())
     tab.wait_for_selector("body[data-gk-site=ready]")
+    # the pictures are redrawn at the width the page gives them: wait for the frame after that
+    tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="module")
+def phone_page(tmp_path_factory, browser):
+    """Every family in a 390-px wide tab."""
+    yield from widget_page(tmp_path_factory, browser, PHONE)
+
+
+@pytest.fixture(scope="module")
+def desktop_page(tmp_path_factory, browser):
+    """Every family in an 892-px wide tab: the pictures at their design width."""
+    yield from widget_page(tmp_path_factory, browser, DESKTOP)
 
 
 def test_nothing_is_cut_off_or_too_small_on_a_phone(phone_page, screenshot_dir) -> None:
     phone_page.screenshot(path=str(screenshot_dir / "phone-390.png"), full_page=True)
     problems = phone_page.evaluate(MEASURE_JS)
     assert problems == [], "\n".join(problems)
+
+
+def test_pictures_are_drawn_at_the_width_shown_with_no_text_under_11_px(phone_page) -> None:
+    problems = phone_page.evaluate(PICTURES_JS)
+    assert problems == [], "\n".join(problems)
+    widths = phone_page.evaluate(
+        "() => [...document.querySelectorAll('.gradkit-figure canvas')]"
+        ".filter((c) => c.height).map((c) => c.getBoundingClientRect().width)"
+    )
+    assert len(widths) >= 5 and all(w <= 390 - 32 for w in widths), widths
+
+
+def test_desktop_pictures_keep_their_design_width_and_fonts(desktop_page, screenshot_dir) -> None:
+    desktop_page.screenshot(path=str(screenshot_dir / "desktop-892.png"), full_page=True)
+    problems = desktop_page.evaluate(PICTURES_JS)
+    assert problems == [], "\n".join(problems)
+    widths = desktop_page.evaluate(
+        "() => [...document.querySelectorAll('.gradkit-figure canvas')]"
+        ".filter((c) => c.height).map((c) => c.getBoundingClientRect().width)"
+    )
+    assert len(widths) >= 5 and all(w == 860 for w in widths), widths
