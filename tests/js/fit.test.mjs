@@ -108,6 +108,8 @@ test("EpsilonLab: the legend goes below the plot and the strip below the legend"
       const [sl, st, sw, sh] = lay.strip;
       assertFits(`epsilon at ${room}`, lay.size, [[l, t, w, h + 40], legend, [sl, st - 16, sw, sh + 10]]);
       assert.ok(epsilonLayout(room, rows, false).size[1] < lay.size[1]);
+      // no slope to measure: no legend, the picture ends below the plot's x label
+      assert.equal(epsilonLayout(room, 0, false).size[1], t + h + 40 + 16);
     }
   }
 });

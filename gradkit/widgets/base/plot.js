@@ -316,7 +316,11 @@ export function makePainter(g) {
         const fit = fitText([o.xlabel, ...(o.xlabels || [])], room, measure, 12);
         text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), fit.text, { align: "center", baseline: "top", size: fit.size });
       }
-      if (o.ylabel) text(L - (o.ylabelGap || 46), T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
+      // the y label left of the tick labels (further left than o.ylabelGap when they are wide),
+      // left out where that is past the picture's left edge
+      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, tickSize)));
+      const gap = Math.max(o.ylabelGap || 46, widest + 14);
+      if (o.ylabel && L - gap >= 7) text(L - gap, T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
       // the title from the panel's left edge, within `o.right` (the picture's width) when given:
       // the first of it and its shorter forms (o.titles) that fits, at 13 px down to 11
       if (o.title) {

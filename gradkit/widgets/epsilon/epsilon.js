@@ -39,7 +39,7 @@ export function epsilonLayout(room, rows, strip) {
   const { left, right, legendLeft, legendGap, row, stripGap, tail } = NARROW;
   const plot = [left, main[1], W - left - right, main[3]];
   const legend = [legendLeft, plot[1] + plot[3] + legendGap];
-  const end = legend[1] + row * (rows - 1) + row / 2;
+  const end = rows ? legend[1] + row * (rows - 1) + row / 2 : plot[1] + plot[3] + 40;
   const stripBox = [left, end + stripGap, plot[2], LAB_LAYOUT.strip[3]];
   return { main: plot, strip: stripBox, legend, size: [W, strip ? stripBox[1] + stripBox[3] + tail : end + tail] };
 }
@@ -73,11 +73,12 @@ function wantsStrip(ctx, found) {
 // The legend's rows: the theory's three, gradcheck's two and the cursor.
 const legendRows = (parts) => (parts.theory ? 6 : 3);
 
+// (none where there is no slope to measure: the plot says so instead)
 function layoutOf(ctx) {
   const parts = labParts(ctx);
-  const ready = parts.curves && ctx.scene && ctx.scene.schemes;
-  const found = ready ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
-  return epsilonLayout(ctx.room, legendRows(parts), wantsStrip(ctx, found));
+  const found = ctx.scene && ctx.scene.schemes ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
+  const rows = found && found.noSlope ? 0 : legendRows(parts);
+  return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
 }
 
 function sizeOf(ctx) {

@@ -123,7 +123,7 @@ export const SLOPE_LAYOUT = {
 // Narrower than designed, each panel keeps its margins in pixels (tick labels, the y label, the
 // title) and takes the rest of the width: side by side down to SIDE_BY_SIDE pixels, one above
 // the other below it.
-export const SLOPE_NARROW = { left: 66, right: 14, top: 38, height: 236, bottom: 58 };
+export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
 export const SIDE_BY_SIDE = 760;
 
 // The picture's size and each shown panel's box [left, top, width, height] in CSS pixels, for
