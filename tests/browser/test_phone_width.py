@@ -61,12 +61,17 @@ MEASURE_JS = """() => {
 
 DESKTOP = {"width": 892, "height": 900}
 #: Each canvas' texts of its latest paint (a paint starts by clearing the canvas): [font px, the
-#: text, its box [left, top, right, bottom] in the canvas' own pixels, rotation included].
+#: text, its box [left, top, right, bottom] in the canvas' own pixels, rotation included]; and
+#: how many times it was painted.
 SPY_JS = """(() => {
   const P = CanvasRenderingContext2D.prototype;
   const fill = P.fillText;
   const clear = P.clearRect;
-  P.clearRect = function (...args) { this.canvas.__gkTexts = []; return clear.apply(this, args); };
+  P.clearRect = function (...args) {
+    this.canvas.__gkTexts = [];
+    this.canvas.__gkPaints = (this.canvas.__gkPaints || 0) + 1;
+    return clear.apply(this, args);
+  };
   P.fillText = function (text, x, y, ...rest) {
     const m = this.measureText(text);
     const t = this.getTransform();
@@ -189,3 +194,29 @@ def test_desktop_pictures_keep_their_design_width_and_fonts(desktop_page, screen
         ".filter((c) => c.height).map((c) => c.getBoundingClientRect().width)"
     )
     assert len(widths) >= 10 and all(w == 860 for w in widths), widths
+
+
+#: Per picture: [times painted (canvas clears), data-paints, drawn width, shown width].
+PAINTS_JS = """() => [...document.querySelectorAll('.gradkit-figure canvas')]
+  .filter((c) => c.height).map((c) => [c.__gkPaints || 0, +(c.parentElement.dataset.paints || 0),
+    c.width / (window.devicePixelRatio || 1), c.getBoundingClientRect().width])"""
+
+
+def test_a_narrower_window_redraws_each_picture_once_at_its_width(desktop_page) -> None:
+    """From 892 px to 390 px and back: each picture is drawn again once per change, at the new
+    width, with the same data (the learner's paint count, data-paints, stays)."""
+    two_frames = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    before = desktop_page.evaluate(PAINTS_JS)
+    try:
+        desktop_page.set_viewport_size(PHONE)
+        desktop_page.evaluate(two_frames)
+        narrow = desktop_page.evaluate(PAINTS_JS)
+        assert desktop_page.evaluate(PICTURES_JS) == []
+    finally:
+        desktop_page.set_viewport_size(DESKTOP)
+    desktop_page.evaluate(two_frames)
+    wide = desktop_page.evaluate(PAINTS_JS)
+    for b, n, w in zip(before, narrow, wide, strict=True):
+        assert n[0] == b[0] + 1 and w[0] == n[0] + 1, (b, n, w)
+        assert b[1] == n[1] == w[1], (b, n, w)
+        assert n[2] == n[3] == 390 - 32 and w[2] == w[3] == 860, (n, w)
