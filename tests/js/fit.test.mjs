@@ -94,7 +94,7 @@ test("FloatRuler: the rulers span the width, heights as designed", () => {
   }
 });
 
-test("EpsilonLab: the legend goes below the plot and the strip below the legend", () => {
+test("EpsilonLab: narrower than 700 px the legend goes below the plot and the strip below the legend", () => {
   assert.deepEqual(epsilonLayout(null, 6, true).size, EPS_LAYOUT.sizes.strip);
   assert.deepEqual(epsilonLayout(860, 3, false).size, EPS_LAYOUT.sizes.plain);
   assert.deepEqual(epsilonLayout(null, 6, false).main, EPS_LAYOUT.main);
@@ -108,6 +108,11 @@ test("EpsilonLab: the legend goes below the plot and the strip below the legend"
       const [sl, st, sw, sh] = lay.strip;
       assertFits(`epsilon at ${room}`, lay.size, [[l, t, w, h + 40], legend, [sl, st - 16, sw, sh + 10]]);
       assert.ok(epsilonLayout(room, rows, false).size[1] < lay.size[1]);
+      if (room >= 700) {
+        assert.equal(lay.legend[0], l + w + 20, "the legend beside the plot");
+        assert.deepEqual(lay.size, [room, EPS_LAYOUT.sizes.strip[1]]);
+        continue;
+      }
       // no slope to measure: no legend, the picture ends below the plot's x label
       assert.equal(epsilonLayout(room, 0, false).size[1], t + h + 40 + 16);
     }

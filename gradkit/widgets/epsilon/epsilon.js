@@ -26,8 +26,10 @@ const XLIM = [EPS_MIN / 2.5, EPS_MAX * 2.5];
 const MARKERS = { o: "o", s: "s", "^": "^", D: "D" };
 // the picture in CSS pixels, as axes (the legend's keys are placed in pixels)
 const PIXELS = new Axes({ name: "pixels", box: [0, 0, 1, 1], xlim: [0, 1], ylim: [1, 0] });
-// Narrower than designed: the plot spans the width less its margins, the legend's keys go below
+// Narrower than BESIDE: the plot spans the width less its margins, the legend's keys go below
 // it (one a row, 20 px apart), the strip below them.
+// From BESIDE pixels up the legend stays beside the plot.
+export const BESIDE = 700;
 export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row: 20, stripGap: 34, tail: 16 };
 
 // The picture's layout at the width the page gives (`room`; null: the design width), for the
@@ -36,6 +38,13 @@ export function epsilonLayout(room, rows, strip) {
   const W = pictureWidth(LAB_LAYOUT.sizes.plain[0], room);
   const { main, sizes } = LAB_LAYOUT;
   if (W === sizes.plain[0]) return { ...LAB_LAYOUT, size: sizes[strip ? "strip" : "plain"] };
+  if (W >= BESIDE) {
+    // the legend still beside the plot, which gives up the width lost
+    const less = sizes.plain[0] - W;
+    const narrower = ([l, t, w, h]) => [l, t, w - less, h];
+    return { main: narrower(main), strip: narrower(LAB_LAYOUT.strip), legend: [LAB_LAYOUT.legend[0] - less, LAB_LAYOUT.legend[1]],
+      size: [W, sizes[strip ? "strip" : "plain"][1]] };
+  }
   const { left, right, legendLeft, legendGap, row, stripGap, tail } = NARROW;
   const plot = [left, main[1], W - left - right, main[3]];
   const legend = [legendLeft, plot[1] + plot[3] + legendGap];
