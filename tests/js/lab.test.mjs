@@ -199,10 +199,10 @@ test("a title fits its width: shrunk first, then split after ': ' / ', ', never 
   const shrunk = fitTitle(long, 524, bold);
   assert.equal(shrunk.lines.length, 1);
   assert.ok(shrunk.size < 14 && bold(long, shrunk.size) <= 524, JSON.stringify(shrunk));
-  const split = fitTitle(long, 300, bold);
+  const split = fitTitle(long, 330, bold);
   assert.deepEqual(split.lines, ["ForgotGradOutputSigmoidFn, float64 inputs:", "✘ GradcheckError (bug)"]);
-  assert.ok(split.lines.every((l) => bold(l, split.size) <= 300), JSON.stringify(split));
-  assert.deepEqual(fitTitle("Unbreakable", 10, bold), { lines: ["Unbreakable"], size: 10 }); // drawn whole
+  assert.ok(split.lines.every((l) => bold(l, split.size) <= 330), JSON.stringify(split));
+  assert.deepEqual(fitTitle("Unbreakable", 10, bold), { lines: ["Unbreakable"], size: 11 }); // drawn whole, at 11 px
   assert.equal(fitSize(["abc"], 1000, bold, 12, 9), 12);
   assert.equal(fitSize(["abc"], 1, bold, 12, 9), 9);
 });
@@ -212,14 +212,16 @@ test("the picture's title stays inside the picture, for every Function of the zo
   const tables = tablesOf(sent);
   const key = Object.keys(sent.scene.states)[0];
   for (const name of ["WrongSquareFn", "ForgotGradOutputSigmoidFn", "MissingConjComplexSquareFn"]) {
-    for (const panels of [["verdict", "difference"], ["jacobians", "difference"], ["difference"]]) {
+    for (const [panels, room] of [[["verdict", "difference"], null], [["jacobians", "difference"], null],
+      [["difference"], null], [["jacobians", "difference"], 358], [["difference"], 358]]) {
       const state = { ...stateOf(sent, key), function: name, panels };
       const scene = { ...sent.scene, function: name };
       const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
       const ctx = { scene, tables, exact: {}, state, painter: makePainter(canvas), h: node, legend: node(),
-        panels: () => panels, set() {}, drawn: {} };
+        panels: () => panels, set() {}, drawn: {}, room };
       const { drawn } = labView.paint(ctx);
-      const width = layoutFor(panels).size[0];
+      const width = layoutFor(panels, room).size[0];
+      assert.ok(drawn.title_size >= 11);
       assert.ok(drawn.title_lines.every((l) => bold(l, drawn.title_size) <= width - 16), `${name} ${panels}: ${JSON.stringify(drawn)}`);
       assert.equal(drawn.title_lines.join(" "), drawn.title);
     }

@@ -26,6 +26,7 @@ BASE_FILES: tuple[str, ...] = (
     "base/tables.js",
     "base/offline.js",
     "base/theme.js",
+    "base/fit.js",
     "base/plot.js",
     "base/controls.js",
     "base/page.js",

@@ -8,7 +8,9 @@
 //   init(ctx)   optional: once, before the first paint (e.g. a legend)
 //   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
 //               they make the paint key: the same key, nothing to repaint)
-//   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture)
+//   size(ctx)   [width, height] of the picture in CSS pixels (0 height: no picture), at most
+//               ctx.room wide: the width the page gives the picture (null before it is laid
+//               out); a narrower room redraws it narrower (base/fit.js pictureWidth), never shrunk
 //   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
 //               the data for this state has not arrived yet (the busy mark shows until it does)
 //   attached(ctx), detached(ctx)  optional: `el` is in the page / the view is gone
@@ -82,6 +84,7 @@ export function render({ model, el, experimental }, view, options = {}) {
     drawn: {},
     offlineData: model.get("offline") || {},
     local: {}, // control flags a view sets itself on a page with no kernel
+    room: null, // the width the picture may take, CSS px (null: not laid out yet)
     controlState(name) { return { ...((model.get("control_state") || {})[name] || {}), ...(ctx.local[name] || {}) }; },
     setControl(name, flags) { ctx.local[name] = { ...(ctx.local[name] || {}), ...flags }; },
     // with no kernel: whether the page plays control `name` itself (a saved scene for another of
@@ -239,17 +242,26 @@ export function render({ model, el, experimental }, view, options = {}) {
   const themeNow = () => readTheme(el.isConnected && typeof getComputedStyle === "function" ? getComputedStyle(el) : null);
   let paintedWith = "";
 
-  function paint(force = false, themeOnly = false) {
+  // quiet: a repaint for the theme or the width, not an action of the learner's (not counted)
+  // The width the page gives the picture: its container's (null until `el` is laid out).
+  function measure() {
+    const room = el.isConnected ? Math.floor(root.clientWidth) : 0;
+    ctx.room = room > 0 ? room : null;
+  }
+
+  function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
     if (offline) note.hidden = !root.querySelector(".gk-needs-kernel");
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
+    measure();
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
     const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
       canvas.width = Math.round(w * dpr);
       canvas.height = Math.round(hgt * dpr);
-      // drawn in CSS pixels of this size; a narrower output area shrinks it whole (aspect kept)
+      // drawn in CSS pixels of this size, at most the room's width (shown as drawn); an output
+      // area narrower than its last measure shrinks it whole until the redraw (aspect kept)
       canvas.style.width = `${w}px`;
       canvas.style.maxWidth = "100%";
       canvas.style.height = "auto";
@@ -273,7 +285,7 @@ export function render({ model, el, experimental }, view, options = {}) {
     waiting = shown === null;
     if (!waiting) {
       lastKey = key;
-      if (!themeOnly) paints += 1; // one per action: a theme change is none
+      if (!quiet) paints += 1; // one per action: a theme or width change is none
       for (const [name, node] of Object.entries(readoutNodes)) {
         const v = (shown.readouts || {})[name] ?? "";
         if (node.innerHTML !== v) node.innerHTML = v;
@@ -316,15 +328,40 @@ export function render({ model, el, experimental }, view, options = {}) {
   paint(true);
   const repaintForTheme = () => { if (lastKey !== null && JSON.stringify(themeNow()) !== paintedWith) paint(true, true); };
   const stopWatching = watchTheme(repaintForTheme);
+  // The width: the picture is drawn at the width the page gives it (its container's), measured
+  // once the page lays `el` out and again whenever it changes; a change that changes the
+  // picture's size redraws it once, with the same data.
+  const repaintForWidth = () => {
+    measure();
+    if (lastKey === null || !view.size) return;
+    const [w] = view.size(ctx);
+    const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
+    if (canvas.width !== Math.round(w * dpr)) paint(true, true);
+  };
+  // a change seen by the observer is drawn at the next frame (drawing inside its callback would
+  // resize what it observes, a loop the browser reports as an error)
+  let widthQueued = false;
+  const widthChanged = () => {
+    if (widthQueued || gone) return;
+    widthQueued = true;
+    requestAnimationFrame(() => { widthQueued = false; if (!gone) repaintForWidth(); });
+  };
+  const watcher = typeof ResizeObserver === "function" ? new ResizeObserver(widthChanged) : null;
+  if (watcher) watcher.observe(root);
   // the first paint may come before the page attaches `el`: look again once it is there (and
   // tell the view, whose `attached(ctx)` may look at the page around it)
   let tries = 0;
   const untilAttached = () => {
     if (el.isConnected) {
       repaintForTheme();
+      repaintForWidth();
       if (view.attached) view.attached(ctx);
     } else if (++tries < 400) setTimeout(untilAttached, 25);
   };
   if (typeof setTimeout === "function") setTimeout(untilAttached, 0);
-  return () => { gone = true; stopWatching(); tries = Infinity; if (view.detached) view.detached(ctx); };
+  return () => {
+    gone = true; stopWatching(); tries = Infinity;
+    if (watcher) watcher.disconnect();
+    if (view.detached) view.detached(ctx);
+  };
 }

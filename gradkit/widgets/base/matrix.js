@@ -3,6 +3,7 @@
 // helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
 import { pyFormat } from "./format.js";
 import { Axes, FONT } from "./plot.js";
+import { LEAST_FONT, clampLeft, fitText } from "./fit.js";
 import { COLORS } from "./theme.js";
 
 // A panel whose data units are entries: x in [0, cols], y in [rows, 0] (row 0 on top).
@@ -57,7 +58,7 @@ export function fitSize(lines, width, measure, size, least) {
 // down to `least` at which it fits, else two lines at the largest size both fit (at least
 // `least`). The split: after ": ", else ", ", else a space, among those whose lines fit at
 // `least`; of equals, the most even one.
-export function fitTitle(text, width, measure, size = 14, least = 10) {
+export function fitTitle(text, width, measure, size = 14, least = LEAST_FONT) {
   const largest = (lines) => fitSize(lines, width, measure, size, least);
   const one = largest([text]);
   if (measure(text, one) <= width) return { lines: [text], size: one };
@@ -84,23 +85,29 @@ export function cellBox(ax, i, j) {
   return [x(j), y(i), x(j + 1) - x(j), y(i + 1) - y(i)];
 }
 
-// The frame: entry ticks, axis labels and a title of one or two lines above the panel.
+// The frame: entry ticks, axis labels and a title of one or two lines above the panel. With
+// o.titleWidth each title line fits that many pixels (12 px down to 11, else cut short); with
+// o.right (the picture's width) a line too long to start at the panel's left edge starts further
+// left. o.xlabels: shorter forms of the x label, for a label wider than o.xlabelRoom.
 export function matrixFrame(painter, ax, title, o = {}) {
   const rows = ax.ylim[0];
   const cols = ax.xlim[1];
-  const xticks = entryTicks(cols, ax.width / cols, textWidth(String(cols - 1), 10) + 5);
-  const yticks = entryTicks(rows, ax.height / rows, 13);
+  const xticks = entryTicks(cols, ax.width / cols, textWidth(String(cols - 1), LEAST_FONT) + 5);
+  const yticks = entryTicks(rows, ax.height / rows, LEAST_FONT + 3);
   const ylabel = o.ylabel === undefined ? "output entry i" : o.ylabel;
   painter.frame(ax, {
-    xticks, yticks, tickSize: 10, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    xticks, yticks, tickSize: LEAST_FONT, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    xlabels: o.xlabels, xlabelRoom: o.xlabelRoom,
     ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
-  // with o.titleWidth, each line shrunk to that many pixels (12 px down to 9)
   const lines = Array.isArray(title) ? title : [title];
   lines.forEach((line, k) => {
     const weight = k === 0 ? "bold" : "normal";
-    const size = o.titleWidth ? fitSize([line], o.titleWidth, measurer(painter, weight), 12, 9) : 12;
-    painter.text(ax.left, ax.top - 8 - 15 * (lines.length - 1 - k), line, { baseline: "bottom", size, weight });
+    const measure = measurer(painter, weight);
+    const room = Math.min(o.titleWidth || Infinity, o.right ? o.right - 8 : Infinity);
+    const fit = room < Infinity ? fitText(line, room, measure, 12) : { text: line, size: 12 };
+    const x = o.right ? clampLeft(ax.left, measure(fit.text, fit.size), o.right - 4, 4) : ax.left;
+    painter.text(x, ax.top - 8 - 15 * (lines.length - 1 - k), fit.text, { baseline: "bottom", size: fit.size, weight });
   });
 }
 
@@ -122,16 +129,16 @@ export function matrixCells(painter, ax, colour) {
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
-// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 8 px)
-// at which every label fits its cell; none when even 8 px is too large (a uniform look).
-export function cellLabels(painter, ax, text, ink, size = 11) {
+// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 11 px)
+// at which every label fits its cell; none when even 11 px is too large (a uniform look).
+export function cellLabels(painter, ax, text, ink, size = LEAST_FONT) {
   const rows = ax.ylim[0];
   const cols = ax.xlim[1];
   const labels = [];
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
   let s = size;
-  while (s >= 8 && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
-  if (s < 8) return;
+  while (s >= LEAST_FONT && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
+  if (s < LEAST_FONT) return;
   for (const [i, j, t, [x, y, w, h]] of labels) {
     if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: s, color: ink(i, j) });
   }

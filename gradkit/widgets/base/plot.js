@@ -4,6 +4,7 @@
 // with node --test; the helpers only draw what they are given. Colours are the theme's
 // (theme.js COLORS: ink, grid, paper, ... as the page computes them), read at each draw.
 import { COLORS, contrast } from "./theme.js";
+import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
 export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
 
@@ -187,6 +188,15 @@ export function makePainter(g) {
     if (st.rotate) { g.translate(x, y); g.rotate(st.rotate); g.fillText(s, 0, 0); } else g.fillText(s, x, y);
     g.restore();
   };
+  // the width of `s` in CSS pixels at `size` px (an estimate where the canvas cannot measure)
+  const measure = (s, size = 12, weight = "normal") => {
+    if (typeof g.measureText !== "function") return String(s).length * 0.64 * size;
+    g.save();
+    g.font = `${weight} ${size}px ${FONT}`;
+    const w = g.measureText(String(s)).width;
+    g.restore();
+    return w;
+  };
   const segment = (x0, y0, x1, y1, st) => {
     g.save(); stroke(st); g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke(); g.restore();
   };
@@ -210,6 +220,7 @@ export function makePainter(g) {
   return {
     g,
     text,
+    measure,
     clipped,
     // a polyline in data coordinates; a NaN or infinite point breaks it
     line(ax, xs, ys, st = {}, ylim) {
@@ -274,19 +285,22 @@ export function makePainter(g) {
       g.fillStyle = COLORS.paper;
       g.fillRect(L, T, W, H);
       g.restore();
-      for (const [v, label] of o.xticks || []) {
+      const tickSize = Math.max(o.tickSize || LEAST_FONT, LEAST_FONT);
+      const xticks = (o.xticks || []).filter(([v]) => ax.px(v) >= L - 0.5 && ax.px(v) <= L + W + 0.5);
+      // as many labels as fit side by side (every one, at the width a picture is designed for)
+      const stride = labelStride(xticks.map(([v]) => ax.px(v)), xticks.map(([, label]) => measure(label, tickSize)));
+      xticks.forEach(([v, label], k) => {
         const X = ax.px(v);
-        if (!(X >= L - 0.5 && X <= L + W + 0.5)) continue;
         if (o.grid) segment(X, T, X, T + H, { color: COLORS.grid, lw: 0.8 });
         segment(X, T + H, X, T + H + 3.5, { color: COLORS.ink, lw: 0.8 });
-        text(X, T + H + 6, label, { align: "center", baseline: "top", size: o.tickSize || 11 });
-      }
+        if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: tickSize });
+      });
       for (const [v, label] of o.yticks || []) {
         const Y = ax.py(v, o.ylim);
         if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
         if (o.grid) segment(L, Y, L + W, Y, { color: COLORS.grid, lw: 0.8 });
         segment(L - 3.5, Y, L, Y, { color: COLORS.ink, lw: 0.8 });
-        text(L - 6, Y, label, { align: "right", size: o.tickSize || 11 });
+        text(L - 6, Y, label, { align: "right", size: tickSize });
       }
       g.save();
       g.strokeStyle = COLORS.ink;
@@ -296,9 +310,23 @@ export function makePainter(g) {
       if (o.spines === "bottom") { g.moveTo(L, T + H); g.lineTo(L + W, T + H); } else g.rect(L, T, W, H);
       g.stroke();
       g.restore();
-      if (o.xlabel) text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), o.xlabel, { align: "center", baseline: "top" });
-      if (o.ylabel) text(L - (o.ylabelGap || 46), T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
-      if (o.title) text(L, T - 9, o.title, { baseline: "bottom", size: 13 });
+      if (o.xlabel) {
+        // centred under the panel, within the picture (o.right): it or a shorter form (o.xlabels)
+        const room = o.xlabelRoom || (o.right ? 2 * Math.min(L + W / 2, o.right - L - W / 2) - 8 : Infinity);
+        const fit = fitText([o.xlabel, ...(o.xlabels || [])], room, measure, 12);
+        text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), fit.text, { align: "center", baseline: "top", size: fit.size });
+      }
+      // the y label left of the tick labels (further left than o.ylabelGap when they are wide),
+      // left out where that is past the picture's left edge
+      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, tickSize)));
+      const gap = Math.max(o.ylabelGap || 46, widest + 14);
+      if (o.ylabel && L - gap >= 7) text(L - gap, T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
+      // the title from the panel's left edge, within `o.right` (the picture's width) when given:
+      // the first of it and its shorter forms (o.titles) that fits, at 13 px down to 11
+      if (o.title) {
+        const fit = o.right ? fitText([o.title, ...(o.titles || [])], o.right - L - 4, measure) : { text: o.title, size: 13 };
+        text(L, T - 9, fit.text, { baseline: "bottom", size: fit.size });
+      }
     },
     // a vertical colour bar: `cmap(t)` for t from lo (bottom) to hi (top), ticks [value, label]
     colorbar(ax, cmap, lo, hi, ticks = [], label = "") {
@@ -312,9 +340,9 @@ export function makePainter(g) {
       for (const [v, lab] of ticks) {
         const Y = bar.py(v);
         segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: COLORS.ink, lw: 0.8 });
-        text(ax.left + ax.width + 5, Y, lab, { size: 10 });
+        text(ax.left + ax.width + 5, Y, lab, { size: LEAST_FONT });
       }
-      if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: 10 });
+      if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
     },
   };
 }

@@ -8,6 +8,7 @@ import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, logTicks } from "../base/plot.js";
 import { COLORS, themed } from "../base/theme.js";
+import { LEAST_FONT, clampLeft, fitText, pictureWidth } from "../base/fit.js";
 import { pointRecord, rowOf } from "../base/tables.js";
 import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
 
@@ -24,7 +25,33 @@ export const LAB_LAYOUT = {
 const XLIM = [EPS_MIN / 2.5, EPS_MAX * 2.5];
 const MARKERS = { o: "o", s: "s", "^": "^", D: "D" };
 // the picture in CSS pixels, as axes (the legend's keys are placed in pixels)
-const PIXELS = new Axes({ name: "pixels", box: [0, 0, 860, 448], xlim: [0, 860], ylim: [448, 0] });
+const PIXELS = new Axes({ name: "pixels", box: [0, 0, 1, 1], xlim: [0, 1], ylim: [1, 0] });
+// Narrower than BESIDE: the plot spans the width less its margins, the legend's keys go below
+// it (one a row, 20 px apart), the strip below them.
+// From BESIDE pixels up the legend stays beside the plot.
+export const BESIDE = 700;
+export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row: 20, stripGap: 34, tail: 16 };
+
+// The picture's layout at the width the page gives (`room`; null: the design width), for the
+// number of legend rows drawn and with or without the strip: {size, main, strip, legend}.
+export function epsilonLayout(room, rows, strip) {
+  const W = pictureWidth(LAB_LAYOUT.sizes.plain[0], room);
+  const { main, sizes } = LAB_LAYOUT;
+  if (W === sizes.plain[0]) return { ...LAB_LAYOUT, size: sizes[strip ? "strip" : "plain"] };
+  if (W >= BESIDE) {
+    // the legend still beside the plot, which gives up the width lost
+    const less = sizes.plain[0] - W;
+    const narrower = ([l, t, w, h]) => [l, t, w - less, h];
+    return { main: narrower(main), strip: narrower(LAB_LAYOUT.strip), legend: [LAB_LAYOUT.legend[0] - less, LAB_LAYOUT.legend[1]],
+      size: [W, sizes[strip ? "strip" : "plain"][1]] };
+  }
+  const { left, right, legendLeft, legendGap, row, stripGap, tail } = NARROW;
+  const plot = [left, main[1], W - left - right, main[3]];
+  const legend = [legendLeft, plot[1] + plot[3] + legendGap];
+  const end = rows ? legend[1] + row * (rows - 1) + row / 2 : plot[1] + plot[3] + 40;
+  const stripBox = [left, end + stripGap, plot[2], LAB_LAYOUT.strip[3]];
+  return { main: plot, strip: stripBox, legend, size: [W, strip ? stripBox[1] + stripBox[3] + tail : end + tail] };
+}
 
 // Which parts of the picture the state shows.
 export function labParts(ctx) {
@@ -52,12 +79,20 @@ function wantsStrip(ctx, found) {
   return !!found && !found.noSlope && stripMarks(ctx, found).some((m) => m.under.length || m.zero.length);
 }
 
-function sizeOf(ctx) {
+// The legend's rows: the theory's three, gradcheck's two and the cursor.
+const legendRows = (parts) => (parts.theory ? 6 : 3);
+
+// (none where there is no slope to measure: the plot says so instead)
+function layoutOf(ctx) {
   const parts = labParts(ctx);
-  if (!parts.picture) return LAB_LAYOUT.sizes.none;
-  const ready = parts.curves && ctx.scene && ctx.scene.schemes;
-  const found = ready ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
-  return LAB_LAYOUT.sizes[wantsStrip(ctx, found) ? "strip" : "plain"];
+  const found = ctx.scene && ctx.scene.schemes ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
+  const rows = found && found.noSlope ? 0 : legendRows(parts);
+  return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
+}
+
+function sizeOf(ctx) {
+  if (!labParts(ctx).picture) return [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
+  return layoutOf(ctx).size;
 }
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
@@ -121,9 +156,9 @@ function shelfOf(ctx, found, shown) {
 // A flat shelf at |f′(x)| where eps is below half the spacing of the dtype's numbers near x:
 // x ± eps land on x and the numeric slope is exactly 0. Labelled above it (below near the top).
 function drawShelf(dr, ax, { name, run, error }, drawn) {
-  const [x, y] = [ax.px(EPS_GRID[run[0]]) + 2, ax.py(error)];
-  const above = y - ax.top > 24;
   const label = shelfLabel(name);
+  const [x, y] = [clampLeft(ax.px(EPS_GRID[run[0]]) + 2, dr.measure(label, 11), ax.left + ax.width - 2, ax.left + 2), ax.py(error)];
+  const above = y - ax.top > 24;
   dr.text(x, above ? y - 8 : y + 9, label, { size: 11, baseline: above ? "bottom" : "top" });
   drawn.shelf = { dtype: name, eps: [EPS_GRID[run[0]], EPS_GRID[run[1]]], error, label };
 }
@@ -146,26 +181,28 @@ function drawTheory(ctx, ax, found, drawn) {
   }
 }
 
-function drawStrip(ctx, found, drawn) {
+function drawStrip(ctx, lay, found, drawn) {
   const { scene, state, painter: dr } = ctx;
   const shown = scene.dtypes.filter((n) => state.shown.includes(n));
-  const strip = new Axes({ name: "strip", box: LAB_LAYOUT.strip, xlim: XLIM, ylim: [shown.length - 0.5, -0.5], xscale: "log" });
+  const strip = new Axes({ name: "strip", box: lay.strip, xlim: XLIM, ylim: [shown.length - 0.5, -0.5], xscale: "log" });
   dr.frame(strip, { xticks: logTicks(...XLIM).map(([v]) => [v, ""]), grid: true });
-  dr.text(strip.left, strip.top - 4, "× eps rounds to 0 (no slope)      ▼ error exactly 0", { baseline: "bottom", size: 11 });
+  const key = fitText(["× eps rounds to 0 (no slope)      ▼ error exactly 0", "× eps rounds to 0    ▼ error exactly 0"],
+    lay.size[0] - strip.left - 4, dr.measure, 11);
+  dr.text(strip.left, strip.top - 4, key.text, { baseline: "bottom", size: key.size });
   stripMarks(ctx, found).forEach(({ name, under, zero }, row) => {
     const color = styleColor(scene, name);
     dr.markers(strip, under, under.map(() => row), { color, marker: "x", ms: 6, mew: 1.5 });
     dr.markers(strip, zero, zero.map(() => row), { color, marker: "v", ms: 5 });
-    dr.text(strip.left - 6, strip.py(row), name, { align: "right", size: 10 });
+    dr.text(strip.left - 6, strip.py(row), name, { align: "right", size: LEAST_FONT });
     drawn.strip[name] = { rounds_to_0: under, exactly_0: zero };
   });
   dr.vline(strip, found.eps, { color: COLORS.ink, lw: 1.2 });
   return strip;
 }
 
-function drawLegend(ctx, parts) {
+function drawLegend(ctx, lay, parts) {
   const dr = ctx.painter;
-  const [x0, y0] = LAB_LAYOUT.legend;
+  const [x0, y0] = lay.legend;
   const chosen = styleColor(ctx.scene, ctx.state.dtype);
   const order = ctx.state.scheme === "central" ? "eps²" : "eps";
   const items = [
@@ -222,17 +259,21 @@ function dtypeLegend(ctx) {
 function drawPicture(ctx, found, parts) {
   const { scene, state, painter: dr } = ctx;
   const ylim = found.noSlope ? [1e-17, 10] : errorLimits(ctx.tables, found.w, found.point.tolerance);
-  const ax = new Axes({ name: "main", box: LAB_LAYOUT.main, xlim: XLIM, ylim, xscale: "log", yscale: "log" });
+  const lay = layoutOf(ctx);
+  const ax = new Axes({ name: "main", box: lay.main, xlim: XLIM, ylim, xscale: "log", yscale: "log" });
+  const at = `at x = ${pyFormat(state.x, ".4g")}`;
   dr.frame(ax, { xticks: logTicks(...XLIM), yticks: logTicks(...ylim), grid: true, xlabel: "eps (the nudge)",
-    ylabel: "error  |numeric − analytic|", ylabelGap: 52,
-    title: `error of the numeric slope of ${scene.function} at x = ${pyFormat(state.x, ".4g")}` });
+    ylabel: "error  |numeric − analytic|", ylabelGap: 52, right: lay.size[0],
+    title: `error of the numeric slope of ${scene.function} ${at}`, titles: [`error of the slope of ${scene.function} ${at}`, `error ${at}`] });
   const drawn = { ylim, curves: {}, stars: {}, strip: {}, no_slope: found.noSlope };
   const axes = [ax];
   if (found.noSlope) {
     const [what, where] = noSlopeLines(scene.function, state.x, found.point);
-    const mid = { align: "center", color: LAB_COLORS.tolerance };
-    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 - 10, what, mid);
-    dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 10, where, mid);
+    [what, where].forEach((line, k) => {
+      const fit = fitText(line, ax.width - 8, dr.measure, 12);
+      dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 20 * k - 10, fit.text,
+        { align: "center", color: LAB_COLORS.tolerance, size: fit.size });
+    });
     return { drawn, axes };
   }
   dr.hline(ax, found.point.tolerance, { color: LAB_COLORS.tolerance, lw: 1.6 });
@@ -245,8 +286,8 @@ function drawPicture(ctx, found, parts) {
   dr.markers(ax, [found.eps], [y], { fill: "none", mec: styleColor(scene, state.dtype), mew: 2, ms: 10, noclip: err === 0 });
   drawn.error = Number.isFinite(err) ? err : null;
   drawn.cursor_px = [+ax.px(found.eps).toFixed(2), Number.isFinite(y) ? +ax.py(y).toFixed(2) : null];
-  if (parts.curves && wantsStrip(ctx, found)) axes.push(drawStrip(ctx, found, drawn));
-  drawLegend(ctx, parts);
+  if (parts.curves && wantsStrip(ctx, found)) axes.push(drawStrip(ctx, lay, found, drawn));
+  drawLegend(ctx, lay, parts);
   return { drawn, axes };
 }
 

@@ -5,6 +5,7 @@
 import { marked, pyFormat, readoutHtml } from "../base/format.js";
 import { inkOn } from "../base/plot.js";
 import { COLORS } from "../base/theme.js";
+import { pictureWidth } from "../base/fit.js";
 import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "../base/matrix.js";
 
 // the theme's colours, read at each paint
@@ -96,16 +97,22 @@ export function historyHtml(history) {
 }
 
 // The panels' boxes [left, top, width, height] and the picture's size: square cells, at most
-// 48 px, as large as the width and a 260 px height allow.
-export function jbLayout(panels, n, m) {
+// 48 px, as large as the width and a 260 px height allow. At the width the page gives (`room`;
+// null: 860 px for both, 500 for one), both side by side while their cells can be MIN_CELL px,
+// else one above the other, each with the whole width.
+export const MIN_CELL = 40;
+export function jbLayout(panels, n, m, room = null) {
   const shown = ["numeric", "analytic"].filter((p) => panels.includes(p));
-  if (shown.length === 0) return { size: [860, 0] };
-  const width = shown.length === 2 ? 860 : 500;
-  const slot = (width - 40) / shown.length;
+  if (shown.length === 0) return { size: [pictureWidth(860, room), 0] };
+  const width = pictureWidth(shown.length === 2 ? 860 : 500, room);
+  const across = width === 860 || (width - 40) / shown.length - 90 >= MIN_CELL * Math.min(n, 5) ? shown.length : 1;
+  const slot = (width - 40) / across;
   const cell = Math.min(48, (slot - 90) / n, 260 / m);
-  const out = { size: [width, Math.ceil(66 + cell * m + 58)] };
+  const height = Math.ceil(66 + cell * m + 58);
+  const out = { size: [width, height * Math.ceil(shown.length / across)] };
   shown.forEach((name, k) => {
-    out[name] = [40 + k * slot + (slot - cell * n) / 2 + 20, 66, cell * n, cell * m];
+    const [col, row] = [k % across, Math.floor(k / across)];
+    out[name] = [40 + col * slot + (slot - cell * n) / 2 + 20, 66 + row * height, cell * n, cell * m];
   });
   return out;
 }
@@ -116,7 +123,7 @@ function drawMatrix(ctx, lay, name, parts) {
   const ax = matrixAxes(name, lay[name], m, n);
   const title = name === "numeric" ? ["numeric Jacobian", "column j ← nudge input entry j"]
     : ["analytic Jacobian", "row i ← backward of a 1 at output entry i"];
-  matrixFrame(dr, ax, title);
+  matrixFrame(dr, ax, title, { right: lay.size[0] });
   const values = tables[name].data;
   const bad = tables.outside.data;
   const filled = name === "numeric" ? (i, j) => j < parts.columns : (i) => i < parts.rows;
@@ -130,8 +137,7 @@ function drawMatrix(ctx, lay, name, parts) {
   };
   matrixCells(dr, ax, fill);
   matrixLines(dr, ax, { grid: JB_COLORS.grid });
-  cellLabels(dr, ax, (i, j) => (filled(i, j) ? cellText(values[i * n + j]) : ""), (i, j) => inkOn(fill(i, j)),
-    ax.width / n >= 44 ? 11 : 10);
+  cellLabels(dr, ax, (i, j) => (filled(i, j) ? cellText(values[i * n + j]) : ""), (i, j) => inkOn(fill(i, j)));
   const c = parts.current;
   if (c && name === "numeric" && c.column !== undefined) outline(dr, ax, [0, c.column, m - 1, c.column], JB_COLORS.current, 2.5);
   if (c && name === "analytic" && c.row !== undefined) outline(dr, ax, [c.row, 0, c.row, n - 1], JB_COLORS.current, 2.5);
@@ -167,7 +173,7 @@ export const jacobianView = {
   ready(ctx) { return !ctx.scene.failed && ctx.scene.n === ctx.state.n; },
   size(ctx) {
     const sc = ctx.scene;
-    return sc.failed || !sc.n ? [860, 0] : jbLayout(ctx.panels(), sc.n, sc.m).size;
+    return sc.failed || !sc.n ? [pictureWidth(860, ctx.room), 0] : jbLayout(ctx.panels(), sc.n, sc.m, ctx.room).size;
   },
   paint(ctx) {
     const { scene, tables, state } = ctx;
@@ -179,7 +185,7 @@ export const jacobianView = {
       return { readouts: { status }, drawn: { failed: true } };
     }
     const parts = stepParts(scene, state.step);
-    const lay = jbLayout(ctx.panels(), scene.n, scene.m);
+    const lay = jbLayout(ctx.panels(), scene.n, scene.m, ctx.room);
     const axes = [];
     let wrongShown = 0;
     for (const name of ["numeric", "analytic"]) {

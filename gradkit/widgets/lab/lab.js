@@ -7,6 +7,7 @@ import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked } from "../base/format.js";
 import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
 import { COLORS } from "../base/theme.js";
+import { LEAST_FONT, clampLeft, pictureWidth } from "../base/fit.js";
 import { exactFor } from "../base/tables.js";
 import {
   cellLabels, cellText, fitTitle, matrixAxes, matrixCells, matrixFrame, matrixLines, measurer, outline, panelNote,
@@ -129,10 +130,10 @@ export function labTitle(scene, rec) {
 }
 
 // The picture's title within the picture `width` wide (8 px each side): its lines, size and
-// middle heights: one line at 18 px, or two at 9 and 24 of at most 12 px (clear of the heatmaps'
+// middle heights: one line at 18 px, or two at 9 and 24 of 11 or 12 px (clear of the heatmaps'
 // own titles).
 export function titleLines(text, width, measure) {
-  const fit = fitTitle(text, width - 16, measure, 14, 10);
+  const fit = fitTitle(text, width - 16, measure, 14, LEAST_FONT);
   if (fit.lines.length === 1) return { ...fit, y: [18] };
   return { ...fit, size: Math.min(fit.size, 12), y: [9, 24] };
 }
@@ -152,24 +153,47 @@ export const LAB_LAYOUT = {
 };
 export const BAR_LABELS = { jbar: ["Jacobian", "entry"], rbar: ["ratio to", "allowed"] };
 
-export function layoutFor(panels) {
-  const j = panels.includes("jacobians");
-  const d = panels.includes("difference");
-  if (!j && !d) return { size: [860, 0] };
-  return LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
+// Narrower than designed, the heatmaps keep their 52-px left margin, the gaps and the colour
+// bars (with NARROW_BAR pixels for the bar's tick labels) and share the rest of the width; the
+// Jacobians and the difference go one row each (ROW pixels high) when both are shown.
+export const NARROW_BAR = { jbar: 44, rbar: 64 };
+export const ROW = 330;
+
+function narrowRow(kind, W, top) {
+  const [T, H] = [top + TOP, HEIGHT];
+  if (kind === "difference") {
+    const w = Math.min(300, W - 52 - 24 - NARROW_BAR.rbar);
+    return { size: [W, top + ROW], difference: [52, T, w, H], rbar: [52 + w + 12, T, 12, H] };
+  }
+  const w = Math.min(190, (W - 52 - 28 - 24 - NARROW_BAR.jbar) / 2);
+  return { size: [W, top + ROW], numeric: [52, T, w, H], analytic: [52 + w + 28, T, w, H], jbar: [52 + 2 * w + 40, T, 12, H] };
 }
 
-// The pixels a heatmap's title may take: to the next heatmap's left edge, or to the picture's
-// right edge, less 8 px of air (the colour bars start below the titles).
+// The layout for the panels shown, at the width the page gives (`room`; null: the design width).
+export function layoutFor(panels, room) {
+  const j = panels.includes("jacobians");
+  const d = panels.includes("difference");
+  if (!j && !d) return { size: [pictureWidth(860, room), 0] };
+  const design = LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
+  const W = pictureWidth(design.size[0], room);
+  if (W === design.size[0]) return design;
+  if (!(j && d)) return narrowRow(j ? "jacobians" : "difference", W, 0);
+  const below = narrowRow("difference", W, ROW);
+  return { ...narrowRow("jacobians", W, 0), ...below, size: [W, 2 * ROW] };
+}
+
+// The pixels a heatmap's title may take: to the next heatmap's left edge in its row, or to the
+// picture's right edge, less 8 px of air (the colour bars start below the titles).
 export function titleRoom(lay, name) {
-  const left = lay[name][0];
-  const next = ["numeric", "analytic", "difference"].map((n) => lay[n] && lay[n][0]).filter((x) => x > left);
+  const [left, top] = lay[name];
+  const next = ["numeric", "analytic", "difference"].filter((n) => lay[n] && lay[n][1] === top)
+    .map((n) => lay[n][0]).filter((x) => x > left);
   return Math.min(...next, lay.size[0]) - left - 8;
 }
 
 // Where a colour bar's label lines go: below the bar, from its left edge ({x, y, size}).
 export function barLabelAt(box, k) {
-  return { x: box[0], y: box[1] + box[3] + 9 + 12 * k, size: 10 };
+  return { x: box[0], y: box[1] + box[3] + 9 + 12 * k, size: LEAST_FONT };
 }
 
 // ------------------------------------------------------------------------------ drawing
@@ -179,12 +203,14 @@ function missingNote(name, rec) {
   return [`no ${name} Jacobian:`, rec.passed ? "none to show" : `torch raised ${rec.verdict}`];
 }
 
-function drawBar(ctx, box, name, cmap, lo, hi, ticks) {
+function drawBar(ctx, lay, name, cmap, lo, hi, ticks) {
+  const box = lay[name];
   const ax = matrixAxes(name, box, 1, 1);
   ctx.painter.colorbar(ax, cmap, lo, hi, ticks);
   BAR_LABELS[name].forEach((line, k) => {
     const at = barLabelAt(box, k);
-    ctx.painter.text(at.x, at.y, line, { size: at.size, baseline: "top" });
+    const x = clampLeft(at.x, ctx.painter.measure(line, at.size), lay.size[0] - 2);
+    ctx.painter.text(x, at.y, line, { size: at.size, baseline: "top" });
   });
 }
 
@@ -196,12 +222,13 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
     difference: ["|analytic − numeric| ÷ allowed", "(above 1 fails)"] };
   const first = name === "numeric" || !lay.numeric;
   const xlabel = `input entry j${splits.col_splits.length ? " (lines separate inputs)" : ""}`;
-  matrixFrame(dr, ax, titles[name], { xlabel, ylabel: first ? "output entry i" : "", titleWidth: titleRoom(lay, name) });
+  matrixFrame(dr, ax, titles[name], { xlabel, xlabels: ["input entry j"], xlabelRoom: titleRoom(lay, name) + 16,
+    ylabel: first ? "output entry i" : "", titleWidth: titleRoom(lay, name) });
   const data = found[name === "difference" ? "ratio" : name];
   if (!data) { panelNote(dr, ax, missingNote(name, found.rec)); return { ax, box: null }; }
   const fill = (i, j) => colour(data[i * cols + j]);
   matrixCells(dr, ax, fill);
-  if (rows * cols <= 36) cellLabels(dr, ax, (i, j) => cellText(data[i * cols + j]), (i, j) => inkOn(fill(i, j)), 11);
+  if (rows * cols <= 36) cellLabels(dr, ax, (i, j) => cellText(data[i * cols + j]), (i, j) => inkOn(fill(i, j)));
   matrixLines(dr, ax, { rows: splits.row_splits, cols: splits.col_splits });
   const cell = found.rec.worst && found.rec.worst.cell;
   if (!cell) return { ax, box: null };
@@ -212,7 +239,7 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
 
 function paintLab(ctx, found) {
   const { scene, state, painter: dr } = ctx;
-  const lay = layoutFor(ctx.panels());
+  const lay = layoutFor(ctx.panels(), ctx.room);
   const vmax = jacobianScale(found.numeric, found.analytic);
   const axes = [];
   const worstPx = {};
@@ -228,8 +255,8 @@ function paintLab(ctx, found) {
     axes.push(out.ax);
     if (out.box) worstPx[name] = out.box;
   }
-  if (lay.jbar) drawBar(ctx, lay.jbar, "jbar", (t) => diverging(t / vmax), -vmax, vmax, linearTicks(-vmax, vmax, 4));
-  if (lay.rbar) drawBar(ctx, lay.rbar, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
+  if (lay.jbar) drawBar(ctx, lay, "jbar", (t) => diverging(t / vmax), -vmax, vmax, linearTicks(-vmax, vmax, 4));
+  if (lay.rbar) drawBar(ctx, lay, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
   const title = lay.size[1] > 0 ? titleLines(labTitle(scene, found.rec), lay.size[0], measurer(dr, "bold")) : null;
   if (title) {
     const color = found.rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
@@ -249,7 +276,7 @@ export const labView = {
   // dimmed by the busy mark, instead of a blank one
   drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
   ready(ctx) { return !!labState(ctx.scene, ctx.tables, ctx.exact, ctx.state); }, // a page with no kernel asks
-  size(ctx) { return layoutFor(ctx.panels()).size; },
+  size(ctx) { return layoutFor(ctx.panels(), ctx.room).size; },
   paint(ctx) {
     const { scene, state } = ctx;
     const found = labState(scene, ctx.tables, ctx.exact, state);

@@ -6,6 +6,7 @@ import { EPS_GRID, epsLabel } from "../base/eps.js";
 import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
+import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
 import { exactFor, pointRecord, rowOf } from "../base/tables.js";
 
@@ -171,7 +172,19 @@ export const RULER_LAYOUT = {
   spacing: { size: [860, 160], spacing: [34, 44, 792, 70] },
 };
 
-const layoutOf = (ctx) => panelLayout(RULER_LAYOUT, ctx.panels(), ["landing", "spacing"]);
+// The layout at the width the page gives (`room`; null: the design width): each ruler keeps its
+// 34-px margins and spans the rest; heights as designed.
+export function rulerLayout(panels, room) {
+  const design = panelLayout(RULER_LAYOUT, panels, ["landing", "spacing"]);
+  const W = pictureWidth(design.size[0], room);
+  const out = { size: [W, design.size[1]], narrow: W < design.size[0] };
+  for (const name of ["landing", "spacing"]) {
+    if (design[name]) { const [l, t, , h] = design[name]; out[name] = [l, t, W - 2 * l, h]; }
+  }
+  return out;
+}
+
+const layoutOf = (ctx) => rulerLayout(ctx.panels(), ctx.room);
 
 // ticks as one polyline: a vertical segment per position, broken by NaN
 export function tickSegments(positions, half) {
@@ -183,23 +196,23 @@ export function tickSegments(positions, half) {
 
 const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
 
-function ruler(ctx, name, box, xlim, ylim, xticks, xlabel, title) {
-  const ax = new Axes({ name, box, xlim, ylim });
-  ctx.painter.frame(ax, { xticks, spines: "bottom", xlabel, title });
+function ruler(ctx, lay, name, xlim, ylim, xticks, xlabel, title) {
+  const ax = new Axes({ name, box: lay[name], xlim, ylim });
+  ctx.painter.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
   ctx.painter.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
   return ax;
 }
 
 function overflowNote(ctx, ax, r) {
   const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
-  ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), text, { align: "center", color: RULER_COLORS.red });
+  const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, ctx.painter.measure, 12);
+  ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
 }
 
 function drawLanding(ctx, lay, r) {
-  const box = lay.landing;
   const dr = ctx.painter;
   const V = ctx.scene.view;
-  const ax = ruler(ctx, "landing", box, [-V * 1.04, V * 1.04], [-0.6, 1.3],
+  const ax = ruler(ctx, lay, "landing", [-V * 1.04, V * 1.04], [-0.6, 1.3],
     [[-1, "x − eps"], [0, "x"], [1, "x + eps"]], "offset from x, in units of eps", "where x − eps and x + eps land");
   if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { view_ticks: null } }; }
   const ticks = viewTicks(r, V);
@@ -220,11 +233,10 @@ function drawLanding(ctx, lay, r) {
 }
 
 function drawSpacing(ctx, lay, r) {
-  const box = lay.spacing;
   const dr = ctx.painter;
   const U = ctx.scene.zoom_ulps;
   const xticks = Array.from({ length: 2 * U + 1 }, (_, i) => [i - U, pyFormat(i - U, ".0f").replace("-", "−")]);
-  const ax = ruler(ctx, "spacing", box, [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
+  const ax = ruler(ctx, lay, "spacing", [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
     "offset from x, in spacings (ulp) at x", "the representable numbers next to x");
   if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { zoom_ticks: 0 } }; }
   const ticks = zoomTicks(r, U);
@@ -237,8 +249,9 @@ function drawSpacing(ctx, lay, r) {
   dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
   const [lo, hi] = landed(r).ulps;
   const further = { color: RULER_COLORS.red, size: 11 };
-  if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), "← x − eps lands further out", further);
-  if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), "x + eps lands further out →", { ...further, align: "right" });
+  const out = lay.narrow ? "further out" : "lands further out"; // two fit side by side
+  if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), `← x − eps ${out}`, further);
+  if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), `x + eps ${out} →`, { ...further, align: "right" });
   return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: lands.map((q) => px2(ax, q, 0)) } };
 }
 

@@ -6,6 +6,7 @@ import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
 import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
+import { pictureWidth } from "../base/fit.js";
 import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
 import { COLORS, cssColor } from "../base/theme.js";
 
@@ -119,7 +120,28 @@ export const SLOPE_LAYOUT = {
   zoom: { size: [560, 330], zoom: [0.14, 0.16, 0.82, 0.7] },
 };
 
-const layoutOf = (ctx) => panelLayout(SLOPE_LAYOUT, ctx.panels(), ["curve", "zoom"]);
+// Narrower than designed, each panel keeps its margins in pixels (tick labels, the y label, the
+// title) and takes the rest of the width: side by side down to SIDE_BY_SIDE pixels, one above
+// the other below it.
+export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
+export const SIDE_BY_SIDE = 760;
+
+// The picture's size and each shown panel's box [left, top, width, height] in CSS pixels, for
+// the panels shown and the width the page gives (`room`; null: the design width).
+export function slopeLayout(panels, room) {
+  const design = panelLayout(SLOPE_LAYOUT, panels, ["curve", "zoom"]);
+  const names = ["curve", "zoom"].filter((n) => design[n]);
+  const W = pictureWidth(design.size[0], room);
+  const at = (size) => ({ size, ...Object.fromEntries(names.map((n) => [n, panelBox(size, design[n])])) });
+  if (W === design.size[0] || (names.length === 2 && W >= SIDE_BY_SIDE)) return at([W, design.size[1]]);
+  const { left, right, top, height, bottom } = SLOPE_NARROW;
+  const slot = top + height + bottom;
+  const out = { size: [W, slot * names.length], stacked: names.length > 1 };
+  names.forEach((n, k) => { out[n] = [left, k * slot + top, W - left - right, height]; });
+  return out;
+}
+
+const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
@@ -131,9 +153,11 @@ function drawOverview(ctx, lay, found) {
   const cx = curve.data.subarray(0, n);
   const cy = curve.data.subarray(n, 2 * n);
   const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
-  const ax = new Axes({ name: "curve", box: panelBox(lay.size, lay.curve), xlim, ylim });
+  const ax = new Axes({ name: "curve", box: lay.curve, xlim, ylim });
+  const named = scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`;
+  const near = `near x = ${pyFormat(state.x, ".4g")}`;
   dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
-    title: `${scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`} near x = ${pyFormat(state.x, ".4g")}` });
+    title: `${named} ${near}`, titles: [`${scene.function} ${near}`, scene.function], right: lay.size[0] });
   const win = [r.xs - scene.half_width * eps, r.xs + scene.half_width * eps];
   const shade = windowShade(win, xlim);
   if (!r.underflow) {
@@ -162,10 +186,11 @@ function drawZoom(ctx, lay, found) {
   const { r, analytic: a, eps, zoom } = found;
   const hw = scene.half_width;
   const ylim = zoomLimits(scene, found);
-  const ax = new Axes({ name: "zoom", box: panelBox(lay.size, lay.zoom), xlim: [-hw, hw], ylim });
+  const ax = new Axes({ name: "zoom", box: lay.zoom, xlim: [-hw, hw], ylim });
   const xticks = [-2, -1, 0, 1, 2].map((u) => [u, u === 0 ? "x" : `${u < 0 ? "−" : "+"}${Math.abs(u) === 1 ? "" : Math.abs(u)}eps`]);
   dr.frame(ax, { xticks, yticks: linearTicks(...ylim, 6), grid: true, xlabel: "offset from x, in units of eps",
-    ylabel: "(f − f(x)) / eps", title: `zoom: x ± ${hw}·eps, f in ${state.dtype}` });
+    xlabels: ["offset from x, in eps"], ylabel: "(f − f(x)) / eps", title: `zoom: x ± ${hw}·eps, f in ${state.dtype}`,
+    titles: [`x ± ${hw}·eps, f in ${state.dtype}`], right: lay.size[0] });
   const us = Array.from({ length: scene.zoom_points }, (_, i) => -hw + (2 * hw * i) / (scene.zoom_points - 1));
   dr.line(ax, [-hw, hw], [-a * hw, a * hw], { color: SLOPE_COLORS.tangent, lw: 3, alpha: 0.7 });
   dr.line(ax, us, Array.from(zoom), { color: SLOPE_COLORS.ink, lw: 1.3 });
@@ -212,7 +237,8 @@ export function slopeLegendItems(scene, lay) {
     ["secant", "secant through the evaluation points: the numeric slope", "dashed"],
   ];
   if (lay.curve) {
-    items.push(["window", lay.zoom ? `x ± ${hw}·eps: the stretch the right-hand panel magnifies`
+    const magnifier = lay.stacked ? "the lower panel" : "the right-hand panel";
+    items.push(["window", lay.zoom ? `x ± ${hw}·eps: the stretch ${magnifier} magnifies`
       : `x ± ${hw}·eps around the evaluation points`, "window"]);
   }
   return items;

@@ -1,0 +1,48 @@
+// How a picture fits the width it is shown at (a phone's 390-px screen as a desktop's 860): the
+// width it is drawn at, labels thinned to fit side by side, texts that fit a width (a shorter
+// form, a smaller size down to 11 px, else cut with "…"), and no text under 11 px. Pure
+// functions, unit-tested with node --test (tests/js/fit.test.mjs).
+
+// The least font size of any text a picture draws, in CSS pixels: a phone's screen shows a
+// picture at the width it is drawn (pictureWidth), so this is the size a learner reads.
+export const LEAST_FONT = 11;
+
+// The width a picture designed `design` pixels wide is drawn at where its container has `room`
+// pixels (0 or null: not laid out yet, the design width): never wider than it was designed,
+// never wider than the room (drawn at the width it is shown, not shrunk).
+export function pictureWidth(design, room) {
+  return room > 0 ? Math.min(design, Math.floor(room)) : design;
+}
+
+// The stride at which labels `widths` pixels wide, centred at increasing `positions`, keep
+// `gap` pixels between neighbours: every label (1), every 2nd, 3rd, ...
+export function labelStride(positions, widths, gap = 4) {
+  const n = positions.length;
+  for (let s = 1; s < n; s++) {
+    let clear = true;
+    for (let k = 0; k + s < n && clear; k += s) {
+      clear = positions[k + s] - positions[k] >= (widths[k] + widths[k + s]) / 2 + gap;
+    }
+    if (clear) return s;
+  }
+  return Math.max(1, n);
+}
+
+// The first of `texts` that fits `width` pixels at a size from `size` down to `least`, as
+// {text, size}; when none does, the last one cut short with "…" at `least`. `measure(text,
+// size)` is its width in pixels.
+export function fitText(texts, width, measure, size = 13, least = LEAST_FONT) {
+  const all = Array.isArray(texts) ? texts : [texts];
+  for (const t of all) {
+    for (let s = size; s >= least; s--) if (measure(t, s) <= width) return { text: t, size: s };
+  }
+  let t = all[all.length - 1];
+  while (t.length > 1 && measure(`${t}…`, least) > width) t = t.slice(0, -1).trimEnd();
+  return { text: `${t}…`, size: least };
+}
+
+// The left edge of a text `width` pixels wide that wants to start at `x`, moved left as far as
+// needed to end by `right` (never left of `left`).
+export function clampLeft(x, width, right, left = 2) {
+  return Math.max(left, Math.min(x, right - width));
+}
