@@ -193,3 +193,17 @@ def test_nothing_is_written_while_nbgrader_runs_the_notebook(tmp_path, monkeypat
     assert not (tmp_path / GUESS_FILE).exists()
     monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
     check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)  # passes, a note
+
+
+def test_in_the_learners_kernel_a_graded_check_reads_the_running_recorder(tmp_path, monkeypatch):
+    from gradkit.course import record_first_guesses
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("gradkit.course.record._ACTIVE", {})  # this test's recorder only
+    recorder = record_first_guesses("01_nudging")  # the recording cell, run by the learner
+    recorder.keep("quiz", "01-central-error", {"guess": "b", "right": True})
+    _saved(tmp_path, "01_nudging")  # not saved since: the file has no record yet
+    check_first_guess("01_nudging", "quiz", "01-central-error", tmp_path)  # the kernel knows
+    with pytest.raises(AssertionError, match="never answered"):  # another notebook: its file
+        check_first_guess("08_write_your_own", "quiz", "08-log-backward", tmp_path)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ..exercises import Feedback, grade
-from .record import _ACTIVE
+from .record import running_recorder
 from .saved import read_saved_guesses
 
 __all__ = ["CHECK_MIME", "check_exercise", "check_first_guess", "failing_cause"]
@@ -91,7 +91,7 @@ def check_first_guess(notebook: str, kind: str, key: str, folder: str | Path = "
     if kind not in ("predict", "quiz"):
         raise ValueError(f"kind must be 'predict' or 'quiz', got {kind!r}")
     execution = os.environ.get("NBGRADER_EXECUTION")
-    recorder = _ACTIVE.get("recorder")
+    recorder = running_recorder()
     if not execution and recorder is not None and recorder.notebook == notebook:
         guesses, problems = recorder.guesses, []
     else:

@@ -24,7 +24,13 @@ from typing import Any
 
 from .saved import KIND_NAMES, RECORD_MIME, SavedGuesses, check_record, read_saved_guesses
 
-__all__ = ["GUESS_FILE", "FirstGuesses", "read_first_guesses", "record_first_guesses"]
+__all__ = [
+    "GUESS_FILE",
+    "FirstGuesses",
+    "read_first_guesses",
+    "record_first_guesses",
+    "running_recorder",
+]
 
 #: The kernel's own note beside the notebook (one per folder, keyed by notebook): its memory
 #: across a restart, never read by the autograder or the summary.
@@ -207,3 +213,8 @@ def record_first_guesses(notebook: str) -> FirstGuesses:
     _ACTIVE["recorder"] = recorder
     recorder.show()
     return recorder
+
+
+def running_recorder() -> FirstGuesses | None:
+    """The recorder this kernel's recording cell started (None before it ran)."""
+    return _ACTIVE.get("recorder")
