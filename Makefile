@@ -13,7 +13,7 @@ PORT ?= 8888
 # `gradkit lessons` on the first run, never overwritten later (delete it for a fresh copy).
 MY_LESSONS ?= my-lessons
 
-.PHONY: help notebook test unit lessons bench lint format clean test-hub test-class
+.PHONY: help notebook test unit lessons bench lint format clean test-hub test-class test-class-hub
 
 help:
 	@echo "make notebook  - set up .venv, copy the lessons to $(MY_LESSONS)/ (your private, git-ignored"
@@ -30,6 +30,9 @@ help:
 	@echo "                 learners in chromium; installs jupyterhub and the proxy in a temp folder"
 	@echo "make test-class - opt-in: the nbgrader loop for real (two learners: release, fetch, submit,"
 	@echo "                 collect, autograde, feedback, summary) with a local exchange folder"
+	@echo "make test-class-hub - opt-in, as root: the same loop on a live JupyterHub (the README's"
+	@echo "                 config and its nbgrader lines, hub run as the user jovyan), two learners"
+	@echo "                 in chromium fetching and submitting through nbgrader's server API"
 	@echo "make lint      - ruff check and ruff format --check"
 	@echo "make format    - ruff check --fix, then ruff format"
 	@echo "make clean     - remove .venv, build outputs and artifacts (keeps $(MY_LESSONS)/)"
@@ -109,3 +112,11 @@ test-hub: $(VENV)/.stamp-test /usr/bin/chromium
 # nbgrader comes with the test extras. Every kernel is started and stopped by nbclient.
 test-class: $(VENV)/.stamp-test
 	GRADKIT_TEST_CLASS=1 $(PY) -m pytest tests/hub/test_nbgrader_loop.py -v -p no:cacheprovider
+
+# Opt-in, not in `make test`, run as root: the same loop on a live JupyterHub (the README's config
+# and its nbgrader lines, as printed), run as the Unix user jovyan (made when missing, removed
+# after); two learners log in in chromium, fetch and submit through nbgrader's server API, and
+# save in Notebook 7 (tests/hub/test_class_hub.py). jupyterhub and the proxy go into a temp folder
+# as for test-hub; every process is stopped by PID.
+test-class-hub: $(VENV)/.stamp-test /usr/bin/chromium
+	GRADKIT_TEST_CLASS_HUB=1 $(PY) -m pytest tests/hub/test_class_hub.py -v -p no:cacheprovider

@@ -2,14 +2,14 @@
 
 The generated source notebooks keep every lesson cell, turn each exercise's class cell into an
 autograded answer (solution in source/, the lesson's starter kept for the release) and add a
-test cell running gradkit's grader; the learner's kernel keeps first guesses beside the
-notebook; the summary counts them without names unless asked. The whole loop with nbgrader's
-exchange is tests/hub/test_nbgrader_loop.py (opt-in: make test-class).
+test cell running gradkit's grader; the summary counts the class without names unless asked.
+The first guesses, kept in the notebook the learner saves, are tests/test_course_record.py.
+The whole loop with nbgrader's exchange is tests/hub/test_nbgrader_loop.py (make test-class)
+and, on a live JupyterHub, tests/hub/test_class_hub.py (make test-class-hub).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -22,10 +22,9 @@ import torch
 
 from gradkit.cli import main
 from gradkit.cli.lesson_copy import lesson_files
-from gradkit.course import GUESS_FILE, check_exercise, check_first_guess, read_first_guesses
+from gradkit.course import check_exercise
 from gradkit.course.assignment import assignment_notebook
 from gradkit.course.picture import summary_html
-from gradkit.course.record import FirstGuesses
 from gradkit.course.summary import LearnerRecord, summarize, summary_text
 from gradkit.exercises import EXERCISES, grade
 
@@ -110,54 +109,6 @@ def test_graded_first_guesses_add_a_test_cell_per_predict_and_quiz():
         _source("08_write_your_own", points_exercise=0)
 
 
-def test_first_guesses_are_kept_first_only_and_read_back(tmp_path, monkeypatch):
-    from gradkit.widgets import Predict, Quiz
-
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    recorder = FirstGuesses("01_nudging", tmp_path)
-    predict, quiz = Predict("01-forward-slope", compute=lambda: 4.1), Quiz("01-central-error")
-    recorder.watch({"predict": predict, "quiz": quiz, "other": 3})
-    predict.lock("4.0")
-    wrong = next(o for o in quiz.choices if o != quiz.answer)
-    quiz.choose(wrong)
-    quiz.choose(quiz.answer)  # a second pick is no first guess
-    again = Predict("01-forward-slope", compute=lambda: 4.1)  # the cell run again
-    recorder.watch({"predict": again})
-    again.lock("4.1")
-    restarted = FirstGuesses("01_nudging", tmp_path)  # a new kernel reads the file back
-    assert restarted.keep("predict", "01-forward-slope", {"guess": "4.1", "right": True}) is False
-    kept = read_first_guesses(tmp_path, "01_nudging")
-    assert kept["predict"] == {"01-forward-slope": {"guess": "4.0", "right": False}}
-    assert kept["quiz"] == {"01-central-error": {"guess": wrong, "right": False}}
-    assert json.loads((tmp_path / GUESS_FILE).read_text())["01_nudging"] == kept
-    with pytest.raises(AssertionError, match=r"first guess at 01-forward-slope was 4\.0"):
-        check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)
-    with pytest.raises(AssertionError, match="never answered"):
-        check_first_guess("08_write_your_own", "quiz", "08-log-backward", tmp_path)
-
-
-def test_a_zoo_specimens_first_predicted_cause_is_kept(tmp_path, monkeypatch):
-    from gradkit.widgets import ZooHunt
-
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    recorder = FirstGuesses("06_bug_zoo", tmp_path)
-    hunt = ZooHunt(names=["WrongSquareFn"])
-    recorder.watch({"hunt": hunt})
-    for guess in ("pass", "bug"):  # the second run is no first try
-        hunt.prediction.value = guess
-        hunt.run_button.click()
-    kept = read_first_guesses(tmp_path, "06_bug_zoo")["zoo"]
-    assert kept == {"WrongSquareFn": {"guess": "pass", "right": False, "cause": "bug"}}
-
-
-def test_nothing_is_written_while_nbgrader_runs_the_notebook(tmp_path, monkeypatch):
-    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    assert FirstGuesses("01_nudging", tmp_path).keep("quiz", "q", {"guess": "a"}) is False
-    assert not (tmp_path / GUESS_FILE).exists()
-    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
-    check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)  # passes, a note
-
-
 def _class() -> list[LearnerRecord]:
     right = LearnerRecord("ada", "08_write_your_own", {"cube": (True, "pass")})
     right.guesses = {"predict": {"p1": {"guess": "4.1", "right": True}}, "quiz": {}, "zoo": {}}
@@ -197,9 +148,11 @@ def test_the_command_writes_only_inside_dir_and_never_over_a_teachers_file(tmp_p
     assert (course / "source/ps1/08_write_your_own.ipynb").read_bytes() == before
     (course / "nbgrader_config.py").write_text("c = get_config()\n")  # the teacher's own
     assert main(["course", "nbgrader", str(course), "01", "--assignment", "ps2"]) == 0
-    assert "release_preprocessors" in capsys.readouterr().out
+    told = capsys.readouterr().out
+    assert "release_preprocessors()" in told and "autograde_preprocessors()" in told
     assert (course / "nbgrader_config.py").read_text() == "c = get_config()\n"
     assert "release_preprocessors()" in config
+    assert "c.Autograde.sanitize_preprocessors = autograde_preprocessors()" in config
     out = tmp_path / "pictures"
     out.mkdir()
     (out / "stuck-ps1.html").write_text("mine")

@@ -19,6 +19,22 @@ from .lesson_copy import lesson_files, write_atomically
 
 __all__ = ["add_parser", "run_course"]
 
+#: gradkit's steps in nbgrader's pipelines, for a teacher's own nbgrader_config.py.
+_STEPS = (
+    (
+        "release_preprocessors",
+        "the lessons' starter code in the release (not nbgrader's stub)",
+        "from gradkit.course.release import release_preprocessors\n"
+        "  c.GenerateAssignment.preprocessors = release_preprocessors()",
+    ),
+    (
+        "autograde_preprocessors",
+        "the learners' first guesses kept for the autograder",
+        "from gradkit.course.release import autograde_preprocessors\n"
+        "  c.Autograde.sanitize_preprocessors = autograde_preprocessors()",
+    ),
+)
+
 #: The summary page's file name in the teacher's folder.
 PAGE = "stuck-{assignment}.html"
 
@@ -113,14 +129,15 @@ def write_source(args: argparse.Namespace, out: TextIO) -> int:
         )
     if not config_path.exists():
         plan.append((config_path, config.encode()))
-    elif "release_preprocessors" not in config_path.read_text(encoding="utf-8"):
-        print(
-            f"note: {config_path} is yours and is left as it is; to release the lessons' starter "
-            "code (not nbgrader's stub), add to it:\n"
-            "  from gradkit.course.release import release_preprocessors\n"
-            "  c.GenerateAssignment.preprocessors = release_preprocessors()",
-            file=out,
-        )
+    else:
+        mine = config_path.read_text(encoding="utf-8")
+        missing = [step for step in _STEPS if step[0] not in mine]
+        if missing:
+            print(
+                f"note: {config_path} is yours and is left as it is; add to it:\n"
+                + "\n".join(f"  # {why}\n  {line}" for _name, why, line in missing),
+                file=out,
+            )
     for dest, data in plan:
         dest.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(dest, data)
@@ -140,7 +157,7 @@ def write_source(args: argparse.Namespace, out: TextIO) -> int:
 def print_summary(args: argparse.Namespace, out: TextIO) -> int:
     """``gradkit course summary``: printed, and as a page in ``--out`` (never over a file)."""
     from ..course.picture import summary_html
-    from ..course.summary import read_course, summarize, summary_text
+    from ..course.summary import read_course, record_notes, summarize, summary_text
 
     page = None
     if args.out:
@@ -159,7 +176,8 @@ def print_summary(args: argparse.Namespace, out: TextIO) -> int:
     except (FileNotFoundError, KeyError) as error:
         raise UsageError(str(error).strip("'\"")) from None
     summary = summarize(records, names=args.names)
-    print(summary_text(summary, args.assignment), file=out)
+    notes = record_notes(records, names=args.names)
+    print(summary_text(summary, args.assignment, notes), file=out)
     if page is not None:
         page.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(page, summary_html(summary, args.assignment).encode())

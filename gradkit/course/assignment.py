@@ -131,8 +131,8 @@ def assignment_notebook(
 _READ_ONLY = {"grade": False, "solution": False, "locked": True}
 
 _RECORD = (
-    "# Your first guess at each Predict, quiz and zoo specimen is kept beside this notebook\n"
-    "# (gradkit-first-guesses.json); it reaches your teacher only when you submit.\n"
+    "# Your first guess at each Predict, quiz and zoo specimen is kept in this cell's output,\n"
+    "# saved with the notebook; it reaches your teacher only when you submit.\n"
     "from gradkit.course import record_first_guesses\n\n"
     "first_guesses = record_first_guesses({name!r})"
 )
@@ -193,4 +193,8 @@ def course_config(course_id: str, exchange: str | None) -> str:
         "# replace it with 'raise NotImplementedError()').\n"
         "from gradkit.course.release import release_preprocessors\n\n"
         "c.GenerateAssignment.preprocessors = release_preprocessors()\n"
+        "# Keep each learner's first guesses (their notebook's recording cell) for the autograder\n"
+        "# before nbgrader clears the submitted outputs.\n"
+        "from gradkit.course.release import autograde_preprocessors\n\n"
+        "c.Autograde.sanitize_preprocessors = autograde_preprocessors()\n"
     )

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 
 from ..exercises import Feedback, grade
-from .record import read_first_guesses
+from .record import running_recorder
+from .saved import read_saved_guesses
 
 __all__ = ["CHECK_MIME", "check_exercise", "check_first_guess", "failing_cause"]
 
@@ -73,22 +74,36 @@ def check_first_guess(notebook: str, kind: str, key: str, folder: str | Path = "
     key : str
         The Predict's or quiz's id.
     folder : path, optional
-        Where the submission's ``gradkit-first-guesses.json`` is (the autograder's folder).
+        Where the notebook is (the autograder's folder).
 
     Raises
     ------
     AssertionError
         When no first guess was kept or it was not right. ``nbgrader validate`` (which has no
         learner's guesses) passes it with a note.
+
+    Notes
+    -----
+    Under ``nbgrader autograde`` the first guesses come from the submitted notebook (what
+    autograde's first step kept of its recording cell's output); in the learner's own kernel,
+    from the recorder running there (else the notebook as last saved).
     """
     if kind not in ("predict", "quiz"):
         raise ValueError(f"kind must be 'predict' or 'quiz', got {kind!r}")
-    first = read_first_guesses(folder, notebook)[kind].get(key)
+    execution = os.environ.get("NBGRADER_EXECUTION")
+    recorder = running_recorder()
+    if not execution and recorder is not None and recorder.notebook == notebook:
+        guesses, problems = recorder.guesses, []
+    else:
+        saved = read_saved_guesses(folder, notebook, autograding=execution == "autograde")
+        guesses, problems = saved.guesses, saved.problems
+    first = guesses[kind].get(key)
     if first is None:
-        if os.environ.get("NBGRADER_EXECUTION") == "validate":
+        if execution == "validate":
             print(f"validating: no learner's first guess at {key} here; graded on submission")
             return
-        raise AssertionError(f"No first guess was kept for {key}: it was never answered.")
+        why = f" (the record could not be read: {'; '.join(problems)})" if problems else ""
+        raise AssertionError(f"No first guess was kept for {key}: it was never answered{why}.")
     if not first.get("right"):
         raise AssertionError(f"The first guess at {key} was {first.get('guess')}: not right.")
     print(f"The first guess at {key}, {first.get('guess')}, was right.")

@@ -1,13 +1,17 @@
-"""The learner's first guesses, kept by their own kernel beside the notebook.
+"""The learner's first guesses, kept by their own kernel and saved with their notebook.
 
 ``record_first_guesses(NOTEBOOK)`` (the read-only cell at the top of each assignment) watches the
 notebook's Predict, Quiz and ZooHunt widgets: the first guess locked in at each Predict, the first
-option picked at each quiz and the first cause predicted for each zoo specimen are written to
-``gradkit-first-guesses.json`` in the notebook's folder, and the cell shows what is kept. A later
-guess never replaces a first one (not after a rerun, not after a kernel restart: the file is read
-back). Nothing is sent anywhere: the file reaches the teacher only with nbgrader's own submit,
-and the autograder reads it from the submission. While nbgrader runs the notebook (validate,
-autograde: ``$NBGRADER_EXECUTION``) nothing is written.
+option picked at each quiz and the first cause predicted for each zoo specimen. The cell's output
+shows them and holds them as a record (:mod:`gradkit.course.saved`), refreshed with each first
+guess kept: the learner's own save writes it into the notebook, nbgrader's submit carries it, and
+the autograder and the summary read it from the submitted notebook.
+
+A later guess never replaces a first one: not after a rerun, and not after a kernel restart, for
+the kernel also keeps its own note, :data:`GUESS_FILE` beside the notebook, written the moment a
+guess is made (the notebook on disk is only as new as the learner's last save). Only the kernel
+reads that note. Nothing is sent anywhere. While nbgrader runs the notebook (validate, autograde:
+``$NBGRADER_EXECUTION``) nothing is written, and the cell shows what the notebook carries.
 """
 
 from __future__ import annotations
@@ -18,19 +22,28 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GUESS_FILE", "FirstGuesses", "read_first_guesses", "record_first_guesses"]
+from .saved import KIND_NAMES, RECORD_MIME, SavedGuesses, check_record, read_saved_guesses
 
-#: The file beside the notebook (one per assignment folder, keyed by notebook).
+__all__ = [
+    "GUESS_FILE",
+    "FirstGuesses",
+    "read_first_guesses",
+    "record_first_guesses",
+    "running_recorder",
+]
+
+#: The kernel's own note beside the notebook (one per folder, keyed by notebook): its memory
+#: across a restart, never read by the autograder or the summary.
 GUESS_FILE = "gradkit-first-guesses.json"
 
 #: The kinds of first guess, by the widget class that asks.
 KINDS = {"Predict": "predict", "Quiz": "quiz", "ZooHunt": "zoo"}
 
-_MIME = "application/vnd.gradkit.first-guesses+json"
-
 
 def read_first_guesses(folder: str | Path, notebook: str) -> dict[str, dict[str, dict]]:
-    """The first guesses kept for ``notebook`` in ``folder`` (empty kinds when there are none).
+    """The first guesses the saved notebook ``folder/NOTEBOOK.ipynb`` carries (empty kinds when
+    there are none; entries that are no first guess are left out, see
+    :func:`gradkit.course.saved.read_saved_guesses` for why).
 
     Returns
     -------
@@ -38,14 +51,19 @@ def read_first_guesses(folder: str | Path, notebook: str) -> dict[str, dict[str,
         ``{"predict": {id: {"guess", "right"}}, "quiz": {...}, "zoo": {specimen: {"guess",
         "right", "cause"}}}``.
     """
-    path = Path(folder) / GUESS_FILE
-    kept: dict = {}
-    if path.is_file():
-        try:
-            kept = json.loads(path.read_text(encoding="utf-8")).get(notebook, {})
-        except (ValueError, AttributeError):
-            kept = {}
-    return {kind: dict(kept.get(kind, {})) for kind in KINDS.values()}
+    return read_saved_guesses(folder, notebook).guesses
+
+
+def _kernel_note(folder: Path, notebook: str) -> dict[str, dict[str, dict]]:
+    """What this kernel (or an earlier one) noted for ``notebook`` in :data:`GUESS_FILE`."""
+    path = folder / GUESS_FILE
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8")).get(notebook)
+    except (OSError, ValueError, AttributeError):
+        kept = None
+    if not isinstance(kept, dict):
+        return SavedGuesses().guesses
+    return check_record(kept, notebook).guesses
 
 
 class FirstGuesses:
@@ -59,7 +77,12 @@ class FirstGuesses:
         self.notebook = notebook
         self.folder = Path(folder)
         self.writing = not os.environ.get("NBGRADER_EXECUTION")
-        self.guesses = read_first_guesses(self.folder, notebook)
+        if self.writing:
+            self.guesses = _kernel_note(self.folder, notebook)
+        else:  # what autograde's first step kept from the submitted notebook, to show
+            autograding = os.environ.get("NBGRADER_EXECUTION") == "autograde"
+            saved = read_saved_guesses(self.folder, notebook, autograding=autograding)
+            self.guesses = saved.guesses
         self._watched: set[int] = set()
         self._display: Any = None
 
@@ -125,13 +148,18 @@ class FirstGuesses:
         self.show()
         return True
 
+    def record(self) -> dict:
+        """The record the cell's output holds (:mod:`gradkit.course.saved`)."""
+        return {"notebook": self.notebook, **json.loads(json.dumps(self.guesses))}
+
     def as_text(self) -> str:
         """What the recording cell shows the learner."""
         lines = [
-            f"Your first guesses in this notebook are kept in {GUESS_FILE}, beside it. They reach "
-            "your teacher only when you submit; a later guess never replaces a first one."
+            "Your first guesses in this notebook, saved with it when you save it. They reach your "
+            "teacher only when you submit; a later guess never replaces a first one. After "
+            "reloading the page, run this cell again to bring this list up to date."
         ]
-        names = {"predict": "Predict", "quiz": "Quiz", "zoo": "Zoo specimen"}
+        names = KIND_NAMES
         for kind, kept in self.guesses.items():
             for key, first in kept.items():
                 lines.append(f"  {names[kind]} {key}: {first['guess']}")
@@ -145,7 +173,7 @@ class FirstGuesses:
             from IPython.display import display
         except ImportError:  # pragma: no cover - IPython comes with ipykernel
             return
-        data = {"text/plain": self.as_text(), _MIME: self.guesses}
+        data = {"text/plain": self.as_text(), RECORD_MIME: self.record()}
         if self._display is None:
             self._display = display(data, raw=True, display_id=True)
         else:
@@ -161,7 +189,7 @@ def record_first_guesses(notebook: str) -> FirstGuesses:
     Parameters
     ----------
     notebook : str
-        The notebook's name without ``.ipynb`` (the key in :data:`GUESS_FILE`).
+        The notebook's name without ``.ipynb`` (the record's ``notebook``).
 
     Returns
     -------
@@ -182,5 +210,11 @@ def record_first_guesses(notebook: str) -> FirstGuesses:
 
         shell.events.register("post_run_cell", after_cell)
         _ACTIVE["hook"] = after_cell
+    _ACTIVE["recorder"] = recorder
     recorder.show()
     return recorder
+
+
+def running_recorder() -> FirstGuesses | None:
+    """The recorder this kernel's recording cell started (None before it ran)."""
+    return _ACTIVE.get("recorder")

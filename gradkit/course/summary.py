@@ -2,8 +2,10 @@
 
 :func:`read_course` gathers, for one assignment, each learner's exercise scores (the gradebook),
 the failing cause of each exercise check (the autograded notebooks' check records) and the first
-guesses (the submitted ``gradkit-first-guesses.json``). :func:`summarize` turns that into shares
-and counts, naming no learner unless asked (``names=True``); :func:`summary_text` prints it.
+guesses (the record each submitted notebook carries, :mod:`gradkit.course.saved`).
+:func:`summarize` turns that into shares and counts, naming no learner unless asked
+(``names=True``); :func:`summary_text` prints it, with a note for each record that could not be
+read whole (counted as no guess, never as a wrong one).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checks import CHECK_MIME
-from .record import read_first_guesses
+from .saved import read_saved_guesses
 
 __all__ = [
     "HEADS",
@@ -22,6 +24,7 @@ __all__ = [
     "Stuck",
     "lesson_sections",
     "read_course",
+    "record_notes",
     "summarize",
     "summary_text",
 ]
@@ -35,6 +38,7 @@ class LearnerRecord:
     notebook: str
     exercises: dict[str, tuple[bool, str]] = field(default_factory=dict)  # key -> (passed, cause)
     guesses: dict[str, dict[str, dict]] = field(default_factory=dict)  # kind -> id -> first
+    problems: list[str] = field(default_factory=list)  # what of the record could not be read
 
 
 @dataclass
@@ -72,7 +76,7 @@ def read_course(course: str | Path, assignment: str) -> list[LearnerRecord]:
 
     The gradebook (``gradebook.db`` there, nbgrader's SQLite default) says who submitted which
     notebooks and each exercise check's score; the autograded notebooks add the failing cause;
-    the submissions' ``gradkit-first-guesses.json`` the first guesses.
+    the submitted notebooks' records the first guesses.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -100,7 +104,8 @@ def read_course(course: str | Path, assignment: str) -> list[LearnerRecord]:
                         cause = "pass" if passed else causes.get(key, (False, "unknown"))[1]
                         record.exercises[key] = (passed, cause)
                 folder = course / "submitted" / learner / assignment
-                record.guesses = read_first_guesses(folder, nb.name)
+                saved = read_saved_guesses(folder, nb.name)
+                record.guesses, record.problems = saved.guesses, saved.problems
                 records.append(record)
     return records
 
@@ -155,8 +160,21 @@ def lesson_sections(items: list[Stuck]) -> list[tuple[str, list[Stuck]]]:
     return [(head, chosen) for head, chosen in sections if chosen]
 
 
-def summary_text(summary: dict[str, list[Stuck]], assignment: str) -> str:
-    """The summary as the command prints it."""
+def record_notes(records: list[LearnerRecord], names: bool = False) -> list[str]:
+    """One line per submitted notebook whose first-guess record could not be read whole: what
+    was left out (counted as no guess), whose only with ``names``."""
+    notes = []
+    for r in records:
+        if r.problems:
+            who = f"{r.learner}, " if names else ""
+            notes.append(f"{who}{r.notebook}: {'; '.join(r.problems)}")
+    return notes
+
+
+def summary_text(
+    summary: dict[str, list[Stuck]], assignment: str, notes: list[str] | None = None
+) -> str:
+    """The summary as the command prints it, with ``notes`` (:func:`record_notes`) at the end."""
     lines = [f"Where the class is stuck: assignment {assignment}"]
     if not summary:
         lines.append("  (no submissions in the gradebook yet)")
@@ -170,4 +188,10 @@ def summary_text(summary: dict[str, list[Stuck]], assignment: str) -> str:
                 if s.learners:
                     line += f"; stuck: {', '.join(s.learners)}"
                 lines.append(line)
+    if notes:
+        lines.append(
+            f"\n{len(notes)} first-guess record(s) not read whole; what was left out counts as "
+            "no guess, never as a wrong one:"
+        )
+        lines += [f"  {note}" for note in notes]
     return "\n".join(lines)
