@@ -75,8 +75,41 @@ def test_first_guesses_are_kept_first_only_and_saved_with_the_notebook(tmp_path,
     _saved(tmp_path, "01_nudging", recorder.record())  # the learner saves
     assert read_first_guesses(tmp_path, "01_nudging") == expected
     assert read_saved_guesses(tmp_path, "01_nudging").problems == []
+    monkeypatch.setattr("gradkit.course.record._ACTIVE", {"recorder": recorder})
     with pytest.raises(AssertionError, match=r"first guess at 01-forward-slope was 4\.0"):
         check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)
+
+
+def test_a_record_that_says_right_is_judged_again_never_believed(tmp_path, monkeypatch):
+    """The notebook is the learner's file: its "right" is ignored, the grader judges the guess
+    (a quiz against gradkit's quiz file, a Predict against its widget's value in this kernel)."""
+    from gradkit.quiz_bank import load_bank
+    from gradkit.widgets import Predict
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    quiz = load_bank().quiz("01-central-error")
+    wrong = next(o for o in quiz.options if o != quiz.answer)
+    claims = {
+        "predict": {"01-forward-slope": {"guess": "4.0", "right": True}},
+        "quiz": {"01-central-error": {"guess": wrong, "right": True}},
+    }
+    nb = nbformat.read(_saved(tmp_path, "01_nudging", claims), as_version=4)
+    nb.metadata["gradkit"] = {"first_guesses": claims}  # as autograde's first step keeps it
+    nbformat.write(nb, tmp_path / "01_nudging.ipynb")
+    recorder = FirstGuesses("01_nudging", tmp_path)  # the autograder runs the notebook: its cells
+    recorder.watch({"predict": Predict("01-forward-slope", compute=lambda: 4.1)})
+    monkeypatch.setattr("gradkit.course.record._ACTIVE", {"recorder": recorder})
+    with pytest.raises(AssertionError, match=r"01-forward-slope was 4\.0: not right"):
+        check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)
+    with pytest.raises(AssertionError, match="not right"):
+        check_first_guess("01_nudging", "quiz", "01-central-error", tmp_path)
+    monkeypatch.setattr("gradkit.course.record._ACTIVE", {})  # the Predict's cell did not run
+    with pytest.raises(AssertionError, match="could not be checked"):
+        check_first_guess("01_nudging", "predict", "01-forward-slope", tmp_path)
+    honest = {"quiz": {"01-central-error": {"guess": quiz.answer, "right": False}}}
+    nb.metadata["gradkit"] = {"first_guesses": honest}  # right, though the record says not
+    nbformat.write(nb, tmp_path / "01_nudging.ipynb")
+    check_first_guess("01_nudging", "quiz", "01-central-error", tmp_path)
 
 
 def test_a_notebook_with_no_record_has_no_guess_never_a_wrong_one(tmp_path, monkeypatch):
@@ -153,7 +186,10 @@ def test_autograde_keeps_the_record_before_clearing_outputs(tmp_path, monkeypatc
 
     steps = autograde_preprocessors()
     assert steps.index(KeepFirstGuesses) + 1 == steps.index(ClearOutput)
-    first = {"quiz": {"01-central-error": {"guess": "b", "right": True}}}
+    from gradkit.quiz_bank import load_bank
+
+    answer = load_bank().quiz("01-central-error").answer
+    first = {"quiz": {"01-central-error": {"guess": answer, "right": True}}}
     nb = nbformat.read(_saved(tmp_path, "01_nudging", first), as_version=4)
     nb.metadata["gradkit"] = {"first_guesses": {"quiz": {"x": {"guess": "y", "right": True}}}}
     nb, _ = KeepFirstGuesses().preprocess(nb, {})  # what the learner's file put there is replaced
@@ -197,12 +233,14 @@ def test_nothing_is_written_while_nbgrader_runs_the_notebook(tmp_path, monkeypat
 
 def test_in_the_learners_kernel_a_graded_check_reads_the_running_recorder(tmp_path, monkeypatch):
     from gradkit.course import record_first_guesses
+    from gradkit.quiz_bank import load_bank
 
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("gradkit.course.record._ACTIVE", {})  # this test's recorder only
     recorder = record_first_guesses("01_nudging")  # the recording cell, run by the learner
-    recorder.keep("quiz", "01-central-error", {"guess": "b", "right": True})
+    answer = load_bank().quiz("01-central-error").answer
+    recorder.keep("quiz", "01-central-error", {"guess": answer, "right": True})
     _saved(tmp_path, "01_nudging")  # not saved since: the file has no record yet
     check_first_guess("01_nudging", "quiz", "01-central-error", tmp_path)  # the kernel knows
     with pytest.raises(AssertionError, match="never answered"):  # another notebook: its file

@@ -12,10 +12,17 @@ import os
 from pathlib import Path
 
 from ..exercises import Feedback, grade
+from ..quiz_bank import as_actual, grade_choice, grade_prediction, load_bank, parse_guess
 from .record import running_recorder
 from .saved import read_saved_guesses
 
-__all__ = ["CHECK_MIME", "check_exercise", "check_first_guess", "failing_cause"]
+__all__ = [
+    "CHECK_MIME",
+    "check_exercise",
+    "check_first_guess",
+    "failing_cause",
+    "judge_first_guess",
+]
 
 #: The mimetype of an exercise check's record in the autograded notebook.
 CHECK_MIME = "application/vnd.gradkit.check+json"
@@ -104,6 +111,59 @@ def check_first_guess(notebook: str, kind: str, key: str, folder: str | Path = "
             return
         why = f" (the record could not be read: {'; '.join(problems)})" if problems else ""
         raise AssertionError(f"No first guess was kept for {key}: it was never answered{why}.")
-    if not first.get("right"):
-        raise AssertionError(f"The first guess at {key} was {first.get('guess')}: not right.")
-    print(f"The first guess at {key}, {first.get('guess')}, was right.")
+    guess = first.get("guess")
+    right = judge_first_guess(kind, key, guess, recorder)
+    if right is None:
+        raise AssertionError(
+            f"The first guess at {key} ({guess}) could not be checked: the cell that makes its "
+            "widget did not run here. Run the whole notebook, top to bottom, then this cell."
+        )
+    if not right:
+        raise AssertionError(f"The first guess at {key} was {guess}: not right.")
+    print(f"The first guess at {key}, {guess}, was right.")
+
+
+def judge_first_guess(kind: str, key: str, guess: object, recorder: object = None) -> bool | None:
+    """Whether a first guess is right, judged here: never the "right" a notebook says.
+
+    The notebook is the learner's file, so its record is taken for the guess alone. A quiz's
+    answer is in gradkit's quiz file; a Predict's true value is what its widget computed in
+    this kernel (the autograder runs the whole notebook first), or the quiz file's answer when
+    it gives one.
+
+    Parameters
+    ----------
+    kind : {"predict", "quiz"}
+    key : str
+        The entry's id.
+    guess : object
+        The guess as the record holds it (an option's text, a number or its text).
+    recorder : FirstGuesses, optional
+        The running recorder, whose watched widgets hold this kernel's true values.
+
+    Returns
+    -------
+    bool or None
+        None when nothing here can judge it (a Predict whose cell did not run).
+    """
+    bank = load_bank()
+    if kind == "quiz":
+        try:
+            return grade_choice(bank.quiz(key), guess).correct
+        except (KeyError, TypeError, ValueError):
+            return False
+    widget = getattr(recorder, "widgets", {}).get((kind, key))
+    if widget is not None:
+        return widget.judge(guess)
+    try:
+        entry = bank.predict(key)
+    except KeyError:
+        return False
+    if entry.answer is None:
+        return None
+    try:
+        return grade_prediction(
+            entry, parse_guess(entry, guess), as_actual(entry, entry.answer)
+        ).correct
+    except (TypeError, ValueError):
+        return False

@@ -84,6 +84,8 @@ class FirstGuesses:
             saved = read_saved_guesses(self.folder, notebook, autograding=autograding)
             self.guesses = saved.guesses
         self._watched: set[int] = set()
+        #: The Predicts and Quizzes watched, by (kind, id): what :meth:`judge` asks.
+        self.widgets: dict[tuple[str, str], Any] = {}
         self._display: Any = None
 
     # ------------------------------------------------------------------ watching
@@ -94,6 +96,8 @@ class FirstGuesses:
             if kind is None or id(widget) in self._watched or not hasattr(widget, "on_change"):
                 continue
             self._watched.add(id(widget))
+            if kind in ("predict", "quiz"):
+                self.widgets[(kind, widget.entry.id)] = widget
             if kind == "predict":
                 widget.on_change("locked", self._on_predict(widget))
             elif kind == "quiz":

@@ -240,6 +240,20 @@ class Predict(PracticeWidget):
             return None
         return grade_prediction(self.entry, self.locked_guess, self._actual).correct
 
+    def judge(self, guess: object) -> bool | None:
+        """Whether ``guess`` (a number, its text, or an option) is right here, locked or not.
+
+        Returns None when the true value could not be computed. A teacher's grader uses it
+        to judge a first guess read from a learner's notebook against this kernel's own value.
+        """
+        if self._actual is None:
+            return None
+        try:
+            parsed = parse_guess(self.entry, guess)
+        except (TypeError, ValueError):
+            return False
+        return grade_prediction(self.entry, parsed, self._actual).correct
+
     @property
     def second_guess(self) -> float | str | None:
         """The second try (a number for kind "number"), or None before one."""
