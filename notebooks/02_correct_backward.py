@@ -129,10 +129,10 @@ gradkit.check(SquareFn.apply, (good,))
 #
 # sin(x²) is sin applied to x². The **chain rule** gives its derivative: the outer
 # derivative, taken at the inner value, times the inner derivative, so cos(x²) · 2x. Its
-# backward returns `grad_output` times that. The Function below, `MySinSquare`, forgets the
-# inner derivative. The panel under it checks the class with gradcheck (through
-# `gradkit.check`, in float64) and catches the slip: its feedback names an entry where the
-# nudges and backward disagree.
+# backward returns `grad_output` times that. `MySinSquare`'s starting backward returns
+# `grad_output * torch.cos(x**2)`: it forgets the inner derivative. Its panel checks the class
+# with gradcheck (through `gradkit.check`, in float64) and catches the slip: its feedback names
+# an entry where the nudges and backward disagree.
 
 # %% [markdown] tags=["notebook-only"]
 # **Try:** read the panel's feedback, fix `backward` in the next cell, run that cell again and

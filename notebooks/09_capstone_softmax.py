@@ -84,8 +84,8 @@ print(grade("product", MyProduct))
 # $$\frac{\partial y_i}{\partial x_j} = y_i\,(\delta_{ij} - y_j),
 #   \qquad \delta_{ij} = 1 \text{ if } i = j \text{, else } 0.$$
 #
-# backward must return, for each input entry j, Σᵢ grad_outputᵢ · ∂yᵢ/∂xⱼ. The starting
-# code below copies the sigmoid's rule, y(1 − y), which is only the diagonal.
+# backward must return, for each input entry j, Σᵢ grad_outputᵢ · ∂yᵢ/∂xⱼ. `MySoftmax`'s
+# starting backward copies the sigmoid's rule, `grad_output * y * (1 - y)`: only the diagonal.
 
 
 # %%

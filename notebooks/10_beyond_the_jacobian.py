@@ -181,7 +181,7 @@ explain(gradkit.check(NoNoneGuardSinFn.apply, (x,)))
 # %% [markdown]
 # This check is on by default, so gradcheck finds the missing guard without being asked; its
 # message is Python's own TypeError. The fix is the first line of `SinFn`'s backward,
-# `if grad_output is None: return None`, one guard per output (its `setup_context` above
+# `if grad_output is None: return None`, one guard per output (`SinFn`'s `setup_context`
 # turns the zeros off with `ctx.set_materialize_grads(False)`, so the guard is needed).
 #
 # Two more tools of the Function API. `ctx.mark_non_differentiable(indices)` tells autograd

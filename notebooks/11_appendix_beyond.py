@@ -151,8 +151,8 @@ plt.show()
 # ## 4. Second derivatives: gradgradcheck
 #
 # `gradgradcheck` checks the backward of your backward. A backward that passes gradcheck
-# can still cut the graph, and then its own gradient is 0: `DetachedSquareFn` below is
-# `SquareFn` with a backward of `grad_output * 2 * x.detach()`.
+# can still cut the graph, and then its own gradient is 0: `DetachedSquareFn` is `SquareFn`
+# with a backward of `grad_output * 2 * x.detach()`.
 
 
 # %%

@@ -185,7 +185,8 @@ print("gradcheck passes:", torch.autograd.gradcheck(run, params))
 # The lesson writes `test_my_function.py` into its own folder (the one this notebook is in)
 # and never over a file that is there: edit it to test your own Function, and the lesson
 # leaves your version alone. It holds a Function checked on inputs chosen on purpose
-# (`pytest.mark.parametrize`, one test per input), the module check above, a float32 check
+# (`pytest.mark.parametrize`, one test per input), a module's parameters checked through
+# `functional_call` as in the last section, a float32 check
 # with `assert_close`, and a time budget: a fixture measures each test with
 # `time.perf_counter` and fails one that took longer. gradcheck runs the function 2n + 2 times
 # (lesson 7), so a test past its budget is one whose input grew. `--durations=3` lists the

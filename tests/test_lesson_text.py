@@ -39,6 +39,7 @@ from tools.lesson_text import (
     NOTATION,
     Number,
     cell_instructions,
+    code_pointers,
     colons_before_hidden_code,
     hunt_spoilers,
     notation_slips,
@@ -159,6 +160,23 @@ def test_colons_before_hidden_code_are_found():
     assert colons_before_hidden_code(nb) == []
     nb = _nb(("md", "The correct rule multiplies by 2x."), ("code", "class SquareFn: ..."))
     assert colons_before_hidden_code(nb) == []
+
+
+def test_prose_pointing_at_hidden_code_by_place_is_found():
+    """Voila and the site hide the code: "the Function below" points at nothing there."""
+    code = ("code", "class DetachedSquareFn:\n    def backward(ctx, g): ...")
+    nb = _nb(("md", "The Function below forgets the inner derivative."), code)
+    assert len(code_pointers(nb)) == 1
+    nb.cells[0].source = "`DetachedSquareFn` below detaches x."  # a name the lesson defines
+    assert len(code_pointers(nb)) == 1
+    nb.cells[0].source = "The panel below checks it; the slope printed above is 4."  # shown
+    assert code_pointers(nb) == []
+    nb.cells[0].source = "`DetachedSquareFn` detaches x. The nudges sit above and below x."
+    assert code_pointers(nb) == []
+    nb.cells[0].source = "The code below:\n\n    return grad_output * 2 * x"  # shown as a block
+    assert len(code_pointers(nb)) == 1  # the sentence still points; the block is not counted
+    nb.cells[0].metadata["tags"] = ["notebook-only"]
+    assert code_pointers(nb) == []
 
 
 def test_hunt_spoilers_find_specimen_names_before_a_commit():
@@ -400,6 +418,13 @@ def test_no_hunt_names_its_specimens_before_a_commit(stem):
 @pytest.mark.parametrize("stem", STEMS)
 def test_no_prose_points_at_code_a_page_without_code_hides(stem):
     assert colons_before_hidden_code(executed(stem)) == []
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_prose_points_by_place_at_code_a_page_hides(stem):
+    """What Voila and the site show of a lesson never says "the Function below" of hidden code."""
+    nb = nbformat.read(NOTEBOOK_DIR / f"{stem}.ipynb", as_version=4)
+    assert code_pointers(nb) == []
 
 
 @pytest.mark.parametrize("stem", CORE)

@@ -44,6 +44,7 @@ __all__ = [
     "VECTORS",
     "Number",
     "cell_instructions",
+    "code_pointers",
     "colons_before_hidden_code",
     "hunt_spoilers",
     "notation_slips",
@@ -420,6 +421,47 @@ def colons_before_hidden_code(nb: Mapping) -> list[str]:
         shows = any(_output_text(o).strip() for o in following.get("outputs", []))
         if prose.endswith(":") and following["cell_type"] == "code" and not shows:
             problems.append(f"cell {k}: {prose[-60:]!r} points at code a page hides")
+    return problems
+
+
+#: Where prose points by position: "below", "above", "the next …".
+_BY_PLACE = re.compile(r"\b(?:below|above|underneath)\b", re.IGNORECASE)
+#: Words for code itself (a page without the notebook's code hides it).
+_CODE_WORDS = re.compile(r"\b(?:code|Function|class|function|method|definition)\b")
+#: A sentence about what a cell shows, not its code: those stay on every page.
+_SHOWN_WORDS = re.compile(
+    r"\b(?:print(?:s|ed)?|output|plot|picture|table|widget|panel|chart|heatmap|ruler|answer)",
+    re.IGNORECASE,
+)
+_DEFINED = re.compile(r"\b(?:class|def)\s+(\w+)|^(\w+)\s*=", re.MULTILINE)
+
+
+def code_pointers(nb: Mapping) -> list[str]:
+    """Prose that points by position at code a page without code hides (Voila, the site).
+
+    A sentence outside ``notebook-only`` cells that says "below" or "above" and names code
+    ("the Function below", "the starting code below") or a name the lesson's own code defines
+    (`DetachedSquareFn` below), unless it is about what a cell shows (printed, a plot, a panel):
+    there the reader sees nothing. The prose must say what the code does in words, or show the
+    lines it means as a code block of its own (indented lines are skipped here).
+    """
+    defined = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            defined |= {a or b for a, b in _DEFINED.findall(_source(cell))}
+    alternatives = "|".join(map(re.escape, sorted(defined)))
+    names = re.compile(f"`(?:{alternatives})`") if defined else None
+    problems = []
+    for k, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "markdown" or NOTEBOOK_ONLY in _tags(cell):
+            continue
+        lines = [line for line in _source(cell).splitlines() if not line.startswith("    ")]
+        prose = " ".join(_prose("\n".join(lines)).split())
+        for sentence in _SENTENCE.split(prose):
+            if not _BY_PLACE.search(sentence) or _SHOWN_WORDS.search(sentence):
+                continue
+            if _CODE_WORDS.search(sentence) or (names and names.search(sentence)):
+                problems.append(f"cell {k}: {sentence[:90]!r} points at code a page hides")
     return problems
 
 
