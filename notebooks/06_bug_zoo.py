@@ -72,6 +72,7 @@ for cause, meaning in taught.items():
 
 # %%
 TWINS = ("OneEntryWrongSquareFn", "WrongSquareFn", "ForgotGradOutputSigmoidFn")
+plt.style.use(gradkit.FIGURE_STYLE)  # see-through, grey text: reads on light and dark pages
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), layout="constrained")
 for ax, name in zip(axes, TWINS, strict=True):
     report = gradkit.check(CATALOGUE[name].apply, CATALOGUE[name].inputs())

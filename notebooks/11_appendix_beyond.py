@@ -39,6 +39,8 @@ import gradkit
 from gradkit import zoo
 from gradkit.widgets import Quiz, SlopeExplorer
 
+plt.style.use(gradkit.FIGURE_STYLE)  # see-through, grey text: reads on light and dark pages
+
 # %% [markdown]
 # ## 1. Kinks: relu and abs at 0
 #

@@ -801,6 +801,87 @@ def test_11_draws_a_figure_per_topic():
     assert len(images) == 4  # randomness, complex, second derivatives, TF32 (kinks: a widget)
 
 
+def _figures(nb) -> list:
+    """Every matplotlib figure a lesson shows, as an RGBA pixel array (rows, columns, 4)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    return [
+        np.asarray(Image.open(io.BytesIO(base64.b64decode(o.data["image/png"]))).convert("RGBA"))
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    ]
+
+
+def figure_theme_faults(pixels) -> list[str]:
+    """What keeps a figure (RGBA pixels) from reading on a white and on a dark (#111111) page:
+    an opaque background (a white block on a dark page), or text in a colour that one of them
+    hides. The text is the most common opaque grey pixel but white (glyphs, ticks, frames)."""
+    import numpy as np
+
+    from gradkit._palette import contrast_ratio
+
+    faults = []
+    corners = pixels[[0, 0, -1, -1], [0, -1, 0, -1], 3]
+    if corners.any():
+        faults.append(f"opaque corners (alpha {corners.tolist()})")
+    opaque = pixels[pixels[..., 3] == 255][:, :3].astype(int)
+    whiteish = (opaque.min(axis=1) > 235).sum()
+    if whiteish > 0.02 * len(pixels.reshape(-1, 4)):
+        faults.append(f"{whiteish} opaque near-white pixels: a white block on a dark page")
+    grey = opaque[(opaque.max(axis=1) - opaque.min(axis=1) <= 2) & (opaque.min(axis=1) <= 235)]
+    if len(grey):
+        colours, counts = np.unique(grey, axis=0, return_counts=True)
+        ink = "#{:02X}{:02X}{:02X}".format(*colours[counts.argmax()])
+        for paper in ("#FFFFFF", "#111111"):
+            if contrast_ratio(ink, paper) < 4.0:
+                faults.append(f"text {ink} reads {contrast_ratio(ink, paper):.1f}:1 on {paper}")
+    return faults
+
+
+@pytest.mark.parametrize("stem", ["06_bug_zoo", "11_appendix_beyond"])
+def test_figures_read_on_light_and_dark_pages(stem):
+    """A PNG cannot follow the page's theme: it is see-through, with grey text that reads on
+    JupyterLab's white and on its dark theme (#111111) alike."""
+    figures = _figures(_run(stem)[0])
+    assert figures, f"{stem} shows no figure"
+    for k, pixels in enumerate(figures):
+        assert figure_theme_faults(pixels) == [], f"{stem} figure {k}"
+
+
+def test_the_figure_guard_catches_matplotlibs_default_look():
+    import io
+
+    import matplotlib
+    import numpy as np
+    from PIL import Image
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import gradkit
+
+    def drawn(style) -> np.ndarray:
+        with plt.style.context(style):
+            fig, ax = plt.subplots(figsize=(3, 2))
+            ax.plot([0, 1], [1, 0], label="a line")
+            ax.set(xlabel="x", ylabel="y", title="a title")
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", facecolor=fig.get_facecolor())  # as IPython does
+            plt.close(fig)
+        return np.asarray(Image.open(buffer).convert("RGBA"))
+
+    assert figure_theme_faults(drawn(gradkit.FIGURE_STYLE)) == []
+    faults = figure_theme_faults(drawn("default"))
+    assert any("opaque corners" in f for f in faults)
+    assert any("white block" in f for f in faults)
+    assert any("text #000000" in f for f in faults)
+
+
 def test_11_tf32_imitation_costs_about_a_thousand_times_the_error():
     values = {}
     for line in _lines("11_appendix_beyond"):
