@@ -398,6 +398,15 @@ def test_stored_without_outputs_or_widget_state(path):
             assert cell.execution_count is None, f"cell {cell.id} has an execution count"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=STEMS)
+def test_voila_shows_the_lesson_with_the_template_that_asks_no_other_server(path):
+    """Voila's default ("lab") template asks a CDN for Font Awesome; gradkit's asks nothing."""
+    assert nbformat.read(path, as_version=4).metadata.get("voila") == {"template": "gradkit"}
+    template = Path(__file__).resolve().parents[1] / "share/jupyter/voila/templates/gradkit"
+    page = (template / "index.html.j2").read_text(encoding="utf-8")
+    assert "'voila/templates/lab/index.html.j2'" in page and "'://' in line" in page
+
+
 #: In every lesson's first cell: hides the cells tagged notebook-only where nbconvert renders the
 #: page (Voila; an HTML export), and shows the notes meant only for such a page.
 HIDE_NOTEBOOK_ONLY = (
