@@ -16,6 +16,7 @@ Widgets live in :mod:`gradkit.widgets` (imported on demand: they need ipywidgets
 from . import zoo
 from ._args import DTYPES, GRADCHECK_DEFAULTS
 from ._lazy import lazy_attributes
+from ._palette import FIGURE_STYLE
 from .numerics import (
     SweepResult,
     analytic_jacobian,
@@ -39,6 +40,7 @@ _LAZY = {
 __all__ = [
     "CAUSES",
     "DTYPES",
+    "FIGURE_STYLE",
     "GRADCHECK_DEFAULTS",
     "CheckReport",
     "SweepResult",

@@ -20,6 +20,8 @@ __all__ = [
     "CARDS_CSS",
     "CONTRAST_PAIRS",
     "DTYPE_STYLES",
+    "FIGURE_INK",
+    "FIGURE_STYLE",
     "PALETTE",
     "PALETTE_DARK",
     "THEMES",
@@ -106,6 +108,30 @@ DTYPE_STYLES: dict[str, tuple[str, str, str]] = {
     "float32": (PALETTE["vermillion"], "s", "-"),
     "float16": (PALETTE["green"], "^", "--"),
     "bfloat16": (PALETTE["pink"], "D", "-."),
+}
+
+#: The one grey that reads on white paper and on a dark page alike (about 4.3:1 on #FFFFFF and
+#: on JupyterLab Dark's #111111): the text, ticks and frames of the lessons' matplotlib figures.
+FIGURE_INK = "#7A7A7A"
+
+#: matplotlib settings for the lessons' figures: ``plt.style.use(gradkit.FIGURE_STYLE)``. A PNG
+#: cannot ask which theme the page has, so the figure is see-through (the page shows behind it),
+#: its text and frames are :data:`FIGURE_INK`, and its lines take the Okabe-Ito hues, which keep
+#: 3:1 (WCAG's least for lines and markers) on both papers.
+FIGURE_STYLE: dict[str, object] = {
+    "figure.facecolor": "none",
+    "figure.edgecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.transparent": True,
+    "text.color": FIGURE_INK,
+    "axes.labelcolor": FIGURE_INK,
+    "axes.edgecolor": FIGURE_INK,
+    "xtick.color": FIGURE_INK,
+    "ytick.color": FIGURE_INK,
+    "legend.labelcolor": FIGURE_INK,
+    "legend.facecolor": "none",
+    "legend.edgecolor": FIGURE_INK,
+    "axes.prop_cycle": "cycler(color=['#0072B2', '#D55E00', '#009E73', '#CC79A7'])",
 }
 
 

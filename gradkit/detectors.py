@@ -124,22 +124,24 @@ def _forward_noise(fn, inputs, nondet_tol: float) -> tuple[str, str] | None:
     try:
         with torch.no_grad():
             first = as_output_tuple(fn(*mirror_inputs(inputs)))
-            diff, k = 0.0, 0
+            diff, k, entry = 0.0, 0, 0
             for _ in range(3):  # a random forward can repeat by chance; three tries make it rare
                 again = as_output_tuple(fn(*mirror_inputs(inputs)))
                 gaps = [
-                    float((a - b).abs().max()) if a.numel() else 0.0
+                    (real_view(a) - real_view(b)).abs().flatten() if a.numel() else None
                     for a, b in zip(first, again, strict=True)
                 ]
-                k = max(range(len(gaps)), key=gaps.__getitem__)
-                diff = gaps[k]
+                for t, gap in enumerate(gaps):
+                    if gap is not None and float(gap.max()) > diff:
+                        diff, k, entry = float(gap.max()), t, int(gap.argmax())
                 if diff > nondet_tol:
                     break
     except Exception:  # noqa: BLE001 - any failure of user code is reported, not raised
         return None
     if diff > nondet_tol:
+        where = entry_name("output", entry, k if len(first) > 1 else None)
         return (
-            f"forward runs on the same input differ by up to {diff:.3g} (output {k}): the "
+            f"forward runs on the same input differ by up to {diff:.3g} at {where}: the "
             "forward is random (like dropout), so nudged outputs change by more than the nudge "
             "and no numeric slope is meaningful.",
             "make the forward deterministic for the check: fix the random mask (pass it in as "

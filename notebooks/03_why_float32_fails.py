@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     notebook_metadata_filter: voila
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -10,6 +11,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   voila:
+#     template: gradkit
 # ---
 
 # %% [markdown]

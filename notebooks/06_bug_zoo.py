@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     notebook_metadata_filter: voila
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -10,6 +11,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   voila:
+#     template: gradkit
 # ---
 
 # %% [markdown]
@@ -72,6 +75,7 @@ for cause, meaning in taught.items():
 
 # %%
 TWINS = ("OneEntryWrongSquareFn", "WrongSquareFn", "ForgotGradOutputSigmoidFn")
+plt.style.use(gradkit.FIGURE_STYLE)  # see-through, grey text: reads on light and dark pages
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), layout="constrained")
 for ax, name in zip(axes, TWINS, strict=True):
     report = gradkit.check(CATALOGUE[name].apply, CATALOGUE[name].inputs())

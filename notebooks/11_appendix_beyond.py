@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     notebook_metadata_filter: voila
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -10,6 +11,8 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   voila:
+#     template: gradkit
 # ---
 
 # %% [markdown]
@@ -38,6 +41,8 @@ from torch.autograd import gradcheck, gradgradcheck
 import gradkit
 from gradkit import zoo
 from gradkit.widgets import Quiz, SlopeExplorer
+
+plt.style.use(gradkit.FIGURE_STYLE)  # see-through, grey text: reads on light and dark pages
 
 # %% [markdown]
 # ## 1. Kinks: relu and abs at 0
@@ -85,7 +90,7 @@ print(textwrap.fill(gradkit.check(entry.apply, entry.inputs()).explanation, 96))
 
 # %%
 gap = (first - second).abs()
-print(f"the two runs plotted differ most at output entry {int(gap.argmax())}, by {gap.max():g}")
+print(f"the two runs plotted differ by up to {gap.max():g} at output entry {int(gap.argmax())}")
 fig, ax = plt.subplots(figsize=(6.5, 2.2), layout="constrained")
 ax.plot(first, "o", label="run 1")
 ax.plot(second, "x", label="run 2")
@@ -94,13 +99,11 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # beside t
 plt.show()
 
 # %% [markdown]
-# gradkit's sentence and the plot's line state one fact, each for its own pair of runs: two
-# runs on one input differ, by the largest gap each prints. They count differently: gradkit's
-# "(output 0)" numbers the Function's output tensors (it has one), the plot's "output entry"
-# numbers the entries of that tensor (as on lesson 00's notation sheet). The check draws masks
-# of its own, so the entry that moves most changes from draw to draw; every pair of runs
-# differs somewhere. Fix the randomness for the check (a generator started from a fixed state
-# inside forward, or dropout off).
+# gradkit's sentence and the plot's line state one fact in one wording: two runs on one input
+# differ, by up to the largest gap, at the output entry named (counted as on lesson 00's
+# notation sheet). The check draws masks of its own, so on another draw the entry that moves
+# most can change; every pair of runs differs somewhere. Fix the randomness for the check (a
+# generator started from a fixed state inside forward, or dropout off).
 #
 # A backward can be noisy too. On a GPU many threads often add into one number with
 # **`atomicAdd`**, an addition that one thread at a time completes; the order of the additions

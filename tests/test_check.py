@@ -278,6 +278,25 @@ def test_a_random_forward_is_blamed_whatever_the_seed():
         assert "forward runs on the same input differ" in report.explanation
 
 
+def test_a_random_forward_names_the_output_entry_that_moved_the_way_positions_are_named():
+    from gradkit.detectors import find_nondeterminism
+
+    x = _x(1.0, 2.0, 3.0, 4.0)
+    calls = iter(range(100))
+
+    def one_entry_moves(t):  # the third entry moves by 2 on every call, the others stay
+        return t * torch.tensor([1.0, 1.0, 1.0 + 2 * next(calls) / 3, 1.0], dtype=t.dtype)
+
+    said, _ = find_nondeterminism(one_entry_moves, (x,), 1e-8)
+    assert "differ by up to 2 at output entry 2:" in said and "(output" not in said
+
+    def second_output_moves(t):
+        return t * 1.0, torch.stack([t[0], t[1] * next(calls)])
+
+    said, _ = find_nondeterminism(second_output_moves, (x,), 1e-8)
+    assert "differ by up to 2 at output 1 entry 1:" in said
+
+
 # ---------------------------------------------------- one wording for positions and numbers
 
 

@@ -398,6 +398,15 @@ def test_stored_without_outputs_or_widget_state(path):
             assert cell.execution_count is None, f"cell {cell.id} has an execution count"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=STEMS)
+def test_voila_shows_the_lesson_with_the_template_that_asks_no_other_server(path):
+    """Voila's default ("lab") template asks a CDN for Font Awesome; gradkit's asks nothing."""
+    assert nbformat.read(path, as_version=4).metadata.get("voila") == {"template": "gradkit"}
+    template = Path(__file__).resolve().parents[1] / "share/jupyter/voila/templates/gradkit"
+    page = (template / "index.html.j2").read_text(encoding="utf-8")
+    assert "'voila/templates/lab/index.html.j2'" in page and "'://' in line" in page
+
+
 #: In every lesson's first cell: hides the cells tagged notebook-only where nbconvert renders the
 #: page (Voila; an HTML export), and shows the notes meant only for such a page.
 HIDE_NOTEBOOK_ONLY = (
@@ -689,8 +698,8 @@ PRINTED: dict[str, list[str]] = {
         "AbsFn at 5e-07: kink",
         "ReluFn at 1e-05: pass  numeric 1  analytic 1",
         "AbsFn at 1e-05: pass  numeric 1  analytic 1",
-        "forward runs on the same input differ by up to",
-        "the two runs plotted differ most at output entry 3, by 4",
+        "forward runs on the same input differ by up to 4 at output entry 3",
+        "the two runs plotted differ by up to 4 at output entry 3",
         "noisy backward passes: False",
         "with nondet_tol=1e-8: True",
         "with conj:    True",
@@ -799,6 +808,87 @@ def test_11_draws_a_figure_per_topic():
         if o.output_type == "display_data" and "image/png" in o.get("data", {})
     ]
     assert len(images) == 4  # randomness, complex, second derivatives, TF32 (kinks: a widget)
+
+
+def _figures(nb) -> list:
+    """Every matplotlib figure a lesson shows, as an RGBA pixel array (rows, columns, 4)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    return [
+        np.asarray(Image.open(io.BytesIO(base64.b64decode(o.data["image/png"]))).convert("RGBA"))
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    ]
+
+
+def figure_theme_faults(pixels) -> list[str]:
+    """What keeps a figure (RGBA pixels) from reading on a white and on a dark (#111111) page:
+    an opaque background (a white block on a dark page), or text in a colour that one of them
+    hides. The text is the most common opaque grey pixel but white (glyphs, ticks, frames)."""
+    import numpy as np
+
+    from gradkit._palette import contrast_ratio
+
+    faults = []
+    corners = pixels[[0, 0, -1, -1], [0, -1, 0, -1], 3]
+    if corners.any():
+        faults.append(f"opaque corners (alpha {corners.tolist()})")
+    opaque = pixels[pixels[..., 3] == 255][:, :3].astype(int)
+    whiteish = (opaque.min(axis=1) > 235).sum()
+    if whiteish > 0.02 * len(pixels.reshape(-1, 4)):
+        faults.append(f"{whiteish} opaque near-white pixels: a white block on a dark page")
+    grey = opaque[(opaque.max(axis=1) - opaque.min(axis=1) <= 2) & (opaque.min(axis=1) <= 235)]
+    if len(grey):
+        colours, counts = np.unique(grey, axis=0, return_counts=True)
+        ink = "#{:02X}{:02X}{:02X}".format(*colours[counts.argmax()])
+        for paper in ("#FFFFFF", "#111111"):
+            if contrast_ratio(ink, paper) < 4.0:
+                faults.append(f"text {ink} reads {contrast_ratio(ink, paper):.1f}:1 on {paper}")
+    return faults
+
+
+@pytest.mark.parametrize("stem", ["06_bug_zoo", "11_appendix_beyond"])
+def test_figures_read_on_light_and_dark_pages(stem):
+    """A PNG cannot follow the page's theme: it is see-through, with grey text that reads on
+    JupyterLab's white and on its dark theme (#111111) alike."""
+    figures = _figures(_run(stem)[0])
+    assert figures, f"{stem} shows no figure"
+    for k, pixels in enumerate(figures):
+        assert figure_theme_faults(pixels) == [], f"{stem} figure {k}"
+
+
+def test_the_figure_guard_catches_matplotlibs_default_look():
+    import io
+
+    import matplotlib
+    import numpy as np
+    from PIL import Image
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import gradkit
+
+    def drawn(style) -> np.ndarray:
+        with plt.style.context(style):
+            fig, ax = plt.subplots(figsize=(3, 2))
+            ax.plot([0, 1], [1, 0], label="a line")
+            ax.set(xlabel="x", ylabel="y", title="a title")
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", facecolor=fig.get_facecolor())  # as IPython does
+            plt.close(fig)
+        return np.asarray(Image.open(buffer).convert("RGBA"))
+
+    assert figure_theme_faults(drawn(gradkit.FIGURE_STYLE)) == []
+    faults = figure_theme_faults(drawn("default"))
+    assert any("opaque corners" in f for f in faults)
+    assert any("white block" in f for f in faults)
+    assert any("text #000000" in f for f in faults)
 
 
 def test_11_tf32_imitation_costs_about_a_thousand_times_the_error():

@@ -46,7 +46,14 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 def test_the_wheel_holds_what_learners_use_and_nothing_else(wheel):
     names = wheel.namelist()
     tops = {n.split("/", 1)[0] for n in names}
-    assert tops == {"gradkit", f"gradkit-{gradkit.__version__}.dist-info"}
+    data = f"gradkit-{gradkit.__version__}.data"
+    assert tops == {"gradkit", f"gradkit-{gradkit.__version__}.dist-info", data}
+    # Voila's template for the lessons, where Voila looks (sys.prefix/share/jupyter/voila/...)
+    template = f"{data}/data/share/jupyter/voila/templates/gradkit"
+    assert sorted(n for n in names if n.startswith(data)) == [
+        f"{template}/conf.json",
+        f"{template}/index.html.j2",
+    ]
     assert not [n for n in names if "/bench" in n or "harness" in n or "__pycache__" in n]
     lessons = sorted(n for n in names if n.startswith("gradkit/lessons/"))
     shipped = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))

@@ -21,6 +21,7 @@ from gradkit._palette import (
     relative_luminance,
     theme_css,
 )
+from gradkit.cli.site.highlight import highlight_css
 from gradkit.exercises.grader import Feedback
 
 THEME_CSS = Path(__file__).resolve().parents[1] / "gradkit" / "widgets" / "base" / "theme.css"
@@ -132,6 +133,7 @@ SITE_PAIRS = (
     ("note-fg", "note-bg"),
     ("red", "error-bg"),
     ("red", "stderr-bg"),
+    ("code-fg", "code-block-bg"),
 )
 
 
@@ -147,7 +149,14 @@ def test_the_static_site_reads_in_both_colour_schemes(scheme):
     for fg, bg in SITE_PAIRS:
         ratio = contrast_ratio(palette[fg], palette[bg])
         assert ratio >= 4.5, f"{scheme}: {fg} on {bg} is {ratio:.2f}:1"
-    # outside the two palettes, colours are variables (code cells keep pygments' light face)
+    # outside the two palettes, colours are variables (code cells too: highlight.py's tokens)
     rules = re.sub(r":root \{[^}]*\}", "", css)
-    fixed = set(re.findall(r"#[0-9A-Fa-f]{6}", rules))
-    assert fixed <= {"#F6F8FA", "#1F2328"}, fixed
+    assert set(re.findall(r"#[0-9A-Fa-f]{6}", rules)) == set()
+    # every token pygments colours (but whitespace, which draws nothing) reads on the code face
+    light_tokens, dark_tokens = highlight_css().split("@media (prefers-color-scheme: dark)", 1)
+    tokens = light_tokens if scheme == "light" else dark_tokens
+    colours = re.findall(r"^\s*\.highlight \.(\w+) \{ color: (#[0-9A-Fa-f]{3,6})", tokens, re.M)
+    assert len(colours) > 30
+    for token, colour in colours:
+        ratio = contrast_ratio(colour, palette["code-block-bg"])
+        assert token == "w" or ratio >= 4.5, f"{scheme}: .{token} {colour} is {ratio:.2f}:1"

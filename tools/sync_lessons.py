@@ -25,6 +25,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 BIN = Path(sys.executable).parent
+# Notebook metadata a lesson keeps: its kernel, jupytext's pairing, and the Voila template that
+# asks no other server for anything (share/jupyter/voila/templates/gradkit).
+_KEPT_METADATA = ("kernelspec", "jupytext", "voila")
 # Cell metadata that running or viewing a notebook adds; jupytext's own keys (lines_to_next_cell)
 # and a teacher's tags stay.
 _RUN_METADATA = (
@@ -64,7 +67,7 @@ def problems() -> list[str]:
 def _strip(nb) -> bool:
     """Remove outputs, counts, run metadata and widget state; True if anything was there."""
     changed = False
-    for key in [k for k in nb.metadata if k not in ("kernelspec", "jupytext")]:
+    for key in [k for k in nb.metadata if k not in _KEPT_METADATA]:
         del nb.metadata[key]
         changed = True
     for cell in nb.cells:

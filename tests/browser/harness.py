@@ -81,6 +81,9 @@ __all__ = [
     "write_notebook",
 ]
 
+#: The checkout: its ``share/jupyter`` holds gradkit's Voila template.
+REPO = Path(__file__).resolve().parents[2]
+
 #: Debian's chromium; ``make test`` installs it with apt-get (Playwright never downloads one).
 CHROMIUM = "/usr/bin/chromium"
 
@@ -457,6 +460,11 @@ def _isolated_env(workdir: Path, extra: dict[str, str] | None = None) -> dict[st
     env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(workdir / "lab-workspaces")
     env.pop("MPLBACKEND", None)  # kernels choose their own backend (ipympl or inline)
+    # the checkout's Voila template (the wheel installs it; an editable install from before it
+    # existed has not): the lessons name it in their metadata
+    env["JUPYTER_PATH"] = os.pathsep.join(
+        [str(REPO / "share" / "jupyter"), *filter(None, [os.environ.get("JUPYTER_PATH")])]
+    )
     env.setdefault("PYTHONUNBUFFERED", "1")
     env.update(extra or {})
     return env

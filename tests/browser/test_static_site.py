@@ -220,8 +220,8 @@ def test_x_steps_move_the_point(open_page) -> None:
 
 def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> None:
     """With no kernel, an x past the positions saved with the page cannot be measured: its step
-    button greys out under the widget's line saying why, and the slider moved past them puts the
-    picture back and says what was not saved."""
+    button greys out under the widget's line saying why, and the slider ends at the last saved
+    position (its tooltip says so): a key past it leaves the picture as it is."""
     found = _live(open_page, ".gradkit-x-up")
     assert found, "no widget with x steps in lessons 01 and 03"
     opened, root = found[0]
@@ -235,10 +235,34 @@ def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> Non
     note = root.locator(".gk-offline-note")
     assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
     last = root.evaluate(SNAPSHOT)["drawn"]
-    root.locator("input.gradkit-x").first.press("ArrowRight")  # the slider has no greyed positions
+    slider = root.locator("input.gradkit-x").first
+    assert slider.input_value() == slider.get_attribute("max"), "the slider goes past the saved x"
+    assert "running notebook" in (slider.get_attribute("title") or "")
+    slider.press("ArrowRight")
     assert root.evaluate(SNAPSHOT)["drawn"] == last, "an x beyond what was saved was drawn"
-    message = root.locator(".gradkit-error").inner_text()
-    assert "is not saved with this page" in message and "running notebook" in message, message
+    assert opened.errors == []
+
+
+def test_sliders_offer_only_the_states_saved_with_the_page(open_page) -> None:
+    """01's x slider went from -3 to 3 and 02's n from 1 to 64, with answers saved for a few
+    values only. Now each spans the saved values next to the one shown and says so; x² from the
+    menu (the same function as "your f", saved at x = 2 alone) greys the x slider out saying why."""
+    opened = open_page("01_nudging")
+    root = _widget(opened, "gradkit-slope-explorer")
+    x = root.locator("input.gradkit-x")
+    span = [float(x.get_attribute(k)) for k in ("min", "max")]
+    assert span[0] < 0 < span[1] and span[1] - span[0] <= 20, span  # the saved window, not 120
+    assert "this page saved x from 1.75 to 2.25" in x.get_attribute("title")
+    root.locator("select.gradkit-function").select_option("x²")
+    assert x.is_disabled() and "gk-needs-kernel" in x.get_attribute("class")
+    assert "x = 2 is the only x this page saved" in x.get_attribute("title")
+    assert root.locator(".gk-offline-note").is_visible()
+    root.locator("select.gradkit-function").select_option("your f")
+    assert x.is_enabled()
+    builder = _widget(open_page("02_correct_backward"), "gradkit-jacobian-builder")
+    n = builder.locator("input.gradkit-n")
+    assert (n.get_attribute("min"), n.get_attribute("max")) == ("2", "5")
+    assert "this page saved n from 2 to 5" in n.get_attribute("title")
     assert opened.errors == []
 
 
@@ -312,10 +336,20 @@ def test_what_needs_python_is_greyed_out_under_its_line(open_page) -> None:
             for control in root.locator(".gk-needs-kernel input, .gk-needs-kernel button").all():
                 assert control.is_disabled(), f"{name}: a control needing the kernel is enabled"
                 greyed.add(control.get_attribute("class"))
+                # it looks disabled (09's atol and rtol looked like boxes to type in) and says why
+                look = control.evaluate(DISABLED_LOOK)
+                assert look == {"face": "transparent", "frame": "dashed"}, (name, look)
+                assert "running notebook" in (control.get_attribute("title") or "")
             if root.locator(".gk-needs-kernel").count():
                 note = root.locator(".gk-offline-note")
                 assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
     assert greyed == {"gradkit-exercise-check", "gradkit-atol", "gradkit-rtol"}, greyed
+
+
+#: How a control is drawn: its face (transparent: no face) and its frame's style.
+DISABLED_LOOK = """(n) => { const cs = getComputedStyle(n);
+  return {face: cs.backgroundColor === 'rgba(0, 0, 0, 0)' ? 'transparent' : cs.backgroundColor,
+          frame: cs.borderTopStyle}; }"""
 
 
 def _widget(opened: Opened, css: str, k: int = 0):

@@ -309,3 +309,42 @@ def test_static_site_scheme_every_text_reads(
         assert errors == []
     finally:
         context.close()
+
+
+#: A code cell's face as drawn: its background's WCAG luminance, and its texts under 4.5:1.
+CODE_FACE_JS = """() => {
+  const block = document.querySelector('.gk-site-source .highlight');
+  const probe = document.createElement('canvas').getContext('2d');
+  probe.fillStyle = getComputedStyle(block).backgroundColor; probe.fillRect(0, 0, 1, 1);
+  const lin = (c) => (c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  const [r, g, b] = probe.getImageData(0, 0, 1, 1).data;
+  return {background: getComputedStyle(block).backgroundColor,
+          luminance: 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_static_site_code_cells_follow_the_scheme(
+    browser, themes_site, scheme: str, screenshot_dir: Path
+) -> None:
+    """A code cell is dark on a dark page (it was a light block), light on a light one, and
+    every token reads 4.5:1 on it."""
+    lesson = themes_site() / f"{Path(NOTEBOOK).stem}.html"
+    for width in (1200, 390):
+        context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.route("http*://**", lambda route: route.abort())
+            page.goto(lesson.as_uri())
+            face = page.evaluate(CODE_FACE_JS)
+            if scheme == "dark":
+                assert face["luminance"] < 0.05, face
+            else:
+                assert face["luminance"] > 0.8, face
+            bad, measured = _unreadable(page, ".gk-site-source")
+            assert measured > 20 and not bad, json.dumps(bad[:12], ensure_ascii=False, indent=1)
+            (screenshot_dir / "themes").mkdir(parents=True, exist_ok=True)
+            shot = screenshot_dir / "themes" / f"site-code-{scheme}-{width}.png"
+            page.locator(".gk-site-source").first.screenshot(path=str(shot))
+        finally:
+            context.close()

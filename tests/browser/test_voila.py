@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import nbformat
 import psutil
@@ -68,6 +69,24 @@ def test_voila_demands_the_token(servers, voila_app: VoilaApp) -> None:
         if c.status == psutil.CONN_LISTEN
     }
     assert listening == {"127.0.0.1"}
+
+
+def test_a_lesson_in_voila_asks_nothing_of_any_other_server(browser_context, servers) -> None:
+    """Voila's own "lab" template asks a CDN for Font Awesome; the lessons name gradkit's template
+    (share/jupyter/voila/templates/gradkit), which asks for nothing beyond the page's server."""
+    page = browser_context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    try:
+        widgets = jp.open_voila(page, servers["voila"], "00_start_here.ipynb")
+        jp.wait_settled(page.locator("body"), 300)
+    finally:
+        page.close()
+    assert widgets["failed"] == 0 and widgets["rendered"] >= 1, widgets
+    web = [url for url in requested if urlsplit(url).scheme in ("http", "https", "ws", "wss")]
+    assert len(web) > 10, requested  # the page, its scripts, the kernel's websocket...
+    outside = [url for url in web if urlsplit(url).hostname != "127.0.0.1"]
+    assert outside == [], outside
 
 
 def test_voila_renders_widgets_and_no_code(voila_app: VoilaApp) -> None:

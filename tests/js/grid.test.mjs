@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { gridPosition, roundHalfEven, sliderPosition, sliderValue } from "../../gradkit/widgets/base/controls.js";
+import {
+  gridPosition, roundHalfEven, savedRange, sliderPosition, sliderValue,
+} from "../../gradkit/widgets/base/controls.js";
 
 const { grids } = JSON.parse(readFileSync(new URL("./fixtures/grid.json", import.meta.url), "utf8"));
 const all = grids.flatMap(({ slider, cases }) => cases.map((c) => ({ slider, ...c })));
@@ -36,4 +38,15 @@ test("the fixture holds the ties, where Math.round would answer otherwise", () =
 test("ties go to the even whole number; all else to the nearest", () => {
   assert.deepEqual([0.5, 1.5, 2.5, -0.5, -1.5, -2.5].map(roundHalfEven), [0, 2, 2, 0, -2, -2]);
   assert.deepEqual([0.49999999999999994, 2.5000000000000004, -3.7, 7].map(roundHalfEven), [0, 3, -4, 7]);
+});
+
+test("with no kernel a slider spans only the saved positions next to the one shown", () => {
+  const spec = { lo: -100, hi: 20 };
+  const window = (k) => k >= -5 && k <= 5; // 01's x: five positions either side were saved
+  assert.deepEqual(savedRange(spec, 0, window), [-5, 5]);
+  assert.deepEqual(savedRange(spec, 0, () => false), [0, 0]); // another function: x alone
+  // 02's n (1 … 64, saved 2 … 5 and 9): the span stops at the first gap, and at the ends
+  const saved = (k) => [2, 3, 4, 5, 9].includes(k);
+  assert.deepEqual(savedRange({ lo: 1, hi: 64 }, 3, saved), [2, 5]);
+  assert.deepEqual(savedRange({ lo: 3, hi: 4 }, 3, saved), [3, 4]);
 });

@@ -55,6 +55,16 @@ export function sliderStepMoves(spec, value, dir) {
   return k >= spec.lo && k <= spec.hi;
 }
 
+// With no kernel: the positions lo … hi around `position` that the page can show (shows(k): a
+// saved answer at position k), each one next to the last, within spec.lo … spec.hi.
+export function savedRange(spec, position, shows) {
+  let lo = position;
+  let hi = position;
+  while (lo - 1 >= spec.lo && shows(lo - 1)) lo -= 1;
+  while (hi + 1 <= spec.hi && shows(hi + 1)) hi += 1;
+  return [lo, hi];
+}
+
 // A step button at the end of its range: disabled, its tooltip saying so (the tooltip it had
 // comes back when it leads somewhere again). Returns whether it leads somewhere.
 function atEnd(node, moves, words) {
@@ -87,7 +97,8 @@ function rangeInput(spec, lo, hi, aria, onMove) {
     "aria-label": aria, "data-lm-suppress-shortcuts": "true",
   });
   input.addEventListener("keydown", (event) => {
-    const next = keyMove(event.key, Number(input.value), lo, hi, spec.page || 10);
+    // min and max as drawn: with no kernel, a slider spans only the positions saved
+    const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), spec.page || 10);
     if (next === null) return;
     event.preventDefault();
     event.stopPropagation();
@@ -105,6 +116,26 @@ function offlineGrey(ctx, node, changes) {
   node.classList.toggle("gk-needs-kernel", !ok);
   node.title = ok ? node.dataset.tip : GREYED_TITLE;
   if (!ok) node.disabled = true;
+}
+
+// With no kernel: a slider spans only the positions the page saved answers for, its tooltip
+// says so; where it saved none but the one shown, the slider is greyed out saying why.
+function offlineSpan(ctx, input, spec, label, fmt) {
+  if (!ctx.offline) return;
+  const name = spec.name;
+  const [lo, hi] = savedRange(spec, sliderPosition(spec, ctx.state[name]),
+    (k) => ctx.canShow({ [name]: sliderValue(spec, k) }));
+  const only = lo === hi; // greyed out where it stands, not moved to the end of a one-step span
+  input.min = String(only ? spec.lo : lo);
+  input.max = String(only ? spec.hi : hi);
+  if (input.dataset.tip === undefined) input.dataset.tip = input.title || "";
+  input.disabled = only;
+  input.classList.toggle("gk-needs-kernel", only);
+  input.title = only
+    ? `${label} = ${fmt(sliderValue(spec, lo))} is the only ${label} this page saved for what it shows: ` +
+      "another needs a running notebook (Python)"
+    : `${input.dataset.tip}: this page saved ${label} from ${fmt(sliderValue(spec, lo))} to ` +
+      `${fmt(sliderValue(spec, hi))}; beyond, it needs a running notebook (Python)`;
 }
 
 function stepButton(part, onclick) {
@@ -151,6 +182,7 @@ function sliderControl(spec, ctx) {
   const down = spec.down ? stepButton(spec.down, () => move(position() - 1)) : null;
   const up = spec.up ? stepButton(spec.up, () => move(position() + 1)) : null;
   const sync = () => {
+    offlineSpan(ctx, input, spec, label, fmt);
     input.value = String(position());
     shown.textContent = fmt(ctx.state[name]);
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
@@ -320,7 +352,12 @@ export function buildControl(spec, ctx) {
     // a control that needs the kernel, on a page without one, says so instead of breaking
     const needsKernel = ctx.offline && spec.kernel && !ctx.plays(spec.name);
     row.classList.toggle("gk-needs-kernel", !!needsKernel);
-    for (const node of row.querySelectorAll("input, select, button")) if (needsKernel) node.disabled = true;
+    for (const node of row.querySelectorAll("input, select, button")) {
+      if (!needsKernel) continue;
+      // greyed out, and saying why to the pointer and the screen reader (its tooltip)
+      node.disabled = true;
+      node.title = GREYED_TITLE;
+    }
   };
   return { row, sync };
 }
