@@ -46,10 +46,12 @@ __all__ = [
     "cell_instructions",
     "code_pointers",
     "colons_before_hidden_code",
+    "defined_names",
     "hunt_spoilers",
     "notation_slips",
     "notebook_notation_slips",
     "numbers",
+    "place_pointers",
     "predict_spoilers",
     "unbacked_numbers",
     "unshown_warnings",
@@ -445,24 +447,42 @@ def code_pointers(nb: Mapping) -> list[str]:
     there the reader sees nothing. The prose must say what the code does in words, or show the
     lines it means as a code block of its own (indented lines are skipped here).
     """
-    defined = set()
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            defined |= {a or b for a, b in _DEFINED.findall(_source(cell))}
-    alternatives = "|".join(map(re.escape, sorted(defined)))
-    names = re.compile(f"`(?:{alternatives})`") if defined else None
+    names = defined_names(nb)
     problems = []
     for k, cell in enumerate(nb["cells"]):
         if cell["cell_type"] != "markdown" or NOTEBOOK_ONLY in _tags(cell):
             continue
         lines = [line for line in _source(cell).splitlines() if not line.startswith("    ")]
-        prose = " ".join(_prose("\n".join(lines)).split())
-        for sentence in _SENTENCE.split(prose):
-            if not _BY_PLACE.search(sentence) or _SHOWN_WORDS.search(sentence):
-                continue
-            if _CODE_WORDS.search(sentence) or (names and names.search(sentence)):
-                problems.append(f"cell {k}: {sentence[:90]!r} points at code a page hides")
+        for sentence in place_pointers(_prose("\n".join(lines)), names, quoted=True):
+            problems.append(f"cell {k}: {sentence[:90]!r} points at code a page hides")
     return problems
+
+
+def defined_names(nb: Mapping) -> set[str]:
+    """The names a notebook's code cells define (``class X``, ``def f``, ``x = ...``)."""
+    defined = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            defined |= {a or b for a, b in _DEFINED.findall(_source(cell))}
+    return defined
+
+
+def place_pointers(text: str, names: Iterable[str] = (), quoted: bool = False) -> list[str]:
+    """The sentences of ``text`` that point by place ("below", "above") at code: a word for code
+    or one of ``names`` (in backticks when ``quoted``, as the lesson's source writes them; bare
+    in a page's visible text), unless the sentence is about what a cell shows."""
+    names = sorted(n for n in names if len(n) > 2)
+    alternatives = "|".join(map(re.escape, names))
+    named = None
+    if names:
+        named = re.compile(f"`(?:{alternatives})`" if quoted else rf"\b(?:{alternatives})\b")
+    found = []
+    for sentence in _SENTENCE.split(" ".join(text.split())):
+        if not _BY_PLACE.search(sentence) or _SHOWN_WORDS.search(sentence):
+            continue
+        if _CODE_WORDS.search(sentence) or (named and named.search(sentence)):
+            found.append(sentence)
+    return found
 
 
 def cell_instructions(nb: Mapping) -> list[str]:

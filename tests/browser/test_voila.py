@@ -21,7 +21,7 @@ from conftest import EXTRA_NOTEBOOKS
 from widget_checks import SLOPE, check_slope_picture, click, click_toggle
 
 from gradkit.cli import lesson_files
-from tools.lesson_text import CELL_WORDS
+from tools.lesson_text import CELL_WORDS, defined_names, place_pointers
 
 import harness as jp
 
@@ -157,15 +157,28 @@ CODE_EXERCISES = [
 ]
 
 
+def _code_names(name: str) -> set[str]:
+    """The classes and snake_case names lesson ``name`` defines in its (hidden) code."""
+    path = next((p for p in lesson_files() if p.name == name), None)
+    if path is None:
+        return set()
+    names = defined_names(nbformat.read(path, as_version=4))
+    return {n for n in names if any(c.isupper() or c == "_" for c in n)}
+
+
 def voila_text_problems(name: str, text: str) -> list[str]:
     """What is wrong with the visible text of lesson ``name`` as a Voila app.
 
     Voila runs the cells itself and hides the code, so the page must never tell the learner to
-    run or fix a cell; its notebook-only cells are hidden (the note on running cells, and no
-    CSS shown as text); and a lesson whose exercise is writing code says it needs the notebook.
-    ``test_lessons.py`` applies it to every lesson while its Voila page is open.
+    run or fix a cell, nor point by place at code it hides ("the Function below", a class the
+    lesson defines "below"); its notebook-only cells are hidden (the note on running cells, and
+    no CSS shown as text); and a lesson whose exercise is writing code says it needs the
+    notebook. ``test_lessons.py`` applies it to every lesson while its Voila page is open.
     """
     problems = [f"sends the learner to a cell: {m.group(0)!r}" for m in CELL_WORDS.finditer(text)]
+    problems += [
+        f"points at hidden code: {s[:80]!r}" for s in place_pointers(text, _code_names(name))
+    ]
     if "Live widgets" in text:
         problems.append("shows the notebook-only note on running cells")
     if "celltag_" in text or "gradkit-voila-only" in text:
@@ -181,6 +194,10 @@ def test_voila_text_problems_are_found():
     assert voila_text_problems("01_nudging.ipynb", clean) == []
     planted = clean + " Run the next cell, then fix it. Live widgets. .celltag_notebook-only"
     assert len(voila_text_problems("01_nudging.ipynb", planted)) == 3
+    hidden = clean + " WrongSquareFn below multiplies by 3x. The printed verdict above is False."
+    assert voila_text_problems("05_wrong_backward.ipynb", hidden) == [
+        "points at hidden code: 'WrongSquareFn below multiplies by 3x.'"
+    ]
     assert voila_text_problems("08_write_your_own.ipynb", clean) == [
         "the note that a code exercise needs the notebook is missing or misplaced"
     ]
