@@ -40,10 +40,12 @@ LESSONS = (
     "02_correct_backward",
     "03_why_float32_fails",
     "04_choosing_eps",
+    "05_wrong_backward",
     "06_bug_zoo",
     "07_cost_and_fast_mode",
     "08_write_your_own",
     "09_capstone_softmax",
+    "10_beyond_the_jacobian",
 )
 #: The lessons the checks of one control kind (eps, dtype, x) scan: the point widgets'.
 POINT_LESSONS = ("01_nudging", "03_why_float32_fails")
@@ -161,6 +163,27 @@ def test_each_page_opens_from_disk_with_no_network_and_no_errors(open_page, name
     assert opened.errors == []
     assert opened.blocked == [], "the page asked the network"
     assert opened.page.locator(".gk-site-loading").count() == 0, "a widget never started"
+
+
+def test_no_page_is_wider_than_a_phone(browser, static_site: Path) -> None:
+    """At 390 px every page, the whole lesson open, fits the screen: code blocks, tables and
+    widgets scroll inside themselves; nothing makes the page itself scroll sideways."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    wider = {}
+    try:
+        for name in PAGES:
+            page = context.new_page()
+            page.goto((static_site / f"{name}.html").as_uri())
+            if name != "index":
+                page.wait_for_selector("body[data-gk-site=ready]")
+                open_all(page)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                wider[name] = width
+            page.close()
+    finally:
+        context.close()
+    assert wider == {}, f"pages wider than a 390-px phone: {wider}"
 
 
 def test_every_widget_draws_or_says_it_needs_a_running_notebook(open_page) -> None:
