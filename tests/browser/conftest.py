@@ -244,7 +244,9 @@ class Lessons:
     """Opens each lesson once per session in one front end, runs it, keeps what tests need.
 
     While one lesson runs, the next one in lesson order is already loading (its page and kernel
-    start meanwhile), and kernels are shut down in the background: the suite waits less.
+    start meanwhile), and kernels are shut down in the background: the suite waits less. Not in
+    Voila: there asking for the page runs the whole lesson, which :func:`harness.open_voila` does
+    once, in the tab in front.
     """
 
     def __init__(
@@ -275,7 +277,8 @@ class Lessons:
                 errors.append(str(error))
 
         page.on("pageerror", record)
-        jp.begin_open(page, self._server, name)
+        if not self.voila:  # Voila runs the lesson when the page is asked for: in run()
+            jp.begin_open(page, self._server, name)
         self._loading[name] = (page, errors, state, time.perf_counter())
 
     def _next(self, name: str) -> str | None:
@@ -289,7 +292,9 @@ class Lessons:
             page, errors, state, start = self._loading.pop(name)
             if not self.voila:
                 jp.wait_kernel_idle(page)
-            following = self._next(name)
+            # Voila runs a lesson each time its page is asked for, and a page loaded in a
+            # background tab is not what a learner sees: its next lesson is not loaded ahead
+            following = None if self.voila else self._next(name)
             if following is not None:
                 self._begin(following)
             page.bring_to_front()
@@ -346,8 +351,10 @@ class Lessons:
             self._close(run.page)
 
     def _close(self, page) -> None:
-        if page.is_closed():
+        # a page closed with run_before_unload (Voila) may still read open: closed only once
+        if page.is_closed() or getattr(page, "_gradkit_closing", False):
             return
+        page._gradkit_closing = True
         session = None if self.voila else jp.session_id(page)
         # Voila shuts its kernel down on unload (and culls it 10 s later when not); a Notebook 7
         # page must not run it: a "leave page?" dialog would keep the page open.
