@@ -3,7 +3,7 @@ GradcheckLab verdict work from the browser; every lesson reads right without its
 
 Voila 0.5 serves with no authentication at all unless given a token (``--token=T``, or the bare
 ``--token`` flag for a random one); :func:`harness.start_voila` always passes one. The lessons
-themselves run in Voila in ``test_lessons.py``; the checks on what a Voila page of each lesson
+themselves run in Voila in ``test_lessons_voila.py``; the checks on what a Voila page of each lesson
 says (no "run the cell", the note that a code exercise needs the notebook) read those runs.
 """
 
@@ -173,7 +173,7 @@ def voila_text_problems(name: str, text: str) -> list[str]:
     run or fix a cell, nor point by place at code it hides ("the Function below", a class the
     lesson defines "below"); its notebook-only cells are hidden (the note on running cells, and
     no CSS shown as text); and a lesson whose exercise is writing code says it needs the
-    notebook. ``test_lessons.py`` applies it to every lesson while its Voila page is open.
+    notebook. ``test_lessons_voila.py`` applies it to every lesson while its Voila page is open.
     """
     problems = [f"sends the learner to a cell: {m.group(0)!r}" for m in CELL_WORDS.finditer(text)]
     problems += [
