@@ -45,7 +45,6 @@
 
 # %%
 # %matplotlib inline
-import random
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -102,10 +101,8 @@ plt.show()
 # %%
 LATER = ("MissingConjComplexSquareFn", "InplaceSavedExpFn", "RandomForwardFn")
 LATER += ("NoisyBackwardTanhFn",)  # bugs of complex numbers, memory and randomness
-bugs = [name for name, entry in CATALOGUE.items() if not entry.correct and name not in LATER]
-decoys = [name for name, entry in CATALOGUE.items() if entry.correct][1:3]  # two correct ones
-specimens = bugs + decoys
-random.Random(37).shuffle(specimens)  # a fixed mix, the same on every run: look-alikes apart
+# the taught bugs and some correct look-alikes, in a fixed mix: the same on every run
+specimens = gradkit.zoo.hunt_specimens(leave_out=LATER)
 hunt = ZooHunt(names=specimens, causes=("pass", "precision", "bug", "error"))
 hunt
 
@@ -139,6 +136,9 @@ from IPython.display import HTML
 
 def items(names):
     return "".join(f"<li><code>{name}</code>: {CATALOGUE[name].bug}</li>" for name in names)
+
+
+bugs = [name for name, entry in CATALOGUE.items() if not entry.correct and name in hunt.names]
 
 
 later = f"{len(LATER)} more, not taught here (conj, the complex conjugate: 3 + 4i → 3 − 4i)"

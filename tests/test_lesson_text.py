@@ -376,6 +376,18 @@ def test_the_colon_guard_catches_prose_pointing_at_hidden_code_in_a_copy_of_a_le
 
 
 @notebooks
+def test_the_predict_guard_catches_a_count_in_a_code_comment_in_a_copy_of_a_lesson():
+    """Lesson 6's hunt cell as it read before: "# two correct ones" above "how many pass?"."""
+    lesson = copy.deepcopy(executed("06_bug_zoo"))
+    answers = {k: v for k, (v, _) in predict_answers("06_bug_zoo").items()}
+    assert predict_spoilers(lesson, answers) == []
+    cell = next(c for c in lesson.cells if "hunt_specimens(" in c.source)
+    cell.source += "\ndecoys = correct[1:3]  # two correct ones"
+    found = predict_spoilers(lesson, answers)
+    assert len(found) == 1 and "two correct ones" in found[0], found
+
+
+@notebooks
 def test_the_hunt_guard_catches_a_named_decoy_in_a_copy_of_a_lesson():
     """Lesson 6's hunt as it was built before: a list naming its correct Functions."""
     lesson = copy.deepcopy(executed("06_bug_zoo"))

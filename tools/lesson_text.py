@@ -340,6 +340,38 @@ def _before(cells: list, k: int, readouts: Mapping[str, Iterable[str]]) -> dict[
     }
 
 
+_COUNT_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+_COMMENT = re.compile(r"#(.*)$", re.MULTILINE)
+
+
+def _count_in_comments(code: str, value: float) -> str | None:
+    """A small whole count (0 to 12) that a code comment says, as a word or a digit ("# two
+    correct ones"): a guess copies a count as easily as a long number."""
+    if value != int(value) or not 0 <= value <= 12:
+        return None
+    count = int(value)
+    said = re.compile(rf"\b(?:{_COUNT_WORDS[count]}|{count})\b(?![.\d])", re.IGNORECASE)
+    for comment in _COMMENT.findall(code):
+        found = said.search(comment)
+        if found:
+            return f"#{comment}".strip()[:80]
+    return None
+
+
 def _claims(number: Number) -> bool:
     """Whether a number claims enough digits to give a value away: 2 or more significant digits
     besides trailing zeros (0.0016, 22, 8.1e+02), or 3 or more with them after a decimal point
@@ -362,6 +394,9 @@ def _gives_away(texts: Mapping[str, str], answer: object, tolerance: float) -> s
                 return " ".join(sentence.split())[:80]
         return None
     value = float(answer)
+    said = _count_in_comments(texts["code"], value) if tolerance == 0 else None
+    if said:
+        return said
     for where in ("prose", "code", "printed"):
         for number in numbers(texts[where]):
             near = abs(number.value - value) <= tolerance * abs(value)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import torch
 
-from .catalogue import CATALOGUE, ZooEntry, zoo_entry
+from .catalogue import CATALOGUE, ZooEntry, hunt_specimens, zoo_entry
 from .checks import (
     CHECK_SPECIMENS,
     OTHER_CHECKS,
@@ -96,6 +96,7 @@ __all__ = [
     "WrongSquareFn",
     "ZooEntry",
     "entry",
+    "hunt_specimens",
     "scalar_functions",
     "zoo_entry",
 ]

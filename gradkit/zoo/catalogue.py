@@ -12,7 +12,8 @@ The decorator takes the entry's name from the class's ``__name__`` and adds the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -177,3 +178,35 @@ def complex_input() -> tuple[torch.Tensor, ...]:
     """Sample input: three complex128 numbers off the real axis, requiring grad."""
     z = torch.tensor([0.5 + 1.0j, -1.5 + 0.25j, 0.75 - 0.5j], dtype=torch.complex128)
     return (z.requires_grad_(True),)
+
+
+def hunt_specimens(leave_out: Iterable[str] = (), order: int = 37) -> list[str]:
+    """The names of a zoo hunt's specimens: buggy twins and correct look-alikes, mixed.
+
+    Every buggy twin of :data:`CATALOGUE` not in ``leave_out``, and a few correct Functions
+    whose buggy look-alikes are among them (how many is lesson 6's question, so the lesson's
+    code does not say it), in an order fixed by ``order``: the same mix on every run.
+
+    Parameters
+    ----------
+    leave_out : iterable of str
+        Names of buggy twins to keep out of the hunt (bugs a lesson does not teach).
+    order : int
+        Picks the fixed order (a ``random.Random`` state), so look-alikes stand apart.
+
+    Returns
+    -------
+    list of str
+        Names in :data:`CATALOGUE`.
+    """
+    skipped = set(leave_out)
+    unknown = sorted(skipped - set(CATALOGUE))
+    if unknown:
+        raise KeyError(
+            f"leave_out: {unknown} are not in the zoo; use names of gradkit.zoo.CATALOGUE"
+        )
+    bugs = [name for name, entry in CATALOGUE.items() if not entry.correct and name not in skipped]
+    look_alikes = [name for name, entry in CATALOGUE.items() if entry.correct][1:3]
+    names = bugs + look_alikes
+    random.Random(order).shuffle(names)
+    return names
