@@ -221,7 +221,10 @@ def test_nbgrader_validate_passes_the_solution_and_fails_the_starter(tmp_path, m
     """nbgrader's own apps (generate_assignment, validate: each notebook run in a kernel of its
     own), in this process as ``nbgrader`` runs them, reading the course's nbgrader_config.py."""
     from nbgrader.apps import GenerateAssignmentApp, ValidateApp
+    from nbgrader.validator import Validator
 
+    # validate prints to Validator.stream, the sys.stdout of whichever test first imported it
+    monkeypatch.setattr(Validator, "stream", sys.stdout)
     course = tmp_path / "course"
     assert main(["course", "nbgrader", str(course), "08", "--assignment", "ps1"]) == 0
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # alembic
