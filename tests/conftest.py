@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 
@@ -62,3 +64,29 @@ def quiet_gradcheck():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         yield
+
+
+@pytest.fixture
+def check_child_in_process(monkeypatch):
+    """``gradkit check``'s child (:func:`gradkit.cli.check_target.child_main`) run in this
+    process: the same job in, the same JSON answer file out, without starting a Python that
+    imports torch again. For what the report says; what only a real process shows (a stop, a
+    signal, Ctrl-C, a closed stdout, the exit status of ``python -m gradkit.cli``) is tested
+    with a real child in tests/test_cli_check.py and tests/test_cli.py."""
+    from gradkit.cli import check_run, check_target
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the target's folder is put on it
+    loaded = set(sys.modules)
+
+    def run_child(job: dict) -> tuple[dict, int]:
+        with tempfile.TemporaryDirectory(prefix="gradkit-check-") as work:
+            result = os.path.join(work, "answer.json")
+            check_target.child_main(result, json.dumps(job))
+            with open(result, encoding="utf-8") as handle:
+                return json.load(handle), 0  # a child that answered exits 0
+
+    monkeypatch.setattr(check_run, "_run_child", run_child)
+    yield
+    for name in set(sys.modules) - loaded:
+        if name.startswith("_gradkit_check_"):  # the learner's file, loaded under this name
+            del sys.modules[name]

@@ -118,18 +118,32 @@ def test_resolve_device_accepts_cpu_and_names_the_fix_otherwise():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
 def test_gpu_script_without_a_gpu_says_so_without_a_traceback():
+    """The runner's main lets the message's SystemExit through (Python prints no traceback for
+    it); the slow test below runs python -m benchmarks end to end."""
+    from benchmarks.__main__ import main
+
     with pytest.raises(SystemExit, match="needs a CUDA GPU"):
         bench_engine.resolve_device("cuda")
+    with pytest.raises(SystemExit, match="needs a CUDA GPU"):
+        main(["--only", "engine", "--device", "cuda"])
+
+
+@pytest.mark.slow  # a Python of its own that imports torch: make test, not make unit
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message shown without a GPU")
+def test_gpu_script_without_a_gpu_says_so_end_to_end():
     done = _run_benchmarks("--only", "engine", "--device", "cuda")
     assert done.returncode != 0
     assert "needs a CUDA GPU" in done.stderr
     assert "Traceback" not in done.stderr
 
 
-def test_runner_refuses_an_unknown_suite():
-    done = _run_benchmarks("--only", "engine,nope")
-    assert done.returncode == 2
-    assert "unknown suite(s) ['nope']" in done.stderr
+def test_runner_refuses_an_unknown_suite(capsys):
+    from benchmarks.__main__ import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--only", "engine,nope"])
+    assert stop.value.code == 2
+    assert "unknown suite(s) ['nope']" in capsys.readouterr().err
 
 
 def test_table_shows_ratio_and_verdict():

@@ -21,7 +21,8 @@ from gradkit import cli
 from gradkit.cli import UsageError, check_run
 
 LESSONS = cli.lesson_files()
-#: a check that runs its target starts a Python of its own (importing torch): make test only
+#: a check that runs its target in a real child starts a Python of its own (importing torch):
+#: make test only. The others run the child's code in this process (check_child_in_process).
 slow = pytest.mark.slow
 
 
@@ -31,16 +32,16 @@ def _run(capsys, *argv):
     return status, out, err
 
 
-@slow
-def test_check_correct_function_passes(capsys):
+def test_check_correct_function_passes(capsys, check_child_in_process):
     status, out, _ = _run(capsys, "check", "gradkit.zoo:SquareFn")
     assert status == 0
     assert out.startswith("gradcheck PASS")
 
 
-@slow
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning")
-def test_a_complex_zoo_entry_keeps_its_imaginary_part_in_every_dtype(capsys):
+def test_a_complex_zoo_entry_keeps_its_imaginary_part_in_every_dtype(
+    capsys, check_child_in_process
+):
     """--dtype float16 checks complex32 inputs (never their real part); bfloat16 has no
     complex counterpart: a usage error that says which dtypes do."""
     status, out, _ = _run(capsys, "check", "gradkit.zoo:ComplexSquareFn", "--dtype", "float16")
@@ -51,13 +52,13 @@ def test_a_complex_zoo_entry_keeps_its_imaginary_part_in_every_dtype(capsys):
 
 @slow
 def test_check_wrong_function_fails_with_cause(capsys):
+    """A failing report, from a real child process."""
     status, out, _ = _run(capsys, "check", "gradkit.zoo:WrongSquareFn")
     assert status == 1
     assert "cause: bug" in out and "1.5x numeric" in out
 
 
-@slow
-def test_check_float32_reports_precision(capsys):
+def test_check_float32_reports_precision(capsys, check_child_in_process):
     status, out, _ = _run(
         capsys, "check", "gradkit.zoo:SquareFn", "--dtype", "float32", "--shape", "2,3"
     )
@@ -65,15 +66,13 @@ def test_check_float32_reports_precision(capsys):
     assert "cause: precision" in out and "float32" in out
 
 
-@slow
-def test_check_plain_callable_and_fast_mode(capsys):
+def test_check_plain_callable_and_fast_mode(capsys, check_child_in_process):
     status, out, _ = _run(capsys, "check", "torch:sin", "--shape", "4", "--fast")
     assert status == 0
     assert "fast_mode" in out
 
 
-@slow
-def test_check_module_file_with_two_inputs(tmp_path, capsys):
+def test_check_module_file_with_two_inputs(tmp_path, capsys, check_child_in_process):
     module = tmp_path / "mine.py"
     module.write_text(
         textwrap.dedent("""
@@ -123,13 +122,15 @@ def test_check_module_file_with_two_inputs(tmp_path, capsys):
         (["check", "missing_file.py:f"], "no such file: missing_file.py"),
     ],
 )
-def test_check_usage_errors_exit_2(capsys, argv, message):
+def test_check_usage_errors_exit_2(capsys, check_child_in_process, argv, message):
     status, _, err = _run(capsys, *argv)
     assert status == 2
     assert message in err
 
 
+@slow
 def test_argparse_usage_error_exits_2():
+    """End to end: python -m gradkit.cli exits 2 on argparse's own error."""
     result = subprocess.run(
         [sys.executable, "-m", "gradkit.cli", "check"], capture_output=True, text=True, check=False
     )
@@ -186,7 +187,9 @@ def test_double_dash_is_only_for_notebook(capsys):
     assert "only for 'gradkit notebook'" in err
 
 
+@slow
 def test_malformed_target_is_a_usage_message_without_a_traceback():
+    """End to end: python -m gradkit.cli exits 2 with one line on a UsageError."""
     result = subprocess.run(
         [sys.executable, "-m", "gradkit.cli", "check", ":f"],
         capture_output=True,
@@ -198,7 +201,7 @@ def test_malformed_target_is_a_usage_message_without_a_traceback():
     assert "Traceback" not in result.stderr
 
 
-def test_a_module_that_fails_to_import_is_a_usage_error(tmp_path, capsys):
+def test_a_module_that_fails_to_import_is_a_usage_error(tmp_path, capsys, check_child_in_process):
     module = tmp_path / "broken_fn.py"
     module.write_text("raise RuntimeError('boom at import')\n")
     status, _, err = _run(capsys, "check", f"{module}:f")
@@ -440,15 +443,10 @@ def test_a_folder_that_cannot_be_created_is_a_clean_usage_error(tmp_path, monkey
 @pytest.mark.parametrize("under", ["file.txt/lessons", "file.txt/deeper/lessons"])
 def test_a_path_under_a_file_is_a_clean_usage_error(tmp_path, capsys, under):
     (tmp_path / "file.txt").write_text("not a folder")
-    result = subprocess.run(
-        [sys.executable, "-m", "gradkit.cli", "lessons", str(tmp_path / under)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert "is a file, not a folder" in result.stderr
-    assert "Traceback" not in result.stderr
+    status, _, err = _run(capsys, "lessons", str(tmp_path / under))
+    assert status == 2
+    assert "is a file, not a folder" in err
+    assert "Traceback" not in err
     assert (tmp_path / "file.txt").read_text() == "not a folder"
 
 
@@ -468,9 +466,14 @@ def test_write_atomically_replaces_a_link_never_its_target(tmp_path, outside):
 
 
 # ------------------------------------------------------------------ a target that stops the process
-@slow
-@pytest.mark.parametrize("code", ["0", "None", "3"])
-def test_a_target_that_calls_sys_exit_fails_in_one_line(tmp_path, capsys, code):
+@pytest.mark.parametrize(
+    ("code", "child"),
+    [pytest.param("0", "real", marks=slow), ("None", "in this process"), ("3", "in this process")],
+)
+def test_a_target_that_calls_sys_exit_fails_in_one_line(tmp_path, request, capsys, code, child):
+    """sys.exit(0) in a real child; the other codes take the same path in this process."""
+    if child == "in this process":
+        request.getfixturevalue("check_child_in_process")
     module = tmp_path / "exits_fn.py"
     module.write_text(f"import sys\n\ndef f(x):\n    sys.exit({code})\n")
     status, out, err = _run(capsys, "check", f"{module}:f")

@@ -1,6 +1,11 @@
 """gradkit check's target in a child process: any stop is exit 1 in one line, every bad argument
 exit 2 in one line, and a target's plain-number parameters come in with --arg (split from
-test_cli.py so that the two files run side by side: each check here starts a Python of its own)."""
+test_cli.py so that the two files run side by side).
+
+What only a real process shows starts one (marked slow: each imports torch): a target that ends
+its process, closes stdout, and ``python -m gradkit.cli`` end to end for a pass and for a usage
+error found once the target is loaded. A bad argument found before the target runs, and what
+the report says, are checked in this process (``check_child_in_process``, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +16,18 @@ from pathlib import Path
 import pytest
 
 from gradkit import cli
-from gradkit.cli import UsageError
+from gradkit.cli import UsageError, check_run
 
-#: each check here starts a Python of its own that imports torch: make test, not make unit
-pytestmark = pytest.mark.slow
+#: a check that starts a Python of its own (importing torch): make test, not make unit
+slow = pytest.mark.slow
 
 
 def _run(capsys, *argv):
-    status = cli.main(list(argv))
+    """``cli.main`` in this process; argparse's own exit (a bad value) gives its status."""
+    try:
+        status = cli.main(list(argv))
+    except SystemExit as stop:
+        status = stop.code
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -43,6 +52,7 @@ STOPS = {
 }
 
 
+@slow
 @pytest.mark.parametrize("how", list(STOPS))
 def test_a_target_that_ends_the_process_fails_in_one_line(tmp_path, capsys, how):
     """os._exit(0) used to exit 0 with no output; a signal, 143 or 139 with no message."""
@@ -56,6 +66,7 @@ def test_a_target_that_ends_the_process_fails_in_one_line(tmp_path, capsys, how)
     assert "nothing was checked" in line
 
 
+@slow
 def test_a_target_that_closes_stdout_and_stderr_is_still_checked(tmp_path):
     module = tmp_path / "closes_fn.py"
     body = "    sys.stdout.close()\n    sys.stderr.close()\n    return x * 2\n"
@@ -63,6 +74,16 @@ def test_a_target_that_closes_stdout_and_stderr_is_still_checked(tmp_path):
     result = _cli("check", f"{module}:f")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("gradcheck PASS")
+
+
+@pytest.fixture
+def no_child(monkeypatch):
+    """gradkit check fails the test if it starts its child: the mistake must be found first."""
+
+    def refuse(job):
+        raise AssertionError(f"gradkit check started its child for {job}")
+
+    monkeypatch.setattr(check_run, "_run_child", refuse)
 
 
 @pytest.mark.parametrize(
@@ -83,14 +104,25 @@ def test_a_target_that_closes_stdout_and_stderr_is_still_checked(tmp_path):
         (["--arg", "lambd=__import__('os')"], "is not a Python literal"),
         (["--arg", "lambd=" + "9" * 5000], "is over 1000 characters"),
         (["--arg", "a=1", "--arg", "a=2"], "each --arg NAME may be given once"),
-        (["--arg", "nope=1"], "has no positional parameter 'nope'; its parameters are x"),
     ],
 )
-def test_every_bad_argument_is_exit_2_in_one_line(argv, said):
-    result = _cli("check", "gradkit.zoo:SquareFn", *argv)
+def test_every_bad_argument_is_exit_2_in_one_line(capsys, no_child, argv, said):
+    """Found before the target runs: in this process, exactly as ``python -m gradkit.cli``
+    runs ``main`` (tests/test_cli.py runs that end to end for a parser error and a bad target)."""
+    status, out, err = _run(capsys, "check", "gradkit.zoo:SquareFn", *argv)
+    assert status == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("gradkit check: error: ") and said in line, line
+
+
+@slow
+def test_a_bad_argument_found_once_the_target_is_loaded_is_exit_2_in_one_line():
+    """End to end: ``python -m gradkit.cli``, its child loads the target and answers usage."""
+    result = _cli("check", "gradkit.zoo:SquareFn", "--arg", "nope=1")
     assert result.returncode == 2 and result.stdout == ""
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("gradkit check: error: ") and said in line, line
+    assert line.startswith("gradkit check: error: ")
+    assert "has no positional parameter 'nope'; its parameters are x" in line, line
 
 
 REVERSAL = """
@@ -108,7 +140,7 @@ class ReversalFn(torch.autograd.Function):
 """
 
 
-def test_a_parameter_that_is_no_tensor_is_given_with_arg(tmp_path, capsys):
+def test_a_parameter_that_is_no_tensor_is_given_with_arg(tmp_path, capsys, check_child_in_process):
     """A reversal's lambda used to be drawn as a random tensor; now it is named, or given."""
     module = tmp_path / "reversal.py"
     module.write_text(REVERSAL)
@@ -121,7 +153,7 @@ def test_a_parameter_that_is_no_tensor_is_given_with_arg(tmp_path, capsys):
     assert status == 1 and "cause: bug" in out
 
 
-def test_engine_and_tolerances_reach_the_check(capsys):
+def test_engine_and_tolerances_reach_the_check(capsys, check_child_in_process):
     status, out, _ = _run(capsys, "check", "gradkit.zoo:SquareFn", "--dtype", "float32")
     assert status == 1 and "atol=1e-05 rtol=0.001" in out
     argv = ["check", "gradkit.zoo:SquareFn", "--dtype", "float32", "--atol", "0.5", "--rtol", "0.5"]
@@ -133,7 +165,7 @@ def test_engine_and_tolerances_reach_the_check(capsys):
     assert status == 1 and "engine:" not in out
 
 
-def test_traceback_shows_where_the_target_raised(tmp_path, capsys):
+def test_traceback_shows_where_the_target_raised(tmp_path, capsys, check_child_in_process):
     module = tmp_path / "raises_fn.py"
     module.write_text("def f(x):\n    raise RuntimeError('boom in f')\n")
     status, out, _ = _run(capsys, "check", f"{module}:f")
@@ -141,6 +173,16 @@ def test_traceback_shows_where_the_target_raised(tmp_path, capsys):
     assert "gradkit check --traceback shows where it raised" in out
     status, out, _ = _run(capsys, "check", f"{module}:f", "--traceback")
     assert status == 1 and "Traceback (most recent call last)" in out
+    assert f'File "{module}", line 2, in f' in out
+
+
+@slow
+def test_the_traceback_comes_back_from_a_real_child(tmp_path, capsys):
+    """The traceback of a target that raised, written by a child process of its own."""
+    module = tmp_path / "raises_fn.py"
+    module.write_text("def f(x):\n    raise RuntimeError('boom in f')\n")
+    status, out, _ = _run(capsys, "check", f"{module}:f", "--traceback")
+    assert status == 1 and "RuntimeError: boom in f" in out
     assert f'File "{module}", line 2, in f' in out
 
 

@@ -101,6 +101,8 @@ def skips_outside_tables(package: Path) -> list[str]:
     out = []
     for path in sorted(package.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
+        if "# fmt: skip" not in text:  # no such comment in the file: nothing to read closer
+            continue
         tables = {
             node.end_lineno
             for node in ast.walk(ast.parse(text))

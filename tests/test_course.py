@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -162,27 +161,41 @@ def test_the_command_writes_only_inside_dir_and_never_over_a_teachers_file(tmp_p
     assert "no gradebook at" in capsys.readouterr().err
 
 
+def _nbgrader(app: type, *argv: str, capsys) -> str:
+    """``nbgrader APP ARGV...`` in this process, in the course folder: what it printed."""
+    made = app()
+    made.initialize(list(argv))
+    made.start()
+    return capsys.readouterr().out
+
+
 @pytest.mark.slow
-def test_nbgrader_validate_passes_the_solution_and_fails_the_starter(tmp_path):
+def test_nbgrader_validate_passes_the_solution_and_fails_the_starter(tmp_path, monkeypatch, capsys):
+    """nbgrader's own apps (generate_assignment, validate: each notebook run in a kernel of its
+    own), in this process as ``nbgrader`` runs them, reading the course's nbgrader_config.py."""
+    from nbgrader.apps import GenerateAssignmentApp, ValidateApp
+    from nbgrader.validator import Validator
+
+    # validate prints to Validator.stream, the sys.stdout of whichever test first imported it
+    monkeypatch.setattr(Validator, "stream", sys.stdout)
     course = tmp_path / "course"
     assert main(["course", "nbgrader", str(course), "08", "--assignment", "ps1"]) == 0
-    nbgrader = [sys.executable, "-m", "nbgrader"]
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # alembic
-    env = {**os.environ, "PATH": path}
-    run = {"cwd": course, "env": env, "capture_output": True, "text": True, "timeout": 600}
-    run["check"] = False
-    made = subprocess.run([*nbgrader, "generate_assignment", "ps1"], **run)
-    assert made.returncode == 0, made.stdout + made.stderr
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.chdir(course)
+    capsys.readouterr()
+    _nbgrader(GenerateAssignmentApp, "ps1", capsys=capsys)
     released = nbformat.read(course / "release/ps1/08_write_your_own.ipynb", as_version=4)
     answers = [c.source.strip() for c in _graded(released, "answer")]
     assert answers == [EXERCISES["cube"].starter.strip(), EXERCISES["sigmoid"].starter.strip()]
-    solved = subprocess.run([*nbgrader, "validate", "source/ps1/08_write_your_own.ipynb"], **run)
-    assert "Success! Your notebook passes all the tests." in solved.stdout, solved.stdout
-    starter = subprocess.run([*nbgrader, "validate", "release/ps1/08_write_your_own.ipynb"], **run)
+    solved = _nbgrader(ValidateApp, "source/ps1/08_write_your_own.ipynb", capsys=capsys)
+    assert "Success! Your notebook passes all the tests." in solved, solved
+    starter = _nbgrader(ValidateApp, "release/ps1/08_write_your_own.ipynb", capsys=capsys)
     for key in ("cube", "sigmoid"):
         started: dict = {"torch": torch}
         _run(EXERCISES[key].starter, started)
         headline = grade(key, started[EXERCISES[key].class_name]).headline
-        assert f"check_exercise('{key}'" in starter.stdout
-        assert headline in starter.stdout, starter.stdout[-3000:]
+        assert f"check_exercise('{key}'" in starter
+        assert headline in starter, starter[-3000:]
+    monkeypatch.chdir(tmp_path)
     shutil.rmtree(course)

@@ -62,6 +62,7 @@ def test_wheel_contains_every_lesson_unchanged(wheel):
         assert not any(n.startswith(("tools/", "tests/", "notebooks/")) for n in names)
 
 
+@pytest.mark.slow  # a Python of its own that imports torch: make test, not make unit
 def test_installed_wheel_copies_its_own_lessons(wheel, tmp_path):
     """Unpacked, the wheel's `gradkit lessons` finds gradkit/lessons, not a checkout."""
     site = tmp_path / "site"

@@ -299,7 +299,11 @@ def test_case20_a_port_outside_1_to_65535_exits_2_and_starts_nothing(
 
 
 @pytest.mark.parametrize("exit_call", ["sys.exit(0)", "sys.exit(3)", "raise SystemExit"])
-def test_case21_an_exit_while_importing_the_learners_file_is_an_error(tmp_path, capsys, exit_call):
+def test_case21_an_exit_while_importing_the_learners_file_is_an_error(
+    tmp_path, capsys, check_child_in_process, exit_call
+):
+    """The child's import of the file, run in this process (tests/conftest.py); case 22 below
+    loads a learner's file in a real child."""
     module = tmp_path / "exits_early.py"
     module.write_text(f"import sys\n{exit_call}\n\ndef f(x):\n    return x * 2\n")
     status, out, err = _run(capsys, "check", f"{module}:f")

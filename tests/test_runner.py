@@ -142,6 +142,7 @@ def _ask(url: str, method: str = "GET", body: dict | None = None) -> object:
     return json.loads(text) if text else None
 
 
+@pytest.mark.slow  # a Jupyter server and a kernel of their own: make test, not make unit
 def test_the_notebook_servers_kernels_are_this_interpreter_whatever_jupyters_path_holds(tmp_path):
     """``gradkit notebook``'s server loads the runner's kernel spec manager: a python3 spec of
     another environment first on Jupyter's path is neither listed nor started, and a notebook

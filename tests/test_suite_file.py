@@ -9,12 +9,15 @@ asserts a time.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from gradkit.exercises.suite import SUITE_NAME, suite_text, write_suite
 
@@ -75,12 +78,31 @@ def test_a_folder_that_is_not_there_or_not_writable_is_named(tmp_path, monkeypat
 
 
 def _pytest(folder: Path, budget: str) -> subprocess.CompletedProcess:
+    """The file run as the lesson runs it: ``python -m pytest`` in its folder, a new process."""
     env = {**os.environ, "GRADCHECK_BUDGET_S": budget}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", SUITE_NAME]
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
-#: Four pytest runs of the written file, each importing torch afresh: make test, not make unit.
+def _pytest_here(folder: Path, budget: str) -> subprocess.CompletedProcess:
+    """The same pytest run in this process (torch is imported already), from the file's folder:
+    the same arguments, the file imported afresh (its budget read anew) and forgotten after,
+    the global random state left as it was."""
+    argv = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", SUITE_NAME]
+    out, loaded = io.StringIO(), set(sys.modules)
+    with pytest.MonkeyPatch.context() as patch, torch.random.fork_rng():
+        patch.setenv("GRADCHECK_BUDGET_S", budget)
+        patch.chdir(folder)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            status = pytest.main(argv)
+    for name in set(sys.modules) - loaded:  # the file, imported afresh by the next run
+        if str(folder) in str(getattr(sys.modules[name], "__file__", "")):
+            del sys.modules[name]
+    return subprocess.CompletedProcess(argv, int(status), out.getvalue(), "")
+
+
+#: The file as written runs in a pytest process of its own (importing torch afresh): make test,
+#: not make unit. The planted faults and the zero budget run the same way in this process.
 slow = pytest.mark.slow
 
 
@@ -100,8 +122,9 @@ def planted_runs(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
         text = path.read_text(encoding="utf-8")
         assert old in text
         path.write_text(text.replace(old, new), encoding="utf-8")
-        runs[name], folders[name] = _pytest(folder, "inf"), folder
-    runs["no time"] = _pytest(folders["as written"], "0")
+        run = _pytest if name == "as written" else _pytest_here
+        runs[name], folders[name] = run(folder, "inf"), folder
+    runs["no time"] = _pytest_here(folders["as written"], "0")
     return runs
 
 
