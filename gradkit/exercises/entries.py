@@ -17,7 +17,7 @@ from collections.abc import Callable
 import torch
 from torch.autograd import forward_ad
 
-from .._args import GRADCHECK_DEFAULTS
+from .._args import GRADCHECK_DEFAULTS, allowance
 from ..jacobian import numeric_jacobian
 from ..report import CheckReport, WorstEntry
 
@@ -124,7 +124,7 @@ def _worst(
             expected = nudged[o][k].to(got.dtype)
             if got.shape != expected.shape or not got.numel():
                 continue
-            allowed = atol + rtol * expected.abs()
+            allowed = allowance(expected, atol, rtol)
             over = ((got - expected).abs() - allowed).nan_to_num(nan=float("inf"))
             flat = int(over.argmax())
             i, j = divmod(flat, got.shape[1])
