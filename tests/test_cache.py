@@ -225,6 +225,7 @@ print(json.dumps([scene_cache.misses, scene_cache.stores, float(value[1].sum())]
 """
 
 
+@pytest.mark.slow  # starts a Python of its own: make test runs it, make unit not
 def test_two_processes_filling_one_entry_both_leave_a_valid_one(tmp_path):
     start = tmp_path / "go"
     fillers = [

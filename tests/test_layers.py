@@ -270,6 +270,7 @@ print(json.dumps(steps))
 """
 
 
+@pytest.mark.slow  # starts a Python of its own: make test runs it, make unit not
 def test_a_name_loads_its_module_on_first_use_and_nothing_else():
     """``import gradkit.widgets`` loads no widget family, no check and no matplotlib; asking for
     a class loads its family only; a misspelt name is an AttributeError that names it."""

@@ -13,6 +13,8 @@ import tempfile
 import types
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
@@ -119,6 +121,7 @@ def test_commands_in_the_readme_exist():
         assert importlib.util.find_spec(module) is not None, f"python -m {module}"
 
 
+@pytest.mark.slow  # starts a Python of its own: make test runs it, make unit not
 def test_the_gpu_script_runs_lesson_11s_tf32_cells_as_the_lesson_has_them():
     """tools/gpu_figures.sh (the README's GPU figures) runs lesson 11's two TF32 cells: here,
     with no GPU, they print the CPU imitation and say the GPU part is skipped; an edit of the

@@ -199,6 +199,7 @@ def test_a_cell_that_prints_too_much_is_cut_with_a_line_saying_so(tmp_path, caps
     assert len(said) == 1 and f"the cell 'flood()' output {MAX_CELL_OUTPUT + cut:,} " in said[0]
 
 
+@pytest.mark.slow  # starts a Python of its own: make test runs it, make unit not
 def test_a_notebook_run_by_the_export_prints_no_warning_the_teacher_cannot_act_on(
     tmp_path, capfd, recwarn
 ):
