@@ -46,7 +46,7 @@ from classroom import (
     teacher_grades,
     teacher_releases,
 )
-from test_hub import JUPYTERHUB, PROXY, readme_config
+from test_hub import JUPYTERHUB, PROXY, log_in, readme_config
 
 from gradkit.course.saved import RECORD_CELL, RECORD_MIME, read_saved_guesses
 
@@ -263,16 +263,6 @@ def _assignment_action(page, hub: dict, user: str, action: str) -> list:
     return listed["value"]
 
 
-def _log_in(context, hub: dict, user: str):
-    page = context.new_page()
-    page.goto(f"{hub['url']}/hub/login")
-    page.fill("input[name=username]", user)
-    page.fill("input[name=password]", hub["password"])
-    page.click("[type=submit]")
-    page.wait_for_url(re.compile(rf"/user/{user}/"), timeout=240_000)
-    return page
-
-
 def _work_and_save(page, hub: dict, user: str, lesson: str) -> list:
     """Open the fetched notebook, answer as ``user``, save as the page does; the recording
     cell's outputs as the page held them."""
@@ -315,7 +305,7 @@ def test_two_hub_learners_fetch_answer_submit_and_the_teacher_grades(class_hub):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 context.add_init_script(jp.PAGE_JS)
                 context.add_init_script(jp.FORGET_PROGRESS_JS)
-                page = _log_in(context, hub, user)
+                page = log_in(context, hub, user)
                 page.goto(f"{hub['url']}/user/{user}/tree")
                 listed = _assignment_action(page, hub, user, "fetch")
                 assert [a["status"] for a in listed if a["assignment_id"] == ASSIGNMENT] == [

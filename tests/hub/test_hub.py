@@ -145,13 +145,19 @@ def hub(hub_env):
         shutil.copyfile(work / "hub.log", artifacts / "hub.log")  # to read after a failure
 
 
-def _log_in_and_open_lesson(context, hub: dict, user: str):
+def log_in(context, hub: dict, user: str):
+    """A new page of ``context`` logged in to the hub as ``user``, on their own server."""
     page = context.new_page()
     page.goto(f"{hub['url']}/hub/login")
     page.fill("input[name=username]", user)
     page.fill("input[name=password]", hub["password"])
     page.click("[type=submit]")
     page.wait_for_url(re.compile(rf"/user/{user}/"), timeout=240_000)
+    return page
+
+
+def _log_in_and_open_lesson(context, hub: dict, user: str):
+    page = log_in(context, hub, user)
     page.goto(f"{hub['url']}/user/{user}/notebooks/01_nudging.ipynb")
     jp.wait_kernel_idle(page, 180_000)
     return page
