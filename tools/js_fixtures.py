@@ -103,6 +103,9 @@ def slope_fixture() -> dict:
                 states.append(
                     {"state": dict(w.state), "numeric": w.numeric, "analytic": w.analytic}
                 )
+    w.update_state({"dtype": "float32", "scheme": "central"})
+    w.eps = 3e-7  # off the grid: the page reads the kernel's answer
+    typed = {"state": dict(w.state), "numeric": w.numeric, "exact": _answer(w)}
     w.close()
     run_pending()  # the closed widget's deferred work: nothing left for later
     from gradkit.widgets.base.tables import json_safe
@@ -111,6 +114,7 @@ def slope_fixture() -> dict:
         "scene": w.scene,
         "tables": base64.b64encode(w.tables).decode(),
         "states": json_safe(states),
+        "typed": json_safe(typed),
     }
 
 
@@ -123,19 +127,18 @@ def _number(value: float) -> float | str:
 
 def _first_picture(cls: type, **kwargs: object) -> tuple:
     """A widget as its first picture leaves it (one x position), and a function that closes it
-    and returns its scene, tables (base64) and the answer to the page's ``numbers_at_eps``."""
+    and returns its scene, tables (base64) and the answer to the page's ``numbers_at``."""
     sys.path.insert(0, str(ROOT))
     import base64
 
     from gradkit.widgets.base.schedule import deferring, run_pending
-    from gradkit.widgets.base.tables import json_safe
 
     with deferring(True):
         w = cls(**kwargs)
 
     def done() -> dict:
         sent = {"scene": w.scene, "tables": base64.b64encode(w.tables).decode()}
-        sent["exact"] = json_safe(w.exact)  # what the page's numbers_at_eps is answered now
+        sent["exact"] = _answer(w)  # what the page's numbers_at is answered now
         w.close()
         run_pending()  # the closed widget's deferred work: nothing left for later
         return sent
@@ -379,13 +382,25 @@ def main() -> None:
         print(f"wrote {FIXTURES / name}")
 
 
+def _answer(w) -> dict | None:
+    """The kernel's answer to the page's ``numbers_at`` request for the state shown (a typed
+    eps off the grid): its JSON and its buffer (base64), as the page gets them; else None."""
+    import base64
+
+    request = w.request_here()
+    if request is None:
+        return None
+    answer, buffers = w.numbers_at(request, [])
+    return {"answer": answer, "buffer": base64.b64encode(buffers[0]).decode() if buffers else ""}
+
+
 def _sent(w) -> dict:
     """What a widget sent the page: scene, tables (base64), exact and state."""
     import base64
 
     from gradkit.widgets.base.tables import json_safe
 
-    sent = {"scene": w.scene, "exact": w.exact, "state": dict(w.state)}
+    sent = {"scene": w.scene, "exact": _answer(w), "state": dict(w.state)}
     return json_safe({**sent, "tables": base64.b64encode(w.tables).decode()})
 
 

@@ -140,9 +140,9 @@ def test_a_typed_eps_held_back_while_the_kernel_is_stopped_is_answered_once_in(
 ) -> None:
     """ipywidgets holds a change back while an earlier one waits for the kernel; a request is
     never held back. With the kernel stopped, ×10 goes out, the typed eps after it is held back,
-    and its numbers_at_eps request overtakes it: the kernel's first answer is for the values
-    before the typed eps. The answer names those values, so the page asks again, and once the
-    change is in the picture shows the typed eps (torch's numbers) and the busy mark goes."""
+    and its numbers_at request overtakes it: the request names the typed eps and x, so its
+    answer is for them whatever the kernel holds; the picture shows the typed eps (torch's
+    numbers), the busy mark goes, and once the change is in Python reads the same eps."""
     with jp.kernel_frozen(page, servers["notebook"]):
         click(page, explorer, "gradkit-eps-up")
         box = explorer.locator("input.gradkit-eps-text").first
@@ -278,9 +278,9 @@ def test_gradcheck_lab_float32_fails_with_cause_precision(page, check_dtype_swit
 
 
 def test_a_change_that_needs_a_new_scene_keeps_the_busy_mark_until_it_is_in(page, servers) -> None:
-    """A typed atol needs a new scene from the kernel: the page asks ``answered`` after sending
-    it, and its busy mark stays until the kernel, which handles a widget's messages in order,
-    has taken the change in (here: stopped, so the mark shows; then free, so it goes)."""
+    """A typed atol needs a new scene from the kernel: each scene names the atol it was made for,
+    and the page's busy mark stays until one for its atol has come (here: the kernel stopped,
+    so the mark shows; then free, so it goes)."""
     lab = page.locator(".gradkit-gradcheck-lab").first
     lab.scroll_into_view_if_needed()
     jp.wait_quiet(page, 200)

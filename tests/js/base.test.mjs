@@ -13,10 +13,11 @@ import {
   tickLabels,
 } from "../../gradkit/widgets/base/plot.js";
 import {
-  decodeTables, exactFor, flatIndex, pointRecord, record, rowOf,
+  decodeTables, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
-import { askKernel, sameValues, valuesOf } from "../../gradkit/widgets/base/page.js";
+import { askKernel, valuesOf } from "../../gradkit/widgets/base/page.js";
+import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
 } from "../../gradkit/widgets/base/offline.js";
@@ -118,12 +119,24 @@ test("panelLayout: both panels, either one alone, the first when none is named",
   assert.equal(panelLayout(layouts, [], ["curve", "zoom"]), "C");
 });
 
-test("exactFor: the kernel's answer only for this scene and this state", () => {
-  const exact = { key: "k1", match: { eps_exact: 3e-7, x: 2 }, rows: [] };
-  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 3e-7, x: 2 }), exact);
-  assert.equal(exactFor(exact, { key: "k2" }, { eps_exact: 3e-7, x: 2 }), null);
-  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 4e-7, x: 2 }), null);
-  assert.equal(exactFor(exact, { key: "k1" }, { eps_exact: 3e-7, x: 2.05 }), null);
+test("offGridRequest names what a typed eps's numbers are for: scene, eps and the values they depend on", () => {
+  const spec = { off_grid_of: ["x"] };
+  const state = { eps: 18, eps_exact: 3e-7, x: 2, dtype: "float32" };
+  assert.deepEqual(JSON.parse(offGridRequest(spec, { key: "k1" }, state)), { key: "k1", eps: 3e-7, x: 2 });
+  assert.equal(offGridRequest(spec, { key: "k1" }, { ...state, dtype: "float64" }), offGridRequest(spec, { key: "k1" }, state));
+  for (const other of [[{ key: "k2" }, state], [{ key: "k1" }, { ...state, eps_exact: 4e-7 }], [{ key: "k1" }, { ...state, x: 2.05 }]]) {
+    assert.notEqual(offGridRequest(spec, ...other), offGridRequest(spec, { key: "k1" }, state));
+  }
+  assert.equal(offGridRequest(spec, { key: "k1" }, { ...state, eps_exact: null }), null); // on the grid: nothing to ask
+  assert.equal(offGridRequest(spec, {}, state), null); // no scene yet
+});
+
+test("sceneFits: a scene is drawn only for the values it was made for", () => {
+  const scene = { for: { function: "x²", atol: "1e-05" } };
+  assert.equal(sceneFits(scene, { function: "x²", atol: "1e-05", x: 2 }), true);
+  assert.equal(sceneFits(scene, { function: "sin", atol: "1e-05" }), false);
+  assert.equal(sceneFits(scene, { function: "x²", atol: "0.001" }), false);
+  assert.equal(sceneFits({}, { function: "sin" }), true); // a scene that names nothing fits any state
 });
 
 test("axes map data to pixels, linear and log", () => {
@@ -180,14 +193,6 @@ test("a step button at the end of its range leads nowhere (the page greys it out
   assert.equal(sliderStepMoves(x, 2, -1), true);
 });
 
-test("sameValues: the kernel's values are the page's, key by key", () => {
-  const shown = { x: 2, eps: 27, eps_exact: 3e-7, shown: ["float64", "float32"] };
-  assert.equal(sameValues({ ...shown, shown: ["float64", "float32"] }, shown), true);
-  assert.equal(sameValues({ ...shown, eps_exact: null }, shown), false); // the typed eps not in yet
-  assert.equal(sameValues({ ...shown, shown: ["float64"] }, shown), false);
-  assert.equal(sameValues({ ...shown, other: 1 }, shown), true); // a value the page does not show
-});
-
 test("valuesOf reads each value from its own trait", () => {
   const traits = { x_value: 2, eps_value: 27, other: "not a value" };
   const model = { get: (name) => traits[name] };
@@ -206,7 +211,8 @@ function commandModel() {
     send(content) {
       sent.push(content);
       const reply = { id: content.id, kind: "anywidget-command-response", response: { asked: content.name, msg: content.msg } };
-      queueMicrotask(() => { for (const fn of [...listeners]) fn({ id: "someone else's", kind: reply.kind }); for (const fn of [...listeners]) fn(reply); });
+      const buffers = [new DataView(new Float64Array([content.name.length]).buffer)];
+      queueMicrotask(() => { for (const fn of [...listeners]) fn({ id: "someone else's", kind: reply.kind }, []); for (const fn of [...listeners]) fn(reply, buffers); });
     },
     listeners,
   };
@@ -214,9 +220,10 @@ function commandModel() {
 
 test("askKernel asks through anywidget's invoke, with no time limit", async () => {
   const calls = [];
-  const experimental = { invoke: async (name, msg, options) => { calls.push([name, msg, options.signal.aborted]); return [{ ok: name }, []]; } };
+  const buffer = new DataView(new Float64Array([2]).buffer);
+  const experimental = { invoke: async (name, msg, options) => { calls.push([name, msg, options.signal.aborted]); return [{ ok: name }, [buffer]]; } };
   const ask = askKernel(commandModel(), experimental);
-  assert.deepEqual(await ask("press_button", { name: "run" }), { ok: "press_button" });
+  assert.deepEqual(await ask("press_button", { name: "run" }), [{ ok: "press_button" }, [buffer]]); // answer and buffers
   assert.deepEqual(calls, [["press_button", { name: "run" }, false]]);
 });
 
@@ -225,8 +232,10 @@ test("askKernel sends anywidget's command message where invoke refuses (marimo)"
   let tried = 0;
   const experimental = { invoke: async () => { tried += 1; throw new Error("anywidget.invoke not supported in marimo"); } };
   const ask = askKernel(model, experimental);
-  assert.deepEqual(await ask("numbers_at_eps"), { asked: "numbers_at_eps", msg: {} });
-  assert.deepEqual(await ask("press_button", { name: "hint" }), { asked: "press_button", msg: { name: "hint" } });
+  const [answer, [buffer]] = await ask("numbers_at", { key: "k", eps: 3e-7 });
+  assert.deepEqual(answer, { asked: "numbers_at", msg: { key: "k", eps: 3e-7 } });
+  assert.equal(buffer.getFloat64(0, true), "numbers_at".length); // the answer's buffer comes with it
+  assert.deepEqual((await ask("press_button", { name: "hint" }))[0], { asked: "press_button", msg: { name: "hint" } });
   assert.equal(tried, 1, "invoke is tried once, then the page sends the message itself");
   assert.equal(model.sent[0].kind, "anywidget-command");
   assert.equal(model.listeners.length, 0, "every answer's listener is gone once answered");

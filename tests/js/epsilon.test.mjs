@@ -10,6 +10,7 @@ import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { answerOf } from "./sent.mjs";
 import {
   LAB_LAYOUT, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
 } from "../../gradkit/widgets/epsilon/epsilon.js";
@@ -60,12 +61,12 @@ test("the error axes fit every error of both schemes and the tolerance", () => {
 test("a typed eps off the grid reads the kernel's answer, and waits for it", () => {
   const sc = sceneOf("main");
   const state = stateOf(sc, { ...epsState(3e-7), scheme: "forward", dtype: "float64" });
-  const found = labFound(sc.scene, sc.tables, sc.exact, state);
+  const found = labFound(sc.scene, sc.tables, answerOf(sc), state);
   assert.equal(found.eps, 3e-7);
   assert.ok(Object.is(found.at[found.d].error, num(sc.exact_want.forward.float64)));
   assert.ok(Object.is(found.at[1].error, num(sc.exact_want.forward.float32)));
-  assert.equal(labFound(sc.scene, sc.tables, {}, state), null);
-  assert.equal(labFound(sc.scene, sc.tables, sc.exact, { ...state, x: 0.55 }), null);
+  assert.equal(labFound(sc.scene, sc.tables, null, state), null); // not come yet: the page waits
+  assert.equal(labFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 0.55 }), null); // beyond the window
   assert.equal(labSlot(sc.scene, 0.5), 0);
   assert.equal(labSlot(sc.scene, 0.55), -1);
 });
@@ -168,7 +169,7 @@ globalThis.document ??= { createTextNode: (text) => ({ text }) };
 const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
-  const ctx = { scene: sc.scene, tables: sc.tables, exact: {}, state, painter: makePainter(canvas), h: node,
+  const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, painter: makePainter(canvas), h: node,
     legend: node(), panels: () => ALL, set() {}, drawn: {} };
   return epsilonView.paint(ctx).drawn;
 }

@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import { linearTicks, makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { answerOf } from "./sent.mjs";
 import { fitSize, fitTitle, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
   BAR_LABELS, FAST_MODE_WORDS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView,
@@ -34,7 +35,7 @@ test("every state Python sent is found, and its failing entries are Python's", (
     const sent = fixture[name];
     const tables = tablesOf(sent);
     for (const [key, rec] of Object.entries(sent.scene.states)) {
-      const found = labState(sent.scene, tables, {}, stateOf(sent, key));
+      const found = labState(sent.scene, tables, null, stateOf(sent, key));
       assert.ok(found, `${name} ${key}`);
       assert.equal(found.rec, rec);
       assert.deepEqual(failingOf(found, sent.scene.shape[1]), sent.failing[key], `${name} ${key}`);
@@ -67,19 +68,20 @@ test("a state not sent, another function or a typed eps not yet checked waits (n
   const sent = fixture.WrongSquareFn;
   const tables = tablesOf(sent);
   const here = stateOf(sent, "0|float64|18");
-  assert.equal(labState(sent.scene, tables, {}, { ...here, eps: 3 }), null);
-  assert.equal(labState(sent.scene, tables, {}, { ...here, function: "SquareFn" }), null);
-  assert.equal(labState(sent.scene, tables, {}, { ...here, eps_exact: 3e-7 }), null);
+  assert.equal(labState(sent.scene, tables, null, { ...here, eps: 3 }), null);
+  assert.equal(labState(sent.scene, tables, null, { ...here, function: "SquareFn" }), null);
+  assert.equal(labState(sent.scene, tables, null, { ...here, eps_exact: 3e-7 }), null);
 });
 
 test("a typed eps reads the kernel's answer, matrices included, only for that eps and dtype", () => {
   const sent = fixture.typed;
-  const found = labState(sent.scene, tablesOf(sent), sent.exact, sent.state);
+  const found = labState(sent.scene, tablesOf(sent), answerOf(sent), sent.state);
   assert.equal(found.rec.eps, 3e-7);
   assert.equal(found.numeric.length, 4);
   assert.ok(Math.abs(found.numeric[3] - 3) < 1e-6 && found.analytic[3] === 4.5);
-  assert.equal(labState(sent.scene, tablesOf(sent), sent.exact, { ...sent.state, eps_exact: 4e-7 }), null);
-  assert.equal(labState(sent.scene, tablesOf(sent), sent.exact, { ...sent.state, dtype: "float32" }), null);
+  assert.equal(labState(sent.scene, tablesOf(sent), null, sent.state), null); // not come yet: the page waits
+  // the answer is one state: another dtype is another request (host.js keeps answers by request)
+  assert.equal(labState(sent.scene, tablesOf(sent), answerOf(sent), { ...sent.state, dtype: "float32" }), null);
 });
 
 test("readouts word torch's verdict and gradkit's cause, numbers written by the page", () => {
@@ -217,7 +219,7 @@ test("the picture's title stays inside the picture, for every Function of the zo
       const state = { ...stateOf(sent, key), function: name, panels };
       const scene = { ...sent.scene, function: name };
       const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
-      const ctx = { scene, tables, exact: {}, state, painter: makePainter(canvas), h: node, legend: node(),
+      const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
         panels: () => panels, set() {}, drawn: {}, room };
       const { drawn } = labView.paint(ctx);
       const width = layoutFor(panels, room).size[0];
@@ -244,7 +246,7 @@ test("fast_mode is said in the verdict, and a page with no kernel knows which st
   const fast = { ...found.rec, fast_mode: true };
   assert.match(text(labReadouts(sent.scene, fast, ["verdict"]).verdict), new RegExp(`float64 inputs; ${FAST_MODE_WORDS}\\)$`));
   assert.doesNotMatch(text(labReadouts(sent.scene, found.rec, ["verdict"]).verdict), /fast_mode/);
-  const ctx = (state) => ({ scene: sent.scene, tables: tablesOf(sent), exact: {}, state });
+  const ctx = (state) => ({ scene: sent.scene, tables: tablesOf(sent), exact: null, state });
   assert.equal(labView.ready(ctx(sent.state)), true);
   assert.equal(labView.ready(ctx({ ...sent.state, eps: 0 })), false); // not sent
   assert.equal(labView.ready(ctx({ ...sent.state, function: "CubeFn" })), false); // another scene

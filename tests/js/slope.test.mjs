@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { epsState } from "../../gradkit/widgets/base/eps.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import { decodeTables } from "../../gradkit/widgets/base/tables.js";
+import { answerOf } from "./sent.mjs";
 import {
   SLOPE_MARGIN, fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
 } from "../../gradkit/widgets/slope/slope.js";
@@ -13,13 +14,12 @@ import {
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/slope.json", import.meta.url), "utf8"));
 const bytes = Buffer.from(fixture.tables, "base64");
 const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables);
-const exactOf = () => ({});
 
 test("the page reads the numeric and analytic slopes Python reads, for every state", () => {
   let checked = 0;
   for (const { state, numeric, analytic } of fixture.states) {
     if (state.eps_exact != null) continue;
-    const found = slopeRow(fixture.scene, tables, exactOf(), state);
+    const found = slopeRow(fixture.scene, tables, null, state);
     assert.ok(found, JSON.stringify(state));
     if (numeric === null) assert.ok(Number.isNaN(found.r.numeric), JSON.stringify(state));
     else assert.equal(found.r.numeric, numeric, JSON.stringify(state));
@@ -31,9 +31,19 @@ test("the page reads the numeric and analytic slopes Python reads, for every sta
 
 test("an x beyond the positions sent, or a typed eps not yet measured, waits (null)", () => {
   const state = { ...fixture.states[0].state };
-  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, x: state.x + 0.05 }), null);
-  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, eps_exact: 3e-7 }), null);
-  assert.equal(slopeRow(fixture.scene, tables, {}, { ...state, dtype: "float8" }), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, x: state.x + 0.05 }), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, eps_exact: 3e-7 }), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, dtype: "float8" }), null);
+});
+
+test("a typed eps off the grid reads the kernel's answer: the numeric slope Python reads", () => {
+  const { state, numeric, exact } = fixture.typed;
+  const found = slopeRow(fixture.scene, tables, answerOf(fixture.typed), state);
+  assert.equal(found.eps, 3e-7);
+  assert.equal(found.r.numeric, numeric);
+  assert.equal(found.zoom.length, fixture.scene.zoom_points);
+  assert.equal(exact.answer.tables.rows.shape[0], 1, "one x position"); // and one eps
+  assert.equal(exact.answer.tables.rows.shape[3], 1);
 });
 
 test("readouts word the row: slopes, errors, eps and the rounding notes", () => {
@@ -75,7 +85,7 @@ const canvas = new Proxy({}, { get: (t, k) => (k === "measureText" ? (s) => ({ w
 globalThis.document ??= { createTextNode: (text) => ({ text }) };
 const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paint(state, scene = fixture.scene) {
-  const ctx = { scene, tables, exact: {}, state, painter: makePainter(canvas), h: node, legend: node(),
+  const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
     panels: () => state.panels, set() {}, drawn: {} };
   return slopeView.paint(ctx).drawn;
 }

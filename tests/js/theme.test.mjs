@@ -122,7 +122,7 @@ function paintMarks(view, { scene, tables }, state, palette) {
   const { g, marks } = recordingContext();
   const el = () => ({ style: {}, dataset: {}, append() {} });
   const ctx = {
-    scene, tables, exact: {}, state, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" },
+    scene, tables, exact: null, state, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" },
     panels: () => state.panels || scene.panels || [], set() {}, drawn: {},
   };
   const shown = view.paint(ctx);

@@ -17,7 +17,7 @@ from gradkit.widgets.base import schedule
 from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
-from tests.widgets.page_messages import page_asks
+from tests.widgets.page_messages import numbers_asked
 
 
 def _arrays(w):
@@ -80,7 +80,7 @@ def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
     w.reveal("float16")
     for _ in range(EpsilonLab.RADIUS - EpsilonLab.RADIUS // 2):  # up to the refill margin
         w.x_down.click()
-    assert w.scene["id"] == scene_id and w.exact == {}
+    assert w.scene["id"] == scene_id and w.request_here() is None  # on the grid: nothing to ask
     w.x_down.click()  # within RADIUS // 2 of the edge: the kernel refills around x
     assert w.scene["id"] > scene_id and w.scene["key"] == key
     assert _slot(w, w.x) == EpsilonLab.RADIUS
@@ -93,13 +93,14 @@ def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
 def test_a_typed_eps_off_the_grid_is_measured_at_this_x(make):
     w = make(EpsilonLab, f="sin(x)", x=0.7)
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.exact["match"] == {"eps_exact": 3e-7, "x": 0.7}
+    assert w.eps == 3e-7 and w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 0.7}
+    error = numbers_asked(w)[1]["error"]  # one x position, every scheme and dtype, one eps
     for s, scheme in enumerate(WIDGET_SCHEMES):
         result = sweep(torch.sin, 0.7, eps=[3e-7], scheme=scheme)
         errors = [float(c.error[0]) for c in result.dtypes.values()]
-        assert w.exact["error"][s] == errors
-    assert float(w.at_eps["float32"].error[0]) == w.exact["error"][0][1]
-    assert make(EpsilonLab, eps=3e-7).exact["match"]["eps_exact"] == 3e-7  # from the start too
+        assert list(error[0, s, :, 0]) == errors
+    assert float(w.at_eps["float32"].error[0]) == error[0, 0, 1, 0]
+    assert make(EpsilonLab, eps=3e-7).request_here()["eps"] == 3e-7  # from the start too
 
 
 def test_reveal_adds_the_half_precisions(make):
@@ -141,10 +142,10 @@ def test_where_f_has_no_slope_the_page_is_told_with_numbers_not_an_error(make, f
     assert not math.isfinite(fx) and math.isnan(tolerance)
     assert np.isnan(arrays["error"][k]).all() and w.sweep is None
     assert w.error_area.value == ""
-    w.eps_text.value = "3e-7"  # nothing to measure: no kernel answer to wait for
-    assert w.exact == {} and w.error_area.value == ""
+    w.eps_text.value = "3e-7"  # nothing to measure: the answer holds no arrays
+    assert numbers_asked(w) == ({"tables": {}}, {}) and w.error_area.value == ""
     w.function_dropdown.value = "x²"  # a slope everywhere: measured again
-    assert w.sweep is not None and w.exact["match"]["eps_exact"] == 3e-7
+    assert w.sweep is not None and numbers_asked(w)[1]["error"].shape == (1, 2, len(DTYPES), 1)
 
 
 def test_issue_19_16_at_x_0_theorys_best_eps_is_sent_as_the_number_it_is(make):
@@ -206,7 +207,7 @@ def test_random_moves_keep_the_scene_equal_to_a_fresh_measurement(make):
         if w.state["eps_exact"] is None:
             sent = _arrays(w)["error"][_slot(w, w.x), s, :, w.state["eps"]]
         else:
-            sent = np.array(w.exact["error"][s], dtype=float)
+            sent = numbers_asked(w)[1]["error"][0, s, :, 0]
         fresh = [float(c.error[0]) for c in w.at_eps.dtypes.values()]
         assert _equal(sent, np.array(fresh)), (w.state, sent, fresh)
 
@@ -224,7 +225,7 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
     for typed in (None, "3e-7"):
         if typed:
             w.eps_text.value = typed
-            page_asks(w, "numbers_at_eps")  # the page asks: f is measured
+            numbers_asked(w)  # the page asks: f is measured
         before = len(calls)
         read = [(w.sweeps, w.sweep, w.at_eps) for _ in range(3)]
         assert len(calls) == before, "a readout measured f again"

@@ -20,7 +20,7 @@ from gradkit.widgets.lab import lab as lab_module
 from gradkit.widgets.lab import states as states_module
 from gradkit.widgets.lab.target import cast_inputs
 from gradkit.zoo import CATALOGUE, SquareFn
-from tests.widgets.page_messages import page_sends
+from tests.widgets.page_messages import numbers_asked, page_sends
 
 _torch_gradcheck = importlib.import_module("torch.autograd.gradcheck")
 G6 = EPS_GRID.index(1e-6)
@@ -207,16 +207,21 @@ def test_a_typed_eps_off_the_grid_is_checked_by_the_kernel(make, quiet_gradcheck
     w = make(GradcheckLab, "WrongSquareFn")
     w.eps_text.value = "3e-7"
     assert w.eps == 3e-7
-    assert w.exact["match"] == {"eps_exact": 3e-7} and w.exact["key"] == w.scene["key"]
-    rec = w.exact["states"]["0|float64"]
+    request = {"key": w.scene["key"], "eps": 3e-7, "dtype": "float64", "fast_mode": False}
+    assert w.request_here() == request
+    answer, arrays = numbers_asked(w)  # one state, packed as the scene's states are
+    rec = answer["states"]["0|float64"]
+    assert set(answer["states"]) == {"0|float64"}
     assert rec["eps"] == 3e-7 and rec["cause"] == "bug"
-    numeric = np.array(w.exact["matrices"][rec["numeric"]])
+    numeric = arrays["matrices"][rec["numeric"]]
     want = _torch_jacobians(
         CATALOGUE["WrongSquareFn"].apply, CATALOGUE["WrongSquareFn"].make_input(), 3e-7
     )[0]
     np.testing.assert_array_equal(numeric, want)
-    w.dtype_buttons.value = "float32"
-    assert set(w.exact["states"]) == {"0|float64", "0|float32"}  # kept across dtype switches
+    w.dtype_buttons.value = "float32"  # another dtype: another request, another answer
+    assert w.request_here() == {**request, "dtype": "float32"}
+    assert set(numbers_asked(w)[0]["states"]) == {"0|float32"}
+    assert numbers_asked(w, {**request, "dtype": "float128"})[0]["error"]  # no such dtype
     w.eps_down.click()  # back on the grid
     assert w.state["eps_exact"] is None and _key(w) in w.scene["states"]
 

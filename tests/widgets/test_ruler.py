@@ -17,7 +17,7 @@ from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
-from tests.widgets.page_messages import page_sends
+from tests.widgets.page_messages import numbers_asked, page_sends
 from tests.widgets.test_base import check_bundle
 
 INF = torch.tensor(math.inf)
@@ -95,7 +95,7 @@ def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
     w.eps_slider.value = 1e-3
     for _ in range(FloatRuler.RADIUS - FloatRuler.RADIUS // 2):  # up to the refill margin
         w.x_up.click()
-    assert w.scene["id"] == scene_id and w.exact == {}  # all of it was sent ahead
+    assert w.scene["id"] == scene_id and w.request_here() is None  # all of it was sent ahead
     w.x_up.click()  # within RADIUS // 2 of the edge: the kernel refills around x
     assert w.scene["id"] > scene_id and w.scene["key"] == key  # more of the same scene
     assert _slot(w, w.x) == FloatRuler.RADIUS
@@ -106,14 +106,15 @@ def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
 def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
     w = make(FloatRuler)
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.exact["match"] == {"eps_exact": 3e-7, "x": 0.5}
-    assert w.exact["key"] == w.scene["key"]
+    assert w.eps == 3e-7 and w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 0.5}
+    landing = numbers_asked(w)[1]["landing"]  # one x position, every dtype, one eps
     for d, dtype in enumerate(DTYPES.values()):
-        assert w.exact["landing"][d] == _torch_landing(0.5, 3e-7, dtype)
-    w.x_up.click()  # the page waits for this x's answer: the kernel sends it
-    assert w.exact["match"] == {"eps_exact": 3e-7, "x": w.x}
-    assert w.exact["landing"][1] == _torch_landing(w.x, 3e-7, torch.float32)
-    assert make(FloatRuler, eps=3e-7).exact["match"]["eps_exact"] == 3e-7  # from the start too
+        assert list(landing[0, d, 0]) == _torch_landing(0.5, 3e-7, dtype)
+    w.x_up.click()  # the page asks for this x's answer: the kernel sends it
+    assert w.request_here()["x"] == w.x
+    landing = numbers_asked(w)[1]["landing"]
+    assert list(landing[0, 1, 0]) == _torch_landing(w.x, 3e-7, torch.float32)
+    assert make(FloatRuler, eps=3e-7).request_here()["eps"] == 3e-7  # from the start too
 
 
 @pytest.mark.parametrize(("x", "dtype"), [(70000.0, "float16"), (1e300, "float32")])
@@ -147,7 +148,7 @@ def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
             assert flags[d, g].tolist() == [float(f) for f in want], (dtype, EPS_GRID[g])
         w.eps = 3e-7  # off the grid: the kernel's answer carries its flags
         want = [float(getattr(w.ruler, name)) for name in w.scene["flags"]]
-        assert list(w.exact["flags"][d]) == want, dtype
+        assert list(numbers_asked(w)[1]["flags"][0, d, 0]) == want, dtype
 
 
 def test_underflow_collapse_and_one_side_are_torchs_flags(make):

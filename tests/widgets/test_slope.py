@@ -15,7 +15,7 @@ from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.slope.scene import FIELDS, HALF_WIDTH, ZOOM_POINTS
 from gradkit.zoo import WrongSquareFn
-from tests.widgets.page_messages import page_asks, page_sends
+from tests.widgets.page_messages import numbers_asked, page_sends
 
 
 def _arrays(w):
@@ -98,9 +98,8 @@ def test_steps_move_along_the_grids_and_typed_eps_is_exact(make):
     w.eps_text.value = "3e-7"
     assert w.eps == 3e-7 and w.eps_slider.value == 3e-7
     assert w.numeric == numeric_slope(lambda v: v * v, w.x, 3e-7)
-    assert w.exact["match"] == {"eps_exact": 3e-7, "x": w.x}
-    assert w.exact["key"] == w.scene["key"]
-    assert np.array(w.exact["rows"]).shape == (2, 4, len(FIELDS))
+    _, arrays = numbers_asked(w)  # the page's request: one x position, every scheme and dtype
+    assert arrays["rows"].shape == (1, 2, 4, 1, len(FIELDS))
     w.eps_down.click()  # back on the grid, three positions below the nearest grid value
     assert w.eps == 2e-8 and w.state["eps_exact"] is None
 
@@ -182,26 +181,46 @@ def test_monkey_random_moves_never_break_it(make):
 
 def test_a_typed_eps_at_construction_is_answered_at_once(make):
     w = make(SlopeExplorer, eps=3e-7)
-    assert w.exact["match"] == {"eps_exact": 3e-7, "x": 2.0}
+    assert w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 2.0}
     assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
 
 
-def test_the_numbers_at_a_typed_eps_say_which_values_they_are_for(make):
-    """numbers_at_eps answers for the values the kernel holds and names them: a request that
-    overtook the page's change (held back by ipywidgets while the kernel was busy) is seen to
-    be for other values, and the page asks again (host.js askExact)."""
+def test_the_numbers_at_a_typed_eps_are_for_what_the_request_names(make):
+    """numbers_at answers for the eps and x its request names, whatever the kernel holds: a
+    request that overtook the page's change (held back by ipywidgets while the kernel was busy)
+    gets the numbers it asked for, in a buffer packed as the scene's tables."""
     w = make(SlopeExplorer)
-    early = page_asks(w, "numbers_at_eps")  # the typed eps has not reached the kernel yet
-    assert early == {"values": w.state} and early["values"]["eps_exact"] is None
-    page_sends(w, eps=EPS_GRID.index(2e-7), eps_exact=3e-7)
-    answer = page_asks(w, "numbers_at_eps")
-    assert answer["values"] == w.state and answer["values"]["eps_exact"] == 3e-7
-    assert answer["match"] == {"eps_exact": 3e-7, "x": 2.0} and answer["key"] == w.scene["key"]
+    assert w.state["eps_exact"] is None  # the typed eps has not reached the kernel yet
+    request = {"key": w.scene["key"], "eps": 3e-7, "x": 2.05}
+    answer, arrays = numbers_asked(w, request)
+    assert set(answer) == {"tables"} and arrays["rows"].shape == (1, 2, 4, 1, len(FIELDS))
+    numeric = arrays["rows"][0, 0, 0, 0, FIELDS.index("numeric")]
+    assert numeric == numeric_slope(lambda v: v * v, 2.05, 3e-7)
+    assert numbers_asked(w, request, key="('an older scene',)")[0] == {"stale": True}
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"x": 2.0123}, "between two positions"),
+        ({"x": 1e300}, "it must be"),
+        ({"eps": -1}, "eps must be a number > 0"),
+        ({"eps": "3e-7"}, "it must be a number"),
+        ({"key": 7}, "it must be a text"),
+        ({"dtype": "float32"}, "it must send"),
+    ],
+)
+def test_a_request_no_control_could_make_is_refused_with_words(make, changes, words):
+    w = make(SlopeExplorer)
+    request = {"key": w.scene["key"], "eps": 3e-7, "x": 2.0}
+    answer, arrays = numbers_asked(w, request, **changes)
+    assert words in answer["error"] and arrays == {}
+    assert w.state["eps_exact"] is None and w.error_area.value == ""  # nothing changed
 
 
 def test_asking_for_a_typed_eps_keeps_the_error_area(make):
     """A request for the numbers is not a new action of the learner's: a message the change
-    before it put in the error area stays, and a failing answer is said once per state."""
+    before it put in the error area stays, and a failing answer is said once per request."""
     w = make(SlopeExplorer)
 
     def fails(_change):
@@ -210,23 +229,23 @@ def test_asking_for_a_typed_eps_keeps_the_error_area(make):
     w.on_change("eps", fails)
     page_sends(w, eps=EPS_GRID.index(2e-7), eps_exact=3e-7)
     assert "planted listener error" in w.error_area.value
-    page_asks(w, "numbers_at_eps")
-    page_asks(w, "numbers_at_eps")
+    numbers_asked(w)
+    numbers_asked(w)
     assert "planted listener error" in w.error_area.value, "the request wiped the error area"
 
-    def no_answer(_eps):
+    def no_answer(_eps, _x):
         raise ValueError("planted answer error")
 
     w.exact_of = no_answer
-    page_sends(w, eps_exact=4e-7)  # a new state: its numbers are asked (again and again)
     for _ in range(3):
-        assert page_asks(w, "numbers_at_eps")["values"]["eps_exact"] == 4e-7
+        assert "error" in numbers_asked(w, eps=4e-7)[0]
     assert w.error_area.value.count("ValueError: planted answer error<br>") == 1  # said once
 
 
-def test_a_dtype_switch_at_a_typed_eps_asks_but_measures_nothing_again(make):
-    """The answer for a typed eps holds every dtype and scheme: the page asks again after a
-    dtype or scheme switch, and the kernel answers from what it kept, calling f no more."""
+def test_a_dtype_switch_at_a_typed_eps_measures_nothing_again(make):
+    """The answer for a typed eps holds every dtype and scheme: a dtype or scheme switch asks
+    the same request (the page keeps its answer; asked again, the kernel answers from what it
+    kept), calling f no more."""
     calls = []
 
     def f(v):
@@ -234,13 +253,15 @@ def test_a_dtype_switch_at_a_typed_eps_asks_but_measures_nothing_again(make):
         return v * v
 
     w = make(SlopeExplorer, f=f, eps=3e-7)
-    first = page_asks(w, "numbers_at_eps")
+    request = w.request_here()
+    first = numbers_asked(w)[1]
     before = len(calls)
     page_sends(w, dtype="float32")
     page_sends(w, scheme="forward")
-    again = page_asks(w, "numbers_at_eps")
+    assert w.request_here() == request
+    again = numbers_asked(w)[1]
     assert len(calls) == before, "a dtype or scheme switch measured f again"
-    assert again["rows"] == first["rows"] and again["values"]["dtype"] == "float32"
+    assert np.array_equal(again["rows"], first["rows"], equal_nan=True)
 
 
 def test_readouts_read_what_was_sent_and_never_measure_again(make):
@@ -258,11 +279,11 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
     for typed in (None, "3e-7"):
         if typed:
             w.eps_text.value = typed
-            asked = page_asks(w, "numbers_at_eps")  # the page asks: f is measured
+            asked = numbers_asked(w)[1]  # the page asks: f is measured
         before = len(calls)
         readouts = [(w.numeric, w.analytic) for _ in range(3)]
         assert len(calls) == before, "a readout measured f again"
-        sent = asked["rows"][s][d] if typed else _row(w, w.x, s, d, w.state["eps"])
+        sent = asked["rows"][0, s, d, 0] if typed else _row(w, w.x, s, d, w.state["eps"])
         numeric = sent[FIELDS.index("numeric")] if typed else sent["numeric"]
         k = round((w.x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"])
         analytic = float(_arrays(w)["analytic"][k - w.scene["window"][0]])

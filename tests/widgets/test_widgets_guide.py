@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gradkit.widgets.base import bundle as bundle_module
-from gradkit.widgets.base.tables import json_safe, unpack
+from gradkit.widgets.base.tables import unpack
 from tests.widgets.test_base import check_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,8 +162,12 @@ const sent = JSON.parse(readFileSync(0, "utf-8"));
 const family = await import(sent.module);
 const bytes = Buffer.from(sent.tables, "base64");
 const tables = decodeTables(new Uint8Array(bytes), sent.scene.tables);
+const { tables: layout, ...meta } = sent.exact.answer;
+const answer = new Uint8Array(Buffer.from(sent.exact.buffer, "base64"));
+const exact = { ...meta, tables: decodeTables(answer, layout) };
 const shown = sent.states.map((state) => {
-  const ctx = { state, scene: sent.scene, tables, exact: sent.exact, panels: () => [] };
+  const typed = state.eps_exact == null ? null : exact;
+  const ctx = { state, scene: sent.scene, tables, exact: typed, panels: () => [] };
   const got = family[sent.view].paint(ctx);
   return got && { readouts: got.readouts, drawn: got.drawn };
 });
@@ -186,18 +190,19 @@ def test_the_guides_page_half_reads_what_python_sent(guide_family):
         beyond = {**w.state, "x": 9.0}
         w.eps_text.value = "3e-7"
         typed = dict(w.state)
+        answer, buffers = w.numbers_at(w.request_here(), [])  # what the page gets for it
         expected = [
             arrays[-start, dtypes.index("float32"), grid["eps"]],
             arrays[1 - start, dtypes.index("float64"), moved["eps"]],
             None,
-            w.exact["slopes"][dtypes.index("float32")],
+            unpack(buffers[0], answer["tables"])["slopes"][0, dtypes.index("float32"), 0],
         ]
         sent = {
             "module": "./" + w.scripts[0],
             "view": w.view,
             "scene": w.scene,
             "tables": base64.b64encode(w.tables).decode(),
-            "exact": json_safe(w.exact),
+            "exact": {"answer": answer, "buffer": base64.b64encode(buffers[0]).decode()},
             "states": [grid, moved, beyond, typed],
         }
     finally:

@@ -19,7 +19,7 @@
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 import { buildControl, h } from "./controls.js";
-import { askKernel, sameValues, valuesOf } from "./page.js";
+import { askKernel, valuesOf } from "./page.js";
 import { decodeTables } from "./tables.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
@@ -29,6 +29,23 @@ import { readTheme, useTheme, watchTheme } from "./theme.js";
 // panels shown.
 export function viewKey(view, ctx) {
   return JSON.stringify([...(view.drawsFrom || []).map((k) => ctx.state[k] ?? null), ctx.panels()]);
+}
+
+// The request for a typed eps's numbers the page makes in `state` (null on the grid): what they are
+// for, the scene's key, the eps and the values spec.off_grid_of names, as one text (its answer is
+// kept under it).
+export function offGridRequest(spec, scene, state) {
+  if (state.eps_exact == null || scene.key == null) return null;
+  const msg = { key: scene.key, eps: state.eps_exact };
+  for (const k of spec.off_grid_of || []) msg[k] = state[k] ?? null;
+  return JSON.stringify(msg);
+}
+
+// Whether a scene was made for the values the page shows: it names the values of the controls
+// that need a new scene (`for`: the function, a typed atol, n); until one for the page's values
+// comes, the page keeps its picture under the busy mark.
+export function sceneFits(scene, state) {
+  return Object.entries(scene.for || {}).every(([k, v]) => JSON.stringify(state[k] ?? null) === JSON.stringify(v));
 }
 
 export function render({ model, el, experimental }, view, options = {}) {
@@ -66,7 +83,7 @@ export function render({ model, el, experimental }, view, options = {}) {
 
   const values = spec.values || {};
   const ask = askKernel(model, experimental);
-  let asking = 0; // requests in flight the busy mark waits for (a button, "answered")
+  let asking = 0; // kernel buttons in flight: the busy mark waits for them
   let setting = false; // the page is writing its own change into the model
   let gone = false; // the view was taken down: nothing more to ask
   let lastKey = null;
@@ -80,7 +97,7 @@ export function render({ model, el, experimental }, view, options = {}) {
     state: valuesOf(model, values),
     scene: {},
     tables: {},
-    exact: {},
+    exact: null, // the kernel's answer for a typed eps off the grid (askExact), null until it comes
     drawn: {},
     offlineData: model.get("offline") || {},
     local: {}, // control flags a view sets itself on a page with no kernel
@@ -108,6 +125,7 @@ export function render({ model, el, experimental }, view, options = {}) {
       localError = "";
       showErrors();
       if (offline) chooseScene();
+      askExact();
       paint();
       if (offline) {
         // no kernel to measure what the page was not given: go back and say so
@@ -126,10 +144,6 @@ export function render({ model, el, experimental }, view, options = {}) {
         for (const [k, v] of Object.entries(changes)) if (k in values) model.set(values[k], v);
       } finally { setting = false; }
       model.save_changes();
-      // a change that needs a new scene: busy until the kernel has taken it in (held by
-      // test_a_change_that_needs_a_new_scene_keeps_the_busy_mark_until_it_is_in)
-      if (opts.scene) request("answered");
-      askExact();
     },
     click(name) {
       if (offline) {
@@ -211,29 +225,25 @@ export function render({ model, el, experimental }, view, options = {}) {
     ask(name, msg).finally(() => { asking -= 1; markBusy(); });
   }
 
-  // A typed eps off the grid: its numbers are asked for each state and scene it is shown with.
-  // The answer says which values the kernel held (`values`): when they are not the page's (the
-  // request overtook a change ipywidgets held back while the kernel was busy), the page asks
-  // again, less and less often, until the kernel has the change (held by
-  // test_a_typed_eps_held_back_while_the_kernel_is_stopped_is_answered_once_in).
-  let exactAsked = "";
+  // A typed eps off the grid: its numbers are asked with what they are for (the scene's key, the
+  // eps, and the values spec.off_grid_of names), once; the answer, its tables in the command's
+  // buffer laid out as one x position and one eps of the scene's, is kept by that request. An
+  // answer for a scene the kernel has replaced ({stale}) is dropped: the new scene asks again.
+  const answers = new Map(); // request -> answer, null while asked
+  const FAILED = { failed: true };
+  const exactRequest = () => offGridRequest(spec, ctx.scene, ctx.state);
   function askExact() {
-    if (offline || ctx.state.eps_exact == null) return;
-    const token = JSON.stringify([ctx.scene.key ?? null, ctx.state]);
-    if (token === exactAsked) return;
-    exactAsked = token;
-    askExactAgain(token, 25);
-  }
-  function askExactAgain(token, wait) {
-    ask("numbers_at_eps").then((answer) => {
-      if (token !== exactAsked || gone) return; // the state moved on (its own request is out)
-      const { values: held = {}, ...numbers } = answer || {};
-      if (!sameValues(held, ctx.state)) {
-        setTimeout(() => askExactAgain(token, Math.min(2 * wait, 1000)), wait);
-        return;
-      }
-      ctx.exact = numbers;
-      paint();
+    const token = exactRequest();
+    ctx.exact = (token && answers.get(token)) || null;
+    if (offline || !token || answers.has(token)) return;
+    answers.set(token, null);
+    ask("numbers_at", JSON.parse(token)).then(([answer, buffers]) => {
+      if (gone) return;
+      if (!answer || answer.stale) { answers.delete(token); return; }
+      const { tables: layout, ...meta } = answer;
+      answers.set(token, answer.error ? FAILED : { ...meta, tables: decodeTables(buffers[0], layout) });
+      if (answers.size > 64) answers.delete(answers.keys().next().value);
+      if (token === exactRequest()) { askExact(); paint(); }
     });
   }
 
@@ -248,6 +258,8 @@ export function render({ model, el, experimental }, view, options = {}) {
     const room = el.isConnected ? Math.floor(root.clientWidth) : 0;
     ctx.room = room > 0 ? room : null;
   }
+
+  const WAIT = Symbol("wait"); // a paint that waits for data: the old picture stays, dimmed
 
   function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
@@ -269,6 +281,8 @@ export function render({ model, el, experimental }, view, options = {}) {
     figure.hidden = !(hgt > 0);
     let shown = null;
     try {
+      if (!offline && !sceneFits(ctx.scene, ctx.state)) throw WAIT; // a new scene is on its way
+      if (ctx.exact === FAILED) throw WAIT; // the kernel could not answer: the error area says why
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       cleared = false;
       ctx.drawn = {};
@@ -278,11 +292,13 @@ export function render({ model, el, experimental }, view, options = {}) {
       figure.dataset.theme = colors.paper;
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
-      localError = `could not draw: ${err}`;
-      showErrors();
-      console.error(err);
+      if (err !== WAIT) {
+        localError = `could not draw: ${err}`;
+        showErrors();
+        console.error(err);
+      }
     }
-    waiting = shown === null;
+    waiting = shown === null && ctx.exact !== FAILED;
     if (!waiting) {
       lastKey = key;
       if (!quiet) paints += 1; // one per action: a theme or width change is none

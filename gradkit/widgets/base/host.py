@@ -15,11 +15,11 @@ Python computes, the page draws. A widget is a few synced traits:
 - ``offline``: what a page with no kernel (a static export) plays beyond the scene
   (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
 
-Requests are anywidget commands (:mod:`.page`): a button that needs the kernel, the numbers at a
-typed eps off the grid, and "answered", which the page asks after a change that needs a new
-scene. The family's ES module draws everything and formats every readout from the scene. Every
-callback runs through :meth:`guard`: an error shows in the error area, never lost. Heavy tables
-are computed after the first picture (:meth:`later`), the widget marked busy meanwhile.
+Requests are anywidget commands (:mod:`.page`) that name what they are for: a button that needs
+the kernel, and the numbers at a typed eps off the grid. The family's ES module draws everything
+and formats every readout from the scene. Every callback runs through :meth:`guard`: an error
+shows in the error area, never lost. Heavy tables are computed after the first picture
+(:meth:`later`), the widget marked busy meanwhile.
 """
 
 from __future__ import annotations
@@ -86,7 +86,13 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         self._closed = False
         self.last_error: BaseException | None = None
         super().__init__()
-        self.spec = {"css": self.css, "panels": list(self.PANELS), "controls": [], "readouts": []}
+        self.spec = {
+            "css": self.css,
+            "panels": list(self.PANELS),
+            "controls": [],
+            "readouts": [],
+            "off_grid_of": list(self.OFF_GRID_OF),
+        }
         if self.PANELS:
             self.add_value("panels", traitlets.List(traitlets.Unicode(), default_value=chosen))
         self.add_class("gradkit-widget")
@@ -304,10 +310,19 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
 
         ``key`` names what the scene is of (function, x, ...): the page repaints a state it
         already shows only when the key changes, so a refill with more of the same (new x
-        positions around the current one) repaints nothing.
+        positions around the current one) repaints nothing. The scene names the values of the
+        controls that need a new scene (``for``): until one made for its values comes, the page
+        keeps its picture under the busy mark.
         """
         self._scene_count += 1
-        payload, buffer = packed_scene(scene, arrays, key=key, scene_id=self._scene_count)
+        made_for = {
+            name: self.current(name)
+            for name, control in self._controls.items()
+            if control.spec.get("scene") and name in self._values
+        }
+        payload, buffer = packed_scene(
+            {**scene, "for": made_for}, arrays, key=key, scene_id=self._scene_count
+        )
         with self.hold_sync():
             self.tables = buffer
             self.scene = payload

@@ -1,18 +1,13 @@
 // How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
 // a synced trait of its own (spec.values: key -> trait), and requests, anywidget commands.
 
-// Whether the kernel's values are the page's (every key the page shows, lists by their items).
-export function sameValues(held, shown) {
-  return Object.keys(shown).every((k) => JSON.stringify(held[k] ?? null) === JSON.stringify(shown[k] ?? null));
-}
-
 // The values the model holds, by key (`values`: key -> the trait that holds it).
 export function valuesOf(model, values) {
   return Object.fromEntries(Object.entries(values || {}).map(([k, trait]) => [k, model.get(trait)]));
 }
 
-// A request to the kernel, answered by a Python method marked @anywidget.experimental.command:
-// anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell answers
+// A request to the kernel, answered by a Python method marked @anywidget.experimental.command,
+// as [answer, buffers]: anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell answers
 // late, never not at all). A front end whose invoke refuses (marimo's says "not supported") gets
 // the same anywidget command message by model.send, its answer a custom message, as
 // anywidget's own invoke sends and reads them.
@@ -22,10 +17,10 @@ export function askKernel(model, experimental) {
   const bySend = (name, msg) => new Promise((resolve) => {
     count += 1;
     const id = `gradkit-${count}-${Math.random().toString(36).slice(2)}`;
-    const answered = (content) => {
+    const answered = (content, buffers) => {
       if (!content || content.id !== id || content.kind !== "anywidget-command-response") return;
       model.off("msg:custom", answered);
-      resolve(content.response);
+      resolve([content.response, buffers || []]);
     };
     model.on("msg:custom", answered);
     model.send({ id, kind: "anywidget-command", name, msg });
@@ -33,8 +28,8 @@ export function askKernel(model, experimental) {
   return async (name, msg = {}) => {
     if (viaInvoke) {
       try {
-        const [response] = await experimental.invoke(name, msg, { signal: new AbortController().signal });
-        return response;
+        const [response, buffers] = await experimental.invoke(name, msg, { signal: new AbortController().signal });
+        return [response, buffers || []];
       } catch (err) {
         viaInvoke = false; // it never aborts: a refusal means this front end has no invoke
       }

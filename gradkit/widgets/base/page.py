@@ -12,28 +12,29 @@ true/false, none, or a short list of those; no whole number past 2**53, no text 
 a set (``panels``, a family's :attr:`~PageState.PAGE_SETS`) is kept as one: each entry once, in
 the widget's order. Nothing the page sends ends as a kernel traceback.
 
-Requests are anywidget commands (``experimental.invoke`` in the page, ``@command`` here): a
-button that needs the kernel (:meth:`press_button`), the numbers at a typed eps off the grid
-(:meth:`numbers_at_eps`), and :meth:`answered`, which the page asks after a change that needs a
-new scene: the kernel handles a widget's messages in order, so its answer comes once the change
-asked before it has been handled (the page's busy mark stays until then). Browser tests hold
-both (``tests/browser/test_widgets_in_browser.py``, the kernel stopped meanwhile): a typed eps's
-request that overtook its held-back change, and the busy mark of a typed atol.
+Requests are anywidget commands (``experimental.invoke`` in the page, ``@command`` here), each
+naming what it is for: a button that needs the kernel (:meth:`press_button`), and the numbers at a
+typed eps off the grid (:meth:`numbers_at`: the scene's key, the eps and the values they depend
+on), answered with arrays packed as a scene's tables, in the command's buffer. An answer is a pure
+function of its request, kept once by it (:meth:`numbers_for`): nothing to compare, nothing to
+ask again. A change that needs a new scene needs no request: the scene names the values it was
+made for (``for``), and the page shows the busy mark until one for its values has come.
 """
 
 from __future__ import annotations
 
 import math
 import reprlib
+from collections import OrderedDict
 from typing import Any, ClassVar
 
 import traitlets
 from anywidget.experimental import command
 
 from .controls import grid_position, grid_value, on_grid
-from .eps import state_eps
+from .eps import parse_eps, state_eps
 from .guard import InputError
-from .tables import json_safe
+from .tables import json_safe, pack
 
 __all__ = ["MAX_PAGE_LIST", "MAX_PAGE_TEXT", "PageState", "check_page_bounds"]
 
@@ -43,6 +44,8 @@ MAX_PAGE_LIST = 64
 MAX_PAGE_TEXT = 1000
 #: Whole numbers past this are no control's (a float holds each one exactly up to 2**53).
 MAX_PAGE_INT = 2**53
+#: Answers to :meth:`PageState.numbers_at` a widget keeps (a learner typing eps after eps).
+KEPT_ANSWERS = 32
 _SHORT = reprlib.Repr()
 _SHORT.maxlist, _SHORT.maxstring, _SHORT.maxother = 8, 60, 60
 
@@ -89,7 +92,8 @@ def check_page_bounds(key: str, value: Any) -> None:
 class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
-    #: The values the numbers at a typed eps depend on (empty: every value shown).
+    #: The values the numbers at a typed eps depend on besides eps and the scene: the page's
+    #: request carries them (:meth:`numbers_at`).
     OFF_GRID_OF: ClassVar[tuple[str, ...]] = ()
     #: A family's values that are sets (``{"shown": dtype names}``), each entry of its tuple, in
     #: that order; ``panels`` is one too (of ``PANELS``).
@@ -140,17 +144,21 @@ class PageState:
             except (TypeError, ValueError, ArithmeticError) as error:
                 raise InputError(f"the page sent an eps gradkit cannot take: {error}") from None
         for key, value in updates.items():
-            if key in ("eps", "eps_exact"):
-                continue
-            try:
-                self.check_page_value(key, value)  # the control's own words first
-                getattr(type(self), self._values[key])._validate(self, value)
-            except InputError:
-                raise
-            except (traitlets.TraitError, TypeError, ValueError, ArithmeticError):
-                words = f"the page sent {key}={shown_value(value)}, not a value it can take"
-                raise InputError(words) from None
+            if key not in ("eps", "eps_exact"):
+                self.check_control_value(key, value)
         return updates
+
+    def check_control_value(self, key: str, value: Any) -> None:
+        """One value from the page, checked by its control (:meth:`check_page_value`, whose words
+        come first) and by its trait's type: an InputError for one no control could make."""
+        try:
+            self.check_page_value(key, value)
+            getattr(type(self), self._values[key])._validate(self, value)
+        except InputError:
+            raise
+        except (traitlets.TraitError, TypeError, ValueError, ArithmeticError):
+            words = f"the page sent {key}={shown_value(value)}, not a value it can take"
+            raise InputError(words) from None
 
     def page_set(self, key: str, value: Any) -> Any:
         """A value that is a set (``panels``, :attr:`PAGE_SETS`) as one: each entry once, in
@@ -207,41 +215,82 @@ class PageState:
         return {}, []
 
     @command
-    def answered(self, msg: Any, buffers: list) -> tuple[dict, list]:
-        """Nothing to do: the answer says every message the page sent before has been handled."""
-        return {}, []
+    def numbers_at(self, msg: Any, buffers: list) -> tuple[dict, list]:
+        """The numbers at a typed eps off the grid, for what the request names: ``{"key": the
+        scene's key, "eps": the typed eps, ...}`` with the values of :attr:`OFF_GRID_OF` (x for
+        a point widget). The answer is a pure function of the request: its JSON, and its arrays
+        in the command's buffer, packed as a scene's tables. A request for a scene the kernel
+        has replaced is answered ``{"stale": true}`` (the page asks again with the new one); one
+        no control could have made, ``{"error": words}``."""
+        try:
+            args = self.off_grid_args(msg)
+        except InputError as error:
+            return {"error": str(error)}, []
+        if args["key"] != self.scene.get("key"):
+            return {"stale": True}, []
+        found = self.numbers_for(args)
+        if found is None:
+            return {"error": "no numbers for that eps (the error area says why)"}, []
+        meta, arrays = found
+        buffer, layout = pack(arrays)
+        return {**json_safe(meta), "tables": layout}, [buffer]
 
-    @command
-    def numbers_at_eps(self, msg: Any, buffers: list) -> tuple[dict, list]:
-        """The numbers at the typed eps for the values the kernel holds (:attr:`exact`), and
-        those values (``values``): the page takes the answer as final only when they are the
-        values it shows (a request may overtake a change ipywidgets held back while the kernel
-        was busy; the page asks again once the change is in)."""
-        return {**self.exact, "values": json_safe(self.state)}, []
+    def off_grid_args(self, msg: Any) -> dict:
+        """A request for the numbers at a typed eps, checked as the page's values are (an
+        InputError for anything no control could have sent)."""
+        if not isinstance(msg, dict):
+            raise InputError("the page asked for numbers without saying for what")
+        wanted = ("key", "eps", *self.OFF_GRID_OF)
+        missing = [k for k in wanted if k not in msg]
+        if missing or len(msg) != len(wanted):
+            raise InputError(f"the page asked for numbers at {sorted(msg)}; it must send {wanted}")
+        for key, value in msg.items():
+            check_page_bounds(key, value)
+        key, eps = msg["key"], msg["eps"]
+        if not isinstance(key, str):
+            raise InputError(f"the page sent the scene key {shown_value(key)}; it must be a text")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise InputError(f"the page sent eps {shown_value(eps)}; it must be a number")
+        args = {"key": key, "eps": parse_eps(repr(float(eps)))}
+        for name in self.OFF_GRID_OF:
+            self.check_control_value(name, msg[name])
+            args[name] = msg[name]
+        return args
 
-    @property
-    def exact(self) -> dict:
-        """The answer :meth:`numbers_at_eps` gives now (kept until the scene or a value it is
-        of changes, :attr:`OFF_GRID_OF`; :meth:`numbers_off_grid` computes it). Asking is no
-        action of the learner's: the error area keeps what is in it, and a failure is added to
-        it once per state (the answer is then empty)."""
-        of = self.OFF_GRID_OF or tuple(self.state)
-        token = (self.scene.get("key"), repr([self.current(k) for k in of]))
-        kept = self.__dict__.get("_exact_kept")
-        if kept is None or kept[0] != token:
-            answer = {}
+    def numbers_for(self, args: dict) -> tuple[dict, dict] | None:
+        """The answer for a checked request (:meth:`off_grid_args`), computed once by the family
+        (:meth:`numbers_off_grid`) and kept by its arguments: the page's requests and Python's
+        readouts (:meth:`numbers_here`) read the same answer. A failure is said in the error
+        area once per request (asking is no action of the learner's: the area keeps what is in
+        it), and the answer is None."""
+        kept = self.__dict__.setdefault("_numbers", OrderedDict())
+        token = repr(sorted(args.items()))
+        if token not in kept:
             try:
-                found = None if self.current("eps_exact") is None else self.numbers_off_grid()
+                kept[token] = self.numbers_off_grid(args["eps"], args)
             except Exception as error:  # noqa: BLE001 - shown to the learner, never lost
                 self.show_error(error)
-                found = None
-            if found is not None:
-                payload, match = found
-                answer = {**json_safe(payload), "match": match, "key": self.scene.get("key")}
-            kept = self._exact_kept = (token, answer)
-        return kept[1]
+                kept[token] = None
+            while len(kept) > KEPT_ANSWERS:
+                kept.popitem(last=False)
+        kept.move_to_end(token)
+        return kept[token]
 
-    def numbers_off_grid(self) -> tuple[dict, dict] | None:
-        """A family's numbers at the typed eps for the values shown, ``(payload, match)``
-        (``match``: the values they are for), or None when it has none."""
-        return None
+    def request_here(self) -> dict | None:
+        """The request the page makes for the typed eps it shows now (None on the grid)."""
+        eps = self.current("eps_exact")
+        if eps is None:
+            return None
+        args = {"key": self.scene.get("key"), "eps": float(eps)}
+        return {**args, **{name: self.current(name) for name in self.OFF_GRID_OF}}
+
+    def numbers_here(self) -> tuple[dict, dict] | None:
+        """The answer for the typed eps the widget shows now (None on the grid)."""
+        request = self.request_here()
+        return None if request is None else self.numbers_for(request)
+
+    def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict]:
+        """A family's numbers at the typed ``eps`` for the request ``args`` (its
+        :attr:`OFF_GRID_OF` values), for the scene it now shows: ``(JSON, arrays)``, the
+        arrays laid out as the scene's tables are (a window of one x position, one eps)."""
+        raise NotImplementedError(f"{type(self).__name__} measures no eps off the grid")

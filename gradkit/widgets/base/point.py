@@ -3,8 +3,8 @@
 They share one flow: what torch measures at an x position (``measure(x)``) is kept in an
 :class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
 follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
-A typed eps off the grid is measured at the current x when the page asks (``numbers_at_eps``,
-:mod:`.page`; :meth:`answer_off_grid` is what Python's readouts read of it). A subclass builds
+A typed eps off the grid is measured at the x the page names when it asks (``numbers_at``,
+:mod:`.page`; Python's readouts read the same answer, ``numbers_here``). A subclass builds
 its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a ``function``
 drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window sends
 (:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A family
@@ -22,7 +22,7 @@ import torch
 
 from .host import GradkitWidget
 from .rows import eps_row, x_row
-from .window import XWindow
+from .window import XWindow, stack_points
 
 __all__ = ["PointWidget"]
 
@@ -33,7 +33,7 @@ class PointWidget(GradkitWidget):
     #: x positions sent either side of the current one; the kernel refills near the edge.
     RADIUS: ClassVar[int] = 5
     #: The answer for a typed eps holds every dtype and scheme: only eps and x change it.
-    OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("eps_exact", "x")
+    OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("x",)
     _menu: ClassVar[dict[str, Callable]] = {}  # an instance sets its own menu
 
     def point_rows(
@@ -130,19 +130,18 @@ class PointWidget(GradkitWidget):
         window's, :meth:`arrays_of`)."""
         return self.arrays_of(measured)
 
-    def answer_off_grid(self) -> dict:
-        """What the page is answered for the typed eps at the current x, as the family kept it
-        (``_exact_sent``, by :meth:`exact_of`): Python's readouts read it, never measure again."""
-        if self.exact.get("match") is None:  # computed once per eps, x and scene
-            raise RuntimeError(f"no answer for eps={self.current('eps_exact')!r} at x={self.x!r}")
-        return self._exact_sent
+    def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict[str, np.ndarray]]:
+        """A typed eps off the grid at the request's x: every dtype and scheme (a switch stays
+        in the page), laid out as a window of that one x position (:meth:`exact_of`)."""
+        return {}, stack_points([self.exact_of(eps, float(args["x"]))])
 
-    def numbers_off_grid(self) -> tuple[dict, dict] | None:
-        """A typed eps off the grid: its numbers at the current x (a dtype switch stays in the
-        page: the answer holds every dtype)."""
-        exact = self.current("eps_exact")
-        payload = self.exact_of(exact)
-        return None if payload is None else (payload, {"eps_exact": exact, "x": self.x})
+    def exact_here(self) -> dict[str, np.ndarray]:
+        """The arrays answered for the typed eps at the current x, as the page gets them (one
+        x position, one eps): Python's readouts read them, never measure again."""
+        found = self.numbers_here()
+        if found is None:
+            raise RuntimeError(f"no numbers for eps={self.current('eps_exact')!r} at x={self.x!r}")
+        return found[1]
 
     # ------------------------------------------------------------------- the family's part
     def scene_of(self, measured: list, label: str | None = None) -> dict:
@@ -154,6 +153,7 @@ class PointWidget(GradkitWidget):
         """The scene's arrays for a window of measurements (stacked, position first)."""
         raise NotImplementedError
 
-    def exact_of(self, eps: float) -> dict | None:
-        """The numbers at a typed eps off the grid, at the current x (None: nothing to send)."""
+    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
+        """The arrays of one x position at a typed eps off the grid, each as a position's
+        array of the scene with an eps axis of one."""
         raise NotImplementedError

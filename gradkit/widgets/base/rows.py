@@ -335,4 +335,5 @@ def x_row(
         css="gradkit-x",
         tooltip=tooltip,
         steps=steps,
+        scene=False,  # the window sent around x answers a move; the kernel refills near its edge
     )

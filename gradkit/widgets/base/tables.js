@@ -45,19 +45,11 @@ export function record(fields, row) {
   return out;
 }
 
-// The one table-with-exact-fallback rule: on the grid, look the row up in the scene's tables;
-// for a state off them (a typed eps off the grid), use the kernel's answer `exact` once it is for
-// this scene and this state (exact.key is the scene's key, and every key of exact.match equals the
-// state's), else null: the page shows the busy mark until it comes.
-export function exactFor(exact, scene, state) {
-  if (!exact || !exact.match || !scene || exact.key !== scene.key) return null;
-  for (const [k, v] of Object.entries(exact.match)) if (state[k] !== v) return null;
-  return exact;
-}
-
 // The measured record a point widget draws now, found by its family's `lookup(scene, tables,
-// exact, state)`: null until the scene of the state's function has come (a scene with the field
-// `ready`), and null while the record is still being measured.
+// exact, state)` (`exact`: the kernel's answer for a typed eps off the grid, its tables laid out
+// as one x position and one eps of the scene's, or null while it has not come): null until the
+// scene of the state's function has come (a scene with the field `ready`), and null while the
+// record is still being measured.
 export function pointRecord(ctx, ready, lookup) {
   const { scene, state } = ctx;
   if (!scene[ready] || state.function !== scene.function) return null;

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 import traitlets
 
@@ -140,7 +141,6 @@ class EpsilonLab(PointWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
-            self._exact_sent: dict = {"match": None}  # the last typed eps answered
             self._build(selected, x, eps, dtype, scheme, shown)
             self.on_change("panels", lambda _change: self._theory_switch())
             self.track_x(lambda at: _measure(self.f, at), _measure)
@@ -234,8 +234,8 @@ class EpsilonLab(PointWidget):
             names = ("error", "numeric", "flags", "theory")
             column = {k: self.point[k][:, :, g : g + 1] for k in names}
             return sweep_of(self.point, scheme, self.x, [EPS_GRID[g]], column)
-        sent = self.answer_off_grid()
-        return sweep_of(self.point, scheme, self.x, [exact], sent["arrays"])
+        sent = self.exact_here()  # one x position: the answer's first
+        return sweep_of(self.point, scheme, self.x, [exact], {k: v[0] for k, v in sent.items()})
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:
         """Add dtypes to the picture (default: all of them), as the reveal button does."""
@@ -290,14 +290,11 @@ class EpsilonLab(PointWidget):
         (from the same measurement, kept here)."""
         return stack_points([{k: v for k, v in p.items() if k != "numeric"} for p in measured])
 
-    def exact_of(self, eps: float) -> dict | None:
-        """Every scheme and dtype at a typed eps, at the current x (none where f has no slope:
-        the page says so)."""
-        if not has_slope(self.point):
-            return None
-        arrays = exact_arrays(self.f, self.x, eps)
-        self._exact_sent = {"arrays": arrays, "match": (eps, self.x)}  # the readouts read it
-        return {name: arrays[name][:, :, 0] for name in ("error", "flags", "theory")}
+    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
+        """Every scheme and dtype at a typed eps, at x, with an eps axis of one (nothing where
+        f has no slope: the page says so). ``numeric`` goes too: Python's readouts read it."""
+        point = self._window.at(self._window.position(x))
+        return exact_arrays(self.f, x, eps) if has_slope(point) else {}
 
 
 def _shown_dtypes(

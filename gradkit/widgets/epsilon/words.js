@@ -4,7 +4,7 @@
 import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
 import { gridPosition } from "../base/controls.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
-import { exactFor, record, rowOf } from "../base/tables.js";
+import { record, rowOf } from "../base/tables.js";
 
 const orNaN = (v) => (v === null || v === undefined ? NaN : v);
 
@@ -14,20 +14,13 @@ export function labSlot(scene, x) {
   return w >= 0 && w < scene.window[1] ? w : -1;
 }
 
-// One dtype's numbers at one grid eps (or the kernel's exact answer): error, flags, theory.
+// One dtype's numbers at one eps of a table (the scene's, or the kernel's answer for a typed eps):
+// error, flags, theory.
 function cell(scene, tables, w, s, k, g) {
   return {
     error: rowOf(tables.error, [w, s, k])[g],
     ...record(scene.fields.flags, rowOf(tables.flags, [w, s, k, g])),
     ...record(scene.fields.theory, rowOf(tables.theory, [w, s, k, g])),
-  };
-}
-
-function exactCell(scene, ex, s, k) {
-  return {
-    error: orNaN(ex.error[s][k]),
-    ...record(scene.fields.flags, ex.flags[s][k]),
-    ...record(scene.fields.theory, ex.theory[s][k]),
   };
 }
 
@@ -45,13 +38,10 @@ export function labFound(scene, tables, exact, state) {
   const noSlope = !(Number.isFinite(point.fx) && Number.isFinite(point.analytic));
   const found = { w, s, d, eps: epsOf(state), point, optima, noSlope, at: null };
   if (noSlope) return found;
-  if (state.eps_exact != null) {
-    const ex = exactFor(exact, scene, state);
-    if (!ex) return null;
-    found.at = scene.dtypes.map((_, k) => exactCell(scene, ex, s, k));
-  } else {
-    found.at = scene.dtypes.map((_, k) => cell(scene, tables, w, s, k, state.eps));
-  }
+  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
+  const typed = state.eps_exact != null;
+  if (typed && !exact) return null;
+  found.at = scene.dtypes.map((_, k) => (typed ? cell(scene, exact.tables, 0, s, k, 0) : cell(scene, tables, w, s, k, state.eps)));
   return found;
 }
 

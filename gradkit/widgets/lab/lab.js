@@ -8,7 +8,6 @@ import { escapeHtml, marked } from "../base/format.js";
 import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
 import { COLORS } from "../base/theme.js";
 import { LEAST_FONT, clampLeft, pictureWidth } from "../base/fit.js";
-import { exactFor } from "../base/tables.js";
 import {
   cellLabels, cellText, fitTitle, matrixAxes, matrixCells, matrixFrame, matrixLines, measurer, outline, panelNote,
 } from "../base/matrix.js";
@@ -44,9 +43,7 @@ export function jacobianScale(...matrices) {
 
 function matrixOf(source, name, k, rc) {
   if (!(k >= 0) || !source[name]) return null;
-  const m = source[name];
-  if (m.data) return m.data.subarray(k * rc, (k + 1) * rc);
-  return Float64Array.from(m[k].flat(), (v) => (v === null ? NaN : v));
+  return source[name].data.subarray(k * rc, (k + 1) * rc);
 }
 
 // The state the controls show: {rec, numeric, analytic, ratio} (Float arrays, row by row, or
@@ -56,8 +53,10 @@ export function labState(scene, tables, exact, state) {
   let source = tables;
   let rec;
   if (state.eps_exact != null) {
-    source = exactFor(exact, scene, state);
-    rec = source && source.states[`${+!!state.fast_mode}|${state.dtype}`];
+    // a typed eps off the grid: the kernel's answer for this dtype and fast_mode, packed as a scene
+    if (!exact) return null;
+    source = exact.tables;
+    rec = (exact.states || {})[`${+!!state.fast_mode}|${state.dtype}`];
   } else rec = scene.states[`${+!!state.fast_mode}|${state.dtype}|${state.eps}`];
   if (!rec) return null;
   const rc = scene.shape[0] * scene.shape[1];

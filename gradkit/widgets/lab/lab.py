@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import torch
 
@@ -109,6 +110,8 @@ class GradcheckLab(GradkitWidget):
     view = "labView"
     scripts = ("base/matrix.js", "lab/lab.js")
     PANELS = ("verdict", "jacobians", "difference")
+    #: A typed eps's check is one state: the dtype and fast_mode it is for go with the request.
+    OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("dtype", "fast_mode")
 
     def __init__(  # noqa: PLR0913 - gradcheck's settings, as keyword arguments
         self,
@@ -137,7 +140,6 @@ class GradcheckLab(GradkitWidget):
             self._tolerance = tolerance
             self._states: LabStates | None = None
             self._sent: dict[str, LabState] = {}
-            self._exact: tuple[float, dict[str, LabState]] = (0.0, {})
             self._scenes = self._revision = 0
             self._build_controls(targets, dtype, eps, fast_mode)
             for name in ("dtype", "eps", "fast_mode"):
@@ -250,7 +252,7 @@ class GradcheckLab(GradkitWidget):
         )
         self._states.checks = self._checks
         self._scenes += 1
-        self._sent, self._exact = {}, (0.0, {})
+        self._sent = {}
         self._show_current()
         self.later(self._fill)
 
@@ -270,7 +272,7 @@ class GradcheckLab(GradkitWidget):
         """torch's own check of the state shown; a state the page drew is redrawn only when
         torch's verdict differs from the one computed ahead."""
         if self.state.get("eps_exact") is not None:
-            return  # the page asks for a typed eps's check (numbers_off_grid)
+            return  # the page asks for a typed eps's check (numbers_at)
         fast_mode, dtype, g = self._here()
         shown = self._sent.get(state_key(fast_mode, dtype, g))
         try:
@@ -298,25 +300,26 @@ class GradcheckLab(GradkitWidget):
         part, arrays = self._states.pack(window)
         self.send_scene({**self._scene_json(), **part}, arrays, key=key)
 
-    def numbers_off_grid(self) -> tuple[dict, dict]:
-        """A typed eps off the grid: torch's check for it (kept across dtype switches)."""
-        eps = float(self.state["eps_exact"])
-        fast_mode, dtype, _ = self._here()
-        kept = self._exact[1] if self._exact[0] == eps else {}
-        kept[f"{int(fast_mode)}|{dtype}"] = self._states.get(fast_mode, dtype, eps)
-        self._exact = (eps, kept)
-        part, arrays = self._states.pack(kept)
-        payload = {**part, **{name: a.tolist() for name, a in arrays.items()}}
-        return payload, {"eps_exact": eps}
+    def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict]:
+        """A typed eps off the grid: torch's check for it, at the request's dtype and
+        fast_mode, packed as the scene's states are."""
+        fast_mode, dtype = bool(args["fast_mode"]), str(args["dtype"])
+        state = self._states.get(fast_mode, dtype, eps)
+        return self._states.pack({f"{int(fast_mode)}|{dtype}": state})
 
     def _tolerance_typed(self, name: str) -> None:
-        """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts."""
+        """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts.
+        The box then reads as Python writes the number (``1e-3`` becomes ``0.001``): the scene
+        names the text it was made for, and the page waits until they agree."""
         k = ("atol", "rtol").index(name)
         try:
             value = parse_tolerance(self.state[name], name)
         except InputError:
             self.update_state({name: f"{self._tolerance[k]:g}"})
             raise
+        if self.state[name] != f"{value:g}":
+            self.update_state({name: f"{value:g}"})  # its listener comes back here, once
+            return
         if value != self._tolerance[k]:
             self._tolerance = (value, self._tolerance[1]) if k == 0 else (self._tolerance[0], value)
             self._new_scene()

@@ -8,7 +8,7 @@ import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
-import { exactFor, pointRecord, rowOf } from "../base/tables.js";
+import { pointRecord, rowOf } from "../base/tables.js";
 
 // the theme's colours, read at each paint
 export const RULER_COLORS = { get blue() { return COLORS.blue; }, get red() { return COLORS.vermillion; }, get grey() { return COLORS.grey; } };
@@ -31,19 +31,13 @@ export function rulerFound(scene, tables, exact, state) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
   const w = gridPosition(scene.x_grid, state.x) - scene.window[0];
   if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
-  let land = null;
-  let raised = null;
-  let eps = state.eps_exact;
-  if (eps != null) {
-    const ex = exactFor(exact, scene, state);
-    if (!ex) return null;
-    land = ex.landing[d].map((v) => (v === null ? NaN : v));
-    raised = ex.flags[d];
-  } else {
-    land = rowOf(tables.landing, [w, d, state.eps]);
-    raised = rowOf(tables.flags, [w, d, state.eps]);
-    eps = EPS_GRID[state.eps];
-  }
+  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
+  const typed = state.eps_exact != null;
+  if (typed && !exact) return null;
+  const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
+  const land = rowOf(from.landing, [at, d, g]);
+  const raised = rowOf(from.flags, [at, d, g]);
+  const eps = typed ? state.eps_exact : EPS_GRID[state.eps];
   const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
   const [h, lower, upper] = land;
   const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (floats.landing_flags)

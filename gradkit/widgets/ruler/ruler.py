@@ -87,7 +87,6 @@ class FloatRuler(PointWidget):
     ) -> None:
         dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
-        self._exact_sent: dict = {"match": None}  # the last typed eps answered
         with self.building():
             self.point_rows(x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around")
             self.dtype_buttons = dtype_toggle(self, dtype)
@@ -118,8 +117,7 @@ class FloatRuler(PointWidget):
         if exact is None:
             landing = self.point["landing"][d, int(self.state["eps"])]
         else:
-            sent = self.answer_off_grid()
-            landing = sent["landing"][d]
+            landing = self.exact_here()["landing"][0, d, 0]
         h, lower, upper = (float(v) for v in landing)
         return Ruler(x=x, h=h, ulp=ulp, ulp_below=ulp_below, lower=lower, upper=upper)
 
@@ -140,8 +138,7 @@ class FloatRuler(PointWidget):
         """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
         return stack_points(measured)
 
-    def exact_of(self, eps: float) -> dict:
-        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local)."""
-        arrays = exact_landings(self.x, eps)
-        self._exact_sent = {**arrays, "match": (eps, self.x)}  # what .ruler reads
-        return arrays
+    def exact_of(self, eps: float, x: float) -> dict:
+        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local), with
+        an eps axis of one, as the scene's ``landing`` and ``flags``."""
+        return {name: a[:, None] for name, a in exact_landings(x, eps).items()}

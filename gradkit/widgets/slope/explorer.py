@@ -124,7 +124,6 @@ class SlopeExplorer(PointWidget):
         super().__init__(panels)
         with self.building():
             self._menu = menu
-            self._exact_sent: dict = {"match": None}  # the last typed eps answered
             self.function_dropdown = dropdown(
                 self,
                 "function",
@@ -167,8 +166,7 @@ class SlopeExplorer(PointWidget):
         exact = self.state.get("eps_exact")
         if exact is None:
             return self.point["rows"][s, d, int(self.state["eps"])]
-        sent = self.answer_off_grid()
-        return sent["rows"][s, d]
+        return self.exact_here()["rows"][0, s, d, 0]
 
     @property
     def numeric(self) -> float:
@@ -214,9 +212,7 @@ class SlopeExplorer(PointWidget):
             del arrays["zoom"]
         return arrays
 
-    def exact_of(self, eps: float) -> dict:
-        """Every scheme and dtype at a typed eps, at the current x (kept: the readouts read it)."""
-        rows, zoom = slope_rows(self.f, self.x, [eps])
-        sent = {"rows": rows[:, :, 0], "zoom": zoom[:, 0]}
-        self._exact_sent = {**sent, "match": (eps, self.x)}
-        return sent
+    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
+        """Every scheme and dtype at a typed eps, at x: rows and zoom, as a position's."""
+        rows, zoom = slope_rows(self.f, x, [eps])
+        return {"rows": rows, "zoom": zoom}

@@ -7,7 +7,7 @@ import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { pictureWidth } from "../base/fit.js";
-import { exactFor, pointRecord, record, rowOf } from "../base/tables.js";
+import { pointRecord, record, rowOf } from "../base/tables.js";
 import { COLORS, cssColor } from "../base/theme.js";
 
 // Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
@@ -30,15 +30,12 @@ export function slopeRow(scene, tables, exact, state) {
   const w = k - scene.window[0];
   if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
   const analytic = tables.analytic.data[w];
-  if (state.eps_exact != null) {
-    const ex = exactFor(exact, scene, state);
-    if (!ex) return null;
-    return { r: record(scene.fields, ex.rows[s][d]), zoom: ex.zoom[d].map((v) => (v === null ? NaN : v)),
-      analytic, eps: state.eps_exact };
-  }
-  const g = state.eps;
-  return { r: record(scene.fields, rowOf(tables.rows, [w, s, d, g])), zoom: rowOf(tables.zoom, [w, d, g]),
-    analytic, eps: EPS_GRID[g] };
+  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
+  const typed = state.eps_exact != null;
+  if (typed && !exact) return null;
+  const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
+  return { r: record(scene.fields, rowOf(from.rows, [at, s, d, g])), zoom: rowOf(from.zoom, [at, d, g]),
+    analytic, eps: typed ? state.eps_exact : EPS_GRID[g] };
 }
 
 // A slope for a readout: three decimals, or four significant digits when huge (never a
