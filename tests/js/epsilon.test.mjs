@@ -2,35 +2,34 @@
 // the page finds gradkit.sweep's numbers for every state, says gradcheck's verdict as the numbers
 // give it, and never quotes a theory number far outside the eps range (issue 19 #16).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { buttonLook, buttonPress, buttonText } from "../../gradkit/widgets/base/controls.js";
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
   LAB_LAYOUT, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
 } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
   errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
+import { named, readFixture, stateOf as rowState, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/epsilon.json", import.meta.url), "utf8"));
+const fixture = readFixture("epsilon");
 const num = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
 const text = (html) => html.replace(/<[^>]+>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").replace(/ ([,.;:)])/g, "$1").trim();
 const ALL = ["curves", "theory", "table"];
 
+// A scene as the tests read it: its tables decoded, each state whole, sweep's numbers by name.
 function sceneOf(name) {
   const sc = fixture[name];
-  const bytes = Buffer.from(sc.tables, "base64");
-  const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sc.scene.tables);
-  return { ...sc, tables };
+  const states = sc.states.map((row) => ({ state: rowState(sc, row), want: named(sc.want_fields, row.want) }));
+  return { ...sc, tables: tablesOf(sc), states };
 }
 
 function stateOf(sc, changes) {
-  return { ...sc.states[0].state, ...changes };
+  return { ...sc.state, ...changes };
 }
 
 test("the page finds gradkit.sweep's error and flags for every dtype, scheme and eps", () => {
@@ -114,7 +113,7 @@ test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, neve
 
 test("where f has no slope the page says why, with no numbers to draw", () => {
   const sc = sceneOf("log");
-  const state = sc.states.length ? sc.states[0].state : { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
+  const state = sc.state ?? { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
     dtype: "float32", scheme: "central", shown: sc.scene.dtypes, theory: true };
   const found = labFound(sc.scene, sc.tables, {}, state);
   assert.ok(found.noSlope && found.at === null);
