@@ -1,7 +1,7 @@
 // The base's browser rules: number formatting, the eps rule (against Python's fixture), tables,
 // axes and ticks, the keyboard rule and the state handshake.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 
 import {
@@ -21,8 +21,9 @@ import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
 } from "../../gradkit/widgets/base/offline.js";
+import { readFixture } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/eps.json", import.meta.url), "utf8"));
+const fixture = readFixture("eps");
 
 test("the eps grid is Python's, value for value", () => {
   assert.deepEqual([...EPS_GRID], fixture.grid);
@@ -242,14 +243,30 @@ test("askKernel sends anywidget's command message where invoke refuses (marimo)"
 });
 
 test("pyFormat gives Python's digits for awkward numbers (exact ties round to even)", () => {
-  const { cases } = JSON.parse(readFileSync(new URL("./fixtures/format.json", import.meta.url), "utf8"));
-  let nan = 0;
-  for (const [value, spec, want] of cases) {
-    const got = pyFormat(value, spec);
-    if (want === "nan") { nan += 1; continue; }
-    assert.equal(got, want.replace("inf", "∞"), `${value} ${spec}`);
+  const { specs, rows } = readFixture("format");
+  // Python's "nan" and "inf" the page writes as NaN and ∞, and a minus sign as a real one
+  const page = { nan: "NaN", inf: "∞", "-inf": "−∞" };
+  const value = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
+  let checked = 0;
+  for (const [v, ...texts] of rows) {
+    specs.forEach((spec, k) => {
+      assert.equal(pyFormat(value(v), spec), page[texts[k]] ?? texts[k], `${v} ${spec}`);
+      checked += 1;
+    });
   }
-  assert.ok(cases.length > 1000 && nan === 0);
+  assert.ok(checked >= 500, `${checked} cases`);
+  assert.ok(rows.some(([v]) => Object.is(v, -0)) && rows.some(([v]) => v === "nan") && rows.some(([v]) => v === "-inf"));
+});
+
+test("the format fixture holds every spec the views write numbers with", () => {
+  const { specs } = readFixture("format");
+  const widgets = new URL("../../gradkit/widgets/", import.meta.url);
+  const used = new Set();
+  for (const file of readdirSync(widgets, { recursive: true }).filter((f) => f.endsWith(".js"))) {
+    for (const [, spec] of readFileSync(new URL(file, widgets), "utf8").matchAll(/"(\.\d+[efg])"/g)) used.add(spec);
+  }
+  assert.ok(used.has(".3g") && used.size >= 10, [...used].join(" "));
+  assert.deepEqual([...used].filter((spec) => !specs.includes(spec)), []);
 });
 
 // ------------------------------------------------------------------ a page with no kernel

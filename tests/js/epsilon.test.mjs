@@ -2,36 +2,34 @@
 // the page finds gradkit.sweep's numbers for every state, says gradcheck's verdict as the numbers
 // give it, and never quotes a theory number far outside the eps range (issue 19 #16).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { buttonLook, buttonPress, buttonText } from "../../gradkit/widgets/base/controls.js";
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { answerOf } from "./sent.mjs";
 import {
   LAB_LAYOUT, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
 } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
   errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
+import { answerOf, named, readFixture, stateOf as rowState, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/epsilon.json", import.meta.url), "utf8"));
+const fixture = readFixture("epsilon");
 const num = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
 const text = (html) => html.replace(/<[^>]+>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").replace(/ ([,.;:)])/g, "$1").trim();
 const ALL = ["curves", "theory", "table"];
 
+// A scene as the tests read it: its tables decoded, each state whole, sweep's numbers by name.
 function sceneOf(name) {
   const sc = fixture[name];
-  const bytes = Buffer.from(sc.tables, "base64");
-  const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sc.scene.tables);
-  return { ...sc, tables };
+  const states = sc.states.map((row) => ({ state: rowState(sc, row), want: named(sc.want_fields, row.want) }));
+  return { ...sc, tables: tablesOf(sc), states };
 }
 
 function stateOf(sc, changes) {
-  return { ...sc.states[0].state, ...changes };
+  return { ...sc.state, ...changes };
 }
 
 test("the page finds gradkit.sweep's error and flags for every dtype, scheme and eps", () => {
@@ -39,7 +37,7 @@ test("the page finds gradkit.sweep's error and flags for every dtype, scheme and
   for (const name of ["main", "zero"]) {
     const sc = sceneOf(name);
     for (const { state, want } of sc.states) {
-      const found = labFound(sc.scene, sc.tables, {}, state);
+      const found = labFound(sc.scene, sc.tables, null, state);
       const r = found.at[found.d];
       const where = `${name} ${state.dtype} ${state.scheme} eps ${EPS_GRID[state.eps]}`;
       assert.ok(Object.is(r.error, num(want.error)), `${where}: ${r.error} vs ${want.error}`);
@@ -54,7 +52,7 @@ test("the page finds gradkit.sweep's error and flags for every dtype, scheme and
 
 test("the error axes fit every error of both schemes and the tolerance", () => {
   const sc = sceneOf("main");
-  const found = labFound(sc.scene, sc.tables, {}, sc.states[0].state);
+  const found = labFound(sc.scene, sc.tables, null, sc.states[0].state);
   assert.deepEqual(errorLimits(sc.tables, found.w, found.point.tolerance), sc.limits);
 });
 
@@ -74,16 +72,16 @@ test("a typed eps off the grid reads the kernel's answer, and waits for it", () 
 test("at gradcheck's eps float32 fails 13 times over the tolerance and float64 passes", () => {
   const sc = sceneOf("main");
   const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype: "float32" });
-  const out = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, {}, state), ALL);
+  const out = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state), ALL);
   assert.match(text(out.error), /^float32 error at this eps 9\.96e-03 13\.1 × the tolerance 0\.00076: gradcheck fails$/);
   assert.equal(text(out.tolerance), "gradcheck tolerance 0.00076 = atol + rtol·|f′(x)| = 1e-05 + 0.001·0.75");
   assert.equal(text(out.eps), "eps 1e-06 = 0.000001");
   assert.match(text(out.optimal), /^best eps for float32 0\.002 the smallest error on this lab's eps grid \(4e-07\); theory 0\.0016 \(error ≈ 7e-06\)$/);
   assert.match(text(out.table), /^at eps = 1e-06, against the tolerance 0\.00076: float64 6\.19e-12 passes u = 1e-16 float32 9\.96e-03 fails/);
   assert.match(out.table, /<tr style='font-weight:bold'><td>float32/);
-  const two = labReadouts(sc.scene, { ...state, shown: ["float64", "float32"] }, labFound(sc.scene, sc.tables, {}, state), ALL);
+  const two = labReadouts(sc.scene, { ...state, shown: ["float64", "float32"] }, labFound(sc.scene, sc.tables, null, state), ALL);
   assert.doesNotMatch(text(two.table), /float16/);
-  const closed = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, {}, state), ["curves"]);
+  const closed = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state), ["curves"]);
   assert.equal(closed.optimal, "");
   assert.equal(closed.table, "");
 });
@@ -101,7 +99,7 @@ test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, neve
   const sc = sceneOf("zero");
   for (const dtype of ["float32", "float16", "bfloat16", "float64"]) {
     const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype });
-    const found = labFound(sc.scene, sc.tables, {}, state);
+    const found = labFound(sc.scene, sc.tables, null, state);
     const optimal = text(labReadouts(sc.scene, state, found, ALL).optimal);
     assert.match(optimal, /theory: below 1e-12, off this scale: f\(x\) = 0/, optimal);
     const theory = optimal.slice(optimal.indexOf("theory"));
@@ -115,9 +113,9 @@ test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, neve
 
 test("where f has no slope the page says why, with no numbers to draw", () => {
   const sc = sceneOf("log");
-  const state = sc.states.length ? sc.states[0].state : { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
+  const state = sc.state ?? { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
     dtype: "float32", scheme: "central", shown: sc.scene.dtypes, theory: true };
-  const found = labFound(sc.scene, sc.tables, {}, state);
+  const found = labFound(sc.scene, sc.tables, null, state);
   assert.ok(found.noSlope && found.at === null);
   const out = labReadouts(sc.scene, state, found, ALL);
   assert.equal(text(out.error), "f(x) = log(x) is NaN at x = -1 (outside its domain, or too large for float64), so there is no slope to measure; move x to a positive number");
@@ -157,7 +155,7 @@ test("the picture's parts do not overlap: axes, x labels, strip and legend", () 
 
 test("the strip below the plot appears only when a shown dtype has something to mark", () => {
   const sc = sceneOf("main");
-  const ctxOf = (shown) => ({ panels: () => ALL, scene: sc.scene, tables: sc.tables, exact: {},
+  const ctxOf = (shown) => ({ panels: () => ALL, scene: sc.scene, tables: sc.tables, exact: null,
     state: stateOf(sc, { shown, dtype: shown[0] }) });
   assert.deepEqual(epsilonView.size(ctxOf(["float64", "float32"])), LAB_LAYOUT.sizes.plain);
   assert.deepEqual(epsilonView.size(ctxOf(["float16", "float64"])), LAB_LAYOUT.sizes.strip);

@@ -3,18 +3,18 @@
 // round goes to the even position and Math.round would not; a position's value is the one
 // Python sent in the slider's spec.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import {
   gridPosition, roundHalfEven, savedRange, sliderPosition, sliderValue,
 } from "../../gradkit/widgets/base/controls.js";
+import { readFixture } from "./fixture.mjs";
 
-const { grids } = JSON.parse(readFileSync(new URL("./fixtures/grid.json", import.meta.url), "utf8"));
-const all = grids.flatMap(({ slider, cases }) => cases.map((c) => ({ slider, ...c })));
+const { grids } = readFixture("grid");
+const all = grids.flatMap(({ slider, cases }) => cases.map(([value, position, onGrid]) => ({ slider, value, position, onGrid })));
 
 test("every value finds Python's position, and a position's value is the one Python sent", () => {
-  for (const { slider, value, position, on_grid: onGrid } of all) {
+  for (const { slider, value, position, onGrid } of all) {
     const where = `${JSON.stringify({ ...slider, values: undefined })} ${value}`;
     assert.equal(gridPosition(slider, value), position, where);
     assert.equal(sliderPosition(slider, value), position, where);
@@ -32,7 +32,7 @@ test("the fixture holds the ties, where Math.round would answer otherwise", () =
   assert.ok(ties.length >= 20, `${ties.length} ties`);
   assert.ok(ties.some((c) => Math.round(q(c)) !== c.position));
   assert.ok(ties.some((c) => q(c) < 0) && ties.every((c) => c.position % 2 === 0));
-  assert.ok(all.filter((c) => c.on_grid).length >= 50);
+  assert.ok(all.filter((c) => c.onGrid).length >= 50);
 });
 
 test("ties go to the even whole number; all else to the nearest", () => {

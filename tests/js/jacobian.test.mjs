@@ -1,18 +1,16 @@
 // JacobianBuilder's steps, counts, wording and layout, and the matrix helpers it shares with
 // GradcheckLab, against a scene Python sent (tools/js_fixtures.py: jacobian.json).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
   callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, tint, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
 import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
+import { readFixture, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/jacobian.json", import.meta.url), "utf8"));
-const bytes = Buffer.from(fixture.tables, "base64");
-const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables);
+const fixture = readFixture("jacobian");
+const tables = tablesOf(fixture);
 const scene = fixture.scene;
 const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim();
 

@@ -1,23 +1,19 @@
 // GradcheckLab's lookups, colours, layout and wording, against scenes Python sent
 // (tools/js_fixtures.py: lab.json).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { linearTicks, makePainter } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { answerOf } from "./sent.mjs";
 import { fitSize, fitTitle, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import {
   BAR_LABELS, FAST_MODE_WORDS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView,
   layoutFor, ratioColour, ratioTicks, titleLines, titleRoom,
 } from "../../gradkit/widgets/lab/lab.js";
+import { answerOf, readFixture, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/lab.json", import.meta.url), "utf8"));
-const tablesOf = (sent) => {
-  const bytes = Buffer.from(sent.tables, "base64");
-  return decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sent.scene.tables);
-};
+const fixture = readFixture("lab");
+// the typed eps's scene is WrongSquareFn's: the fixture holds what changed from it
+const typed = { ...fixture.WrongSquareFn, ...fixture.typed };
 const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&gt;/g, ">").replace(/\s+/g, " ").trim();
 const stateOf = (sent, key) => {
   const [fast, dtype, eps] = key.split("|");
@@ -74,7 +70,7 @@ test("a state not sent, another function or a typed eps not yet checked waits (n
 });
 
 test("a typed eps reads the kernel's answer, matrices included, only for that eps and dtype", () => {
-  const sent = fixture.typed;
+  const sent = typed;
   const found = labState(sent.scene, tablesOf(sent), answerOf(sent), sent.state);
   assert.equal(found.rec.eps, 3e-7);
   assert.equal(found.numeric.length, 4);

@@ -2,7 +2,6 @@
 // typed guess, the tolerance and the reveal (Predict), ZooHunt's readouts; against what Python
 // reads from the same scenes (tools/js_fixtures.py practice_fixture).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { feedbackHtml, optionButtons, richText, seededOrder } from "../../gradkit/widgets/practice/feedback.js";
@@ -13,8 +12,9 @@ import {
 import {
   exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntScore, huntView,
 } from "../../gradkit/widgets/practice/panel.js";
+import { readFixture } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/practice.json", import.meta.url), "utf8"));
+const fixture = readFixture("practice");
 
 // What a reader sees of some HTML: tags dropped, entities decoded, the aria-hidden mark dropped.
 function text(html) {

@@ -2,15 +2,15 @@
 // the browser's storage under the Predict's id and the learner's own server path, taken back by a
 // fresh Predict only where it is a guess this Predict can read.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { recalledLock } from "../../gradkit/widgets/practice/predict.js";
 import {
   progressKey, recalledProgress, rememberProgress, serverPath,
 } from "../../gradkit/widgets/practice/progress.js";
+import { readFixture } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/practice.json", import.meta.url), "utf8"));
+const fixture = readFixture("practice");
 const [slope, calls, , fast] = fixture.predicts.map((p) => p.scene);
 
 function fakeStorage() {

@@ -2,26 +2,24 @@
 // the numbers the page finds are torch's, the ticks are the representable numbers, and the words
 // say what happened (also where x overflows: never "NaN ulps" or "exactly 0").
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { epsState } from "../../gradkit/widgets/base/eps.js";
 import { Axes } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { answerOf } from "./sent.mjs";
 import {
   RULER_LAYOUT, landed, pyRepr, rulerFound, rulerReadouts, tickSegments, ulpsText, viewTicks, zoomTicks,
 } from "../../gradkit/widgets/ruler/ruler.js";
+import { answerOf, named, readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/ruler.json", import.meta.url), "utf8"));
+const fixture = readFixture("ruler");
 const num = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
 const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim();
 
+// A scene as the tests read it: its tables decoded, each state whole, torch's ruler by name.
 function sceneOf(name) {
   const sc = fixture[name];
-  const bytes = Buffer.from(sc.tables, "base64");
-  const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), sc.scene.tables);
-  return { ...sc, tables };
+  const states = sc.states.map((row) => ({ ...row, state: stateOf(sc, row), ruler: named(sc.ruler_fields, row.ruler) }));
+  return { ...sc, tables: tablesOf(sc), states };
 }
 
 function find(name, dtype, eps) {

@@ -1,23 +1,21 @@
 // SlopeExplorer's lookups and wording, against a scene Python sent (tools/js_fixtures.py).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { epsState } from "../../gradkit/widgets/base/eps.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
-import { answerOf } from "./sent.mjs";
 import {
   SLOPE_MARGIN, fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
 } from "../../gradkit/widgets/slope/slope.js";
+import { answerOf, readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
-const fixture = JSON.parse(readFileSync(new URL("./fixtures/slope.json", import.meta.url), "utf8"));
-const bytes = Buffer.from(fixture.tables, "base64");
-const tables = decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables);
+const fixture = readFixture("slope");
+const tables = tablesOf(fixture);
+const states = fixture.states.map((row) => ({ ...row, state: stateOf(fixture, row) }));
 
 test("the page reads the numeric and analytic slopes Python reads, for every state", () => {
   let checked = 0;
-  for (const { state, numeric, analytic } of fixture.states) {
+  for (const { state, numeric, analytic } of states) {
     if (state.eps_exact != null) continue;
     const found = slopeRow(fixture.scene, tables, null, state);
     assert.ok(found, JSON.stringify(state));
@@ -30,7 +28,7 @@ test("the page reads the numeric and analytic slopes Python reads, for every sta
 });
 
 test("an x beyond the positions sent, or a typed eps not yet measured, waits (null)", () => {
-  const state = { ...fixture.states[0].state };
+  const state = { ...states[0].state };
   assert.equal(slopeRow(fixture.scene, tables, null, { ...state, x: state.x + 0.05 }), null);
   assert.equal(slopeRow(fixture.scene, tables, null, { ...state, eps_exact: 3e-7 }), null);
   assert.equal(slopeRow(fixture.scene, tables, null, { ...state, dtype: "float8" }), null);
@@ -41,13 +39,13 @@ test("a typed eps off the grid reads the kernel's answer: the numeric slope Pyth
   const found = slopeRow(fixture.scene, tables, answerOf(fixture.typed), state);
   assert.equal(found.eps, 3e-7);
   assert.equal(found.r.numeric, numeric);
-  assert.equal(found.zoom.length, fixture.scene.zoom_points);
-  assert.equal(exact.answer.tables.rows.shape[0], 1, "one x position"); // and one eps
-  assert.equal(exact.answer.tables.rows.shape[3], 1);
+  const { rows, zoom } = exact.answer.tables; // one x position and one eps of the scene's tables
+  assert.deepEqual([rows.shape[0], rows.shape[3], zoom.shape[0], zoom.shape[2]], [1, 1, 1, 1]);
+  assert.equal(found.zoom.length, zoom.shape[3]);
 });
 
 test("readouts word the row: slopes, errors, eps and the rounding notes", () => {
-  const pick = (dtype, eps) => fixture.states.find((s) => s.state.dtype === dtype
+  const pick = (dtype, eps) => states.find((s) => s.state.dtype === dtype
     && s.state.scheme === "central" && s.state.eps === epsState(eps).eps);
   const f64 = pick("float64", 1e-6).state;
   const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ");
@@ -89,7 +87,7 @@ function paint(state, scene = fixture.scene) {
     panels: () => state.panels, set() {}, drawn: {} };
   return slopeView.paint(ctx).drawn;
 }
-const first = fixture.states.find((s) => s.state.eps_exact == null).state;
+const first = states.find((s) => s.state.eps_exact == null).state;
 
 test("the legend lists every mark drawn: the zoom window wherever the curve is, curve only too", () => {
   const parts = (lay) => slopeLegendItems(fixture.scene, lay).map(([part]) => part);
@@ -126,7 +124,7 @@ test("the zoom window is shaded while it is a window, outlined once it covers mo
 
 test("the zoom panel's limits are the page's: all it draws, padded by its one margin", () => {
   let checked = 0;
-  for (const { state } of fixture.states) {
+  for (const { state } of states) {
     if (state.eps_exact != null) continue;
     const found = slopeRow(fixture.scene, tables, {}, state);
     const { r, analytic: a, eps, zoom } = found;

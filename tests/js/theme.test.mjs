@@ -7,13 +7,13 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { makePainter, inkOn } from "../../gradkit/widgets/base/plot.js";
-import { decodeTables } from "../../gradkit/widgets/base/tables.js";
 import {
   COLORS, LIGHT, contrast, cssColor, luminance, readTheme, themed, useTheme, watchTheme,
 } from "../../gradkit/widgets/base/theme.js";
 import { epsilonView } from "../../gradkit/widgets/epsilon/epsilon.js";
 import { rulerView } from "../../gradkit/widgets/ruler/ruler.js";
 import { slopeView } from "../../gradkit/widgets/slope/slope.js";
+import { readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
 // The dark half of the palette, as theme.css sets it (gradkit/_palette.py PALETTE_DARK).
 const css = readFileSync(new URL("../../gradkit/widgets/base/theme.css", import.meta.url), "utf8");
@@ -110,11 +110,7 @@ function recordingContext() {
   return { g: proxy, marks };
 }
 
-function sceneOf(fixture) {
-  const bytes = Buffer.from(fixture.tables, "base64");
-  return { scene: fixture.scene, tables: decodeTables(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), fixture.scene.tables) };
-}
-const fixtureOf = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), "utf8"));
+const sceneOf = (sent) => ({ scene: sent.scene, tables: tablesOf(sent) });
 
 globalThis.document ??= { createTextNode: (text) => ({ text }) };
 function paintMarks(view, { scene, tables }, state, palette) {
@@ -155,10 +151,10 @@ function unreadable(marks, palette) {
 const THEMES = { light: { ...LIGHT }, dark: DARK };
 for (const [theme, palette] of Object.entries(THEMES)) {
   test(`SlopeExplorer in the ${theme} theme: every line, marker and text reads on its paper`, () => {
-    const fx = fixtureOf("slope");
+    const fx = readFixture("slope");
     const sc = sceneOf(fx);
     for (const dtype of ["float64", "float32"]) {
-      const state = fx.states.find((s) => s.state.dtype === dtype && s.state.eps_exact == null).state;
+      const state = fx.states.map((row) => stateOf(fx, row)).find((s) => s.dtype === dtype && s.eps_exact == null);
       const marks = paintMarks(slopeView, sc, state, palette);
       assert.deepEqual(unreadable(marks, palette), [], `${dtype}`);
       // the zoom window: its own colour, dotted edges and bracket ends, at full opacity
@@ -170,9 +166,9 @@ for (const [theme, palette] of Object.entries(THEMES)) {
   });
 
   test(`EpsilonLab in the ${theme} theme: every curve at full colour, every text readable`, () => {
-    const fx = fixtureOf("epsilon");
+    const fx = readFixture("epsilon");
     const sc = sceneOf(fx.main);
-    const state = { ...fx.main.states[0].state, shown: fx.main.scene.dtypes, theory: true };
+    const state = { ...fx.main.state, shown: fx.main.scene.dtypes, theory: true };
     const marks = paintMarks(epsilonView, sc, state, palette);
     assert.deepEqual(unreadable(marks, palette), []);
     // the float64 curve is drawn in the theme's blue, not the light value Python sent
@@ -180,9 +176,9 @@ for (const [theme, palette] of Object.entries(THEMES)) {
   });
 
   test(`FloatRuler in the ${theme} theme: every line, marker and text reads on its paper`, () => {
-    const fx = fixtureOf("ruler").half;
+    const fx = readFixture("ruler").half;
     const sc = sceneOf(fx);
-    const state = fx.states[0].state;
+    const state = fx.state;
     const marks = paintMarks(rulerView, sc, state, palette);
     assert.deepEqual(unreadable(marks, palette), []);
   });
