@@ -467,7 +467,7 @@ def test_a_second_epsilon_lab_reads_its_scene_and_still_measures_on_request(make
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
     # the Python side still answers from torch: the curves, and a typed eps off the grid
     assert second.sweep.scheme == "central" and set(second.sweeps) == {"central", "forward"}
-    second.eps = 3e-7
+    second.eps_slider.value = 3e-7
     assert second.state["eps_exact"] == 3e-7 and second.numbers_here() is not None
     make(EpsilonLab, f=lambda v: v * v * v, x=0.5)  # a learner's own: measured, never stored
     make(EpsilonLab, f=lambda v: v * v * v, x=0.5)

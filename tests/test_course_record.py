@@ -214,7 +214,7 @@ def test_a_zoo_specimens_first_predicted_cause_is_kept(tmp_path, monkeypatch):
     hunt = ZooHunt(names=["WrongSquareFn"])
     recorder.watch({"hunt": hunt})
     for guess in ("pass", "bug"):  # the second run is no first try
-        hunt.prediction.value = guess
+        hunt.prediction_buttons.value = guess
         hunt.run_button.click()
     assert recorder.guesses["zoo"] == {
         "WrongSquareFn": {"guess": "pass", "right": False, "cause": "bug"}

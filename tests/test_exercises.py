@@ -232,8 +232,8 @@ def test_zoo_hunt_scores_predictions_against_check():
         assert f"class Specimen{k}Fn(torch.autograd.Function)" in shown
         assert "def backward" in shown
         assert name not in shown and '"""' not in shown  # neither name nor docstring gives it away
-        assert hunt.prediction.value is None
-        hunt.prediction.value = CATALOGUE[name].expected_cause["float64"]
+        assert hunt.prediction_buttons.value is None
+        hunt.prediction_buttons.value = CATALOGUE[name].expected_cause["float64"]
         hunt.run_button.click()
         assert hunt.error_area.value == ""
         assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
@@ -247,16 +247,16 @@ def test_zoo_hunt_wrong_and_missing_predictions():
     hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
     hunt.run_button.click()
     assert "without a prediction" in hunt.result.value
-    hunt.prediction.value = "precision"
+    hunt.prediction_buttons.value = "precision"
     hunt.run_button.click()
     assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
-    hunt.prediction.value = "bug"
+    hunt.prediction_buttons.value = "bug"
     hunt.run_button.click()  # seen before any prediction: never a first try
     assert "Score: 0 right at the first try, out of 0 predicted" in hunt.score.value
     hunt.entry_dropdown.value = "SquareFn"
-    hunt.prediction.value = "precision"
+    hunt.prediction_buttons.value = "precision"
     hunt.run_button.click()
-    hunt.prediction.value = "pass"
+    hunt.prediction_buttons.value = "pass"
     hunt.run_button.click()  # a second try does not change the first-try score
     assert "Score: 0 right at the first try, out of 1 predicted" in hunt.score.value
     with pytest.raises(KeyError, match="no zoo entry named"):

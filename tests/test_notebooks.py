@@ -56,7 +56,7 @@ def _answer(quiz):
 
 
 def _predict(moment, guess, right):
-    moment.guess(guess)
+    moment.lock_in(guess)
     if not right and moment.second_try_offered:
         assert moment.actual is None  # a hint first: the true value after the second try
         moment.try_again(guess)
@@ -79,7 +79,7 @@ def _drive_slopes(explorer):
 
 
 def _build(builder, bigger):
-    builder.step()
+    builder.next_step()
     builder.run_all()
     numeric, analytic = torch.as_tensor(builder.numeric), torch.as_tensor(builder.analytic)
     assert numeric.shape == analytic.shape == (builder.n, builder.n)
@@ -161,9 +161,9 @@ SELF_CHECKS: dict[str, str] = {
     "04_choosing_eps": """
         _predict(predict, 1e-3, right=False)  # 35 % off: within 15 % counts
         assert abs(predict.actual - 1.55e-3) < 1e-5
-        before = float(eps_lab.at_eps[eps_lab.dtype].error[0])
+        before = float(eps_lab.at_eps[eps_lab.dtype_buttons.value].error[0])
         eps_lab.eps_up.click()
-        assert float(eps_lab.at_eps[eps_lab.dtype].error[0]) != before
+        assert float(eps_lab.at_eps[eps_lab.dtype_buttons.value].error[0]) != before
         eps_lab.eps_text.value = "1e-3"
         eps_lab.dtype_buttons.value = torch.float16
         _clean(eps_lab)
@@ -184,10 +184,10 @@ SELF_CHECKS: dict[str, str] = {
         formulas = [CATALOGUE[name].formula for name in hunt.names]
         alike = [(i, j) for i in range(9) for j in range(i) if formulas[i] == formulas[j]]
         assert alike and all(i - j >= 3 for i, j in alike), alike  # look-alikes kept apart
-        assert "kink" not in str(hunt.prediction.options)  # taught in the appendix
+        assert "kink" not in str(hunt.prediction_buttons.options)  # taught in the appendix
         for name in hunt.names:
             hunt.entry_dropdown.value = name
-            hunt.prediction.value = "bug"
+            hunt.prediction_buttons.value = "bug"
             hunt.run_button.click()
             assert hunt.last is not None and hunt.last.cause in gradkit.CAUSES
             _clean(hunt)

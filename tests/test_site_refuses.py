@@ -82,7 +82,7 @@ def test_html_widget_values_are_cleaned_also_inside_a_box(tmp_path, capsys):
 
 
 def _foreign_record() -> dict:
-    state = {"_esm": FOREIGN_ESM, "_css": "", "spec": {"title": "Tiny", "values": {}}, **CONTRACT}
+    state = {"_esm": FOREIGN_ESM, "_css": "", "spec": {"title": "Tiny", "state": []}, **CONTRACT}
     state["tables"] = ""
     return {"model_name": "AnyModel", "model_module": "anywidget", "state": state}
 

@@ -161,12 +161,12 @@ def slope_fixture() -> dict:
         for scheme in ("central", "forward"):
             for eps in (1e-1, 1e-6, 1e-9):
                 w.update_state({"dtype": dtype, "scheme": scheme})
-                w.eps = eps
+                w.eps_slider.value = eps
                 states.append(
                     {"state": dict(w.state), "numeric": w.numeric, "analytic": w.analytic}
                 )
     w.update_state({"dtype": "float32", "scheme": "central"})
-    w.eps = 3e-7  # off the grid: the page reads the kernel's answer
+    w.eps_slider.value = 3e-7  # off the grid: the page reads the kernel's answer
     typed = {"state": dict(w.state), "numeric": w.numeric, "exact": _answer(w)}
     w.close()
     run_pending()  # the closed widget's deferred work: nothing left for later
@@ -243,13 +243,13 @@ def ruler_fixture() -> dict:
         for dtype in DTYPES:
             for eps in (1e-12, 1e-8, 1e-6, 1e-3, 0.5):
                 w.update_state({"dtype": dtype})
-                w.eps = eps
+                w.eps_slider.value = eps
                 r = w.ruler
                 ruler = [_number(getattr(r, k)) for k in RULER_NUMBERS]
                 ruler += [getattr(r, k) for k in RULER_FLAGS]
                 ticks = _walked_ticks(x, eps, DTYPES[dtype])
                 states.append({"state": dict(w.state), "ruler": ruler, "ticks": ticks})
-        w.eps = 3e-7
+        w.eps_slider.value = 3e-7
         exact_state = dict(w.state)
         scenes[name] = {
             **done(),
@@ -300,7 +300,7 @@ def epsilon_fixture() -> dict:
         exact = {
             s: {d: _number(float(c.error[0])) for d, c in r.dtypes.items()} for s, r in at.items()
         }
-        w.eps = 3e-7  # the typed eps the page asks the numbers of
+        w.eps_slider.value = 3e-7  # the typed eps the page asks the numbers of
         scenes[name] = {
             **done(),
             "want_fields": list(SWEEP_FIELDS),

@@ -93,15 +93,15 @@ class FirstGuesses:
         """Watch every Predict, Quiz and ZooHunt in ``namespace`` not watched yet."""
         for widget in list(namespace.values()):
             kind = KINDS.get(type(widget).__name__)
-            if kind is None or id(widget) in self._watched or not hasattr(widget, "on_change"):
+            if kind is None or id(widget) in self._watched or not hasattr(widget, "guard"):
                 continue
             self._watched.add(id(widget))
             if kind in ("predict", "quiz"):
                 self.widgets[(kind, widget.entry.id)] = widget
             if kind == "predict":
-                widget.on_change("locked", self._on_predict(widget))
+                widget.observe(widget.guard(self._on_predict(widget)), names=["locked"])
             elif kind == "quiz":
-                widget.on_change("choice", self._on_quiz(widget))
+                widget.observe(widget.guard(self._on_quiz(widget)), names=["choice"])
             else:
                 widget.on_click("run", self._on_hunt(widget))
 
@@ -124,7 +124,7 @@ class FirstGuesses:
 
     def _on_hunt(self, widget: Any) -> Callable[[], None]:
         def ran() -> None:
-            guess, report = widget.prediction.value, widget.last
+            guess, report = widget.prediction_buttons.value, widget.last
             if guess is not None and report is not None:
                 first = {"guess": guess, "right": guess == report.cause, "cause": report.cause}
                 self.keep("zoo", widget.entry_dropdown.value, first)

@@ -195,9 +195,9 @@ test("a step button at the end of its range leads nowhere (the page greys it out
 });
 
 test("valuesOf reads each value from its own trait", () => {
-  const traits = { x_value: 2, eps_value: 27, other: "not a value" };
+  const traits = { x: 2, eps: 27, other: "not a value" };
   const model = { get: (name) => traits[name] };
-  assert.deepEqual(valuesOf(model, { x: "x_value", eps: "eps_value" }), { x: 2, eps: 27 });
+  assert.deepEqual(valuesOf(model, ["x", "eps"]), { x: 2, eps: 27 });
   assert.deepEqual(valuesOf(model, undefined), {});
 });
 

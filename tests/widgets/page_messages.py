@@ -9,7 +9,7 @@ from gradkit.widgets.base.tables import unpack
 
 def page_sends(w, **changes: Any) -> None:
     """The page changed these values: ipywidgets sends each one's own trait, nothing else."""
-    w.set_state({w.spec["values"][key]: value for key, value in changes.items()})
+    w.set_state(dict(changes))
 
 
 def page_asks(w, name: str, msg: Any = None, *, with_buffers: bool = False) -> Any:

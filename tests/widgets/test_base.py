@@ -10,7 +10,6 @@ from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
-import traitlets
 
 from gradkit._args import EPS_GRID
 from gradkit._palette import PALETTE
@@ -18,6 +17,7 @@ from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import bundle, eps, guard, schedule, tables
 from gradkit.widgets.base.controls import grid_position, grid_value, on_grid
 from gradkit.widgets.base.guard import InputError
+from gradkit.widgets.base.rows import slider, toggle
 from tests.widgets.page_messages import page_sends
 from tools import js_fixtures
 
@@ -128,17 +128,41 @@ def test_the_page_changes_only_the_keys_it_changed(make):
     assert w.state["dtype"] == "float32" and w.state["scheme"] == "forward"
 
 
-def test_each_value_is_a_typed_trait_of_its_own(make):
-    """ipywidgets syncs one trait per value: the spec names them, each has its type."""
+def test_each_value_is_a_typed_trait_declared_on_the_class(make):
+    """ipywidgets syncs one trait per value, declared on the class under the page's name (none
+    made at run time), each with its type and its help; the spec lists the names."""
     w = make(SlopeExplorer)
-    values = w.spec["values"]
-    assert set(values) == set(w.state) >= {"x", "eps", "eps_exact", "dtype", "scheme", "panels"}
-    assert all(name in w.keys for name in values.values())  # synced: ipywidgets sends them
-    kinds = {key: type(w.traits()[name]).__name__ for key, name in values.items()}
-    assert kinds["x"] == "Float" and kinds["eps"] == "Int" and kinds["dtype"] == "Unicode"
+    names = w.spec["state"]
+    assert set(names) == set(w.state) >= {"x", "eps", "eps_exact", "dtype", "scheme", "panels"}
+    # the class's own: a trait made at run time (add_traits) would be the instance's alone
+    assert set(SlopeExplorer.class_traits(state=True)) == set(w.traits(state=True)) == set(names)
+    assert all(name in w.keys for name in names)  # synced: ipywidgets sends them
+    assert all(w.trait_metadata(name, "help") for name in names)  # each says what it holds
+    kinds = {name: type(w.traits()[name]).__name__ for name in names}
+    assert kinds["x"] == "Float" and kinds["eps"] == "Int" and kinds["dtype"] == "Enum"
     assert kinds["eps_exact"] == "Float" and kinds["panels"] == "List"
-    with pytest.raises(ValueError, match="declared twice"):
-        w.add_value("x", traitlets.Float(0.0))
+
+
+def test_a_control_needs_its_trait_declared(make):
+    """A maker registers a control on a trait the class declares: none declared, a TypeError
+    names the class and the line to add."""
+    w = make(SlopeExplorer)
+    with pytest.raises(TypeError, match=r"SlopeExplorer has no state trait 'colour'.*Unicode\("):
+        toggle(w, "colour", ["red", "blue"], value="red")
+    with pytest.raises(TypeError, match=r"'level'.*traitlets\.Float\("):
+        slider(w, "level", value=1.0, origin=0.0, step=1.0, lo=0, hi=3)
+    assert "colour" not in w.state and "level" not in w.state
+
+
+def test_panels_are_validated_by_their_rule(make):
+    """``panels`` is checked by the rule of ``check_panels``: some of PANELS, in their order."""
+    w = make(SlopeExplorer)
+    w.panels = ["zoom", "curve"]
+    assert w.panels == ["curve", "zoom"]
+    for bad in (["curve", "sideways"], []):
+        with pytest.raises(ValueError, match="pick one or more of"):
+            w.panels = bad
+    assert w.panels == ["curve", "zoom"]
 
 
 def test_a_refused_value_is_sent_back_as_python_has_it(make, monkeypatch):
@@ -151,11 +175,11 @@ def test_a_refused_value_is_sent_back_as_python_has_it(make, monkeypatch):
         w, "send_state", lambda key=None: sent.append(key) if isinstance(key, list) else None
     )
     page_sends(w, x=0.7123, dtype="float32")  # one bad value: the message is refused whole
-    assert sent == [["x_value", "dtype_value"]] and w.x == 2.0 and w.state["dtype"] == "float64"
+    assert sent == [["x", "dtype"]] and w.x == 2.0 and w.state["dtype"] == "float64"
     sent.clear()
     page_sends(w, eps=3, eps_exact=EPS_GRID[27])  # typed on the grid: eps is its position
     assert w.state["eps"] == 27 and w.state["eps_exact"] is None
-    assert sent == [["eps_value", "eps_exact_value"]], sent
+    assert sent == [["eps", "eps_exact"]], sent
     sent.clear()
     page_sends(w, scheme="forward")  # a good value: nothing comes back
     assert sent == []
@@ -172,21 +196,20 @@ def test_a_page_may_change_only_the_values(make, monkeypatch):
         w, "send_state", lambda key=None: sent.append(key) if isinstance(key, list) else None
     )
     forged = {"scene": {"key": "forged"}, "tables": b"\0" * 8, "error": "<b>hi</b>", "_esm": "x"}
-    w.set_state({**forged, w.spec["values"]["panels"]: ["curve"]})
+    w.set_state({**forged, "panels": ["curve"]})
     assert (w.scene, w.tables, w.numeric, w._esm) == (scene, tables, numeric, esm)
     assert w.error_area.value == "" and w.panels == ["curve"]
     assert sorted(sent[0]) == sorted(forged), sent
 
 
-def test_values_changed_together_run_each_listener_once(make):
-    """eps and its exact value are one name to listeners; a message with several values runs
-    each listener once, after all of them landed."""
+def test_values_changed_together_notify_each_trait_once(make):
+    """A message with several values notifies each trait's observers once, after all of them
+    landed (traitlets' observe is the listener system)."""
     w = make(SlopeExplorer)
     heard: list = []
-    for name in ("eps", "dtype"):
-        w.on_change(name, lambda change, name=name: heard.append((name, dict(w.state))))
+    w.observe(lambda change: heard.append((change["name"], dict(w.state))), names=w.state_names())
     page_sends(w, eps=10, eps_exact=3e-7, dtype="float32")
-    assert [name for name, _ in heard] == ["eps", "dtype"]
+    assert sorted(name for name, _ in heard) == ["dtype", "eps", "eps_exact"]
     assert all(st["eps_exact"] == 3e-7 and st["dtype"] == "float32" for _, st in heard)
 
 
@@ -212,7 +235,7 @@ def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
     assert message in w.error_area.value
     assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
     w.eps_down.click()  # the widget keeps working
-    assert w.error_area.value == "" and w.eps == 1e-4
+    assert w.error_area.value == "" and w.eps_slider.value == 1e-4
 
 
 def test_an_off_grid_x_from_the_page_changes_nothing_shown(make):
@@ -288,7 +311,7 @@ def test_input_errors_read_as_one_line(make):
     w = make(SlopeExplorer)
     w.eps_text.value = "abc"
     assert "“abc” is not one" in w.error_area.value and "traceback" not in w.error_area.value
-    assert w.eps == 1e-3
+    assert w.eps_slider.value == 1e-3
 
 
 def test_panels_are_checked_and_can_change(make):

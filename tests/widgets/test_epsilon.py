@@ -35,7 +35,12 @@ def _equal(a: np.ndarray, b: np.ndarray) -> bool:
 
 def test_at_gradchecks_eps_float32_fails_and_float64_passes(make):
     w = make(EpsilonLab)
-    assert (w.function_dropdown.value, w.x, w.eps, w.dtype) == ("x³", 0.5, 1e-6, torch.float32)
+    assert (w.function_dropdown.value, w.x, w.eps_slider.value, w.dtype_buttons.value) == (
+        "x³",
+        0.5,
+        1e-6,
+        torch.float32,
+    )
     arrays, k, g = _arrays(w), _slot(w, 0.5), EPS_GRID.index(1e-6)
     tolerance = arrays["point"][k][1]
     assert tolerance == pytest.approx(1e-5 + 1e-3 * 0.75)
@@ -93,7 +98,11 @@ def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
 def test_a_typed_eps_off_the_grid_is_measured_at_this_x(make):
     w = make(EpsilonLab, f="sin(x)", x=0.7)
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 0.7}
+    assert w.eps_slider.value == 3e-7 and w.request_here() == {
+        "key": w.scene["key"],
+        "eps": 3e-7,
+        "x": 0.7,
+    }
     error = numbers_asked(w)[1]["error"]  # one x position, every scheme and dtype, one eps
     for s, scheme in enumerate(WIDGET_SCHEMES):
         result = sweep(torch.sin, 0.7, eps=[3e-7], scheme=scheme)
@@ -117,17 +126,19 @@ def test_reveal_adds_the_half_precisions(make):
     assert w.reveal_button.spec["unset"] == [["float64", "float32"], {"dtype": "float32"}]
     w.dtype_buttons.value = torch.float16
     w.reveal_button.click()
-    assert w.shown == ["float64", "float32"] and w.dtype is torch.float32
+    assert w.shown == ["float64", "float32"] and w.dtype_buttons.value is torch.float32
     w.reveal_button.click()
-    assert w.shown == list(DTYPES) and w.dtype is torch.float32
+    assert w.shown == list(DTYPES) and w.dtype_buttons.value is torch.float32
     w.dtype_buttons.value = torch.float64
     w.reveal_button.click()
-    assert w.shown == ["float64", "float32"] and w.dtype is torch.float64
+    assert w.shown == ["float64", "float32"] and w.dtype_buttons.value is torch.float64
     every = make(EpsilonLab)  # all four first: the toggle starts pressed and hides the halves
     assert every.reveal_button.spec["unset"][0] == ["float64", "float32"]
     every.reveal_button.click()
     assert every.shown == ["float64", "float32"]
-    assert make(EpsilonLab, dtypes=("float16",)).dtype is torch.float16  # the first shown one
+    assert (
+        make(EpsilonLab, dtypes=("float16",)).dtype_buttons.value is torch.float16
+    )  # the first shown one
     with pytest.raises(ValueError, match="dtypes"):
         EpsilonLab(dtypes=("float8",))
     with pytest.raises(ValueError, match="not among dtypes"):
@@ -230,7 +241,7 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
         read = [(w.sweeps, w.sweep, w.at_eps) for _ in range(3)]
         assert len(calls) == before, "a readout measured f again"
         sweeps, current, at = read[-1]
-        assert current.scheme == w.scheme_buttons.value and float(at.eps[0]) == w.eps
+        assert current.scheme == w.scheme_buttons.value and float(at.eps[0]) == w.eps_slider.value
         for scheme, result in sweeps.items():
             fresh = sweep(f, 0.5, eps=EPS_GRID, scheme=scheme)
             assert result.tolerance == fresh.tolerance and float(result.x[0]) == 0.5
@@ -239,7 +250,7 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
                 for field in ("numeric", "error", "underflow", "collapsed", "passes"):
                     assert _equal(getattr(mine, field).numpy(), getattr(curve, field).numpy())
                 assert (mine.optimal_eps, mine.best_eps) == (curve.optimal_eps, curve.best_eps)
-        fresh = sweep(f, 0.5, eps=[w.eps], scheme=w.scheme_buttons.value)
+        fresh = sweep(f, 0.5, eps=[w.eps_slider.value], scheme=w.scheme_buttons.value)
         for name, curve in fresh.dtypes.items():
             assert _equal(at[name].error.numpy(), curve.error.numpy()), (typed, name)
             assert _equal(at[name].numeric.numpy(), curve.numeric.numpy()), (typed, name)

@@ -196,7 +196,7 @@ def test_steps_move_in_the_page_and_start_with_a_column_built(build):
     assert b.position == 2
     b.run_button.click()
     assert b.position == 6 and b.calls == Calls(7, 3) and not torch.isnan(b.analytic).any()
-    assert b.step() == 6  # the end stays the end
+    assert b.next_step() == 6  # the end stays the end
     b.reset_button.click()
     assert b.position == 0 and torch.isnan(b.numeric).all()
     scene = b.scene["id"]
@@ -295,7 +295,7 @@ def test_monkey(build):
     b = build(f="WrongSquareFn", n=3)
     rng = random.Random(3)
     actions = [
-        lambda: b.step(), lambda: b.run_all(), lambda: b.reset(),
+        lambda: b.next_step(), lambda: b.run_all(), lambda: b.reset(),
         lambda: setattr(b, "n", rng.randint(1, 6)), lambda: b.n_up.click(),
     ]  # fmt: skip
     for _ in range(120):

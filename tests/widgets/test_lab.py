@@ -174,8 +174,8 @@ def test_clicks_land_on_states_sent_and_refill_around_them(make):
         assert _key(w) in w.scene["states"]
         report = check(
             SquareFn.apply,
-            cast_inputs(CATALOGUE["SquareFn"].make_input(), w.dtype),
-            eps=w.eps,
+            cast_inputs(CATALOGUE["SquareFn"].make_input(), w.dtype_buttons.value),
+            eps=w.eps_slider.value,
             fast_mode=w.state["fast_mode"],
         )
         assert w.report.passed == report.passed and w.report.cause == report.cause
@@ -206,7 +206,7 @@ def test_a_verdict_torch_does_not_give_is_redrawn(make, monkeypatch):
 def test_a_typed_eps_off_the_grid_is_checked_by_the_kernel(make, quiet_gradcheck):
     w = make(GradcheckLab, "WrongSquareFn")
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7
+    assert w.eps_slider.value == 3e-7
     request = {"key": w.scene["key"], "eps": 3e-7, "dtype": "float64", "fast_mode": False}
     assert w.request_here() == request
     answer, arrays = numbers_asked(w)  # one state, packed as the scene's states are
@@ -252,7 +252,7 @@ def test_retry_fast_mode_and_complex_inputs(make, quiet_gradcheck):
     rec = _shown(w)[0]
     assert "complex" in rec["unavailable"] and w.report is None
     w.retry_button.click()
-    assert w.dtype is torch.float64 and _shown(w)[0]["passed"]
+    assert w.dtype_buttons.value is torch.float64 and _shown(w)[0]["passed"]
     spec = next(c for c in w.spec["controls"] if c["name"] == "retry")
     assert spec["set"] == ["dtype", "float64"]  # the page switches by itself
     w.fast_mode_checkbox.value = True

@@ -242,7 +242,7 @@ def test_a_number_is_right_within_the_relative_tolerance(tmp_path, make):
     )
     for guess, right in (("1.01", True), ("1.0234", True), ("1.0", False), ("1.0235", False)):
         p = make(Predict, "p", compute=lambda: 1.0133, bank=path)
-        assert p.guess(guess) is right, guess
+        assert p.lock_in(guess) is right, guess
     p = make(Predict, "p", compute=lambda: torch.tensor(1.0133), bank=path)
     assert p.scene["actual"] == pytest.approx(1.0133) and isinstance(p.scene["actual"], float)
 
@@ -277,7 +277,7 @@ def test_a_locked_guess_cannot_change(make):
     p.guess_buttons.value = actual  # Python's handle: put back
     assert p.current("guess") == wrong and "cannot change" in p.error_area.value
     with pytest.raises(RuntimeError, match="locked in and cannot be changed"):
-        p.guess(actual)
+        p.lock_in(actual)
     p.lock_button.click()
     assert "already locked in" in p.error_area.value and p.correct is False
 

@@ -51,10 +51,10 @@ def test_the_page_switches_specimens_and_python_reads_them(make):
     entry = next(c for c in hunt.spec["controls"] if c["name"] == "entry")
     assert entry["kernel"] is False and entry["options"][0] == "Specimen 1: x²"
     page_sends(hunt, prediction="bug")
-    assert hunt.prediction.value == "bug"
+    assert hunt.prediction_buttons.value == "bug"
     page_sends(hunt, entry=_label(hunt, "CubeFn"))
     assert hunt.entry_dropdown.value == "CubeFn"
-    assert hunt.prediction.value is None  # a new specimen asks for a new prediction
+    assert hunt.prediction_buttons.value is None  # a new specimen asks for a new prediction
     assert hunt.code_html.value == hunt.scene["specimens"][_label(hunt, "CubeFn")]
     assert hunt.result.value == hunt.scene["prompt"]
     page_sends(hunt, entry="Specimen 9: made up")
@@ -68,18 +68,18 @@ def test_running_gradcheck_needs_the_kernel_and_writes_result_and_score(make):
     hunt.run_button.click()
     label = _label(hunt, "WrongSquareFn")
     assert "without a prediction" in hunt.scene["results"][label] == hunt.result.value
-    hunt.prediction.value = "precision"
+    hunt.prediction_buttons.value = "precision"
     page_clicks(hunt, "run")
     assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
     assert "the zoo's <b>WrongSquareFn</b>" in hunt.result.value
-    hunt.prediction.value = "bug"
+    hunt.prediction_buttons.value = "bug"
     hunt.run_button.click()  # a second try does not change the first-try score
     assert hunt.scene["score"] == hunt.score.value
     # the first run had no prediction: this Function never scores
     assert "Score: 0 right at the first try, out of 0 predicted (2 Functions" in hunt.score.value
     hunt.entry_dropdown.value = "SquareFn"
     assert hunt.result.value == hunt.scene["prompt"]  # no result yet for this one
-    hunt.prediction.value = "pass"
+    hunt.prediction_buttons.value = "pass"
     hunt.run_button.click()
     assert "Right: the cause is pass." in hunt.result.value
     assert "Score: 1 right at the first try, out of 1 predicted" in hunt.score.value
@@ -180,11 +180,11 @@ def test_the_hunt_offers_the_causes_taught_first_or_the_ones_asked_for(make):
     from gradkit import CAUSES
     from gradkit.widgets.practice.zoo_hunt import GUESSES
 
-    taught = make(ZooHunt, ["WrongSquareFn", "CubeFn"]).prediction.options
+    taught = make(ZooHunt, ["WrongSquareFn", "CubeFn"]).prediction_buttons.options
     assert taught == [c for c in CAUSES if c in GUESSES]
-    random = make(ZooHunt, ["RandomForwardFn", "CubeFn"]).prediction.options
+    random = make(ZooHunt, ["RandomForwardFn", "CubeFn"]).prediction_buttons.options
     assert set(random) - {"nondeterministic"} == set(GUESSES) and "nondeterministic" in random
-    assert make(ZooHunt, causes=list(CAUSES)).prediction.options == list(CAUSES)
+    assert make(ZooHunt, causes=list(CAUSES)).prediction_buttons.options == list(CAUSES)
     with pytest.raises(ValueError, match="causes="):
         ZooHunt(causes=["sideways"])
 
@@ -195,11 +195,11 @@ def test_a_guess_made_after_seeing_the_verdict_never_scores(make):
     hunt = make(ZooHunt, ["WrongSquareFn", "SquareFn"])
     hunt.run_button.click()  # peeked: the verdict is on screen
     assert "no longer counts toward your score" in hunt.result.value
-    hunt.prediction.value = "bug"
+    hunt.prediction_buttons.value = "bug"
     hunt.run_button.click()
     assert "Right: the cause is bug." in hunt.result.value
     assert "Score: 0 right at the first try, out of 0 predicted" in hunt.score.value
     hunt.entry_dropdown.value = "SquareFn"
-    hunt.prediction.value = "pass"
+    hunt.prediction_buttons.value = "pass"
     hunt.run_button.click()
     assert "Score: 1 right at the first try, out of 1 predicted" in hunt.score.value

@@ -15,7 +15,7 @@ SCORE = RETRY_WORDS["score"]
 
 def test_a_wrong_guess_gets_a_second_try_and_keeps_its_score(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
-    assert p.guess(21) is False
+    assert p.lock_in(21) is False
     assert p.second_guess is None and p.second_correct is None and p.retry_html.value == ""
     assert p.try_again("22") is True
     assert p.correct is False and p.locked_guess == 21.0  # the score: the first guess
@@ -27,7 +27,7 @@ def test_a_wrong_guess_gets_a_second_try_and_keeps_its_score(make):
 
 def test_a_wrong_second_try_is_said_too(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
-    p.guess("21")
+    p.lock_in("21")
     assert p.try_again("23") is False
     assert p.retry_html.value == f"{RETRY_WORDS['wrong']} Your second guess: 23 calls. {SCORE}"
     assert p.correct is False and p.actual == 22
@@ -35,7 +35,7 @@ def test_a_wrong_second_try_is_said_too(make):
 
 def test_a_wrong_guess_gets_a_hint_and_the_true_value_only_after_the_second_try(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
-    p.guess("30")
+    p.lock_in("30")
     assert not p.revealed and p.actual is None
     assert p.feedback_html.value == f"{RETRY_WORDS['not_yet']} {RETRY_WORDS['lower']}"
     assert "22" not in p.feedback_html.value
@@ -45,7 +45,7 @@ def test_a_wrong_guess_gets_a_hint_and_the_true_value_only_after_the_second_try(
 
 def test_a_choice_of_two_reveals_at_once_and_has_no_second_try(make):
     p = make(Predict, "07-fast-mode-catches", compute=lambda: True)
-    p.guess("fails")
+    p.lock_in("fails")
     assert not p.second_try_offered and p.revealed and p.actual == "passes"
     with pytest.raises(RuntimeError, match="a choice of two has no second try"):
         p.try_again("passes")
@@ -62,7 +62,7 @@ def test_a_choice_of_two_reveals_at_once_and_has_no_second_try(make):
 def test_a_second_try_only_after_a_wrong_guess_and_only_once(make, first, second, why):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     if first is not None:
-        p.guess(first)
+        p.lock_in(first)
     if first == "21":
         p.try_again("20")
     with pytest.raises(RuntimeError, match=why):

@@ -46,7 +46,12 @@ def _same(a: float, b: float) -> bool:
 def test_the_defaults_land_17_ulps_above_x(make):
     w = make(FloatRuler)
     r = w.ruler
-    assert (w.x, w.eps, w.dtype, w.panels) == (0.5, 1e-6, torch.float32, ["landing", "spacing"])
+    assert (w.x, w.eps_slider.value, w.dtype_buttons.value, w.panels) == (
+        0.5,
+        1e-6,
+        torch.float32,
+        ["landing", "spacing"],
+    )
     assert r.ulp == 2.0**-24 and r.ulp_below == 2.0**-25  # 0.5 is a power of two
     assert r.upper == 0.5 + 17 * 2.0**-24 and r.lower == 0.5 - 34 * 2.0**-25
     assert not (r.collapsed or r.underflow or r.overflow)
@@ -106,7 +111,11 @@ def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
 def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
     w = make(FloatRuler)
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 0.5}
+    assert w.eps_slider.value == 3e-7 and w.request_here() == {
+        "key": w.scene["key"],
+        "eps": 3e-7,
+        "x": 0.5,
+    }
     landing = numbers_asked(w)[1]["landing"]  # one x position, every dtype, one eps
     for d, dtype in enumerate(DTYPES.values()):
         assert list(landing[0, d, 0]) == _torch_landing(0.5, 3e-7, dtype)
@@ -143,10 +152,10 @@ def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
     for d, dtype in enumerate(DTYPES):
         w.update_state({"dtype": dtype})
         for g in range(0, len(EPS_GRID), 4):
-            w.eps = EPS_GRID[g]
+            w.eps_slider.value = EPS_GRID[g]
             want = [getattr(w.ruler, name) for name in w.scene["flags"]]
             assert flags[d, g].tolist() == [float(f) for f in want], (dtype, EPS_GRID[g])
-        w.eps = 3e-7  # off the grid: the kernel's answer carries its flags
+        w.eps_slider.value = 3e-7  # off the grid: the kernel's answer carries its flags
         want = [float(getattr(w.ruler, name)) for name in w.scene["flags"]]
         assert list(numbers_asked(w)[1]["flags"][0, d, 0]) == want, dtype
 
@@ -154,10 +163,10 @@ def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
 def test_underflow_collapse_and_one_side_are_torchs_flags(make):
     w = make(FloatRuler, dtype="float16", eps=1e-8)
     assert w.ruler.underflow and w.ruler.h == 0.0
-    w.eps = 1e-6
+    w.eps_slider.value = 1e-6
     assert w.ruler.collapsed and not w.ruler.underflow
     w.update_state({"dtype": "float32"})
-    w.eps = 2e-8  # below x = 0.5 the spacing is 2⁻²⁵: x − eps moves, x + eps stays
+    w.eps_slider.value = 2e-8  # below x = 0.5 the spacing is 2⁻²⁵: x − eps moves, x + eps stays
     assert w.ruler.upper_collapsed and not w.ruler.lower_collapsed
     assert not w.ruler.collapsed  # one side only: the central difference still moves
 
@@ -182,7 +191,7 @@ def test_a_bad_page_state_is_refused_by_the_ruler_and_the_lab(make, cls, changes
     page_sends(w, **changes)
     assert message in w.error_area.value and {k: w.state[k] for k in changes} == before
     w.eps_down.click()  # the widget keeps working
-    assert w.error_area.value == "" and w.eps == 1e-7
+    assert w.error_area.value == "" and w.eps_slider.value == 1e-7
 
 
 @pytest.mark.parametrize(
@@ -245,7 +254,7 @@ def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
         if typed:
             w.eps_text.value = typed
         w.x_slider.value = x
-        fresh = floats.ruler(w.x, w.eps, DTYPES[dtype])
+        fresh = floats.ruler(w.x, w.eps_slider.value, DTYPES[dtype])
 
         def measured(*_args, **_kwargs):
             raise AssertionError("the ruler readout measured again")

@@ -30,7 +30,7 @@ def _row(w, x, s, d, g):
 
 def test_defaults_read_four_and_four(make):
     w = make(SlopeExplorer)
-    assert w.x == 2.0 and w.eps == 1e-3 and w.dtype is torch.float64
+    assert w.x == 2.0 and w.eps_slider.value == 1e-3 and w.dtype_buttons.value is torch.float64
     assert w.numeric == pytest.approx(4.0, abs=1e-9) and w.analytic == 4.0
     assert w.scene["function"] == "x²" and w.scene["custom"] is False
     assert w.error_area.value == ""
@@ -62,12 +62,12 @@ def test_float32_parts_ways_and_the_half_precisions_collapse(make):
     w.dtype_buttons.value = torch.float16
     row = _row(w, 0.5, 0, 2, EPS_GRID.index(1e-6))
     assert row["collapsed"] == 1.0 and w.numeric == 0.0
-    w.eps = 1e-9
+    w.eps_slider.value = 1e-9
     assert _row(w, 0.5, 0, 2, EPS_GRID.index(1e-9))["underflow"] == 1.0
     assert math.isnan(w.numeric)
     w.scheme_buttons.value = "forward"
     w.dtype_buttons.value = "float64"
-    w.eps = 0.1
+    w.eps_slider.value = 0.1
     assert w.numeric == pytest.approx(1.1)  # (f(x+eps) - f(x)) / eps = 2x + eps
 
 
@@ -86,22 +86,22 @@ def test_zoom_is_f_in_the_dtype_in_units_of_eps(make):
 def test_steps_move_along_the_grids_and_typed_eps_is_exact(make):
     w = make(SlopeExplorer)
     w.eps_down.click()
-    assert w.eps == 1e-4 and w.state["eps"] == EPS_GRID.index(1e-4)
+    assert w.eps_slider.value == 1e-4 and w.state["eps"] == EPS_GRID.index(1e-4)
     w.eps_up.click()
     w.eps_up.click()
-    assert w.eps == 1e-2
+    assert w.eps_slider.value == 1e-2
     w.x_up.click()
     assert w.x == 2.0 + 0.05 and w.analytic == pytest.approx(4.1)
     w.x_down.click()
     w.x_down.click()
     assert w.x == 2.0 - 0.05
     w.eps_text.value = "3e-7"
-    assert w.eps == 3e-7 and w.eps_slider.value == 3e-7
+    assert w.eps_slider.value == 3e-7 and w.eps_slider.value == 3e-7
     assert w.numeric == numeric_slope(lambda v: v * v, w.x, 3e-7)
     _, arrays = numbers_asked(w)  # the page's request: one x position, every scheme and dtype
     assert arrays["rows"].shape == (1, 2, 4, 1, len(FIELDS))
     w.eps_down.click()  # back on the grid, three positions below the nearest grid value
-    assert w.eps == 2e-8 and w.state["eps_exact"] is None
+    assert w.eps_slider.value == 2e-8 and w.state["eps_exact"] is None
 
 
 def test_x_moves_within_the_positions_sent_and_refills_near_their_edge(make):
@@ -226,7 +226,7 @@ def test_asking_for_a_typed_eps_keeps_the_error_area(make):
     def fails(_change):
         raise ValueError("planted listener error")
 
-    w.on_change("eps", fails)
+    w.eps_slider.observe(fails)
     page_sends(w, eps=EPS_GRID.index(2e-7), eps_exact=3e-7)
     assert "planted listener error" in w.error_area.value
     numbers_asked(w)

@@ -49,7 +49,7 @@ __all__ = [
 #: The output type of a widget's view in a notebook.
 VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 #: The synced traits every gradkit widget has (gradkit/widgets/base/host.py); its values' traits,
-#: which its spec names (``spec["values"]``), come with them.
+#: each under the name its spec lists (``spec["state"]``), come with them.
 CONTRACT = ("spec", "control_state", "scene", "tables", "error", "busy")
 _BOXES = {"BoxModel": "column", "VBoxModel": "column", "HBoxModel": "row", "GridBoxModel": "row"}
 _TEXTS = {"HTMLModel", "HTMLMathModel", "LabelModel"}
@@ -111,8 +111,8 @@ def is_gradkit_widget(record: dict) -> bool:
     spec = state.get("spec")
     if not state.get("_esm") or not isinstance(spec, dict):
         return False
-    values = spec.get("values") or {}
-    return isinstance(values, dict) and set(CONTRACT) | set(map(str, values.values())) <= names
+    values = spec.get("state") or []
+    return isinstance(values, list) and set(CONTRACT) | set(map(str, values)) <= names
 
 
 def saved_markup(value: object) -> str | None:

@@ -1,7 +1,7 @@
 """Python handles onto what the page draws: controls and the error area.
 
-A handle holds no state of its own: ``.value`` reads and writes the widget's synced value
-trait (:meth:`Control.value_trait` types it) through the widget's public interface
+A handle holds no state of its own: ``.value`` reads and writes the widget's synced state
+trait of the control's name (declared on the widget's class) through the widget's public interface
 (:meth:`~GradkitWidget.current`, :meth:`~GradkitWidget.update_state`,
 :meth:`~GradkitWidget.press`, ...), so Python and the page always agree on what is shown. The
 eps handles go through the one eps rule (:mod:`.eps`).
@@ -19,10 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import traitlets
-
 from ..._args import check_x
-from .eps import eps_state, parse_eps, step_eps
+from .eps import eps_of, eps_state, parse_eps, step_eps
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
@@ -85,22 +83,12 @@ class Control:
         self.kind: str = spec["kind"]
         self._pairs = list(pairs)
 
-    # ---------------------------------------------------------------------------- value
-    def value_trait(self, value: Any) -> traitlets.TraitType:
-        """The typed trait this control's value syncs as, holding ``value`` first: a float for
-        a slider, a grid position for eps, true/false for a check box, a label (or none yet)
-        for toggles, drop-downs and option buttons, text for a box. The page's rules beyond the
-        type (a slider's grid, an option that is one) are checked by :mod:`.page`."""
-        if self.kind == "slider":
-            return traitlets.Float(value)
-        if self.kind == "grid":
-            return traitlets.Int(value)
-        if self.kind == "checkbox":
-            return traitlets.Bool(value)
-        if self.kind == "text":
-            return traitlets.Unicode(value)
-        return traitlets.Unicode(value, allow_none=True)
+    @property
+    def names(self) -> list[str]:
+        """The widget's state traits this control shows (eps: ``eps`` and ``eps_exact``)."""
+        return [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
 
+    # ---------------------------------------------------------------------------- value
     def to_state(self, value: Any) -> Any:
         """The state's form of a value: an option's label for toggles and drop-downs; for a
         slider the nearest position of its grid ``origin + k * step`` (as the page snaps)."""
@@ -139,10 +127,16 @@ class Control:
         return [label for label, _ in self._pairs]
 
     def observe(self, fn: Callable[[dict], None]) -> None:
-        """Call ``fn(change)`` after the value changes (from Python or the page): ``change`` has
-        ``new`` (as ``.value`` gives it), ``old`` (the state's entry before: a label, an eps grid
-        index), ``name`` (``"value"``) and ``owner`` (this control)."""
-        self._owner.on_change(self.name, fn)
+        """Call ``fn(change)`` after the value changes (from Python or the page), through the
+        widget's ``guard``: traitlets' ``observe`` on the state traits it shows. ``change`` has
+        ``new`` (as ``.value`` gives it), ``old`` (the trait's value before: a label, an eps
+        grid index or typed eps), ``name`` (``"value"``) and ``owner`` (this control). For eps,
+        ``fn`` may run twice for one typed eps (its grid position and its typed value)."""
+
+        def changed(change: Any) -> None:
+            fn({"name": "value", "old": change["old"], "new": self.value, "owner": self})
+
+        self._owner.observe(self._owner.guard(changed), names=self.names)
 
     # --------------------------------------------------------------------------- buttons
     def click(self) -> None:
@@ -175,11 +169,12 @@ class EpsSlider(Control):
 
     @property
     def value(self) -> float:
-        return self._owner.eps
+        """eps exactly as shown (a grid value or the typed one)."""
+        return eps_of(self._owner.state)
 
     @value.setter
     def value(self, value: float) -> None:
-        self._owner.eps = value
+        self._owner.update_state(eps_state(value))
 
 
 class EpsText(Control):
@@ -187,7 +182,7 @@ class EpsText(Control):
 
     @property
     def value(self) -> str:
-        return f"{self._owner.eps:.3g}"
+        return f"{eps_of(self._owner.state):.3g}"
 
     @value.setter
     def value(self, text: str) -> None:

@@ -3,9 +3,9 @@
 The grid and the limits are gradkit's own (:data:`gradkit._args.EPS_GRID`, ``EPS_MIN``,
 ``EPS_MAX``); here is what the controls do with them. A widget's state holds eps as ``eps`` (the
 grid index the slider shows) and ``eps_exact`` (the value itself when it is off the grid, else
-None). Every way of setting eps goes through :func:`eps_state`: ``w.eps = 3e-7`` from Python,
-the slider's ``.value``, the typed box, and the state the page sends. ÷10 and ×10 move
-:data:`EPS_DECADE` grid positions.
+None). Every way of setting eps goes through :func:`eps_state`: the slider's ``.value`` from
+Python (``w.eps_slider.value = 3e-7``), the typed box, and the state the page sends. ÷10 and
+×10 move :data:`EPS_DECADE` grid positions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 // The browser half of every gradkit widget: render({model, el, experimental}) builds the layout
 // from the spec Python sent, keeps the values the page shows (ctx.state: each one a synced trait
-// of its own, spec.values names them; the page sets only what it changed, ipywidgets' echo
+// of its own under its name, spec.state lists them; the page sets only what it changed, ipywidgets' echo
 // handling keeps an older answer from undoing a newer click), decodes the scene's tables and
 // paints the view: once per action, never again for the kernel's echo of a state the page
 // already shows. What needs the kernel is asked with anywidget's command/invoke (askKernel). The
@@ -81,7 +81,7 @@ export function render({ model, el, experimental }, view, options = {}) {
     return String(c.label || c.text || name).replace(/\s*=\s*$/, "");
   };
 
-  const values = spec.values || {};
+  const names = spec.state || []; // the values the page shows: each a trait of that name
   const ask = askKernel(model, experimental);
   let asking = 0; // kernel buttons in flight: the busy mark waits for them
   let setting = false; // the page is writing its own change into the model
@@ -94,7 +94,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   const ctx = {
     model, el, legend, h, offline,
     spec,
-    state: valuesOf(model, values),
+    state: valuesOf(model, names),
     scene: {},
     tables: {},
     exact: null, // the kernel's answer for a typed eps off the grid (askExact), null until it comes
@@ -141,7 +141,7 @@ export function render({ model, el, experimental }, view, options = {}) {
       // only the values changed travel, each in its own trait
       setting = true;
       try {
-        for (const [k, v] of Object.entries(changes)) if (k in values) model.set(values[k], v);
+        for (const [k, v] of Object.entries(changes)) if (names.includes(k)) model.set(k, v);
       } finally { setting = false; }
       model.save_changes();
     },
@@ -319,11 +319,11 @@ export function render({ model, el, experimental }, view, options = {}) {
   // values the kernel changed (Python set them, or refused the page's and sent its own back)
   function fromPython() {
     if (setting) return;
-    Object.assign(ctx.state, valuesOf(model, values));
+    Object.assign(ctx.state, valuesOf(model, names));
     askExact();
   }
 
-  for (const trait of Object.values(values)) model.on(`change:${trait}`, () => { fromPython(); paint(); });
+  for (const name of names) model.on(`change:${name}`, () => { fromPython(); paint(); });
   model.on("change:busy", markBusy);
   model.on("change:control_state", () => paint());
   model.on("change:error", showErrors);

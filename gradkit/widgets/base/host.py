@@ -3,11 +3,13 @@
 Python computes, the page draws. A widget is a few synced traits:
 
 - ``spec``: the layout (title, hint, the controls and readouts in order, the panels) and
-  ``values``, which trait holds which value;
-- one typed trait per value the page shows (``x_value``, ``eps_value``, ``dtype_value``, ...:
-  :meth:`add_value`): ipywidgets sends only the value that changed, and its echo handling keeps
-  a newer click from being undone by the answer to an older one. A value from the page is
-  checked before it lands (:mod:`.page`);
+  ``state``, the names of the values the page shows;
+- one typed trait per value the page shows, declared on the class under the page's name
+  (``x``, ``eps``, ``dtype``, ``panels``, ...), each with its ``help`` and tagged
+  ``sync=True, state=True``: ipywidgets sends only the value that changed, and its echo handling
+  keeps a newer click from being undone by the answer to an older one. A value from the page is
+  checked before it lands (:mod:`.page`); traitlets' ``observe`` is the listener system, each
+  callback run through :meth:`guard`;
 - ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
   binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`);
 - ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
@@ -35,13 +37,22 @@ import traitlets
 
 from .bundle import bundle
 from .controls import Control, ErrorArea
-from .eps import eps_of, eps_state
 from .guard import error_html, register_for_cell
 from .offline import OfflinePlay, packed_scene
 from .page import PageState
 from .schedule import run_later
 
 __all__ = ["GradkitWidget"]
+
+#: The trait a control of each kind holds, as the class declares it (a toggle's, drop-down's
+#: or option buttons' label, or none yet: the last).
+KIND_TRAITS = {
+    "slider": "Float(",
+    "grid": "Int(",
+    "checkbox": "Bool(",
+    "text": "Unicode(",
+    "": "Unicode(None, allow_none=True, ",
+}
 
 THEME_CSS = (Path(__file__).parent / "theme.css").read_text(encoding="utf-8")
 
@@ -67,6 +78,11 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     error = traitlets.Unicode("").tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     offline = traitlets.Dict().tag(sync=True)
+    panels = traitlets.List(
+        traitlets.Unicode(),
+        help="The panels shown, of PANELS in its order; set it to show more or fewer (a later "
+        "cell may show more).",
+    ).tag(sync=True, state=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -75,26 +91,21 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
 
     def __init__(self, panels: Sequence[str] | None = None) -> None:
         chosen = self.check_panels(panels)
-        self._listeners: dict[str, list[Callable]] = {}
         self._clicks: dict[str, list[Callable]] = {}
         self._controls: dict[str, Control] = {}
-        self._values: dict[str, str] = {}  # a value's key -> the trait that holds it
-        self._keys: dict[str, str] = {}  # a trait -> the value's key
-        self._changing: dict[str, Any] | None = None  # key -> old value, while values change
         self._depth = 0
         self._scene_count = 0
         self._closed = False
         self.last_error: BaseException | None = None
-        super().__init__()
+        super().__init__(panels=chosen)
         self.spec = {
             "css": self.css,
             "panels": list(self.PANELS),
+            "state": list(self.state_names()),
             "controls": [],
             "readouts": [],
             "off_grid_of": list(self.OFF_GRID_OF),
         }
-        if self.PANELS:
-            self.add_value("panels", traitlets.List(traitlets.Unicode(), default_value=chosen))
         self.add_class("gradkit-widget")
         self.add_class(self.css)
         self.error_area = ErrorArea(self)
@@ -110,47 +121,48 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
             panels = [panels]
         chosen = list(panels)
         unknown = [p for p in chosen if p not in cls.PANELS]
-        if unknown or not chosen:
+        if unknown or (cls.PANELS and not chosen):
             raise ValueError(
                 f"panels={chosen!r}: pick one or more of {list(cls.PANELS)} (default: all)"
             )
         return [p for p in cls.PANELS if p in chosen]
 
-    @property
-    def panels(self) -> list[str]:
-        """The panels shown; set it to show more or fewer (a later cell may show more)."""
-        return list(self.current("panels") or self.PANELS)
-
-    @panels.setter
-    def panels(self, value: Sequence[str]) -> None:
-        self.update_state({"panels": self.check_panels(value)})
+    @traitlets.validate("panels")
+    def _valid_panels(self, proposal: dict) -> list[str]:
+        """The rule of :meth:`check_panels` (a ValueError names the panels to pick from)."""
+        return self.check_panels(proposal["value"])
 
     # ------------------------------------------------------------------------- building
-    def add_value(self, key: str, trait: traitlets.TraitType) -> None:
-        """Sync the value ``key`` (the page's ``ctx.state[key]``) as its own typed trait.
+    @classmethod
+    def state_names(cls) -> tuple[str, ...]:
+        """The values the page shows: the traits declared with ``.tag(sync=True, state=True)``,
+        each named as the page names it (``ctx.state``)."""
+        names = cls.__dict__.get("_state_names")
+        if names is None:  # once per class: every value read asks
+            names = cls._state_names = tuple(sorted(cls.class_traits(state=True)))
+        return names
 
-        The trait is named ``{key}_value`` (``w.x``, ``w.eps`` and ``w.dtype`` stay Python's
-        readings of the values) and holds its default until changed; :meth:`on_change`
-        listeners run when it changes, from Python or from the page.
-        """
-        name = f"{key}_value"
-        if key in self._values or hasattr(self, name):
-            raise ValueError(f"{type(self).__name__}: the value {key!r} is declared twice")
-        self.add_traits(**{name: trait.tag(sync=True)})  # ipywidgets sends it at once
-        self._values[key], self._keys[name] = name, key
-        self.observe(self._value_changed, names=[name])
-        self.spec = {**self.spec, "values": dict(self._values)}
+    def start_value(self, name: str, value: Any, kind: str = "") -> None:
+        """Set the first value of the declared state trait ``name`` (a maker of ``rows.py``
+        calls it for its control); TypeError when the class declares no such trait."""
+        if name not in self.state_names():
+            line = KIND_TRAITS.get(kind, KIND_TRAITS[""])
+            raise TypeError(
+                f"{type(self).__name__} has no state trait {name!r} for the page's value: "
+                f'declare it on the class, e.g. {name} = traitlets.{line}help="...")'
+                ".tag(sync=True, state=True)"
+            )
+        setattr(self, name, value)
 
     def add_control(
         self, control: Control, value: Any = None, *, has_value: bool = True
     ) -> Control:
         """Register a control (its spec goes to the page with :meth:`layout`); with
-        ``has_value`` its value is synced as the trait :meth:`Control.value_trait` types."""
+        ``has_value`` the class's state trait of its name starts at ``value``
+        (:meth:`start_value`)."""
+        if has_value:
+            self.start_value(control.name, value, control.kind)
         self._controls[control.name] = control
-        if has_value and control.name in self._values:  # another handle onto a value kept
-            self.update_state({control.name: value})
-        elif has_value:
-            self.add_value(control.name, control.value_trait(value))
         return control
 
     def layout(
@@ -183,70 +195,40 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     # --------------------------------------------------------------------------- values
     @property
     def state(self) -> dict:
-        """Every value the page shows, by key (a copy: change them with :meth:`update_state`)."""
-        return {key: getattr(self, name) for key, name in self._values.items()}
+        """Every value the page shows, by name (a copy: change them with :meth:`update_state`)."""
+        return {name: getattr(self, name) for name in self.state_names()}
 
     def current(self, name: str) -> Any:
-        """One value (None for a key the widget does not have)."""
-        trait = self._values.get(name)
-        return None if trait is None else getattr(self, trait)
+        """One value (None for a name the widget does not have)."""
+        return getattr(self, name) if name in self.state_names() else None
 
     def update_state(self, changes: dict) -> None:
         """Change values from Python, in one message: the page draws them as it draws a click;
-        listeners run once, after all of them changed."""
-        unknown = [key for key in changes if key not in self._values]
+        observers run after all of them changed (each trait's once), in one change."""
+        unknown = [name for name in changes if name not in self.state_names()]
         if unknown:
-            raise KeyError(f"{type(self).__name__} has no value {unknown} (add_value declares one)")
-        with self.values_changing(), self.hold_sync():
-            for key, value in changes.items():
-                setattr(self, self._values[key], value)
+            raise KeyError(
+                f"{type(self).__name__} has no value {unknown} (declare a trait tagged "
+                "state=True on the class)"
+            )
+        with self.one_change(), self.hold_trait_notifications(), self.hold_sync():
+            for name, value in changes.items():
+                setattr(self, name, value)
 
-    @contextlib.contextmanager
-    def values_changing(self) -> Iterator[None]:
-        """Values that change together (from Python, or one message from the page): each
-        listener runs once, after the last of them (eps and its exact value are one)."""
-        if self._changing is not None:
-            yield
-            return
-        self._changing = {}
-        try:
-            yield
-        finally:
-            old, self._changing = self._changing, None
-            self._run_listeners(old)
-
-    def _value_changed(self, change: dict) -> None:
-        key = self._keys[change["name"]]
-        if self._changing is None:
-            self._run_listeners({key: change["old"]})
+    def notify_change(self, change: Any) -> None:
+        """A state trait's observers run in one change (:meth:`one_change`): the error area is
+        cleared once, before the first of them."""
+        if change.get("type") == "change" and change["name"] in self.state_names():
+            with self.one_change():
+                super().notify_change(change)
         else:
-            self._changing.setdefault(key, change["old"])
-
-    def _run_listeners(self, old: dict[str, Any]) -> None:
-        names = list(dict.fromkeys("eps" if key == "eps_exact" else key for key in old))
-        if not names:
-            return
-        with self.one_change():
-            for name in names:
-                control = self._controls.get(name)
-                event = {
-                    "name": "value",
-                    "old": old.get(name, self.current(name)),
-                    "new": control.value if control is not None else self.current(name),
-                    "owner": control,
-                }
-                for fn in self._listeners.get(name, []):
-                    self.guard(fn)(event)
+            super().notify_change(change)
 
     def set_control_state(self, name: str, **flags: Any) -> None:
         """Disable, hide or relabel a control in the page (``disabled``, ``hidden``, ``text``)."""
         current = dict(self.control_state.get(name, {}))
         current.update(flags)
         self.control_state = {**self.control_state, name: current}
-
-    def on_change(self, name: str, fn: Callable[[dict], None]) -> None:
-        """Call ``fn(change)`` after state ``name`` changes (``change["new"]`` its value)."""
-        self._listeners.setdefault(name, []).append(fn)
 
     def on_click(self, name: str, fn: Callable[[], None]) -> None:
         """Call ``fn()`` when button ``name`` is pressed (in the page or by :meth:`press`)."""
@@ -257,15 +239,6 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         with self.one_change():
             for fn in self._clicks.get(name, []):
                 self.guard(fn)()
-
-    @property
-    def eps(self) -> float:
-        """eps exactly as shown (a grid value or the typed one)."""
-        return eps_of(self.state)
-
-    @eps.setter
-    def eps(self, value: float) -> None:
-        self.update_state(eps_state(value))
 
     @contextlib.contextmanager
     def one_change(self) -> Iterator[bool]:
@@ -318,7 +291,7 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         made_for = {
             name: self.current(name)
             for name, control in self._controls.items()
-            if control.spec.get("scene") and name in self._values
+            if control.spec.get("scene") and name in self.state_names()
         }
         payload, buffer = packed_scene(
             {**scene, "for": made_for}, arrays, key=key, scene_id=self._scene_count

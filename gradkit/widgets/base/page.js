@@ -1,9 +1,10 @@
 // How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
-// a synced trait of its own (spec.values: key -> trait), and requests, anywidget commands.
+// a synced trait of its own under the value's name (spec.state: the names), and requests,
+// anywidget commands.
 
-// The values the model holds, by key (`values`: key -> the trait that holds it).
-export function valuesOf(model, values) {
-  return Object.fromEntries(Object.entries(values || {}).map(([k, trait]) => [k, model.get(trait)]));
+// The values the model holds, by name (`names`: spec.state).
+export function valuesOf(model, names) {
+  return Object.fromEntries((names || []).map((name) => [name, model.get(name)]));
 }
 
 // A request to the kernel, answered by a Python method marked @anywidget.experimental.command,

@@ -1,7 +1,7 @@
 """What the page sends a widget: its values (checked, never trusted) and its requests.
 
 :class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value is a typed trait of
-its own (:meth:`~.host.GradkitWidget.add_value`), so the page sends only the values it changed,
+its own, declared on the class under the page's name, so the page sends only the values it changed,
 and ipywidgets' echo handling keeps the answer to an older change from undoing a newer one (the
 lost-click race; ``test_busy_kernel_still_moves_eps_dtype_and_x`` holds it). Each value is
 checked before it lands (an eps position of 999 from a tampered page, an x of 0.7123 between
@@ -109,8 +109,9 @@ class PageState:
         """
         if not isinstance(sync_data, dict):
             return
-        incoming = {self._keys[n]: v for n, v in sync_data.items() if n in self._keys}
-        others = [n for n in sync_data if n not in self._keys and n in self.keys]
+        names = self.state_names()
+        incoming = {n: v for n, v in sync_data.items() if n in names}
+        others = [n for n in sync_data if n not in names and n in self.keys]
         refused: list[str] = []
         with self.one_change():  # the error area is cleared first, then shows what is refused
             try:
@@ -122,12 +123,11 @@ class PageState:
                 words = f"the page sent values gradkit could not check ({type(error).__name__})"
                 self.show_error(InputError(words))
                 checked, refused = {}, list(incoming)
-            with self.values_changing():
-                super().set_state({self._values[k]: v for k, v in checked.items()})
+            super().set_state(checked)  # each trait's observers once, after all changed
         # a refused value, or one the eps rule wrote otherwise: the page takes Python's
         back = refused + [k for k, v in checked.items() if k not in incoming or incoming[k] != v]
         if (back or others) and not self._closed:
-            self.send_state([self._values[k] for k in back] + others)
+            self.send_state(back + others)
 
     def check_page_values(self, incoming: dict) -> dict:
         """The values from the page, checked (InputError for the first refused): eps by the eps
@@ -153,7 +153,7 @@ class PageState:
         come first) and by its trait's type: an InputError for one no control could make."""
         try:
             self.check_page_value(key, value)
-            getattr(type(self), self._values[key])._validate(self, value)
+            getattr(type(self), key)._validate(self, value)
         except InputError:
             raise
         except (traitlets.TraitError, TypeError, ValueError, ArithmeticError):

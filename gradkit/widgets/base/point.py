@@ -18,17 +18,24 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-import torch
+import traitlets
 
+from ..._args import WIDGET_SCHEMES
 from .host import GradkitWidget
-from .rows import eps_row, x_row
+from .rows import EpsDtypeTraits, eps_row, x_row
 from .window import XWindow, stack_points
 
-__all__ = ["PointWidget"]
+__all__ = ["MenuSchemeTraits", "PointWidget"]
 
 
-class PointWidget(GradkitWidget):
-    """A widget about one x on a grid of steps, with eps and dtype (see the module)."""
+class PointWidget(GradkitWidget, EpsDtypeTraits):
+    """A widget about one x on a grid of steps, with eps and dtype (see the module): the state
+    traits ``x``, ``eps``, ``eps_exact`` and ``dtype`` (the float eps is ``eps_slider.value``,
+    the torch dtype ``dtype_buttons.value``)."""
+
+    x = traitlets.Float(
+        help="x, where the slope is measured (float64, on the x slider's grid)"
+    ).tag(sync=True, state=True)
 
     #: x positions sent either side of the current one; the kernel refills near the edge.
     RADIUS: ClassVar[int] = 5
@@ -69,20 +76,10 @@ class PointWidget(GradkitWidget):
         self._window: XWindow = XWindow(measure, self.x_slider.spec, self.RADIUS)
         self._window.follow(self, self._send_window)
         if "function" in self._controls:
-            self.on_change("function", lambda _change: self.new_function())
+            self.observe(self.guard(lambda _change: self.new_function()), names=["function"])
         self.guard(self.new_function)()
 
     # ------------------------------------------------------------------------------ state
-    @property
-    def x(self) -> float:
-        """x as set (float64)."""
-        return float(self.x_slider.value)
-
-    @property
-    def dtype(self) -> torch.dtype:
-        """The dtype selected now."""
-        return self.dtype_buttons.value
-
     @property
     def f(self) -> Callable:
         """The function selected now."""
@@ -157,3 +154,17 @@ class PointWidget(GradkitWidget):
         """The arrays of one x position at a typed eps off the grid, each as a position's
         array of the scene with an eps axis of one."""
         raise NotImplementedError
+
+
+class MenuSchemeTraits(traitlets.HasTraits):
+    """The values of a point widget with a function menu and a scheme (SlopeExplorer,
+    EpsilonLab), mixed in after :class:`PointWidget`."""
+
+    function = traitlets.Unicode(
+        None,
+        allow_none=True,
+        help="the function's label in the menu (function_dropdown; the callable: f)",
+    ).tag(sync=True, state=True)
+    scheme = traitlets.Enum(
+        list(WIDGET_SCHEMES), "central", help="the difference scheme: central or forward"
+    ).tag(sync=True, state=True)

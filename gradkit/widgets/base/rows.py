@@ -1,8 +1,10 @@
 """The controls every widget builds the same way: toggles, drop-downs, sliders, buttons, and the
 shared rows (dtype, scheme, eps with ÷10 / ×10 and a typed box, x with − / +).
 
-Each maker returns a :class:`~.controls.Control` registered on the widget with its first value;
-:meth:`~.host.GradkitWidget.layout` then sends the specs, in order, to the page.
+Each maker returns a :class:`~.controls.Control` registered on the widget, the state trait of its
+name (declared on the widget's class: a TypeError names the line to add when it is not) set to
+its first value; :meth:`~.host.GradkitWidget.layout` then sends the specs, in order, to the page.
+:class:`EpsDtypeTraits` declares the traits the eps and dtype rows hold.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DTYPE_TIPS",
+    "EpsDtypeTraits",
     "button",
     "checkbox",
     "dropdown",
@@ -254,6 +257,21 @@ def scheme_toggle(w: GradkitWidget, value: str) -> Control:
     )
 
 
+class EpsDtypeTraits(traitlets.HasTraits):
+    """The values of the eps row (:func:`eps_row`) and the dtype buttons (:func:`dtype_toggle`),
+    for a widget class that shows them (mixed in after :class:`~.host.GradkitWidget`)."""
+
+    eps = traitlets.Int(
+        help="eps's position on the grid EPS_GRID (a typed eps off the grid: the nearest)"
+    ).tag(sync=True, state=True)
+    eps_exact = traitlets.Float(
+        None, allow_none=True, help="a typed eps off the grid, exactly; None on the grid"
+    ).tag(sync=True, state=True)
+    dtype = traitlets.Enum(
+        list(DTYPES), "float64", help="the dtype's name (the torch dtype: dtype_buttons.value)"
+    ).tag(sync=True, state=True)
+
+
 _SMALLER, _LARGER = "make eps 10 times smaller", "make eps 10 times larger"
 
 
@@ -278,7 +296,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     }
     state = eps_state(eps)
     slider_control = w.add_control(EpsSlider(w, spec), state["eps"])
-    w.add_value("eps_exact", traitlets.Float(state["eps_exact"], allow_none=True))
+    w.start_value("eps_exact", state["eps_exact"])
     for name, part, direction in (("eps_down", down, -1), ("eps_up", up, 1)):
         part_spec = {
             "kind": "button",

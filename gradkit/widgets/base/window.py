@@ -108,7 +108,7 @@ class XWindow(Generic[T]):
             if self.needs_refill(self.position(float(widget.current("x")))):
                 send(self.radius)
 
-        widget.on_change("x", moved)
+        widget.observe(widget.guard(moved), names=["x"])
 
     def clear(self) -> None:
         """Forget every measurement (a new function)."""

@@ -33,7 +33,7 @@ from ..base import InputError
 from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
-from ..base.point import PointWidget
+from ..base.point import MenuSchemeTraits, PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
 from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_point, sweep_of
@@ -72,7 +72,7 @@ _READOUTS = [
 ]
 
 
-class EpsilonLab(PointWidget):
+class EpsilonLab(PointWidget, MenuSchemeTraits):
     """The V-shaped error of the numeric slope versus eps, for float64, float32, float16, bfloat16.
 
     The theory lines show truncation (∝ eps² for central differences) and rounding (∝ u/eps) for
@@ -123,6 +123,12 @@ class EpsilonLab(PointWidget):
     view = "epsilonView"
     scripts = ("epsilon/words.js", "epsilon/epsilon.js")
     PANELS = ("curves", "theory", "table")
+    theory = traitlets.Bool(True, help="whether the theory lines show (the theory check box)").tag(
+        sync=True, state=True
+    )
+    shown = traitlets.List(traitlets.Unicode(), help="the dtypes on screen, in DTYPES' order").tag(
+        sync=True, state=True
+    )
 
     def __init__(
         self,
@@ -142,7 +148,7 @@ class EpsilonLab(PointWidget):
         with self.building():
             self._menu = menu
             self._build(selected, x, eps, dtype, scheme, shown)
-            self.on_change("panels", lambda _change: self._theory_switch())
+            self.observe(self.guard(lambda _change: self._theory_switch()), names=["panels"])
             self.track_x(lambda at: _measure(self.f, at), _measure)
 
     def _build(  # long: every control and panel of the lab, one call each
@@ -184,7 +190,7 @@ class EpsilonLab(PointWidget):
             unsets=(first, {"dtype": fallback}),
         )
         self.on_click("reveal", self._reveal_pressed)
-        self.add_value("shown", traitlets.List(traitlets.Unicode(), default_value=shown))
+        self.shown = shown
         self.layout(
             "EpsilonLab",
             "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
@@ -204,11 +210,6 @@ class EpsilonLab(PointWidget):
         self._theory_switch()
 
     # ------------------------------------------------------------------------------ state
-    @property
-    def shown(self) -> list[str]:
-        """The dtypes on screen."""
-        return list(self.state.get("shown", list(DTYPES)))
-
     @property
     def sweeps(self) -> dict[str, SweepResult]:
         """The curves on the eps grid at the current x, by scheme (empty where f has no slope),

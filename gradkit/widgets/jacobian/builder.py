@@ -77,11 +77,13 @@ class JacobianBuilder(GradkitWidget):
 
     Attributes
     ----------
-    n : int
-        Input entries; setting it rebuilds the scene (as the n control does).
-    position : int
+    n : float
+        Input entries, the n slider's value (``entries``: the same, an int); setting it
+        rebuilds the scene (as the n control does).
+    step, position : int
         Steps shown: 0 (nothing yet), then 1 … n numeric columns, then n+1 … n+m analytic rows.
-        A new widget shows step 1, its first column built.
+        A new widget shows step 1, its first column built; ``next_step()``, ``run_all()`` and
+        ``reset()`` move it as the page's buttons do.
     calls : Calls
         Forward and backward calls the build made up to ``position``.
     gradcheck_calls : gradkit.cost.CallCount or None
@@ -103,6 +105,13 @@ class JacobianBuilder(GradkitWidget):
     view = "jacobianView"
     scripts = ("base/matrix.js", "jacobian/jacobian.js")
     PANELS = ("numeric", "analytic", "counts")
+
+    n = traitlets.Float(
+        help="input entries (the n slider); setting it rebuilds the scene (entries: as an int)"
+    ).tag(sync=True, state=True)
+    step = traitlets.Int(
+        1, help="steps shown: 0, then 1 … n numeric columns, then n+1 … n+m analytic rows"
+    ).tag(sync=True, state=True)
 
     def __init__(  # long: the builder's controls, one call each, in the order shown
         self,
@@ -155,7 +164,6 @@ class JacobianBuilder(GradkitWidget):
             )
             self.n_down, self.n_up = self._controls["n_down"], self._controls["n_up"]
             self.step_button, self.run_button, self.reset_button = self._step_buttons()
-            self.add_value("step", traitlets.Int(1))
             self.layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
@@ -172,7 +180,7 @@ class JacobianBuilder(GradkitWidget):
                 **self.spec,
                 "steps": [c.spec for c in (self.step_button, self.run_button, self.reset_button)],
             }
-            self.on_change("n", lambda _change: self._rebuild())
+            self.observe(self.guard(lambda _change: self._rebuild()), names=["n"])
             self.guard(self._rebuild)()
 
     def _step_buttons(self) -> list[Control]:
@@ -182,20 +190,22 @@ class JacobianBuilder(GradkitWidget):
         for name, label, css, tip in _BUTTONS:
             spec = {"kind": "button", "name": name, "text": label, "css": css, "tooltip": tip}
             made.append(self.add_control(Control(self, spec), has_value=False))
-        self.on_click("step_button", self.step)
+        self.on_click("step_button", self.next_step)
         self.on_click("run_button", self.run_all)
         self.on_click("reset_button", self.reset)
         return made
 
     # ---------------------------------------------------------------------------- Python API
-    @property
-    def n(self) -> int:
-        """Input entries."""
-        return round(float(self.state["n"]))
+    @traitlets.validate("n")
+    def _valid_n(self, proposal: dict) -> float:
+        """A whole number of input entries in N_MIN … N_MAX (:func:`check_n`)."""
+        value = proposal["value"]
+        return float(check_n(int(value) if float(value).is_integer() else value))
 
-    @n.setter
-    def n(self, value: int) -> None:
-        self.n_slider.value = check_n(value)
+    @property
+    def entries(self) -> int:
+        """Input entries, as a whole number (the trait ``n`` holds the slider's float)."""
+        return round(self.n)
 
     @property
     def eps(self) -> float:
@@ -205,14 +215,14 @@ class JacobianBuilder(GradkitWidget):
     @property
     def position(self) -> int:
         """Steps shown so far (0 … n + m)."""
-        return int(self.state.get("step", 0))
+        return self.step
 
     @property
     def total_steps(self) -> int:
         """n numeric columns plus m analytic rows (0 when f failed)."""
         return self.result.steps if self.result is not None else 0
 
-    def step(self) -> int:
+    def next_step(self) -> int:
         """Show the next step (a numeric column, then an analytic row); return the position."""
         self.update_state({"step": min(self.position + 1, self.total_steps)})
         return self.position
@@ -253,7 +263,7 @@ class JacobianBuilder(GradkitWidget):
         """Jacobian ``name`` up to the current step: numeric columns, then analytic rows."""
         r = self.result
         if r is None:
-            return torch.empty(0, self.n, dtype=torch.float64)
+            return torch.empty(0, self.entries, dtype=torch.float64)
         full = getattr(r, name)
         done = torch.zeros_like(full, dtype=torch.bool)
         if name == "numeric":
@@ -273,7 +283,7 @@ class JacobianBuilder(GradkitWidget):
 
     # ------------------------------------------------------------------------------ scene
     def _input(self, n: int | None = None) -> torch.Tensor:
-        n = self.n if n is None else n
+        n = self.entries if n is None else n
         if self._like is not None and self._like.numel() == n:
             return self._like.clone()
         return sample_input(n, self._like)
@@ -315,7 +325,7 @@ class JacobianBuilder(GradkitWidget):
         ones between."""
         if self.result is None:
             return {}
-        n, built = self.n, {}
+        n, built = self.entries, {}
         for k in sorted({min(N_MAX, max(N_MIN, n + d)) for d in N_AROUND} - {n}):
             try:
                 built[k] = self._build(self._input(k))
@@ -337,4 +347,4 @@ class JacobianBuilder(GradkitWidget):
         super().close()
 
     def __repr__(self) -> str:
-        return f"JacobianBuilder(f={self.label!r}, n={self.n})"
+        return f"JacobianBuilder(f={self.label!r}, n={self.entries})"

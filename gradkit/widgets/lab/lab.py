@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import torch
+import traitlets
 
 from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
 from ...report import CAUSES, CheckReport
 from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
 from ..base.eps import eps_of, eps_state
-from ..base.rows import button, checkbox, dropdown, dtype_toggle, eps_row, text
+from ..base.rows import EpsDtypeTraits, button, checkbox, dropdown, dtype_toggle, eps_row, text
 from .ahead import OFFLINE_BUDGET_S, about, fast_twins, menu_states
 from .states import AHEAD_TORCH_ENTRIES, LabState, LabStates, state_key
 from .target import LabTargets
@@ -65,7 +66,7 @@ def parse_checks(checks: Sequence[str] | Mapping[str, bool] | None) -> dict[str,
     return chosen
 
 
-class GradcheckLab(GradkitWidget):
+class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     """torch.autograd.gradcheck on a Function, with gradkit's explanation and the Jacobians.
 
     The verdict is torch's own (through :func:`gradkit.check`); the cause (pass, precision, bug,
@@ -113,6 +114,19 @@ class GradcheckLab(GradkitWidget):
     #: A typed eps's check is one state: the dtype and fast_mode it is for go with the request.
     OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("dtype", "fast_mode")
 
+    function = traitlets.Unicode(
+        None, allow_none=True, help="the Function's label in the menu (function_dropdown)"
+    ).tag(sync=True, state=True)
+    atol = traitlets.Unicode(help="atol as typed (a number of 0 or more)").tag(
+        sync=True, state=True
+    )
+    rtol = traitlets.Unicode(help="rtol as typed (a number of 0 or more)").tag(
+        sync=True, state=True
+    )
+    fast_mode = traitlets.Bool(help="gradcheck's fast_mode (the check box)").tag(
+        sync=True, state=True
+    )
+
     def __init__(  # noqa: PLR0913 - gradcheck's settings, as keyword arguments
         self,
         fn: object = None,
@@ -142,11 +156,12 @@ class GradcheckLab(GradkitWidget):
             self._sent: dict[str, LabState] = {}
             self._scenes = self._revision = 0
             self._build_controls(targets, dtype, eps, fast_mode)
-            for name in ("dtype", "eps", "fast_mode"):
-                self.on_change(name, lambda _change: self._moved())
-            self.on_change("function", lambda _change: self._new_scene())
-            self.on_change("atol", lambda _change: self._tolerance_typed("atol"))
-            self.on_change("rtol", lambda _change: self._tolerance_typed("rtol"))
+            moves = ["dtype", "eps", "eps_exact", "fast_mode"]
+            self.observe(self.guard(lambda _change: self._moved()), names=moves)
+            self.observe(self.guard(lambda _change: self._new_scene()), names=["function"])
+            for name in ("atol", "rtol"):
+                typed = self.guard(lambda _change, name=name: self._tolerance_typed(name))
+                self.observe(typed, names=[name])
             self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
             self.guard(self._new_scene)()
 
@@ -225,15 +240,10 @@ class GradcheckLab(GradkitWidget):
 
     # ------------------------------------------------------------------------------ state
     @property
-    def dtype(self) -> torch.dtype:
-        """The input dtype selected now."""
-        return self.dtype_buttons.value
-
-    @property
     def report(self) -> CheckReport | None:
         """torch's report for the settings shown (checked now if needed)."""
         fast_mode, dtype, _ = self._here()
-        return self._states.get(fast_mode, dtype, self.eps).report
+        return self._states.get(fast_mode, dtype, self.eps_slider.value).report
 
     def _here(self) -> tuple[bool, str, int]:
         """(fast_mode, dtype name, eps grid index) of the controls."""

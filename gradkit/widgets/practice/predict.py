@@ -110,6 +110,9 @@ class Predict(PracticeWidget):
         The options (kind "choice"); ``.value`` is the picked option or None.
     lock_button : Control
         "Lock in my guess"; ``.click()`` locks in the guess shown, as the page's button does.
+    guess : str or None
+        The guess as typed or picked (the page's value); ``lock_in(value)`` locks one in and
+        says whether it was right.
     locked : bool
         Whether a guess was locked in.
     locked_guess : float, str or None
@@ -140,6 +143,14 @@ class Predict(PracticeWidget):
         "practice/predict.js",
     )
 
+    guess = traitlets.Unicode(
+        None, allow_none=True, help="the guess as typed (a number) or picked (an option), or None"
+    ).tag(sync=True, state=True)
+    locked = traitlets.Bool(False, help="whether a guess is locked in").tag(sync=True, state=True)
+    second = traitlets.Unicode("", help="the second try as given, after a wrong guess").tag(
+        sync=True, state=True
+    )
+
     def __init__(
         self,
         predict_id: str,
@@ -157,8 +168,6 @@ class Predict(PracticeWidget):
             self._arriving: dict[str, Any] = {}
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
-            self.add_value("locked", traitlets.Bool(False))
-            self.add_value("second", traitlets.Unicode(""))
             self.feedback_html = PageText(self._feedback_text)
             self.retry_html = PageText(self._retry_text)
             readouts = [
@@ -169,8 +178,8 @@ class Predict(PracticeWidget):
             self._actual = self.guard(self._true_value)()
             self.send_scene(self._scene(), key=entry.id)
             self.on_click("lock", self._press_lock)
-            self.on_change("locked", self._check_lock)
-            self.on_change("guess", self._keep_locked_guess)
+            self.observe(self.guard(self._check_lock), names=["locked"])
+            self.observe(self.guard(self._keep_locked_guess), names=["guess"])
 
     def _guess_control(self, entry: PredictEntry) -> tuple[Control | None, Choice | None]:
         """The answer box (kind "number") or the option buttons (kind "choice")."""
@@ -205,11 +214,6 @@ class Predict(PracticeWidget):
         }
 
     # ----------------------------------------------------------------------- reading
-    @property
-    def locked(self) -> bool:
-        """Whether a guess is locked in."""
-        return bool(self.current("locked"))
-
     @property
     def locked_guess(self) -> float | str | None:
         """The guess locked in (a number for kind "number"), or None."""
@@ -318,7 +322,7 @@ class Predict(PracticeWidget):
             raise InputError("The true value could not be computed: fix the error, rerun the cell.")
         self.update_state({"guess": raw, "locked": True})
 
-    def guess(self, value: float | str) -> bool:
+    def lock_in(self, value: float | str) -> bool:
         """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
         self.lock(value)
         return bool(self.correct)

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import traitlets
+
 from ...quiz_bank import QuizBank, grade_choice
 from .common import Choice, PageText, PracticeWidget, verdict_text
 from .inline import quiz_entry
@@ -66,6 +68,10 @@ class Quiz(PracticeWidget):
     view = "quizView"
     scripts = ("practice/feedback.js", "practice/quiz.js")
 
+    choice = traitlets.Unicode(
+        None, allow_none=True, help="the option picked (in the page or from Python), or None"
+    ).tag(sync=True, state=True)
+
     def __init__(
         self,
         quiz_id: str,
@@ -90,7 +96,7 @@ class Quiz(PracticeWidget):
             readouts = [("feedback", "gradkit-feedback gradkit-verdict")]
             self.layout(entry.question, "", [], readouts, alt=f"quiz: {entry.question}")
             self.send_scene(self._scene(options, seed), key=entry.id)
-            self.on_change("choice", self._answered)
+            self.observe(self.guard(self._answered), names=["choice"])
 
     def _scene(self, options: tuple[str, ...], seed: int | None) -> dict:
         """What the page needs to ask, shuffle, mark and explain: every option's verdict."""
@@ -104,11 +110,6 @@ class Quiz(PracticeWidget):
         }
 
     # ----------------------------------------------------------------------- reading
-    @property
-    def choice(self) -> str | None:
-        """The option picked (in the page or from Python), or None."""
-        return self.current("choice")
-
     def _option(self) -> dict | None:
         """The scene's entry for the option picked (what the page marks), or None."""
         return next((o for o in self.scene["options"] if o["text"] == self.choice), None)

@@ -12,6 +12,8 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import traitlets
+
 from ... import zoo
 from ...diagnosis import check
 from ...report import CAUSES, CheckReport
@@ -68,8 +70,10 @@ class ZooHunt(PracticeWidget):
     entry_dropdown : Control
         Labels "Specimen k: formula"; values are the zoo names (``.options`` lists the pairs).
         The page switches specimens itself (every specimen's code is sent ahead).
-    prediction : Control
+    prediction_buttons : Control
         The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
+    entry, prediction : str or None
+        The page's values: the specimen's label, the cause predicted.
     run_button : Control
         Runs :func:`gradkit.check` on the entry's sample inputs (float64); a page with no kernel
         shows the verdicts saved with it.
@@ -85,6 +89,13 @@ class ZooHunt(PracticeWidget):
     css = "gradkit-zoo-hunt"
     view = "huntView"
     scripts = ("practice/panel.js",)
+
+    entry = traitlets.Unicode(
+        None, allow_none=True, help="the specimen's label in the menu (entry_dropdown)"
+    ).tag(sync=True, state=True)
+    prediction = traitlets.Unicode(
+        None, allow_none=True, help="the cause predicted (prediction_buttons), None until chosen"
+    ).tag(sync=True, state=True)
 
     def __init__(
         self, names: Sequence[str] | None = None, *, causes: Sequence[str] | None = None
@@ -118,7 +129,7 @@ class ZooHunt(PracticeWidget):
             self.layout(
                 "Zoo hunt",
                 "read the code, predict gradcheck's verdict, then run it",
-                [self.entry_dropdown, self.prediction, self.run_button],
+                [self.entry_dropdown, self.prediction_buttons, self.run_button],
                 [
                     ("code", "gradkit-specimen-code"),
                     ("result", "gradkit-hunt-result"),
@@ -128,7 +139,8 @@ class ZooHunt(PracticeWidget):
             )
             self._publish()
             self.later(self._all_specimens)
-            self.on_change("entry", lambda _change: self.update_state({"prediction": None}))
+            forget = self.guard(lambda _change: self.update_state({"prediction": None}))
+            self.observe(forget, names=["entry"])
             self.on_click("run", self.run)
 
     def _build_controls(self, pairs: list[tuple[str, str]], guesses: list[str]) -> None:
@@ -154,7 +166,7 @@ class ZooHunt(PracticeWidget):
             css="gradkit-prediction",
             tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
         )
-        self.prediction = nullable(self, causes)
+        self.prediction_buttons = nullable(self, causes)
         self.run_button = button(
             self,
             "run",
@@ -196,7 +208,7 @@ class ZooHunt(PracticeWidget):
         e = zoo.entry(self.entry_dropdown.value)
         report = check(e.apply, e.inputs())
         self.last = report
-        guess = self.prediction.value
+        guess = self.prediction_buttons.value
         if guess is None:
             verdict, css = RUN_WORDS["none"], ""
         elif guess == report.cause:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import torch
 
-from ..._args import DTYPES, EPS_GRID, as_dtype, check_x, dtype_name
+from ..._args import DTYPES, EPS_GRID, as_dtype, check_x
 from ..base.cache import fields, scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
@@ -111,7 +111,7 @@ class FloatRuler(PointWidget):
         """Where x ± eps land in the dtype selected now, read from what was sent (the x
         position's arrays, or the answer for a typed eps, :meth:`exact_of`): never measured
         again, so it is what the page shows."""
-        d = list(DTYPES).index(dtype_name(self.dtype))
+        d = list(DTYPES).index(self.dtype)
         x, ulp, ulp_below = (float(v) for v in self.point["point"][d])
         exact = self.state.get("eps_exact")
         if exact is None:

@@ -22,12 +22,11 @@ from ..._args import (
     as_dtype,
     check_scheme,
     check_x,
-    dtype_name,
 )
 from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
-from ..base.point import PointWidget
+from ..base.point import MenuSchemeTraits, PointWidget
 from ..base.rows import dropdown, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
 from .scene import (
@@ -58,7 +57,7 @@ _POINT = fields(
 )
 
 
-class SlopeExplorer(PointWidget):
+class SlopeExplorer(PointWidget, MenuSchemeTraits):
     """f near x with its tangent (analytic slope) and a secant (numeric slope).
 
     The numeric slope nudges x by eps in the chosen dtype; the analytic slope comes from
@@ -162,7 +161,7 @@ class SlopeExplorer(PointWidget):
         """The row of FIELDS the page shows now, read from what was sent: the x position's
         rows, or the answer for a typed eps (:meth:`exact_of`); never measured again."""
         s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
-        d = list(DTYPES).index(dtype_name(self.dtype))
+        d = list(DTYPES).index(self.dtype)
         exact = self.state.get("eps_exact")
         if exact is None:
             return self.point["rows"][s, d, int(self.state["eps"])]
