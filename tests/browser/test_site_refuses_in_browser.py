@@ -127,7 +127,7 @@ def _hostile(folder: Path) -> Path:
     ident = box.model_id
     state = _saved(inner, math, box)
     contract = {"control_state": {}, "scene": {}, "error": "", "busy": False, "tables": ""}
-    foreign = {"_esm": FOREIGN_ESM, "_css": "", "spec": {"title": "Tiny", "values": {}}}
+    foreign = {"_esm": FOREIGN_ESM, "_css": "", "spec": {"title": "Tiny", "state": []}}
     state["foreign0"] = {"model_name": "AnyModel", "state": {**foreign, **contract}}
     shown = {"text/html": '<p>out <img src="http://example.org/o.png"></p>'}
     output = {"output_type": "display_data", "data": shown, "metadata": {}}

@@ -503,19 +503,19 @@ export default {
     out.className = "tiny-out";
     const show = () => {
       const tables = model.get("tables");
-      const n = model.get("n_value");
+      const n = model.get("n");
       out.textContent = `${n} ${tables.byteLength} ${tables.getUint8(3)} ${initialized}`;
     };
     const add = document.createElement("button");
     add.className = "tiny-add";
     add.onclick = () => {
-      model.set("n_value", model.get("n_value") + 1);
+      model.set("n", model.get("n") + 1);
       model.save_changes();
     };
     const ask = document.createElement("button");
     ask.className = "tiny-ask";
     ask.onclick = () => model.send({ type: "click", name: "anything" });
-    model.on("change:n_value", show);
+    model.on("change:n", show);
     show();
     el.append(add, ask, out);
   },
@@ -537,8 +537,8 @@ def test_the_loader_plays_the_model_for_any_module_on_the_contract(
     monkeypatch.setattr(site_widgets, "installed_modules", lambda: {(TINY_ESM, tiny_css)})
     contract = {"control_state": {}, "scene": {}, "error": "", "busy": False}
     state = {"_esm": TINY_ESM, "_css": tiny_css,
-             "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny", "values": {"n": "n_value"}},
-             "n_value": 0, **contract}  # fmt: skip
+             "_dom_classes": ["tiny-root"], "spec": {"title": "Tiny", "state": ["n"]},
+             "n": 0, **contract}  # fmt: skip
     tables = [{"path": ["tables"], "encoding": "base64", "data": "AAECAwQFBgc="}]  # bytes 0..7
     view = {"output_type": "display_data", "metadata": {}, "data": {
         "application/vnd.jupyter.widget-view+json": {"model_id": "t1"}}}  # fmt: skip

@@ -125,7 +125,8 @@ def test_busy_kernel_still_moves_eps_dtype_and_x(page, explorer, servers) -> Non
     # once the kernel is free, Python agrees with what the browser shows, and nothing reverts
     jp.wait_quiet(page, 300, 30_000)
     final = check_slope_picture(explorer)
-    told = jp.kernel_execute(page, "print(f'{explorer.eps:.3g}', explorer.dtype)")["stdout"]
+    told = "print(f'{explorer.eps_slider.value:.3g}', explorer.dtype_buttons.value)"
+    told = jp.kernel_execute(page, told)["stdout"]
     jp.kernel_execute(page, "explorer.x_slider.value = 2.0")  # back where the other tests start
     shown = (final["drawn"]["eps"], final["drawn"]["dtype"])
     assert shown == (after["drawn"]["eps"], "float32"), (
@@ -157,9 +158,9 @@ def test_a_typed_eps_held_back_while_the_kernel_is_stopped_is_answered_once_in(
         "the typed eps never reached the picture after the kernel went on",
     )
     check_slope_picture(explorer)
-    told = jp.kernel_execute(page, "print(f'{explorer.eps:.3g}')")["stdout"]
+    told = jp.kernel_execute(page, "print(f'{explorer.eps_slider.value:.3g}')")["stdout"]
     assert told.strip() == "3e-07", told
-    jp.kernel_execute(page, "explorer.eps = 1e-3")  # back where the other tests start
+    jp.kernel_execute(page, "explorer.eps_slider.value = 1e-3")  # back where the other tests start
 
 
 def test_numbers_equal_the_kernels_torch_values(page, explorer) -> None:
@@ -214,7 +215,7 @@ def test_drag_across_the_eps_track_ends_on_the_final_picture(page, explorer) -> 
     jp.wait_quiet(page, 500, 30_000)
     final = check_slope_picture(explorer)
     assert final["drawn"]["eps"] == state["drawn"]["eps"], "the picture moved after the drag"
-    told = jp.kernel_execute(page, "print(f'{explorer.eps:.3g}')")["stdout"].strip()
+    told = jp.kernel_execute(page, "print(f'{explorer.eps_slider.value:.3g}')")["stdout"].strip()
     assert told == state["drawn"]["eps"], f"Python has eps {told}, the page {state['drawn']}"
 
 

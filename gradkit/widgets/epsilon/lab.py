@@ -105,6 +105,10 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+    function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
+        The values the page shows, traits named as the page names them (``eps`` a grid
+        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        ``dtype_buttons.value``; ``shown``: the dtypes on screen); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     sweeps : dict[str, gradkit.SweepResult]
@@ -115,8 +119,6 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         Every dtype at exactly the current eps (the grid's column sent, or a typed eps's answer).
     Each reads the measurement the page draws from (its numeric slopes kept in Python, the
     theory curves as the float32 it draws); none measures again.
-    shown : list[str]
-        The dtypes on screen.
     """
 
     css = "gradkit-epsilon-lab"

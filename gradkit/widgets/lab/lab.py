@@ -101,6 +101,10 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
         Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``);
         "retry in float64" switches the dtype to float64.
+    function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
+        The values the page shows, traits named as the page names them (``eps`` a grid
+        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        ``dtype_buttons.value``); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     report : gradkit.CheckReport or None

@@ -65,6 +65,10 @@ class FloatRuler(PointWidget):
     ----------
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+    x, eps, eps_exact, dtype, panels
+        The values the page shows, traits named as the page names them (``eps`` a grid
+        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        ``dtype_buttons.value``); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     ruler : Ruler

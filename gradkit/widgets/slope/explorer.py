@@ -87,6 +87,10 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons : gradkit.widgets.base.Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+    function, x, eps, eps_exact, dtype, scheme, panels
+        The values the page shows, traits named as the page names them (``eps`` a grid
+        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        ``dtype_buttons.value``); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     numeric, analytic : float
