@@ -259,11 +259,14 @@ export function render({ model, el, experimental }, view, options = {}) {
     ctx.room = room > 0 ? room : null;
   }
 
-  const WAIT = Symbol("wait"); // a paint that waits for data: the old picture stays, dimmed
 
   function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
     if (offline) note.hidden = !root.querySelector(".gk-needs-kernel");
+    // a change that needs a new scene (another function, a typed atol): the old picture waits
+    if (!offline && !sceneFits(ctx.scene, ctx.state)) { waiting = true; markBusy(); return; }
+    // a typed eps the kernel could not measure: the error area says why, the picture stays
+    if (ctx.exact === FAILED) { waiting = false; markBusy(); return; }
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     measure();
@@ -281,8 +284,6 @@ export function render({ model, el, experimental }, view, options = {}) {
     figure.hidden = !(hgt > 0);
     let shown = null;
     try {
-      if (!offline && !sceneFits(ctx.scene, ctx.state)) throw WAIT; // a new scene is on its way
-      if (ctx.exact === FAILED) throw WAIT; // the kernel could not answer: the error area says why
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       cleared = false;
       ctx.drawn = {};
@@ -292,13 +293,11 @@ export function render({ model, el, experimental }, view, options = {}) {
       figure.dataset.theme = colors.paper;
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
-      if (err !== WAIT) {
-        localError = `could not draw: ${err}`;
-        showErrors();
-        console.error(err);
-      }
+      localError = `could not draw: ${err}`;
+      showErrors();
+      console.error(err);
     }
-    waiting = shown === null && ctx.exact !== FAILED;
+    waiting = shown === null;
     if (!waiting) {
       lastKey = key;
       if (!quiet) paints += 1; // one per action: a theme or width change is none
