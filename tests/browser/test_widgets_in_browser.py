@@ -9,6 +9,7 @@ the canvas pixels where it says it drew) matches the readouts.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -63,6 +64,19 @@ def explorer(page):
     jp.wait_quiet(page, 200)
     yield root
     assert page.errors == [], f"uncaught JavaScript errors: {page.errors}"
+
+
+def type_eps(page, explorer, text: str) -> None:
+    """Type eps into the box, press Enter, and wait until the picture shows it (busy mark gone)."""
+    box = explorer.locator("input.gradkit-eps-text").first
+    box.fill(text)
+    box.press("Enter")
+    wait_drawn(
+        page,
+        explorer,
+        lambda state: float(state["drawn"]["eps"]) == float(text) and not state["busy"],
+        f"the picture did not show the typed eps {text}",
+    )
 
 
 def test_clicks_keep_picture_and_readouts_together(page, explorer) -> None:
@@ -302,14 +316,61 @@ def test_a_change_that_needs_a_new_scene_keeps_the_busy_mark_until_it_is_in(page
 def test_typed_eps_off_the_grid_reaches_picture_and_readouts(page, explorer) -> None:
     """A typed eps off the grid (3e-7) goes to the kernel, which answers with exact values: the
     picture, the slider label and the readouts all show that eps."""
-    box = explorer.locator("input.gradkit-eps-text").first
-    box.fill("3e-7")
-    box.press("Enter")
-    wait_drawn(
-        page,
-        explorer,
-        lambda state: float(state["drawn"]["eps"]) == 3e-7,
-        "the picture did not show the typed eps 3e-7",
-    )
+    type_eps(page, explorer, "3e-7")
     jp.wait_quiet(page, 200)
     check_slope_picture(explorer)
+
+
+#: Run in the kernel: every comm message the SlopeExplorer's comm takes in (``up``) and sends
+#: (``down``), as (method, the command's name or the traits it carries, number of buffers).
+_WIRE_WATCH = """
+_wire = {"up": [], "down": []}
+def _wire_row(data, buffers):
+    content = data.get("content") or {}
+    name = content.get("name") if isinstance(content, dict) else None
+    return (data.get("method"), name or sorted(data.get("state") or {}), len(buffers or []))
+def _wire_in(msg, _handle=explorer._handle_msg):
+    _wire["up"].append(_wire_row(msg["content"]["data"], msg.get("buffers")))
+    return _handle(msg)
+def _wire_out(data=None, metadata=None, buffers=None, _send=explorer.comm.send):
+    _wire["down"].append(_wire_row(data or {}, buffers))
+    return _send(data=data, metadata=metadata, buffers=buffers)
+explorer.comm.on_msg(_wire_in)
+explorer.comm.send = _wire_out
+"""
+
+
+def _wire(page) -> dict:
+    """What went over the SlopeExplorer's comm since the last call (the kernel runs this after
+    every message the page sent before it), and a fresh start."""
+    code = "import json; print(json.dumps(_wire)); _wire['up'].clear(); _wire['down'].clear()"
+    return json.loads(jp.kernel_execute(page, code)["stdout"])
+
+
+def test_a_click_is_one_message_up_and_at_most_its_echo_back(page, explorer) -> None:
+    """On the wire, as the issue measures it: an eps, dtype or x click is one update message up
+    and at most ipywidgets' own echo back; a typed eps off the grid is that, one numbers_at
+    command and one answer with one binary buffer (the numbers, packed as a scene's tables)."""
+    jp.kernel_execute(page, _WIRE_WATCH)
+    _wire(page)
+    clicks = [
+        ("eps ×10", lambda: click(page, explorer, "gradkit-eps-up")),
+        ("dtype", lambda: click_toggle(explorer, "gradkit-dtype", "float32")),
+        ("x +", lambda: click(page, explorer, "gradkit-x-up")),
+        ("x −", lambda: click(page, explorer, "gradkit-x-down")),
+    ]
+    for what, act in clicks:
+        act()
+        jp.next_frame(page)
+        wire = _wire(page)
+        assert [row[0] for row in wire["up"]] == ["update"], (what, wire)
+        assert [row[0] for row in wire["down"]] in ([], ["echo_update"]), (what, wire)
+    type_eps(page, explorer, "7e-7")  # an eps no test asked before: the page keeps its answers
+    wire = _wire(page)
+    assert sorted(row[0] for row in wire["up"]) == ["custom", "update"], wire
+    assert [row[1] for row in wire["up"] if row[0] == "custom"] == ["numbers_at"], wire
+    commands = [row for row in wire["down"] if row[0] == "custom"]
+    assert len(commands) == 1 and commands[0][2] == 1, wire  # one answer, one buffer
+    assert len(wire["down"]) <= 2, wire  # and at most the echo of the update
+    jp.kernel_execute(page, "explorer.comm.on_msg(explorer._handle_msg); del explorer.comm.send")
+    jp.kernel_execute(page, "explorer.eps = 1e-3; explorer.dtype_buttons.value = 'float64'")

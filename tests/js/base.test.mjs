@@ -16,7 +16,7 @@ import {
   decodeTables, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
-import { askKernel, valuesOf } from "../../gradkit/widgets/base/page.js";
+import { FAILED, askKernel, askNumbers, valuesOf } from "../../gradkit/widgets/base/page.js";
 import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
 import {
   NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
@@ -299,4 +299,26 @@ test("what the page could not show is said in one line, naming the setting", () 
   assert.match(NOT_SAVED, /running notebook/);
   assert.match(offGridNote(3e-4), /^eps = 0\.0003 lies between the eps steps this page holds \(0\.0002 and 0\.0005\)/);
   assert.match(offGridNote(1e-12 * 1.5), /\(1e-12 and 2e-12\)/);
+});
+
+test("askNumbers asks a request once per model, decodes its answer, drops a stale one and tells every view", async () => {
+  const asked = [];
+  const replies = { fresh: [{ tables: { v: { offset: 0, shape: [1], dtype: "float64" } }, note: "x" }, [new DataView(new Float64Array([7]).buffer)]],
+    stale: [{ stale: true }, []], failed: [{ error: "could not" }, []] };
+  let told = 0;
+  const part = { answers: new Map(), ask: async (name, msg) => { asked.push([name, msg.key]); return replies[msg.key]; }, tell: () => { told += 1; } };
+  for (const key of ["fresh", "stale", "failed"]) {
+    const token = JSON.stringify({ key, eps: 3e-7 });
+    assert.equal(askNumbers(part, token), null); // asked: nothing yet
+    assert.equal(askNumbers(part, token), null); // and not asked twice
+  }
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(asked, [["numbers_at", "fresh"], ["numbers_at", "stale"], ["numbers_at", "failed"]]);
+  const fresh = askNumbers(part, JSON.stringify({ key: "fresh", eps: 3e-7 }));
+  assert.equal(fresh.note, "x");
+  assert.equal(fresh.tables.v.data[0], 7); // the buffer, decoded as a scene's tables
+  assert.equal(askNumbers(part, JSON.stringify({ key: "failed", eps: 3e-7 })), FAILED);
+  assert.equal(told, 2); // the stale answer told no view: the new scene asks again
+  assert.equal(askNumbers(part, JSON.stringify({ key: "stale", eps: 3e-7 })), null); // asked again
+  assert.equal(asked.length, 4);
 });

@@ -106,7 +106,10 @@ def check_bundle(source: str, need_node: bool = False) -> None:
 def test_each_bundle_defines_every_top_level_name_once_and_parses():
     source = SlopeExplorer._esm
     check_bundle(source)
-    assert source.rstrip().endswith("gradkitOptions) };")
+    tail = source[source.rindex("export default {") :]
+    assert "initialize: (args) => initialize(args)," in tail  # once per model: what views share
+    assert "render: (args) => render(args, slopeView, gradkitOptions)," in tail
+    assert tail.rstrip().endswith("};")
 
 
 def test_theme_holds_the_palette_and_follows_the_notebook_theme():

@@ -173,7 +173,9 @@ def test_on_the_base_and_closing_leaks_nothing(build):
 def test_each_bundle_parses_and_defines_every_name_once(cls):
     source = cls._esm
     check_bundle(source)
-    assert source.rstrip().endswith(f"render(args, {cls.view}, gradkitOptions) }};")
+    tail = source[source.rindex("export default {") :]
+    assert f"render: (args) => render(args, {cls.view}, gradkitOptions)," in tail
+    assert "initialize: (args) => initialize(args)," in tail and tail.rstrip().endswith("};")
 
 
 def test_the_hunt_offers_the_causes_taught_first_or_the_ones_asked_for(make):

@@ -3,8 +3,9 @@
 The browser files are real ES modules (``import {x} from "./y.js"``, ``export function``) so
 ``node --test`` imports them one by one. anywidget loads one module per widget class, so
 :func:`bundle` joins a family's files, dependencies first, dropping their relative imports and
-``export`` keywords, and appends ``export default { render }``: the family's ``render`` is the
-base's ``render(args, view)`` with its view. Top-level names must be unique across a bundle
+``export`` keywords, and appends ``export default { initialize, render }``: the base's
+``initialize`` (once per model: what its views share) and its ``render(args, view)`` with the
+family's view. Top-level names must be unique across a bundle
 (a test checks it).
 """
 
@@ -64,6 +65,9 @@ def bundle(view: str, *family_files: str) -> str:
     ]
     parts.append(
         "const gradkitOptions = globalThis.__gradkitRenderOptions || {};\n"
-        f"export default {{ render: (args) => render(args, {view}, gradkitOptions) }};\n"
+        "export default {\n"
+        "  initialize: (args) => initialize(args),\n"
+        f"  render: (args) => render(args, {view}, gradkitOptions),\n"
+        "};\n"
     )
     return "\n".join(parts)

@@ -172,7 +172,7 @@ function sliderControl(spec, ctx) {
   const label = spec.aria || spec.label || name;
   const fmt = (v) => pyFormat(Number(v), spec.format || ".6g");
   const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
-  const move = (k) => ctx.set(name, sliderValue(spec, k), { scene: spec.scene });
+  const move = (k) => ctx.set(name, sliderValue(spec, k));
   const position = () => sliderPosition(spec, ctx.state[name]);
   const input = rangeInput(spec, spec.lo, spec.hi, label, move);
   if (spec.continuous === false) {
@@ -203,7 +203,7 @@ function toggleControl(spec, ctx) {
   const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name });
   const buttons = spec.options.map((opt, i) => {
     const b = h("button", { title: (spec.tooltips || [])[i], text: opt, "data-value": opt,
-      onclick: () => ctx.set(name, opt, { scene: spec.scene }) });
+      onclick: () => ctx.set(name, opt) });
     group.append(b);
     return b;
   });
@@ -222,7 +222,7 @@ function toggleControl(spec, ctx) {
 
 function dropdownControl(spec, ctx) {
   const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
-    onchange: () => ctx.set(spec.name, select.value, { scene: spec.scene }) });
+    onchange: () => ctx.set(spec.name, select.value) });
   const options = spec.options.map((opt) => h("option", { value: opt, text: opt }));
   select.append(...options);
   const sync = () => {
@@ -258,7 +258,7 @@ function textControl(spec, ctx) {
       }
       ctx.set("eps", next.eps, { also: { eps_exact: next.eps_exact } });
       input.value = epsLabel(epsOf(ctx.state)); // the eps drawn: with no kernel, maybe the one before
-    } else ctx.set(spec.name, input.value, { scene: true });
+    } else ctx.set(spec.name, input.value);
   });
   const sync = () => {
     if (document.activeElement === input) return;
@@ -270,7 +270,7 @@ function textControl(spec, ctx) {
 
 function checkboxControl(spec, ctx) {
   const input = h("input", { type: "checkbox", class: spec.css, title: spec.tooltip,
-    onchange: () => ctx.set(spec.name, input.checked, { scene: spec.scene }) });
+    onchange: () => ctx.set(spec.name, input.checked) });
   const label = h("label", { class: "gk-check" }, input, document.createTextNode(` ${spec.text || ""}`));
   const sync = () => {
     input.checked = !!ctx.state[spec.name];

@@ -19,8 +19,7 @@
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 import { buildControl, h } from "./controls.js";
-import { askKernel, valuesOf } from "./page.js";
-import { decodeTables } from "./tables.js";
+import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
@@ -48,8 +47,14 @@ export function sceneFits(scene, state) {
   return Object.entries(scene.for || {}).every(([k, v]) => JSON.stringify(state[k] ?? null) === JSON.stringify(v));
 }
 
+// anywidget's initialize, once per model: what its views share (page.js modelPart).
+export function initialize({ model, experimental }) {
+  modelPart(model, experimental);
+}
+
 export function render({ model, el, experimental }, view, options = {}) {
   const spec = model.get("spec") || {};
+  const part = modelPart(model, experimental); // made by initialize (here too where none ran)
   el.classList.add("gradkit-widget");
   if (spec.css) el.classList.add(spec.css); // the root hooks, in every front end (marimo too)
   const offline = !!options.offline;
@@ -82,7 +87,6 @@ export function render({ model, el, experimental }, view, options = {}) {
   };
 
   const names = spec.state || []; // the values the page shows: each a trait of that name
-  const ask = askKernel(model, experimental);
   let asking = 0; // kernel buttons in flight: the busy mark waits for them
   let setting = false; // the page is writing its own change into the model
   let gone = false; // the view was taken down: nothing more to ask
@@ -201,8 +205,8 @@ export function render({ model, el, experimental }, view, options = {}) {
   }
 
   function loadScene() {
-    base.scene = model.get("scene") || {};
-    base.tables = decodeTables(model.get("tables"), base.scene.tables);
+    base.scene = part.scene;
+    base.tables = part.tables;
     chooseScene();
   }
 
@@ -222,29 +226,15 @@ export function render({ model, el, experimental }, view, options = {}) {
   function request(name, msg = {}) {
     asking += 1;
     markBusy();
-    ask(name, msg).finally(() => { asking -= 1; markBusy(); });
+    part.ask(name, msg).finally(() => { asking -= 1; markBusy(); });
   }
 
   // A typed eps off the grid: its numbers are asked with what they are for (the scene's key, the
-  // eps, and the values spec.off_grid_of names), once; the answer, its tables in the command's
-  // buffer laid out as one x position and one eps of the scene's, is kept by that request. An
-  // answer for a scene the kernel has replaced ({stale}) is dropped: the new scene asks again.
-  const answers = new Map(); // request -> answer, null while asked
-  const FAILED = { failed: true };
-  const exactRequest = () => offGridRequest(spec, ctx.scene, ctx.state);
+  // eps, and the values spec.off_grid_of names), once per model (askNumbers); the answer, its
+  // tables laid out as one x position and one eps of the scene's, comes to every view.
   function askExact() {
-    const token = exactRequest();
-    ctx.exact = (token && answers.get(token)) || null;
-    if (offline || !token || answers.has(token)) return;
-    answers.set(token, null);
-    ask("numbers_at", JSON.parse(token)).then(([answer, buffers]) => {
-      if (gone) return;
-      if (!answer || answer.stale) { answers.delete(token); return; }
-      const { tables: layout, ...meta } = answer;
-      answers.set(token, answer.error ? FAILED : { ...meta, tables: decodeTables(buffers[0], layout) });
-      if (answers.size > 64) answers.delete(answers.keys().next().value);
-      if (token === exactRequest()) { askExact(); paint(); }
-    });
+    const token = offGridRequest(spec, ctx.scene, ctx.state);
+    ctx.exact = offline || !token ? null : askNumbers(part, token);
   }
 
   // The theme: the palette as the page computes it on the root (none before the page attaches
@@ -259,11 +249,14 @@ export function render({ model, el, experimental }, view, options = {}) {
     ctx.room = room > 0 ? room : null;
   }
 
-  const WAIT = Symbol("wait"); // a paint that waits for data: the old picture stays, dimmed
 
   function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
     if (offline) note.hidden = !root.querySelector(".gk-needs-kernel");
+    // a change that needs a new scene (another function, a typed atol): the old picture waits
+    if (!offline && !sceneFits(ctx.scene, ctx.state)) { waiting = true; markBusy(); return; }
+    // a typed eps the kernel could not measure: the error area says why, the picture stays
+    if (ctx.exact === FAILED) { waiting = false; markBusy(); return; }
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     if (key === lastKey && !force) { waiting = false; markBusy(); return; }
     measure();
@@ -281,8 +274,6 @@ export function render({ model, el, experimental }, view, options = {}) {
     figure.hidden = !(hgt > 0);
     let shown = null;
     try {
-      if (!offline && !sceneFits(ctx.scene, ctx.state)) throw WAIT; // a new scene is on its way
-      if (ctx.exact === FAILED) throw WAIT; // the kernel could not answer: the error area says why
       g.setTransform(dpr, 0, 0, dpr, 0, 0);
       cleared = false;
       ctx.drawn = {};
@@ -292,13 +283,11 @@ export function render({ model, el, experimental }, view, options = {}) {
       figure.dataset.theme = colors.paper;
       shown = view.paint ? view.paint(ctx) : { readouts: {} };
     } catch (err) {
-      if (err !== WAIT) {
-        localError = `could not draw: ${err}`;
-        showErrors();
-        console.error(err);
-      }
+      localError = `could not draw: ${err}`;
+      showErrors();
+      console.error(err);
     }
-    waiting = shown === null && ctx.exact !== FAILED;
+    waiting = shown === null;
     if (!waiting) {
       lastKey = key;
       if (!quiet) paints += 1; // one per action: a theme or width change is none
@@ -327,16 +316,9 @@ export function render({ model, el, experimental }, view, options = {}) {
   model.on("change:busy", markBusy);
   model.on("change:control_state", () => paint());
   model.on("change:error", showErrors);
-  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one
-  // at a time, in any order: decode once both are in, in one task
-  let sceneQueued = false;
-  const sceneChanged = () => {
-    if (sceneQueued) return;
-    sceneQueued = true;
-    queueMicrotask(() => { sceneQueued = false; loadScene(); fromPython(); paint(); });
-  };
-  model.on("change:scene", sceneChanged);
-  model.on("change:tables", sceneChanged);
+  // a scene or a typed eps's answer came (page.js modelPart tells every view of the model)
+  const shared = () => { if (!gone) { loadScene(); fromPython(); paint(); } };
+  part.views.add(shared);
   showErrors();
   loadScene();
   askExact();
@@ -376,7 +358,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   };
   if (typeof setTimeout === "function") setTimeout(untilAttached, 0);
   return () => {
-    gone = true; stopWatching(); tries = Infinity;
+    gone = true; stopWatching(); tries = Infinity; part.views.delete(shared);
     if (watcher) watcher.disconnect();
     if (view.detached) view.detached(ctx);
   };

@@ -1,6 +1,8 @@
 // How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
 // a synced trait of its own under the value's name (spec.state: the names), and requests,
-// anywidget commands.
+// anywidget commands; and what every view of one model shares (modelPart: made once, in
+// anywidget's initialize).
+import { decodeTables } from "./tables.js";
 
 // The values the model holds, by name (`names`: spec.state).
 export function valuesOf(model, names) {
@@ -37,4 +39,50 @@ export function askKernel(model, experimental) {
     }
     return bySend(name, msg);
   };
+}
+
+// What every view of one model shares, made once (anywidget's initialize): the scene with its
+// tables decoded as they come, the way to ask the kernel, and the kernel's answers to numbers_at
+// kept by request (a request asked once, whichever view asked it). `views` holds each view's
+// callback, called when the scene or an answer came.
+const PARTS = new WeakMap();
+export function modelPart(model, experimental) {
+  if (PARTS.has(model)) return PARTS.get(model);
+  const part = { scene: {}, tables: {}, answers: new Map(), ask: askKernel(model, experimental), views: new Set() };
+  const load = () => {
+    part.scene = model.get("scene") || {};
+    part.tables = decodeTables(model.get("tables"), part.scene.tables);
+  };
+  part.tell = () => { for (const fn of [...part.views]) fn(); };
+  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one at a
+  // time, in any order: decode once both are in, in one task
+  let queued = false;
+  const changed = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => { queued = false; load(); part.tell(); });
+  };
+  model.on("change:scene", changed);
+  model.on("change:tables", changed);
+  load();
+  PARTS.set(model, part);
+  return part;
+}
+
+// A typed eps's numbers (`token`: offGridRequest's text), asked once per model: its answer as a
+// view reads it ({...json, tables} decoded; FAILED where the kernel could not answer), null while
+// asked; every view is told when it comes. An answer for a scene the kernel has replaced
+// ({stale}) is dropped: the new scene's request asks again.
+export const FAILED = Object.freeze({ failed: true });
+export function askNumbers(part, token) {
+  if (part.answers.has(token)) return part.answers.get(token);
+  part.answers.set(token, null);
+  part.ask("numbers_at", JSON.parse(token)).then(([answer, buffers]) => {
+    if (!answer || answer.stale) { part.answers.delete(token); return; }
+    const { tables: layout, ...meta } = answer;
+    part.answers.set(token, answer.error ? FAILED : { ...meta, tables: decodeTables(buffers[0], layout) });
+    if (part.answers.size > 64) part.answers.delete(part.answers.keys().next().value);
+    part.tell();
+  });
+  return null;
 }

@@ -123,9 +123,11 @@ class PageState:
                 words = f"the page sent values gradkit could not check ({type(error).__name__})"
                 self.show_error(InputError(words))
                 checked, refused = {}, list(incoming)
+            held = {k: self.current(k) for k in checked}  # what the page has for the others
             super().set_state(checked)  # each trait's observers once, after all changed
-        # a refused value, or one the eps rule wrote otherwise: the page takes Python's
-        back = refused + [k for k, v in checked.items() if k not in incoming or incoming[k] != v]
+        # a refused value, or one the eps rule wrote otherwise: the page takes Python's (a value
+        # the page did not send and Python left as it was needs no message)
+        back = refused + [k for k, v in checked.items() if incoming.get(k, held[k]) != v]
         if (back or others) and not self._closed:
             self.send_state(back + others)
 

@@ -177,6 +177,7 @@ def text(
         "tooltip": tooltip,
         "placeholder": placeholder,
         "kernel": True,
+        "scene": True,  # Python reads the text: what it shows comes in a new scene
     }
     return w.add_control(Control(w, spec), value)
 
