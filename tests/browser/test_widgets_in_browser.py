@@ -373,4 +373,6 @@ def test_a_click_is_one_message_up_and_at_most_its_echo_back(page, explorer) -> 
     assert len(commands) == 1 and commands[0][2] == 1, wire  # one answer, one buffer
     assert len(wire["down"]) <= 2, wire  # and at most the echo of the update
     jp.kernel_execute(page, "explorer.comm.on_msg(explorer._handle_msg); del explorer.comm.send")
-    jp.kernel_execute(page, "explorer.eps = 1e-3; explorer.dtype_buttons.value = 'float64'")
+    jp.kernel_execute(
+        page, "explorer.eps_slider.value = 1e-3; explorer.dtype_buttons.value = 'float64'"
+    )
