@@ -180,6 +180,66 @@ def test_classroom_merges_overlapping_spans():
     assert _merged([]) == 0.0
 
 
+def _class_run(seconds: float, cpu: float, gradkit_cpu: float = 0.0) -> dict:
+    return {"seconds": seconds, "gradkit": gradkit_cpu, "cpu": cpu, "gradkit_cpu": gradkit_cpu}
+
+
+def _class_results(warm: float, anchor_grad: float = 2.0) -> dict[str, list[dict]]:
+    runs = {"anchor": 1.5, "anchor+grad": anchor_grad, "cold": warm, "warm": warm}
+    out = {
+        m: [_class_run(s, s - 0.1, 0.1 if m in ("cold", "warm") else 0.0)] for m, s in runs.items()
+    }
+    for run in (r for rs in out.values() for r in rs):
+        run.update(rss=300.0, pss=200.0)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("n", "warm", "goal", "met"),
+    [
+        (1, 2.19, "p50 <= anchor+grad + 0.2 s", True),
+        (1, 2.21, "p50 <= anchor+grad + 0.2 s", False),
+        (20, 2.19, "p50 <= 1.1x anchor+grad", True),
+        (20, 2.21, "p50 <= 1.1x anchor+grad", False),
+        (2, 9.0, "(the anchor with torch's first gradient)", None),
+    ],
+)
+def test_classroom_judges_the_warm_lesson_against_the_anchor_with_a_gradient(n, warm, goal, met):
+    from benchmarks.classroom import _ANCHOR_GRAD, _rows
+
+    rows = {r.name.split("), ", 1)[1]: r for r in _rows(n, _class_results(warm))}
+    judged = [r for r in rows.values() if r.anchor == _ANCHOR_GRAD]
+    assert len(judged) == 1 and (judged[0].goal, judged[0].met) == (goal, met)
+    cpu, share = rows["warm: kernel CPU"], rows["warm: gradkit CPU"]  # CPU against CPU
+    assert cpu.anchor == share.anchor == _ANCHOR_GRAD + ", CPU" and cpu.met is share.met is None
+    assert (cpu.median_ms, cpu.anchor_median_ms, share.median_ms) == pytest.approx(
+        (1000 * (warm - 0.1), 1900.0, 100.0)
+    )
+
+
+def test_classroom_detail_sets_the_warm_lesson_beside_the_anchor_with_a_gradient():
+    from benchmarks.classroom import detail
+
+    text = detail(1, _class_results(2.5))
+    assert "N=1   warm against anchor+grad: p50 +0.50 s (1.25x), CPU +0.50 s (1.26x)" in text
+    anchor_line = next(line for line in text.splitlines() if " anchor+grad " in line)
+    assert "gradkit" not in anchor_line and "CPU  1.90 s" in anchor_line
+
+
+def test_classroom_compiles_the_package_it_times(tmp_path):
+    """The kernels import what an install holds: bytecode beside every module."""
+    import importlib.util
+
+    from benchmarks.classroom import compile_gradkit
+
+    (tmp_path / "sub").mkdir()
+    sources = [tmp_path / "__init__.py", tmp_path / "sub" / "mod.py"]
+    for source in sources:
+        source.write_text("X = 1\n", encoding="utf-8")
+    compile_gradkit(tmp_path)
+    assert all(Path(importlib.util.cache_from_source(str(s))).is_file() for s in sources)
+
+
 @pytest.mark.slow
 def test_classroom_runs_learners_and_reports_share_and_memory(tmp_path):
     import asyncio
@@ -193,4 +253,5 @@ def test_classroom_runs_learners_and_reports_share_and_memory(tmp_path):
     assert len(runs) == 2
     for r in runs:  # times are measured, never judged here (a busy machine moves them)
         assert r["seconds"] > 0 and math.isfinite(r["gradkit"]) and 0 < r["pss"] <= r["rss"]
+        assert 0 < r["gradkit_cpu"] < r["cpu"]
     assert len(list((tmp_path / "cache" / "scenes").glob("*.gks"))) == 11

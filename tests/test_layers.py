@@ -260,6 +260,8 @@ loaded = lambda: sorted(m for m in sys.modules if m.startswith(("gradkit", "matp
 steps = {"import": loaded()}
 widgets.SlopeExplorer
 steps["SlopeExplorer"] = loaded()
+widgets.Predict, widgets.Quiz
+steps["Predict"] = loaded()
 gradkit.check
 steps["check"] = loaded()
 try:
@@ -273,7 +275,8 @@ print(json.dumps(steps))
 @pytest.mark.slow  # starts a Python of its own: make test runs it, make unit not
 def test_a_name_loads_its_module_on_first_use_and_nothing_else():
     """``import gradkit.widgets`` loads no widget family, no check and no matplotlib; asking for
-    a class loads its family only; a misspelt name is an AttributeError that names it."""
+    a class loads its family only (Predict and Quiz: not the exercise grader, the zoo hunt or
+    the check); a misspelt name is an AttributeError that names it."""
     import json
     import subprocess
     import sys
@@ -289,5 +292,8 @@ def test_a_name_loads_its_module_on_first_use_and_nothing_else():
     assert "gradkit.diagnosis" not in steps["import"]
     assert not [m for m in steps["SlopeExplorer"] if m.startswith("matplotlib")]
     assert loaded_families("SlopeExplorer") == {"slope"}
+    assert loaded_families("Predict") == {"slope", "practice"}
+    unasked = ("gradkit.exercises", "gradkit.diagnosis", "gradkit.widgets.practice.zoo_hunt")
+    assert not [m for m in steps["Predict"] if m.startswith(unasked)]
     assert "gradkit.diagnosis" in steps["check"]
     assert steps["typo"] == "module 'gradkit.widgets' has no attribute 'SlopeExplorr'"

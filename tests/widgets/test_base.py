@@ -84,6 +84,21 @@ def test_bundles_join_modules_without_imports_or_exports():
     assert "function f() {}" in text and "const k = 1;" in text and "const z = 2;" in text
 
 
+def test_bundles_drop_whole_lines_and_keep_the_rest_as_written():
+    """Only an import or export at a line's start goes (an import with its lines, an export list
+    with its line, the keyword alone before a declaration); the first line and the last count."""
+    source = (
+        'import { a } from "./x.js";\nimport {\n  c,\n} from "../y.js";\n\n'
+        "export async function f() {}\nexport { h };\nexport{ g }\n  export const inner = 1;\n"
+        'const s = "import x from y;";\nexport let k = 1; // export const no\nexport default k;\n'
+        'import { last } from "./z.js";'
+    )
+    assert bundle.strip_module(source) == (
+        '\nasync function f() {}\n  export const inner = 1;\nconst s = "import x from y;";\n'
+        'let k = 1; // export const no\nexport default k;\nimport { last } from "./z.js";'
+    )
+
+
 def check_bundle(source: str, need_node: bool = False) -> None:
     """A family's bundle (one ES module) defines each top-level name once and parses in node
     (where node is installed; ``need_node``: it must be)."""

@@ -34,9 +34,12 @@ BASE_FILES: tuple[str, ...] = (
     "base/host.js",
 )
 
-_IMPORT = re.compile(r"^import\s[^;]*?from\s*[\"'][^\"']+[\"'];?[ \t]*\n", re.M | re.S)
-_EXPORT = re.compile(r"^export\s+(?=(?:async\s+)?(?:function|const|let|class)\b)", re.M)
-_EXPORT_LIST = re.compile(r"^export\s*\{[^}]*\};?[ \t]*\n", re.M)
+# Each pattern starts with the newline before its line (the text gets one in front): a literal
+# start the regex engine finds by a fast scan, where "^" with re.M tries every position (4x
+# slower over a family's 90 kB). A match leaves the newline after it for the next line's match.
+_IMPORT = re.compile(r"\nimport\s[^;]*?from\s*[\"'][^\"']+[\"'];?[ \t]*(?=\n)", re.S)
+_EXPORT = re.compile(r"\nexport\s+(?=(?:async\s+)?(?:function|const|let|class)\b)")
+_EXPORT_LIST = re.compile(r"\nexport\s*\{[^}]*\};?[ \t]*(?=\n)")
 
 
 def module_files(*family_files: str) -> tuple[Path, ...]:
@@ -45,10 +48,11 @@ def module_files(*family_files: str) -> tuple[Path, ...]:
 
 
 def strip_module(source: str) -> str:
-    """One ES module's text as part of a bundle: no relative imports, no ``export`` keywords."""
-    source = _IMPORT.sub("", source)
+    """One ES module's text as part of a bundle: no relative imports, no ``export`` keywords
+    (each removed with its line, or the keyword alone before a declaration at a line's start)."""
+    source = _IMPORT.sub("", "\n" + source)
     source = _EXPORT_LIST.sub("", source)
-    return _EXPORT.sub("", source)
+    return _EXPORT.sub("\n", source)[1:]
 
 
 @functools.cache

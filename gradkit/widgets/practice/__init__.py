@@ -10,13 +10,28 @@
   (``panel.js``) shows what Python writes. A page with no kernel (a static export) plays the
   hints, the solution and the hunt's verdicts saved with the widget; only checking the
   learner's code needs a running notebook there.
+
+Each class is imported on first use: a lesson with a Quiz and a Predict loads neither the
+exercise grader nor the zoo hunt (nor builds their ES bundles).
 """
 
 from __future__ import annotations
 
-from .exercise import ExercisePanel
-from .predict import Predict
-from .quiz import Quiz
-from .zoo_hunt import ZooHunt
+from ..._lazy import lazy_attributes
+
+#: Each public class and its module, imported on first use.
+_HOMES = {
+    "ExercisePanel": ".exercise",
+    "Predict": ".predict",
+    "Quiz": ".quiz",
+    "ZooHunt": ".zoo_hunt",
+}
 
 __all__ = ["ExercisePanel", "Predict", "Quiz", "ZooHunt"]
+
+
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
