@@ -4,7 +4,7 @@ In Notebook 7 and JupyterLab 4 (and Voila for the keys): each slider of every gr
 moves with the arrow keys, Page Up/Down, Home and End while the notebook keeps its own keys
 away (the active cell does not change), says its value to screen readers (``aria-valuetext``),
 and the picture follows. Each click paints the picture exactly once, and the kernel's answer
-never repaints it. The widgets' chrome follows JupyterLab's dark theme.
+never repaints it. The widgets' chrome follows JupyterLab's dark theme (in Notebook 7 too).
 """
 
 from __future__ import annotations
@@ -207,11 +207,10 @@ def test_each_click_paints_once_and_the_kernel_never_repaints(widget_page, move:
     assert state, f"{move}: nothing drawn"
 
 
-def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
-    page = browser_context.new_page()
+def test_widgets_follow_the_dark_theme(widget_page) -> None:
+    """On the page the tests above drove (last in this file: the light theme comes back after)."""
+    page = widget_page
     try:
-        jp.open_notebook(page, servers["lab"], WIDGETS)
-        jp.run_all(page)
         page.evaluate(
             "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
             " {theme: 'JupyterLab Dark'})"
@@ -240,5 +239,4 @@ def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
             "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
             " {theme: 'JupyterLab Light'})"
         )
-        jp.shutdown_kernel(page)
-        page.close()
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
