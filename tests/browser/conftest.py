@@ -81,6 +81,10 @@ EXTRA_NOTEBOOKS = {
     ],
 }
 
+#: A full-page screenshot of every lesson run, not only of one whose check failed (each takes
+#: a page as tall as the lesson, up to 16,000 px: about half a second, 32 lesson runs a session).
+EVERY_SCREENSHOT = os.environ.get("GRADKIT_BROWSER_SCREENSHOTS") == "all"
+
 FAILS_WITH_PRECISION = re.compile(
     r"GradcheckError[\s\S]*\bprecision\b|\bprecision\b[\s\S]*GradcheckError"
 )
@@ -218,7 +222,9 @@ class LessonRun:
 
     ``problems``: error outputs, cells that never ran, error texts in output areas, non-empty
     gradkit error areas, button or label texts cut off. ``picture_problems``: pictures without
-    size or drawn content.
+    size or drawn content. ``screenshot``: where its full-page screenshot goes, taken when a
+    check of the lesson fails (:func:`lesson_checks.check_lesson_run`), or for every lesson with
+    ``GRADKIT_BROWSER_SCREENSHOTS=all`` (:data:`EVERY_SCREENSHOT`).
     ``text``: the page's visible text (for Voila's "no menu instructions" check).
     ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. ``unfold``:
     what a learner saw at each Predict before locking in a guess (:mod:`unfold`). The record
@@ -319,7 +325,9 @@ class Lessons:
             scope = "page" if self.voila else "notebook"
             pictures = jp.picture_problems(page, scope)
             problems += jp.clipped_labels(page, scope)
-            shot = jp.full_screenshot(page, self._shots / f"{Path(name).stem}.png")
+            shot = self._shots / f"{Path(name).stem}.png"
+            if EVERY_SCREENSHOT:
+                jp.full_screenshot(page, shot)
             text = page.locator("body").inner_text() if self.voila else ""
             verdicts = page.locator(
                 ".jp-OutputArea-output .gradkit-verdict, .jp-OutputArea-output .gradkit-report"
