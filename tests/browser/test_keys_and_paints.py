@@ -53,9 +53,10 @@ def _figure_state(page, probe: int) -> dict:
 def _settled(page, probe: int, timeout_ms: float = 15_000) -> None:
     """Wait until the slider's widget shows no busy mark: it has drawn what the state shows.
 
-    Voila's page has no kernel handle to wait on; a position whose data the kernel still has to
-    send (x past the window, on a loaded machine) keeps the mark until it came. Data that never
-    comes (a lost change) still fails, after ``timeout_ms``.
+    In every front end: Voila's page has no kernel handle to wait on, and waiting for a kernel
+    idle for a while in a row was a wait of its own after every move. A position whose data the
+    kernel still has to send (x past the window, on a loaded machine) keeps the mark until it
+    came. Data that never comes (a lost change) still fails, after ``timeout_ms``.
     """
     _slider(page, probe).evaluate(
         """(el, timeout) => new Promise((resolve, reject) => {
@@ -124,9 +125,7 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
         assert moved["valuetext"] != start["valuetext"], f"{where}: aria-valuetext stayed"
         if scope == "notebook":
             assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
-            jp.wait_quiet(page, 300)
-        else:
-            _settled(page, s["i"])
+        _settled(page, s["i"])
         after = _figure_state(page, s["i"])
         assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
         assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
@@ -145,10 +144,7 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
         pages, steps = divmod(start["value"] - s["min"], paged - s["min"])
         for key in ["PageUp"] * pages + ["ArrowRight"] * steps:
             page.keyboard.press(key)
-        if scope == "notebook":
-            jp.wait_quiet(page, 300)
-        else:
-            _settled(page, s["i"])
+        _settled(page, s["i"])
         restored = _figure_state(page, s["i"])["value"]
         assert restored == start["value"], f"{where}: left at {restored}, not {start['value']}"
 
