@@ -81,6 +81,10 @@ EXTRA_NOTEBOOKS = {
     ],
 }
 
+#: A full-page screenshot of every lesson run, not only of one whose check failed (each takes
+#: a page as tall as the lesson, up to 16,000 px: about half a second, 32 lesson runs a session).
+EVERY_SCREENSHOT = os.environ.get("GRADKIT_BROWSER_SCREENSHOTS") == "all"
+
 FAILS_WITH_PRECISION = re.compile(
     r"GradcheckError[\s\S]*\bprecision\b|\bprecision\b[\s\S]*GradcheckError"
 )
@@ -218,7 +222,9 @@ class LessonRun:
 
     ``problems``: error outputs, cells that never ran, error texts in output areas, non-empty
     gradkit error areas, button or label texts cut off. ``picture_problems``: pictures without
-    size or drawn content.
+    size or drawn content. ``screenshot``: where its full-page screenshot goes, taken when a
+    check of the lesson fails (:func:`lesson_checks.check_lesson_run`), or for every lesson with
+    ``GRADKIT_BROWSER_SCREENSHOTS=all`` (:data:`EVERY_SCREENSHOT`).
     ``text``: the page's visible text (for Voila's "no menu instructions" check).
     ``verdicts``: the texts of the gradcheck verdicts and reports the lesson shows. ``unfold``:
     what a learner saw at each Predict before locking in a guess (:mod:`unfold`). The record
@@ -243,10 +249,10 @@ class LessonRun:
 class Lessons:
     """Opens each lesson once per session in one front end, runs it, keeps what tests need.
 
-    While one lesson runs, the next one in lesson order is already loading (its page and kernel
-    start meanwhile), and kernels are shut down in the background: the suite waits less. Not in
-    Voila: there asking for the page runs the whole lesson, which :func:`harness.open_voila` does
-    once, in the tab in front.
+    While one lesson runs, the next one of ``order`` (the lessons the tests ask for, in their
+    order) is already loading (its page and kernel start meanwhile), and kernels are shut down in
+    the background: the suite waits less. Not in Voila: there asking for the page runs the whole
+    lesson, which :func:`harness.open_voila` does once, in the tab in front.
     """
 
     def __init__(
@@ -319,7 +325,9 @@ class Lessons:
             scope = "page" if self.voila else "notebook"
             pictures = jp.picture_problems(page, scope)
             problems += jp.clipped_labels(page, scope)
-            shot = jp.full_screenshot(page, self._shots / f"{Path(name).stem}.png")
+            shot = self._shots / f"{Path(name).stem}.png"
+            if EVERY_SCREENSHOT:
+                jp.full_screenshot(page, shot)
             text = page.locator("body").inner_text() if self.voila else ""
             verdicts = page.locator(
                 ".jp-OutputArea-output .gradkit-verdict, .jp-OutputArea-output .gradkit-report"
@@ -380,12 +388,31 @@ class Lessons:
             thread.join(timeout=30)
 
 
-class AllLessons:
-    """:class:`Lessons` for each front end, made on first use: ``all_lessons["lab"].run(name)``."""
+def lesson_order(items: list[pytest.Item]) -> dict[str, list[str]]:
+    """Front end -> the lessons the session's tests run there (their ``front_end`` and ``name``
+    parameters, tests that use ``all_lessons``), in the order the tests come: what
+    :class:`Lessons` loads ahead. JupyterLab runs a few lessons only: loading the next lesson of
+    the folder there started four kernels and pages no test used."""
+    order: dict[str, list[str]] = {}
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        front_end, name = params.get("front_end"), params.get("name")
+        if "all_lessons" in getattr(item, "fixturenames", ()) and front_end and name:
+            names = order.setdefault(front_end, [])
+            if name not in names:
+                names.append(name)
+    return order
 
-    def __init__(self, context, servers: Servers, shots: Path) -> None:
+
+class AllLessons:
+    """:class:`Lessons` for each front end, made on first use: ``all_lessons["lab"].run(name)``.
+
+    ``order``: front end -> the lessons in the order the tests ask for them
+    (:func:`lesson_order`); a lesson outside it loads nothing ahead."""
+
+    def __init__(self, context, servers: Servers, shots: Path, order: dict[str, list[str]]) -> None:
         self._context, self._servers, self._shots = context, servers, shots
-        self._order = [path.name for path in lesson_files()]
+        self._order = order
         self._by_front_end: dict[str, Lessons] = {}
 
     def __getitem__(self, front_end: str) -> Lessons:
@@ -396,7 +423,7 @@ class AllLessons:
         if front_end not in self._by_front_end:
             server = self._servers[front_end]
             self._by_front_end[front_end] = Lessons(
-                self._context, server, front_end, self._shots, self._order
+                self._context, server, front_end, self._shots, self._order.get(front_end, [])
             )
         return self._by_front_end[front_end]
 
@@ -406,9 +433,12 @@ class AllLessons:
 
 
 @pytest.fixture(scope="session")
-def all_lessons(browser_context, servers: Servers, screenshot_dir: Path) -> Iterator[AllLessons]:
+def all_lessons(
+    request: pytest.FixtureRequest, browser_context, servers: Servers, screenshot_dir: Path
+) -> Iterator[AllLessons]:
     """Lesson pages in every front end, each run once per session (see :class:`Lessons`)."""
-    pages = AllLessons(browser_context, servers, screenshot_dir)
+    order = lesson_order(request.session.items)
+    pages = AllLessons(browser_context, servers, screenshot_dir, order)
     try:
         yield pages
     finally:

@@ -99,30 +99,41 @@ def check_lesson_run(all_lessons, front_end: str, name: str) -> None:
     """Run the lesson: no error output or error box, every widget rendered, every picture drawn
     (nonzero size, drawn content), no uncaught JavaScript error, no answer given away; in Voila,
     no menu instructions; in Notebook 7 and JupyterLab, the notebook-only note. The lesson's page
-    is closed afterwards (its record stays)."""
+    is closed afterwards (its record stays); a failing check first takes its full-page screenshot
+    (``run.screenshot``, named in the message)."""
     lessons = all_lessons[front_end]
     try:
         run = lessons.run(name)
-        where = f"{name} in {front_end} (screenshot {run.screenshot})"
-        assert not run.problems, f"{where} shows errors:\n" + "\n".join(run.problems)
-        shown = run.widgets
-        assert shown["failed"] == 0, f"{where}: 'Error displaying widget' on the page"
-        assert shown["rendered"] == shown["expected"], (
-            f"{where}: {shown['expected']} widget outputs but {shown['rendered']} rendered"
-        )
-        assert not run.picture_problems, f"{where}: pictures missing:\n" + "\n".join(
-            run.picture_problems
-        )
-        assert run.console_errors == [], f"{where}: uncaught JavaScript errors {run.console_errors}"
-        assert spoilers(run.unfold, where) == [], "the lesson gives an answer away"
-        if front_end == "voila":
-            menus = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
-            assert not menus, f"{where}: the Voila app tells the learner to use menus: {menus}"
-            assert voila_text_problems(name, run.text) == [], where
-        else:
-            _notebook_only_notes_show_in_the_notebook(run, where)
+        try:
+            _check_run(run, front_end, name)
+        except AssertionError:
+            if not run.page.is_closed():  # what the failure message points to
+                jp.full_screenshot(run.page, run.screenshot)
+            raise
     finally:
         lessons.release(name)
+
+
+def _check_run(run, front_end: str, name: str) -> None:
+    """The checks of :func:`check_lesson_run` on the run's record and its open page."""
+    where = f"{name} in {front_end} (screenshot {run.screenshot})"
+    assert not run.problems, f"{where} shows errors:\n" + "\n".join(run.problems)
+    shown = run.widgets
+    assert shown["failed"] == 0, f"{where}: 'Error displaying widget' on the page"
+    assert shown["rendered"] == shown["expected"], (
+        f"{where}: {shown['expected']} widget outputs but {shown['rendered']} rendered"
+    )
+    assert not run.picture_problems, f"{where}: pictures missing:\n" + "\n".join(
+        run.picture_problems
+    )
+    assert run.console_errors == [], f"{where}: uncaught JavaScript errors {run.console_errors}"
+    assert spoilers(run.unfold, where) == [], "the lesson gives an answer away"
+    if front_end == "voila":
+        menus = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
+        assert not menus, f"{where}: the Voila app tells the learner to use menus: {menus}"
+        assert voila_text_problems(name, run.text) == [], where
+    else:
+        _notebook_only_notes_show_in_the_notebook(run, where)
 
 
 def _notebook_only_notes_show_in_the_notebook(run, where: str) -> None:

@@ -4,7 +4,7 @@ In Notebook 7 and JupyterLab 4 (and Voila for the keys): each slider of every gr
 moves with the arrow keys, Page Up/Down, Home and End while the notebook keeps its own keys
 away (the active cell does not change), says its value to screen readers (``aria-valuetext``),
 and the picture follows. Each click paints the picture exactly once, and the kernel's answer
-never repaints it. The widgets' chrome follows JupyterLab's dark theme.
+never repaints it. The widgets' chrome follows JupyterLab's dark theme (in Notebook 7 too).
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ def _figure_state(page, probe: int) -> dict:
 def _settled(page, probe: int, timeout_ms: float = 15_000) -> None:
     """Wait until the slider's widget shows no busy mark: it has drawn what the state shows.
 
-    Voila's page has no kernel handle to wait on; a position whose data the kernel still has to
-    send (x past the window, on a loaded machine) keeps the mark until it came. Data that never
-    comes (a lost change) still fails, after ``timeout_ms``.
+    In every front end: Voila's page has no kernel handle to wait on, and waiting for a kernel
+    idle for a while in a row was a wait of its own after every move. A position whose data the
+    kernel still has to send (x past the window, on a loaded machine) keeps the mark until it
+    came. Data that never comes (a lost change) still fails, after ``timeout_ms``.
     """
     _slider(page, probe).evaluate(
         """(el, timeout) => new Promise((resolve, reject) => {
@@ -124,9 +125,7 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
         assert moved["valuetext"] != start["valuetext"], f"{where}: aria-valuetext stayed"
         if scope == "notebook":
             assert page.evaluate(_ACTIVE_CELL_JS) == cell, f"{where}: the notebook took the key"
-            jp.wait_quiet(page, 300)
-        else:
-            _settled(page, s["i"])
+        _settled(page, s["i"])
         after = _figure_state(page, s["i"])
         assert after["drawn"] != start["drawn"], f"{where}: the picture did not follow {key}"
         assert _press(page, s["i"], "End")["value"] == s["max"], f"{where}: End"
@@ -145,10 +144,7 @@ def _check_every_slider(page, scope: str, front_end: str) -> None:
         pages, steps = divmod(start["value"] - s["min"], paged - s["min"])
         for key in ["PageUp"] * pages + ["ArrowRight"] * steps:
             page.keyboard.press(key)
-        if scope == "notebook":
-            jp.wait_quiet(page, 300)
-        else:
-            _settled(page, s["i"])
+        _settled(page, s["i"])
         restored = _figure_state(page, s["i"])["value"]
         assert restored == start["value"], f"{where}: left at {restored}, not {start['value']}"
 
@@ -207,11 +203,10 @@ def test_each_click_paints_once_and_the_kernel_never_repaints(widget_page, move:
     assert state, f"{move}: nothing drawn"
 
 
-def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
-    page = browser_context.new_page()
+def test_widgets_follow_the_dark_theme(widget_page) -> None:
+    """On the page the tests above drove (last in this file: the light theme comes back after)."""
+    page = widget_page
     try:
-        jp.open_notebook(page, servers["lab"], WIDGETS)
-        jp.run_all(page)
         page.evaluate(
             "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
             " {theme: 'JupyterLab Dark'})"
@@ -240,5 +235,4 @@ def test_widgets_follow_the_dark_theme(browser_context, servers) -> None:
             "async () => await window.jupyterapp.commands.execute('apputils:change-theme',"
             " {theme: 'JupyterLab Light'})"
         )
-        jp.shutdown_kernel(page)
-        page.close()
+        page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")

@@ -1,8 +1,9 @@
 """The exported site in chromium, opened from disk (``file://``) with every other request aborted.
 
 The lessons of :data:`LESSONS` (every widget family among them) are exported once per session
-(``gradkit export``, as a learner runs it: a fresh kernel per lesson). Every test opens the pages
-anew and works on what they draw, read from the widgets' ``data-drawn`` / ``data-paints`` and
+(``gradkit export``, as a learner runs it: a fresh kernel per lesson). Every test that clicks,
+types or picks opens the pages anew (the tests that only look share one opening of each page)
+and works on what they draw, read from the widgets' ``data-drawn`` / ``data-paints`` and
 readouts. On every lesson page every enabled control, used, changes what the learner sees, or is
 greyed out under its line saying why (:mod:`site_controls`); what the lessons' prose asks of a
 control works with no kernel (a new n, a hint, a verdict, another function, fast_mode). The
@@ -97,38 +98,65 @@ class Opened:
     blocked: list[str] = field(default_factory=list)
 
 
+def _open(context, static_site: Path, name: str, unfold: bool = True) -> Opened:
+    """The page ``name`` from disk in ``context``, offline, its widgets started and, with
+    ``unfold``, the whole lesson open ("Open the whole lesson")."""
+    opened = Opened(context.new_page())
+    page = opened.page
+
+    def route(route) -> None:
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            opened.blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: opened.errors.append(str(error)))
+    page.goto((static_site / f"{name}.html").as_uri())
+    if name != "index":
+        page.wait_for_selector("body[data-gk-site=ready]")
+        if unfold:
+            stale = open_all(page)
+            assert stale == [], f"{name}: the whole lesson is open, yet a Predict says {stale}"
+    return opened
+
+
+def _context(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(20_000)
+    return context
+
+
 @pytest.fixture
 def open_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
     """``open_page(name)``: the page ``name`` from disk, offline, its widgets started and the
     whole lesson open ("Open the whole lesson"); ``open_page(name, unfold=False)`` leaves it as
-    a learner first meets it, closed after its first Predict."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.set_default_timeout(20_000)
+    a learner first meets it, closed after its first Predict. A fresh page each time: for the
+    tests that click, type or pick."""
+    context = _context(browser)
+    try:
+        yield lambda name, unfold=True: _open(context, static_site, name, unfold)
+    finally:
+        context.close()
 
-    def open_one(name: str, unfold: bool = True) -> Opened:
-        opened = Opened(context.new_page())
-        page = opened.page
 
-        def route(route) -> None:
-            if route.request.url.startswith("file:"):
-                route.continue_()
-            else:
-                opened.blocked.append(route.request.url)
-                route.abort()
+@pytest.fixture(scope="module")
+def seen_page(browser, static_site: Path) -> Iterator[Callable[[str], Opened]]:
+    """``seen_page(name)``: as ``open_page(name)``, but each page opened once for this file and
+    shared by the tests that only look at it (nothing on it is clicked, typed or picked); its
+    ``errors`` gather over all of them."""
+    context = _context(browser)
+    opened: dict[str, Opened] = {}
 
-        page.route("**/*", route)
-        page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: opened.errors.append(str(error)))
-        page.goto((static_site / f"{name}.html").as_uri())
-        if name != "index":
-            page.wait_for_selector("body[data-gk-site=ready]")
-            if unfold:
-                stale = open_all(page)
-                assert stale == [], f"{name}: the whole lesson is open, yet a Predict says {stale}"
-        return opened
+    def one(name: str) -> Opened:
+        if name not in opened:
+            opened[name] = _open(context, static_site, name)
+        return opened[name]
 
     try:
-        yield open_one
+        yield one
     finally:
         context.close()
 
@@ -156,8 +184,8 @@ def _clicked(root, control: str) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_each_page_opens_from_disk_with_no_network_and_no_errors(open_page, name: str) -> None:
-    opened = open_page(name)
+def test_each_page_opens_from_disk_with_no_network_and_no_errors(seen_page, name: str) -> None:
+    opened = seen_page(name)
     SHOTS.mkdir(parents=True, exist_ok=True)
     opened.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
     assert opened.errors == []
@@ -186,10 +214,10 @@ def test_no_page_is_wider_than_a_phone(browser, static_site: Path) -> None:
     assert wider == {}, f"pages wider than a 390-px phone: {wider}"
 
 
-def test_every_widget_draws_or_says_it_needs_a_running_notebook(open_page) -> None:
+def test_every_widget_draws_or_says_it_needs_a_running_notebook(seen_page) -> None:
     drawn = 0
     for name in LESSONS:
-        page = open_page(name).page
+        page = seen_page(name).page
         assert page.locator(".gradkit-widget").count() == page.locator(LIVE).count()
         for root in page.locator(LIVE).all():
             snap = root.evaluate(SNAPSHOT)
@@ -350,12 +378,12 @@ def test_a_control_that_does_nothing_is_caught(open_page) -> None:
     assert len(dead) == 1 and "gradkit-exercise-hint" in dead[0], dead
 
 
-def test_what_needs_python_is_greyed_out_under_its_line(open_page) -> None:
+def test_what_needs_python_is_greyed_out_under_its_line(seen_page) -> None:
     """What only Python can do (check the learner's code, a new tolerance) is greyed out, and
     the widget's line says why; nothing else is."""
     greyed = set()
     for name in LESSONS:
-        for root in open_page(name).page.locator(LIVE).all():
+        for root in seen_page(name).page.locator(LIVE).all():
             for control in root.locator(".gk-needs-kernel input, .gk-needs-kernel button").all():
                 assert control.is_disabled(), f"{name}: a control needing the kernel is enabled"
                 greyed.add(control.get_attribute("class"))
