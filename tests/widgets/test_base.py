@@ -391,3 +391,22 @@ def test_tables_pack_and_unpack_float64_and_float32():
     back = tables.unpack(buffer, layout)
     assert back["a"].tolist() == [0.0, 1.0, 2.0] and back["b"].dtype == np.float32
     assert tables.json_safe({"v": [math.nan, 1.0, math.inf]}) == {"v": [None, 1.0, None]}
+
+
+def test_a_widget_reaches_the_page_in_two_messages(make, monkeypatch):
+    """A constructor's traits go to the page held together: after the comm opens, the spec
+    and the root classes in one message, everything the constructor set in one more (the work
+    after the cell, the positions around x, comes later)."""
+    sent: list[list[str]] = []
+    real = widgets.Widget._send
+
+    def counted(self, msg, buffers=None):
+        if getattr(self, "comm", None) is not None and isinstance(self, SlopeExplorer):
+            sent.append(sorted(msg.get("state") or {}))
+        return real(self, msg, buffers)
+
+    monkeypatch.setattr(widgets.Widget, "_send", counted)
+    with schedule.deferring(True):
+        make(SlopeExplorer)
+    assert len(sent) == 2, sent
+    assert {"spec", "_dom_classes"} <= set(sent[0]) and {"scene", "x", "eps"} <= set(sent[1])

@@ -98,16 +98,17 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         self._closed = False
         self.last_error: BaseException | None = None
         super().__init__(panels=chosen)
-        self.spec = {
-            "css": self.css,
-            "panels": list(self.PANELS),
-            "state": list(self.state_names()),
-            "controls": [],
-            "readouts": [],
-            "off_grid_of": list(self.OFF_GRID_OF),
-        }
-        self.add_class("gradkit-widget")
-        self.add_class(self.css)
+        with self.hold_sync():  # one message to the page
+            self.spec = {
+                "css": self.css,
+                "panels": list(self.PANELS),
+                "state": list(self.state_names()),
+                "controls": [],
+                "readouts": [],
+                "off_grid_of": list(self.OFF_GRID_OF),
+            }
+            self.add_class("gradkit-widget")
+            self.add_class(self.css)
         self.error_area = ErrorArea(self)
         register_for_cell(self)
 
@@ -185,9 +186,11 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
 
     @contextlib.contextmanager
     def building(self) -> Iterator[None]:
-        """A constructor that fails closes what it opened, then raises."""
+        """A constructor's work: what it sets goes to the page in one message (``hold_sync``);
+        a constructor that fails closes what it opened, then raises."""
         try:
-            yield
+            with self.hold_sync():
+                yield
         except BaseException:
             self.close()
             raise
