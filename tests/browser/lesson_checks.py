@@ -127,7 +127,8 @@ def _check_run(run, front_end: str, name: str) -> None:
         run.picture_problems
     )
     assert run.console_errors == [], f"{where}: uncaught JavaScript errors {run.console_errors}"
-    assert spoilers(run.unfold, where) == [], "the lesson gives an answer away"
+    given_away = spoilers(run.unfold, where)
+    assert given_away == [], "the lesson gives an answer away:\n" + "\n".join(given_away)
     if front_end == "voila":
         menus = sorted(set(MENU_INSTRUCTIONS.findall(run.text)))
         assert not menus, f"{where}: the Voila app tells the learner to use menus: {menus}"

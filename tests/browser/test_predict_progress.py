@@ -61,3 +61,29 @@ def test_a_locked_guess_and_its_second_try_come_back_after_a_reload(browser, pag
         assert _drawn(_open(fresh, page_url)) == {"guess": "", "locked": False}
     finally:
         fresh.close()
+
+
+def test_each_predict_keeps_its_own_guess(browser, tmp_path) -> None:
+    """Two Predicts of one origin (lessons 04 and 05 on one server): a guess locked in one is never
+    taken back by the other, which opens fresh (its key is its question's id; a key by the scene
+    sent first gave lesson 05 the lock of lesson 04, its true value on screen)."""
+    first = Predict("07-calls-n10", compute=lambda: 22)
+    second = Predict("05-wrong-secant", compute=lambda: 6.0)
+    url_first = write_page([first], tmp_path / "first" / "page.html").resolve().as_uri()
+    url_second = write_page([second], tmp_path / "second" / "page.html").resolve().as_uri()
+    first.close()
+    second.close()
+    context = browser.new_context()
+    try:
+        tab = _open(context, url_first)
+        box = tab.locator("input.gradkit-guess")
+        box.fill("22")
+        box.press("Enter")
+        assert _drawn(tab)["locked"]
+        other = _open(context, url_second)
+        assert _drawn(other) == {"guess": "", "locked": False}
+        tab.reload()
+        tab.wait_for_selector("body[data-gk-site=ready]")
+        assert _drawn(tab)["locked"] and _drawn(tab)["guess"] == "22"  # its own comes back
+    finally:
+        context.close()

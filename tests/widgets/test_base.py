@@ -410,3 +410,12 @@ def test_a_widget_reaches_the_page_in_two_messages(make, monkeypatch):
         make(SlopeExplorer)
     assert len(sent) == 2, sent
     assert {"spec", "_dom_classes"} <= set(sent[0]) and {"scene", "x", "eps"} <= set(sent[1])
+
+
+@pytest.mark.parametrize("name", ["id", "key", "tables", "for"])
+def test_a_scene_may_not_hold_what_send_scene_writes(make, name):
+    """A family's own field named as one send_scene writes would be overwritten without a word
+    (a Predict's question id under "id" became the count of scenes sent): refused instead."""
+    w = make(SlopeExplorer)
+    with pytest.raises(ValueError, match=f"may not hold .*'{name}'"):
+        w.send_scene({name: "mine"})

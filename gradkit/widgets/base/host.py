@@ -290,6 +290,8 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         controls that need a new scene (``for``): until one made for its values comes, the page
         keeps its picture under the busy mark.
         """
+        if "for" in scene:
+            raise ValueError("a scene may not hold 'for': send_scene writes it (what it fits)")
         self._scene_count += 1
         made_for = {
             name: self.current(name)

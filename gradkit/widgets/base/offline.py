@@ -34,6 +34,12 @@ def packed_scene(
     scene: dict, arrays: Mapping[str, np.ndarray] | None, *, key: object, scene_id: object
 ) -> tuple[dict, bytes]:
     """A scene as the page reads it: (JSON with its ``id``, ``key`` and table layout, buffer)."""
+    taken = sorted({"id", "key", "tables"} & set(scene))
+    if taken:
+        raise ValueError(
+            f"a scene may not hold {taken}: send_scene writes them (give the family's own a "
+            "name of its own, e.g. 'entry')"
+        )
     buffer, layout = pack(arrays or {})
     payload = json_safe(scene)
     payload.update(id=scene_id, key=str(key), tables=layout)

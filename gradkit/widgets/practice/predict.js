@@ -272,7 +272,7 @@ export function recalledLock(scene, state, kept) {
 }
 
 function recall(ctx) {
-  const values = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.id));
+  const values = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.entry));
   if (!values) return;
   const { guess, ...also } = values;
   ctx.set("guess", guess, { also });
@@ -334,7 +334,7 @@ export const predictView = {
     lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
     paintRetry(ctx);
     unfold(ctx);
-    if (state.locked) rememberProgress(scene.id, state);
+    if (state.locked) rememberProgress(scene.entry, state);
     const drawn = { guess: state.guess ?? null, locked: !!state.locked };
     if (revealed(scene, state) && state.locked) Object.assign(drawn, { actual: scene.actual, right });
     if (state.second) drawn.second = state.second;

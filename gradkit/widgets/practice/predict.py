@@ -199,7 +199,7 @@ class Predict(PracticeWidget):
         known = e.kind == "number" and self._actual is not None
         right = list(right_range(e, self._actual)) if known else None
         return {
-            "id": e.id,
+            "entry": e.id,  # the question's id (the scene's own "id" counts the scenes sent)
             "prompt": e.prompt,
             "kind": e.kind,
             "options": list(e.options),
