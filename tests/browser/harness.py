@@ -1308,6 +1308,23 @@ def canvas_pixel(root, x: float, y: float) -> list[int]:
     )
 
 
+def files_only(page, blocked: list[str], errors: list[str]) -> None:
+    """Let ``page`` load ``file:`` addresses only (every other request aborted and recorded in
+    ``blocked``: a static page asks nothing of any server), and record its console errors and
+    uncaught errors in ``errors``."""
+
+    def route(request_route) -> None:
+        if request_route.request.url.startswith("file:"):
+            request_route.continue_()
+        else:
+            blocked.append(request_route.request.url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+
 def next_frame(page) -> None:
     """Wait for two animation frames (what was drawn is now painted)."""
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")

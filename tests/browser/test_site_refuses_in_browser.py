@@ -22,6 +22,8 @@ from gradkit.cli.site.safe_html import RawHTML
 from gradkit.cli.site.widgets import VIEW_MIME
 from gradkit.widgets import SlopeExplorer
 
+import harness as jp
+
 pytestmark = pytest.mark.browser
 
 #: Before any page script: every dialog function records its message instead.
@@ -63,18 +65,8 @@ def open_site(browser) -> Iterator[Callable[[Path], Seen]]:
     def open_one(path: Path) -> Seen:
         seen = Seen(context.new_page())
         page = seen.page
-
-        def route(route) -> None:
-            if route.request.url.startswith("file:"):
-                route.continue_()
-            else:
-                seen.blocked.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", route)
+        jp.files_only(page, seen.blocked, seen.errors)
         page.on("dialog", lambda dialog: (seen.dialogs.append(dialog.message), dialog.dismiss()))
-        page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: seen.errors.append(str(error)))
         page.goto(path.as_uri())
         page.wait_for_selector("body[data-gk-site=ready]")
         page.wait_for_function("[...document.images].every((i) => i.complete)")

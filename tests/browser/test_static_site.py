@@ -26,6 +26,7 @@ import pytest
 from gradkit.cli import lesson_files
 from gradkit.cli.site import OFFLINE_NOTE
 
+import harness as jp
 from site_controls import use_every_control
 from unfold import open_all, spoilers, walk
 
@@ -103,17 +104,7 @@ def _open(context, static_site: Path, name: str, unfold: bool = True) -> Opened:
     ``unfold``, the whole lesson open ("Open the whole lesson")."""
     opened = Opened(context.new_page())
     page = opened.page
-
-    def route(route) -> None:
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            opened.blocked.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: opened.errors.append(str(error)))
+    jp.files_only(page, opened.blocked, opened.errors)
     page.goto((static_site / f"{name}.html").as_uri())
     if name != "index":
         page.wait_for_selector("body[data-gk-site=ready]")
