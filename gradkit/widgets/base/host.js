@@ -1,9 +1,10 @@
-// The browser half of every gradkit widget: render({model, el, experimental}) builds the layout
-// from the spec Python sent, keeps the values the page shows (ctx.state: each one a synced trait
-// of its own under its name, spec.state lists them; the page sets only what it changed, ipywidgets' echo
-// handling keeps an older answer from undoing a newer click), decodes the scene's tables and
-// paints the view: once per action, never again for the kernel's echo of a state the page
-// already shows. What needs the kernel is asked with anywidget's command/invoke (askKernel). The
+// The browser half of every gradkit widget. initialize({model}) runs once per model: what its
+// views share (page.js modelPart: the scene decoded as it comes, the way to ask the kernel, the
+// answers to numbers_at by request). render({model, el, experimental}) runs per view: it builds
+// the layout from the spec Python sent, keeps the values the page shows (ctx.state: each one a
+// trait of its own under its name, spec.state lists them; the page sets only what it changed,
+// ipywidgets' echo handling keeps an older answer from undoing a newer click) and paints the
+// view: once per action, never again for the kernel's echo of a state the page already shows. The
 // view (one per widget family) supplies:
 //   init(ctx)   optional: once, before the first paint (e.g. a legend)
 //   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
