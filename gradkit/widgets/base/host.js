@@ -19,6 +19,7 @@
 //   ready(ctx)  whether it has what it needs to draw ctx.state (a control that would lead
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
+// press(ctx, name) also presses a button whose spec has by_page: the view sets the state it makes
 import { buildControl, h } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
@@ -151,6 +152,15 @@ export function render({ model, el, experimental }, view, options = {}) {
       model.save_changes();
     },
     click(name) {
+      // a button the view presses itself (spec.by_page): it sets the state the press makes
+      const pressed = (spec.controls || []).find((s) => s.name === name) || {};
+      if (pressed.by_page && view.press) {
+        localError = "";
+        showErrors();
+        view.press(ctx, name);
+        paint();
+        return;
+      }
       if (offline) {
         if (view.press && ctx.plays(name)) {
           localError = "";

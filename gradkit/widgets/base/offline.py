@@ -54,6 +54,13 @@ class OfflinePlay:
         ``{"scenes": [...], "resets": {...}, ...}`` as the module says; default nothing."""
         return {}
 
+    def scene_without_kernel(self) -> dict | None:
+        """The scene JSON a page with no kernel starts from where it differs from the kernel's
+        (a hunt's every verdict, an exercise's words for a page that cannot check code), with
+        the same tables; default None: the kernel's own. A family's hook, read when the state
+        is saved for such a page (:meth:`_get_embed_state`)."""
+        return None
+
     def offline_scene(self, match: dict, scene: dict, arrays: Mapping[str, np.ndarray]) -> dict:
         """One entry of ``scenes``: the scene a page with no kernel shows for state ``match``."""
         count = len(self.__dict__.setdefault("_offline_scenes", []))
@@ -92,4 +99,9 @@ class OfflinePlay:
         """The state ``ipywidgets`` saves for a page with no kernel, after
         :meth:`prepare_offline`."""
         self.prepare_offline()
-        return super()._get_embed_state(drop_defaults=drop_defaults)
+        state = super()._get_embed_state(drop_defaults=drop_defaults)
+        if not self._closed:
+            scene = self.scene_without_kernel()
+            if scene is not None:
+                state["state"]["scene"] = {**self.scene, **json_safe(scene)}
+        return state
