@@ -21,16 +21,7 @@ import torch
 from IPython.core.pylabtools import print_figure
 from matplotlib.figure import Figure
 
-from gradkit.widgets import (
-    EpsilonLab,
-    FloatRuler,
-    GradcheckLab,
-    JacobianBuilder,
-    Predict,
-    Quiz,
-    SlopeExplorer,
-    ZooHunt,
-)
+import gradkit.widgets
 from gradkit.widgets.base.schedule import deferring, run_pending
 
 from . import Row, summarize
@@ -40,17 +31,27 @@ __all__ = ["run"]
 FIRST_PICTURE_MS = 250.0
 _ANCHOR = "new matplotlib figure + inline PNG"
 
-#: Widgets as the lessons build them.
-CASES: list[tuple[str, Callable[[], object]]] = [
-    ("SlopeExplorer()", SlopeExplorer),
-    ("EpsilonLab(f='x³', x=0.5)", lambda: EpsilonLab(f="x³", x=0.5)),
-    ("FloatRuler()", FloatRuler),
-    ("GradcheckLab('WrongSquareFn')", lambda: GradcheckLab("WrongSquareFn")),
-    ("JacobianBuilder()", JacobianBuilder),
-    ("Quiz('03-bfloat16-collapse')", lambda: Quiz("03-bfloat16-collapse")),
-    ("Predict('03-float32-slope')", lambda: Predict("03-float32-slope", compute=lambda: 1.0)),
-    ("ZooHunt()", ZooHunt),
-]
+#: How the lessons build the widgets that need arguments; any other widget of
+#: ``gradkit.widgets.__all__`` (a new family's too) is built with none.
+ARGUMENTS: dict[str, tuple[tuple, dict]] = {
+    "EpsilonLab": ((), {"f": "x³", "x": 0.5}),
+    "ExercisePanel": (("cube",), {}),
+    "GradcheckLab": (("WrongSquareFn",), {}),
+    "Quiz": (("03-bfloat16-collapse",), {}),
+    "Predict": (("03-float32-slope",), {"compute": lambda: 1.0}),
+}
+
+
+def _case(name: str) -> tuple[str, Callable[[], object]]:
+    """(``name(arguments)`` as written, a maker) for the widget class ``name``."""
+    args, kwargs = ARGUMENTS.get(name, ((), {}))
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items() if not callable(v)]
+    cls = getattr(gradkit.widgets, name)
+    return f"{name}({', '.join(shown)})", lambda: cls(*args, **kwargs)
+
+
+#: Every widget, as the lessons build it.
+CASES: list[tuple[str, Callable[[], object]]] = [_case(n) for n in gradkit.widgets.__all__]
 
 
 def _naive_picture() -> None:

@@ -175,7 +175,7 @@ def test_a_gradkit_widget_becomes_a_slot_playing_its_saved_state(site):
     assert "_esm" not in model["state"] and "_css" not in model["state"]
     buffers = {tuple(path): data for path, data in model["buffers"]}
     assert len(base64.b64decode(buffers.pop(("tables",)))) > 1000  # the scene
-    assert buffers and all(path[:2] == ("offline", "scenes") for path in buffers)  # its menu
+    assert buffers and all(p[0] == "answers" and p[2] == "tables" for p in buffers)  # its menu
     module = (out / "assets" / f"widget-{model['module']}.js").read_text(encoding="utf-8")
     payload = json.loads(module.split("] = ", 1)[1].rstrip().rstrip(";"))
     assert payload["esm"] == SlopeExplorer._esm and "gradkit-widget" in payload["css"]

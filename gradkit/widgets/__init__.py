@@ -25,33 +25,33 @@ frees the widget, and re-running a notebook cell closes the widgets its previous
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from .._lazy import lazy_attributes
 
-#: Each public class and its module, imported on first use: a lesson pays only for the
-#: widgets it shows (``from gradkit.widgets import SlopeExplorer`` loads no other family).
-_HOMES = {
-    "EpsilonLab": ".epsilon",
-    "ExercisePanel": ".practice",
-    "FloatRuler": ".ruler",
-    "GradcheckLab": ".lab",
-    "JacobianBuilder": ".jacobian",
-    "Predict": ".practice",
-    "Quiz": ".practice",
-    "SlopeExplorer": ".slope",
-    "ZooHunt": ".practice",
-}
 
-__all__ = [
-    "EpsilonLab",
-    "ExercisePanel",
-    "FloatRuler",
-    "GradcheckLab",
-    "JacobianBuilder",
-    "Predict",
-    "Quiz",
-    "SlopeExplorer",
-    "ZooHunt",
-]
+def _widget_homes() -> dict[str, str]:
+    """Each widget class and its family: the names every family subpackage (each folder here but
+    ``base``) lists in its ``__init__.py``'s ``__all__``, read from the file, nothing imported.
+    A new family is found by itself."""
+    homes = {}
+    for init in sorted(Path(__file__).parent.glob("*/__init__.py")):
+        if init.parent.name == "base":
+            continue
+        for node in ast.parse(init.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+                "__all__"
+            ]:
+                homes.update(dict.fromkeys(ast.literal_eval(node.value), f".{init.parent.name}"))
+    return homes
+
+
+#: Each public class and its family, imported on first use: a lesson pays only for the widgets
+#: it shows (``from gradkit.widgets import SlopeExplorer`` loads no other family).
+_HOMES = _widget_homes()
+
+__all__ = sorted(_HOMES)
 
 
 __getattr__ = lazy_attributes(__name__, _HOMES, globals())

@@ -84,7 +84,7 @@ PROBE_JS = r"""async () => {
   };
   const out = { used: [], dead: [], greyed: [], unexplained: [] };
   const explain = (root, node) => {
-    const note = root.querySelector('.gk-offline-note');
+    const note = root.querySelector('.gk-greyed-note');
     const ok = node.closest('.gk-needs-kernel') && note && seen(note);
     (ok ? out.greyed : out.unexplained).push(name(root, node));
   };

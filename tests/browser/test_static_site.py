@@ -274,12 +274,13 @@ def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> Non
         up.click()
     assert up.is_disabled(), "the x window never ended: no position was beyond what was saved"
     assert "gk-needs-kernel" in (up.get_attribute("class") or "")
-    note = root.locator(".gk-offline-note")
+    note = root.locator(".gk-greyed-note")
     assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
     last = root.evaluate(SNAPSHOT)["drawn"]
     slider = root.locator("input.gradkit-x").first
     assert slider.input_value() == slider.get_attribute("max"), "the slider goes past the saved x"
-    assert "running notebook" in (slider.get_attribute("title") or "")
+    title = slider.get_attribute("title")
+    assert "is not saved with this page: it needs a running notebook" in title
     slider.press("ArrowRight")
     assert root.evaluate(SNAPSHOT)["drawn"] == last, "an x beyond what was saved was drawn"
     assert opened.errors == []
@@ -294,17 +295,17 @@ def test_sliders_offer_only_the_states_saved_with_the_page(open_page) -> None:
     x = root.locator("input.gradkit-x")
     span = [float(x.get_attribute(k)) for k in ("min", "max")]
     assert span[0] < 0 < span[1] and span[1] - span[0] <= 20, span  # the saved window, not 120
-    assert "this page saved x from 1.75 to 2.25" in x.get_attribute("title")
+    assert "this page holds x from 1.75 to 2.25; x = 1.7 is not saved" in x.get_attribute("title")
     root.locator("select.gradkit-function").select_option("x²")
     assert x.is_disabled() and "gk-needs-kernel" in x.get_attribute("class")
-    assert "x = 2 is the only x this page saved" in x.get_attribute("title")
-    assert root.locator(".gk-offline-note").is_visible()
+    assert "x = 1.95 is not saved with this page" in x.get_attribute("title")
+    assert root.locator(".gk-greyed-note").is_visible()
     root.locator("select.gradkit-function").select_option("your f")
     assert x.is_enabled()
     builder = _widget(open_page("02_correct_backward"), "gradkit-jacobian-builder")
     n = builder.locator("input.gradkit-n")
     assert (n.get_attribute("min"), n.get_attribute("max")) == ("2", "5")
-    assert "this page saved n from 2 to 5" in n.get_attribute("title")
+    assert "this page holds n from 2 to 5; n = 1 is not saved" in n.get_attribute("title")
     assert opened.errors == []
 
 
@@ -383,7 +384,7 @@ def test_what_needs_python_is_greyed_out_under_its_line(seen_page) -> None:
                 assert look == {"face": "transparent", "frame": "dashed"}, (name, look)
                 assert "running notebook" in (control.get_attribute("title") or "")
             if root.locator(".gk-needs-kernel").count():
-                note = root.locator(".gk-offline-note")
+                note = root.locator(".gk-greyed-note")
                 assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
     assert greyed == {"gradkit-exercise-check", "gradkit-atol", "gradkit-rtol"}, greyed
 

@@ -19,8 +19,8 @@ import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gra
 import { FAILED, askKernel, askNumbers, valuesOf } from "../../gradkit/widgets/base/page.js";
 import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
 import {
-  NOT_SAVED, offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets,
-} from "../../gradkit/widgets/base/offline.js";
+  NEEDS_KERNEL, offGridWords, settingWords, standIn,
+} from "../../gradkit/widgets/base/standin.js";
 import { readFixture } from "./fixture.mjs";
 
 const fixture = readFixture("eps");
@@ -270,35 +270,89 @@ test("the format fixture holds every spec the views write numbers with", () => {
 });
 
 // ------------------------------------------------------------------ a page with no kernel
-test("a page with no kernel shows the scene saved for its state, else the model's own", () => {
-  const tables = new DataView(new Float64Array([4, 5]).buffer);
-  const data = { scenes: [
-    { match: { n: 4 }, scene: { n: 4, tables: { x: { offset: 0, shape: [2], dtype: "float64" } } }, tables },
-    { match: { function: "x³", n: 3 }, scene: { n: 3 }, tables: null },
-  ] };
-  const scenes = offlineScenes(data);
-  assert.deepEqual([...sceneFor(scenes, { n: 4, step: 2 }).tables.x.data], [4, 5]);
-  assert.equal(sceneFor(scenes, { n: 3, function: "x³" }).scene.n, 3);
-  assert.equal(sceneFor(scenes, { n: 3, function: "x²" }), null); // the model's own scene
-  assert.deepEqual(offlineScenes({}), []);
+// A builder-like widget: n needs a new scene (spec scene=True: `for`), a new n starts at step 1.
+function savedBuilder() {
+  const layout = { x: { offset: 0, shape: [2], dtype: "float64" } };
+  const buffer = (a, b) => new DataView(new Float64Array([a, b]).buffer);
+  const spec = { state: ["n", "step", "eps", "eps_exact"], controls: [{ name: "n", label: "n", kind: "slider" }] };
+  const scene = (n) => ({ n, key: `n${n}`, for: { n }, tables: layout });
+  return { state: { spec, n: 3, step: 2, eps: 18, eps_exact: null, error: "", scene: scene(3), tables: buffer(3, 3),
+    answers: [{ state: { step: 1, spec: { state: [] } }, scene: scene(4), tables: buffer(4, 4) }] } };
+}
+const builderView = { ready: (ctx) => ctx.scene.n === ctx.state.n && ctx.tables.x.data[0] === ctx.state.n };
+// anywidget's model over a saved state, as the site's loader plays it
+function playedModel(record) {
+  const attrs = { ...record.state };
+  const listeners = {};
+  const model = {
+    get: (name) => attrs[name],
+    set(name, value) {
+      const changes = typeof name === "object" ? name : { [name]: value };
+      const changed = Object.keys(changes).filter((k) => attrs[k] !== changes[k]);
+      Object.assign(attrs, changes);
+      for (const k of changed) for (const fn of listeners[`change:${k}`] || []) fn(model, attrs[k]);
+    },
+    on(events, fn) { for (const e of events.split(" ")) (listeners[e] = listeners[e] || []).push(fn); },
+  };
+  return model;
+}
+const standInModel = (record, view, refused) => standIn(playedModel(record), view, refused);
+
+test("a page with no kernel: its model answers a change from the answers saved with it, as the kernel would", () => {
+  const refused = [];
+  const model = standInModel(savedBuilder(), builderView, () => refused.push(1));
+  const events = [];
+  model.on("change:scene change:step change:error", (m, v) => events.push(v));
+  model.set("eps", 19); // the scene shown holds it: nothing to answer
+  model.save_changes();
+  assert.equal(model.get("scene").n, 3);
+  model.set("n", 4); // an answer holds it: its scene, its tables, and the step Python resets
+  model.save_changes();
+  assert.equal(model.get("scene").n, 4);
+  assert.equal(new Float64Array(model.get("tables").buffer)[0], 4);
+  assert.equal(model.get("step"), 1);
+  assert.equal(model.get("spec").state.length, 4); // an answer sets the scene and values, never the layout
+  model.set("n", 3); // the saved scene answers too: back where the page started
+  model.save_changes();
+  assert.equal(model.get("scene").n, 3);
+  assert.equal(events.filter((v) => v && v.n !== undefined).length, 2);
+  assert.equal(refused.length, 0);
 });
 
-test("what Python changes along with a control, the page changes too (a key it sets itself wins)", () => {
-  const resets = { n: { step: 1 }, entry: { prediction: null } };
-  assert.deepEqual(withResets({ n: 3, step: 5 }, { n: 4 }, resets), { n: 4, step: 1 });
-  assert.deepEqual(withResets({ n: 3, step: 5 }, { n: 4, step: 2 }, resets), { n: 4, step: 2 });
-  assert.deepEqual(withResets({ entry: "a", prediction: "bug" }, { prediction: "pass" }, resets),
-    { entry: "a", prediction: "pass" });
+test("a page with no kernel: a change no answer holds goes back, the error area saying why", () => {
+  const model = standInModel(savedBuilder(), builderView);
+  assert.equal(model.cannotShow({ ...{ n: 3, step: 2, eps: 18, eps_exact: null }, n: 4 }), "");
+  const why = model.cannotShow({ n: 6, step: 2, eps: 18, eps_exact: null });
+  assert.equal(why, `n = 6 is not saved with this page: it ${NEEDS_KERNEL}.`);
+  model.set("n", 6);
+  model.save_changes();
+  assert.equal(model.get("n"), 3); // refused as Python refuses: its own value back
+  assert.match(model.get("error"), /n = 6 is not saved with this page/);
+  model.set("n", 4);
+  model.save_changes();
+  assert.equal(model.get("error"), ""); // an answered change clears it, as the kernel's does
+});
+
+test("a page with no kernel: a typed eps and the kernel's buttons have no answer, and say why", async () => {
+  const refused = [];
+  const model = standInModel(savedBuilder(), builderView, () => refused.push(1));
+  assert.match(model.cannotShow({ n: 3, step: 2, eps: 18, eps_exact: 3e-4 }),
+    /^eps = 0\.0003 lies between the eps steps this page holds \(0\.0002 and 0\.0005\)/);
+  assert.match(offGridWords(1e-12 * 1.5), /\(1e-12 and 2e-12\)/);
+  const [answer, buffers] = await model.ask("numbers_at", { key: "n3", eps: 3e-4 });
+  assert.match(answer.error, /0\.0003/);
+  assert.deepEqual(buffers, []);
+  assert.equal(refused.length, 0);
+  assert.equal(model.cannotAsk("n"), `n ${NEEDS_KERNEL}.`);
+  await model.ask("press_button", { name: "n" });
+  assert.equal(refused.length, 1); // the site shows its line
 });
 
 test("what the page could not show is said in one line, naming the setting", () => {
   assert.equal(settingWords("x", "x", 2.35), "x = 2.35");
   assert.equal(settingWords("eps", "eps", 18), "eps = 1e-06");
   assert.equal(settingWords("fast_mode", "fast_mode", true), "fast_mode on");
-  assert.equal(refusalNote("n = 6"), `n = 6 ${NOT_SAVED}`);
-  assert.match(NOT_SAVED, /running notebook/);
-  assert.match(offGridNote(3e-4), /^eps = 0\.0003 lies between the eps steps this page holds \(0\.0002 and 0\.0005\)/);
-  assert.match(offGridNote(1e-12 * 1.5), /\(1e-12 and 2e-12\)/);
+  assert.match(NEEDS_KERNEL, /running notebook/);
 });
 
 test("askNumbers asks a request once per model, decodes its answer, drops a stale one and tells every view", async () => {

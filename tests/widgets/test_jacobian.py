@@ -19,7 +19,7 @@ from gradkit.widgets import GradcheckLab, JacobianBuilder
 from gradkit.widgets.base import schedule
 from gradkit.widgets.base.jacobians import difference_ratio
 from gradkit.widgets.base.tables import unpack
-from gradkit.widgets.jacobian import Calls
+from gradkit.widgets.jacobian.builder import Calls
 from gradkit.widgets.jacobian.steps import (
     N_MAX,
     as_function,

@@ -1,14 +1,14 @@
-"""What a page with no kernel gets beyond the scene (the ``offline`` trait, base/offline.py).
+"""The answers saved for a page with no kernel (base/standin.py): the site's model reads them.
 
-Hints and solutions are text and go in when a panel is built; scenes and verdicts cost torch work
-no notebook needs, so they are computed only when the widget's state is saved for a page with no
-kernel (``ipywidgets.Widget.get_manager_state``, as ``gradkit export`` calls it): the menus'
-other functions, the builder's n's around the one shown, the hunt's verdicts, fast_mode flipped
+They cost torch work no notebook needs, so they are computed only when the widget's state is
+saved for a page with no kernel (``ipywidgets.Widget.get_manager_state``, as ``gradkit export``
+calls it): the menus' other functions, the builder's n's around the one shown, fast_mode flipped
 in the lab. Each is what the kernel would have sent for that choice.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 
 import ipywidgets
@@ -40,19 +40,32 @@ def tables_of(entry: dict) -> dict[str, np.ndarray]:
     return unpack(entry["tables"], entry["scene"]["tables"])
 
 
-@pytest.mark.parametrize("cls", [SlopeExplorer, EpsilonLab, JacobianBuilder, GradcheckLab, ZooHunt])
-def test_a_notebook_gets_nothing_ahead_until_the_state_is_saved(make, cls):
-    w = make(cls)
-    assert w.offline == {}  # the kernel path: no work, nothing sent
+def answers(w) -> list[dict]:
+    """The answers saved with ``w``'s state (tables as bytes), as the page gets them."""
     record = saved(w)
-    assert w.offline and "offline" in record["state"]
-    assert any(b["path"][0] == "offline" for b in record.get("buffers", [])) or cls is ZooHunt
+    found = record["state"].get("answers", [])
+    for b in record.get("buffers", []):
+        if b["path"][0] == "answers":
+            found[b["path"][1]]["tables"] = base64.standard_b64decode(b["data"])
+    return found
+
+
+@pytest.mark.parametrize("cls", [SlopeExplorer, EpsilonLab, JacobianBuilder, GradcheckLab])
+def test_a_notebook_gets_nothing_ahead_until_the_state_is_saved(make, cls, monkeypatch):
+    asked = []
+    ahead = type(make(cls)).answers_ahead
+    monkeypatch.setattr(cls, "answers_ahead", lambda self: asked.append(1) or ahead(self))
+    w = make(cls)
+    assert "answers" not in w.keys and not asked  # the kernel path: no work, nothing sent
+    found = answers(w)
+    assert asked and found and all(a["tables"] for a in found)
+    assert all(set(a) == {"state", "scene", "tables"} for a in found)
 
 
 def test_a_second_save_of_the_same_state_computes_nothing_again(make, monkeypatch):
     w = make(JacobianBuilder, n=3)
     saved(w)
-    monkeypatch.setattr(w, "offline_ahead", lambda: pytest.fail("computed again"))
+    monkeypatch.setattr(w, "answers_ahead", lambda: pytest.fail("computed again"))
     saved(w)
 
 
@@ -62,9 +75,8 @@ def test_a_failure_ahead_leaves_the_page_to_say_what_needs_the_kernel(make, monk
     def fails():
         raise RuntimeError("no")
 
-    monkeypatch.setattr(w, "offline_ahead", fails)
-    saved(w)
-    assert w.offline == {} and w.error == ""
+    monkeypatch.setattr(w, "answers_ahead", fails)
+    assert "answers" not in saved(w)["state"] and w.error == ""
 
 
 # ---------------------------------------------------------------------------- the panels
@@ -109,13 +121,12 @@ def test_the_hunt_saves_every_specimens_verdict_as_a_run_shows_it(make):
 def test_the_builder_saves_the_ns_around_its_own_each_from_step_1(make):
     w = make(JacobianBuilder, n=3)
     before = (w.n, w.position, list(w.history), w.scene["id"])
-    saved(w)
+    scenes = answers(w)
     assert (w.n, w.position, list(w.history), w.scene["id"]) == before  # nothing moved
-    scenes = w.offline["scenes"]
-    assert [s["match"] for s in scenes] == [{"n": 2.0}, {"n": 4.0}, {"n": 5.0}]
-    assert w.offline["resets"] == {"n": {"step": 1}}
+    assert [s["scene"]["for"] for s in scenes] == [{"n": 2.0}, {"n": 4.0}, {"n": 5.0}]
+    assert all(s["state"] == {"step": 1} for s in scenes)  # a new n starts at step 1
     for entry in scenes:
-        n = int(entry["match"]["n"])
+        n = int(entry["scene"]["for"]["n"])
         scene, tables = entry["scene"], tables_of(entry)
         assert scene["n"] == n and scene["steps"] == 2 * n  # x * x: m = n
         assert tables["numeric"].shape == (n, n)
@@ -128,15 +139,14 @@ def test_the_builder_saves_the_ns_around_its_own_each_from_step_1(make):
 @pytest.mark.parametrize("cls", [SlopeExplorer, EpsilonLab])
 def test_a_menu_saves_every_other_function_at_the_x_shown(make, cls):
     w = make(cls, f="x³", x=0.5)
-    saved(w)
-    scenes = w.offline["scenes"]
-    assert [s["match"]["function"] for s in scenes] == [n for n in w._menu if n != "x³"]
+    scenes = answers(w)
+    assert [s["scene"]["for"]["function"] for s in scenes] == [n for n in w._menu if n != "x³"]
     k = round((w.x - w.x_slider.spec["origin"]) / w.x_slider.spec["step"])
     for entry in scenes:
-        assert entry["scene"]["function"] == entry["match"]["function"]
-        assert entry["scene"]["window"] == [k, 1]
+        assert entry["scene"]["function"] == entry["scene"]["for"]["function"]
+        assert entry["scene"]["window"] == [k, 1] and entry["state"] == {}
     other = make(cls, f="sin(x)", x=0.5)
-    sin = next(s for s in scenes if s["match"]["function"] == "sin(x)")
+    sin = next(s for s in scenes if s["scene"]["function"] == "sin(x)")
     mine, theirs = tables_of(sin), unpack(other.tables, other.scene["tables"])
     at = k - other.scene["window"][0]  # x's place in the other widget's window
     compared = [f for f in mine if f in theirs and f != "curve"]
@@ -147,30 +157,27 @@ def test_a_menu_saves_every_other_function_at_the_x_shown(make, cls):
 
 def test_a_curve_only_explorer_saves_no_zoom_for_its_menu(make):
     w = make(SlopeExplorer, panels=["curve"])
-    saved(w)
-    assert all("zoom" not in s["scene"]["tables"] for s in w.offline["scenes"])
+    assert all("zoom" not in s["scene"]["tables"] for s in answers(w))
     both = make(SlopeExplorer)
-    saved(both)
-    assert all("zoom" in s["scene"]["tables"] for s in both.offline["scenes"])
+    assert all("zoom" in s["scene"]["tables"] for s in answers(both))
 
 
 def test_the_lab_saves_fast_mode_flipped_and_every_other_function_of_its_menu(make):
     w = make(GradcheckLab, "OneEntryWrongSquareFn", panels=["verdict", "difference"])
     shown = set(w.scene["states"])
-    saved(w)
+    scenes = answers(w)
     states = w.scene["states"]
     for key in shown:
         fast, dtype, g = key.split("|")
         assert state_key(fast == "0", dtype, int(g)) in states, key
     assert states["1|float64|18"]["fast_mode"] is True
-    scenes = w.offline["scenes"]
     others = [n for n in w.function_dropdown.options if n != "OneEntryWrongSquareFn"]
-    assert [s["match"]["function"] for s in scenes] == others
+    assert [s["scene"]["for"]["function"] for s in scenes] == others
     for entry in scenes:
         scene = entry["scene"]
-        assert scene["function"] == entry["match"]["function"]
+        assert scene["function"] == scene["for"]["function"]
         assert {"0|float64|18", "1|float64|18"} <= set(scene["states"]), scene["function"]
-    wrong = next(s["scene"] for s in scenes if s["match"]["function"] == "WrongSquareFn")
+    wrong = next(s["scene"] for s in scenes if s["scene"]["function"] == "WrongSquareFn")
     assert wrong["states"]["0|float64|18"]["cause"] == "bug"
     assert wrong["about"]["name"] == "WrongSquareFn" and not wrong["about"]["correct"]
 
@@ -179,5 +186,4 @@ def test_the_lab_stops_at_its_time_budget_and_the_page_greys_what_is_missing(mak
     monkeypatch.setattr("gradkit.widgets.lab.lab.OFFLINE_BUDGET_S", 0.0)
     w = make(GradcheckLab, "WrongSquareFn")
     shown = set(w.scene["states"])
-    saved(w)
-    assert w.offline["scenes"] == [] and set(w.scene["states"]) == shown
+    assert answers(w) == [] and set(w.scene["states"]) == shown

@@ -2,21 +2,18 @@
 // script (so it runs from file:// as from any static host), loaded after the page and after the
 // widget modules (assets/widget-*.js, which register {esm, css} in globalThis.gradkitSiteModules).
 //
-// It plays the anywidget model for each widget slot ([data-gk-model]) from the state the executed
+// It plays the anywidget model for each widget slot ([data-gk-model]) over the state the executed
 // notebook saved (JSON in #gk-site-widgets; binary buffers as base64, handed over as DataView as
-// ipywidgets 8 does): get, set (change events fire as in Backbone), on, off, save_changes (nothing
-// to save to: the page is the whole model) and send (no kernel: the widget shows the page's
-// "needs a running notebook" line). Each module is imported from a blob: URL and its render (and
-// initialize, once per model) called as anywidget calls them. No widget manager, no require.js,
-// no network. Widgets read globalThis.__gradkitRenderOptions ({offline, offlineNote}) to grey out
-// what needs the kernel, and play what their `offline` trait holds (saved with the state for such
-// a page: scenes of other menu choices, hints, verdicts; gradkit/widgets/base/offline.py). When
-// every slot is done, <body data-gk-site="ready">.
+// ipywidgets 8 does), and the widget's own module makes it a stand-in for the kernel (its
+// standIn, gradkit/widgets/base/standin.js): it answers the page from the answers saved with the
+// state and greys out what needs a kernel, with its reason. Each module is imported from a blob: URL and its
+// initialize (once per model) and render called as anywidget calls them. No widget manager, no
+// require.js, no network. A page that sends what no saved answer holds shows the page's "needs a
+// running notebook" line. When every slot is done, <body data-gk-site="ready">.
 (function () {
   "use strict";
   const body = document.body;
   const NOTE = body.dataset.gkOfflineNote || "This needs a running notebook.";
-  globalThis.__gradkitRenderOptions = { offline: true, offlineNote: NOTE };
 
   function dataView(base64) {
     const text = atob(base64);
@@ -35,6 +32,8 @@
     node[path[path.length - 1]] = value;
   }
 
+  // anywidget's model over the saved state: get, set (change events fire as in Backbone), on,
+  // off, save_changes (nothing to save to) and send (no kernel: the page's line)
   function makeModel(record, needsKernel) {
     const attrs = JSON.parse(JSON.stringify(record.state || {}));
     for (const [path, data] of record.buffers || []) putAt(attrs, path, dataView(data));
@@ -99,15 +98,28 @@
     };
   }
 
-  async function mount(slot, live) {
-    const { model, record, initialized, experimental } = live;
-    const widget = await widgetModule(record.module);
-    if (widget.initialize && !initialized.done) {
-      initialized.done = widget.initialize({ model, experimental }) || true;
+  // the model of one saved widget, made once (every view of it shares it)
+  function liveModel(live) {
+    if (!live.made) {
+      live.made = widgetModule(live.record.module).then(async (widget) => {
+        const model = makeModel(live.record, live.needsKernel);
+        // the widget's own stand-in answers from the answers saved with its state
+        if (widget.standIn) widget.standIn(model, live.needsKernel);
+        model.greyedNote = NOTE;
+        const experimental = {
+          invoke: model.ask || (async () => { live.needsKernel(); throw new Error(NOTE); }),
+        };
+        if (widget.initialize) await widget.initialize({ model, experimental });
+        return { widget, model, experimental };
+      });
     }
-    await initialized.done;
+    return live.made;
+  }
+
+  async function mount(slot, live) {
+    const { widget, model, experimental } = await liveModel(live);
     const el = document.createElement("div");
-    for (const name of (record.state || {})._dom_classes || []) el.classList.add(name);
+    for (const name of (live.record.state || {})._dom_classes || []) el.classList.add(name);
     const line = document.createElement("p");
     line.className = "gk-site-kernel-line";
     line.hidden = true;
@@ -122,12 +134,7 @@
     const lives = new Map();
     for (const [id, record] of Object.entries(data.models || {})) {
       const mine = slots.filter((s) => s.dataset.gkModel === id);
-      const needsKernel = kernelLine(mine);
-      const experimental = {
-        invoke: async () => { needsKernel(); throw new Error(NOTE); },
-      };
-      const model = makeModel(record, needsKernel);
-      lives.set(id, { model, record, experimental, initialized: { done: null } });
+      lives.set(id, { record, needsKernel: kernelLine(mine), made: null });
     }
     const results = await Promise.allSettled(slots.map((slot) => {
       const live = lives.get(slot.dataset.gkModel);

@@ -3,10 +3,11 @@
 The browser files are real ES modules (``import {x} from "./y.js"``, ``export function``) so
 ``node --test`` imports them one by one. anywidget loads one module per widget class, so
 :func:`bundle` joins a family's files, dependencies first, dropping their relative imports and
-``export`` keywords, and appends ``export default { initialize, render }``: the base's
-``initialize`` (once per model: what its views share) and its ``render(args, view)`` with the
-family's view. Top-level names must be unique across a bundle
-(a test checks it).
+``export`` keywords, and appends ``export default { initialize, render, standIn }``: the
+base's ``initialize`` (once per model: what its views share), its ``render(args, view)`` with
+the family's view, and ``standIn(model, refused)``, which makes the model of a page with no
+kernel answer from the answers saved with it (``standin.js``). Top-level names must be unique
+across a bundle (a test checks it).
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ BASE_FILES: tuple[str, ...] = (
     "base/format.js",
     "base/eps.js",
     "base/tables.js",
-    "base/offline.js",
     "base/theme.js",
     "base/fit.js",
     "base/plot.js",
     "base/controls.js",
     "base/page.js",
     "base/host.js",
+    "base/standin.js",
 )
 
 # Each pattern starts with the newline before its line (the text gets one in front): a literal
@@ -68,10 +69,10 @@ def bundle(view: str, *family_files: str) -> str:
         for path in module_files(*family_files)
     ]
     parts.append(
-        "const gradkitOptions = globalThis.__gradkitRenderOptions || {};\n"
         "export default {\n"
         "  initialize: (args) => initialize(args),\n"
-        f"  render: (args) => render(args, {view}, gradkitOptions),\n"
+        f"  render: (args) => render(args, {view}),\n"
+        f"  standIn: (model, refused) => standIn(model, {view}, refused),\n"
         "};\n"
     )
     return "\n".join(parts)

@@ -2,11 +2,11 @@
 // the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
 // control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
 // keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
-// with the value as shown, aria-pressed). On a page with no kernel a control, or one option of
-// it, that would lead where the page was not given data is greyed out (offlineGrey).
+// with the value as shown, aria-pressed). A control, or one option of it, whose move the model
+// cannot answer (a page with no kernel, where its table has no answer: ctx.whyNot) is greyed out,
+// its tooltip saying why (greyOut).
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
-import { pyFormat } from "./format.js";
-import { GREYED_TITLE, offGridNote } from "./offline.js";
+import { escapeHtml, pyFormat } from "./format.js";
 
 // The keyboard rule of a slider over whole positions lo … hi: the new position for a key, or
 // null for a key it ignores; `page` positions for Page Up/Down.
@@ -55,8 +55,8 @@ export function sliderStepMoves(spec, value, dir) {
   return k >= spec.lo && k <= spec.hi;
 }
 
-// With no kernel: the positions lo … hi around `position` that the page can show (shows(k): a
-// saved answer at position k), each one next to the last, within spec.lo … spec.hi.
+// The positions lo … hi around `position` that the model answers (shows(k)), each one next to
+// the last, within spec.lo … spec.hi.
 export function savedRange(spec, position, shows) {
   let lo = position;
   let hi = position;
@@ -97,7 +97,7 @@ function rangeInput(spec, lo, hi, aria, onMove) {
     "aria-label": aria, "data-lm-suppress-shortcuts": "true",
   });
   input.addEventListener("keydown", (event) => {
-    // min and max as drawn: with no kernel, a slider spans only the positions saved
+    // min and max as drawn: a slider spans only the positions the model answers
     const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), spec.page || 10);
     if (next === null) return;
     event.preventDefault();
@@ -107,35 +107,33 @@ function rangeInput(spec, lo, hi, aria, onMove) {
   return input;
 }
 
-// On a page with no kernel: grey `node` out (with the widget's line saying why) when the state
-// `changes` lead to is one the page was not given; its own tooltip comes back once it can.
-function offlineGrey(ctx, node, changes) {
-  if (!ctx.offline) return;
-  const ok = ctx.canShow(changes);
+// Grey `node` out, its tooltip saying why, while the model cannot answer the values `changes`
+// lead to (`why`: the reason, "" when it can); its own tooltip comes back once it can.
+function greyOut(node, why) {
   if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
-  node.classList.toggle("gk-needs-kernel", !ok);
-  node.title = ok ? node.dataset.tip : GREYED_TITLE;
-  if (!ok) node.disabled = true;
+  node.classList.toggle("gk-needs-kernel", !!why);
+  node.title = why || node.dataset.tip;
+  if (why) node.disabled = true;
 }
 
-// With no kernel: a slider spans only the positions the page saved answers for, its tooltip
-// says so; where it saved none but the one shown, the slider is greyed out saying why.
-function offlineSpan(ctx, input, spec, label, fmt) {
-  if (!ctx.offline) return;
+// A slider spans the positions around its own that the model answers; where it answers none but
+// the one shown, it is greyed out where it stands, its tooltip saying why.
+function spanAnswered(ctx, input, spec, label, fmt) {
   const name = spec.name;
-  const [lo, hi] = savedRange(spec, sliderPosition(spec, ctx.state[name]),
-    (k) => ctx.canShow({ [name]: sliderValue(spec, k) }));
-  const only = lo === hi; // greyed out where it stands, not moved to the end of a one-step span
+  const why = (k) => ctx.whyNot({ [name]: sliderValue(spec, k) });
+  const [lo, hi] = savedRange(spec, sliderPosition(spec, ctx.state[name]), (k) => !why(k));
+  const only = lo === hi && spec.lo !== spec.hi;
   input.min = String(only ? spec.lo : lo);
   input.max = String(only ? spec.hi : hi);
   if (input.dataset.tip === undefined) input.dataset.tip = input.title || "";
   input.disabled = only;
   input.classList.toggle("gk-needs-kernel", only);
-  input.title = only
-    ? `${label} = ${fmt(sliderValue(spec, lo))} is the only ${label} this page saved for what it shows: ` +
-      "another needs a running notebook (Python)"
-    : `${input.dataset.tip}: this page saved ${label} from ${fmt(sliderValue(spec, lo))} to ` +
-      `${fmt(sliderValue(spec, hi))}; beyond, it needs a running notebook (Python)`;
+  const cut = lo > spec.lo || hi < spec.hi;
+  const beyond = why(lo > spec.lo ? lo - 1 : hi + 1);
+  input.title = only ? beyond
+    : cut ? `${input.dataset.tip} (this page holds ${label} from ${fmt(sliderValue(spec, lo))} to ` +
+      `${fmt(sliderValue(spec, hi))}; ${beyond})`
+      : input.dataset.tip;
 }
 
 function stepButton(part, onclick) {
@@ -159,7 +157,7 @@ function gridControl(spec, ctx) {
       const end = epsLabel(EPS_GRID[dir < 0 ? 0 : EPS_GRID.length - 1]);
       const words = `eps is already the ${dir < 0 ? "smallest" : "largest"} here (${end})`;
       if (atEnd(b, epsStepMoves(ctx.state, dir), words)) {
-        offlineGrey(ctx, b, { eps: stepEps(ctx.state, dir), eps_exact: null });
+        greyOut(b, ctx.whyNot({ eps: stepEps(ctx.state, dir), eps_exact: null }));
       }
     }
   };
@@ -182,7 +180,7 @@ function sliderControl(spec, ctx) {
   const down = spec.down ? stepButton(spec.down, () => move(position() - 1)) : null;
   const up = spec.up ? stepButton(spec.up, () => move(position() + 1)) : null;
   const sync = () => {
-    offlineSpan(ctx, input, spec, label, fmt);
+    spanAnswered(ctx, input, spec, label, fmt);
     input.value = String(position());
     shown.textContent = fmt(ctx.state[name]);
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
@@ -191,7 +189,7 @@ function sliderControl(spec, ctx) {
       const end = fmt(sliderValue(spec, dir < 0 ? spec.lo : spec.hi));
       const words = `${label} is already at the ${dir < 0 ? "lowest" : "highest"} here (${end})`;
       if (atEnd(b, sliderStepMoves(spec, ctx.state[name], dir), words)) {
-        offlineGrey(ctx, b, { [name]: sliderValue(spec, position() + dir) });
+        greyOut(b, ctx.whyNot({ [name]: sliderValue(spec, position() + dir) }));
       }
     }
   };
@@ -214,7 +212,7 @@ function toggleControl(spec, ctx) {
       b.hidden = !visible.includes(b.dataset.value);
       b.setAttribute("aria-pressed", String(b.dataset.value === ctx.state[name]));
       b.disabled = !!st.disabled;
-      offlineGrey(ctx, b, { [name]: b.dataset.value });
+      greyOut(b, ctx.whyNot({ [name]: b.dataset.value }));
     }
   };
   return { parts: [group], sync };
@@ -228,14 +226,15 @@ function dropdownControl(spec, ctx) {
   const sync = () => {
     select.value = ctx.state[spec.name];
     select.disabled = !!ctx.controlState(spec.name).disabled;
-    if (!ctx.offline) return;
-    // with no kernel: only the options the page was given, and none to pick when none is
-    let others = 0;
+    // only the options the model answers; greyed out when it answers no other
+    let other = null;
+    let why = "";
     for (const o of options) {
-      o.disabled = !ctx.canShow({ [spec.name]: o.value });
-      if (!o.disabled && o.value !== select.value) others += 1;
+      const not = o.value === select.value ? "" : ctx.whyNot({ [spec.name]: o.value });
+      o.disabled = !!not;
+      if (o.value !== select.value) { if (!not) other = o; else why = why || not; }
     }
-    offlineGrey(ctx, select, others ? {} : { [spec.name]: null });
+    greyOut(select, other || !why ? "" : why);
   };
   return { parts: [select], sync };
 }
@@ -250,14 +249,15 @@ function textControl(spec, ctx) {
       const got = parseEps(input.value);
       if (got.error) { ctx.showError(got.error); return; }
       const next = epsState(got.value);
-      if (ctx.offline && next.eps_exact !== null && !ctx.canShow(next)) {
-        // no kernel to measure an eps off the grid: the box goes back to the eps shown, and says why
+      const why = ctx.whyNot(next);
+      if (why) {
+        // a model that cannot measure it (no kernel): the box goes back to the eps shown, saying why
         input.value = epsLabel(epsOf(ctx.state));
-        ctx.showError(offGridNote(got.value));
+        ctx.showError(escapeHtml(why));
         return;
       }
       ctx.set("eps", next.eps, { also: { eps_exact: next.eps_exact } });
-      input.value = epsLabel(epsOf(ctx.state)); // the eps drawn: with no kernel, maybe the one before
+      input.value = epsLabel(epsOf(ctx.state));
     } else ctx.set(spec.name, input.value);
   });
   const sync = () => {
@@ -275,7 +275,7 @@ function checkboxControl(spec, ctx) {
   const sync = () => {
     input.checked = !!ctx.state[spec.name];
     input.disabled = !!ctx.controlState(spec.name).disabled;
-    offlineGrey(ctx, input, { [spec.name]: !input.checked });
+    greyOut(input, ctx.whyNot({ [spec.name]: !input.checked }));
   };
   return { parts: [label], sync };
 }
@@ -318,14 +318,14 @@ function buttonControl(spec, ctx) {
     onclick: () => (spec.set ? press() : ctx.click(spec.name)) });
   const sync = () => {
     const st = ctx.controlState(spec.name);
-    b.disabled = !!st.disabled || (!spec.set && ctx.offline && !ctx.plays(spec.name));
+    b.disabled = !!st.disabled;
     const look = buttonLook(spec, ctx.state);
     b.textContent = buttonText(spec, ctx.state, st);
     b.hidden = look.hidden;
     if (look.pressed !== null) b.setAttribute("aria-pressed", String(look.pressed));
     if (spec.set && !b.hidden) {
       const { key, value, also } = buttonPress(spec, ctx.state);
-      offlineGrey(ctx, b, { ...(also || {}), [key]: value });
+      greyOut(b, ctx.whyNot({ ...(also || {}), [key]: value }));
     }
   };
   return { parts: [b], sync };
@@ -349,14 +349,16 @@ export function buildControl(spec, ctx) {
     made.sync();
     const st = ctx.controlState(spec.name);
     row.hidden = !!st.hidden;
-    // a control that needs the kernel, on a page without one, says so instead of breaking
-    const needsKernel = ctx.offline && spec.kernel && !ctx.plays(spec.name);
-    row.classList.toggle("gk-needs-kernel", !!needsKernel);
-    for (const node of row.querySelectorAll("input, select, button")) {
-      if (!needsKernel) continue;
-      // greyed out, and saying why to the pointer and the screen reader (its tooltip)
-      node.disabled = true;
-      node.title = GREYED_TITLE;
+    // a control that asks the kernel (a button that runs Python, a text Python reads), where the
+    // model cannot answer it, is greyed out saying why (its tooltip, read by screen readers too)
+    const asks = spec.kernel && (spec.kind === "button" || spec.kind === "text");
+    const why = asks ? ctx.whyNotAsk(spec.name) : "";
+    row.classList.toggle("gk-needs-kernel", !!why);
+    if (why) {
+      for (const node of row.querySelectorAll("input, select, button")) {
+        node.disabled = true;
+        node.title = why;
+      }
     }
   };
   return { row, sync };

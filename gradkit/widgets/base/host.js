@@ -15,14 +15,16 @@
 //   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}}, or null when
 //               the data for this state has not arrived yet (the busy mark shows until it does)
 //   attached(ctx), detached(ctx)  optional: `el` is in the page / the view is gone
-// and, for a page with no kernel (options.offline: a static export, base/offline.js), optionally:
-//   ready(ctx)  whether it has what it needs to draw ctx.state (a control that would lead
-//               where it has not is greyed out, with the widget's line saying why)
-//   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
-// press(ctx, name) also presses a button whose spec has by_page: the view sets the state it makes
+//   ready(ctx)  optional: whether ctx.scene holds what it draws for ctx.state (a model with no
+//               kernel behind it asks, base/standin.js)
+//   press(ctx, name)  optional: presses a button whose spec has by_page (the view sets the
+//               state the press makes: a hunt's run)
+// The model is the kernel's, or where there is none (the static site) a stand-in that answers
+// from a table (base/standin.js): it says why it cannot answer a value or a command
+// (model.cannotShow(state), model.cannotAsk(name)), and the page greys those controls out with
+// that reason (ctx.whyNot, ctx.whyNotAsk); a kernel's model answers everything.
 import { buildControl, h } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
-import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
 
@@ -54,13 +56,11 @@ export function initialize({ model, experimental }) {
   modelPart(model, experimental);
 }
 
-export function render({ model, el, experimental }, view, options = {}) {
+export function render({ model, el, experimental }, view) {
   const spec = model.get("spec") || {};
   const part = modelPart(model, experimental); // made by initialize (here too where none ran)
   el.classList.add("gradkit-widget");
   if (spec.css) el.classList.add(spec.css); // the root hooks, in every front end (marimo too)
-  const offline = !!options.offline;
-  el.classList.toggle("gk-offline", offline);
   const root = h("div", { class: "gk-inner" });
   el.append(root);
   const busy = h("span", { class: "gk-busy", role: "status", text: "computing…" });
@@ -73,20 +73,12 @@ export function render({ model, el, experimental }, view, options = {}) {
   const canvas = h("canvas", { role: "img", "aria-label": spec.alt || "" });
   const figure = h("div", { class: "gradkit-figure" }, canvas);
   const legend = h("div", { class: "gk-legend" });
-  const note = h("div", { class: "gk-offline-note", text: options.offlineNote || "" });
+  const note = h("div", { class: "gk-greyed-note", text: model.greyedNote || "" });
   // the legend above the picture: read before the marks it names, and never below the fold
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, legend, figure);
-  // the offline note, shown while some control is greyed out for want of a kernel
+  // the model's line, shown while some control is greyed out (a model with no kernel behind it)
   note.hidden = true;
-  if (offline && options.offlineNote) root.append(note);
-  // what the page was given beyond the scene (scenes of other choices, what Python resets)
-  const saved = { scenes: offline ? offlineScenes(model.get("offline")) : [],
-    resets: (offline && (model.get("offline") || {}).resets) || {} };
-  const base = { scene: {}, tables: {} };
-  const labelOf = (name) => {
-    const c = (spec.controls || []).find((s) => s.name === name) || {};
-    return String(c.label || c.text || name).replace(/\s*=\s*$/, "");
-  };
+  if (model.greyedNote) root.append(note);
 
   const names = spec.state || []; // the values the page shows: each a trait of that name
   let asking = 0; // kernel buttons in flight: the busy mark waits for them
@@ -98,52 +90,28 @@ export function render({ model, el, experimental }, view, options = {}) {
   let waiting = false;
 
   const ctx = {
-    model, el, legend, h, offline,
+    model, el, legend, h,
     spec,
     state: valuesOf(model, names),
     scene: {},
     tables: {},
     exact: null, // the kernel's answer for a typed eps off the grid (askExact), null until it comes
     drawn: {},
-    offlineData: model.get("offline") || {},
-    local: {}, // control flags a view sets itself on a page with no kernel
     room: null, // the width the picture may take, CSS px (null: not laid out yet)
-    controlState(name) { return { ...((model.get("control_state") || {})[name] || {}), ...(ctx.local[name] || {}) }; },
-    setControl(name, flags) { ctx.local[name] = { ...(ctx.local[name] || {}), ...flags }; },
-    // with no kernel: whether the page plays control `name` itself (a saved scene for another of
-    // its values, or the view's own), and whether it can show the state `changes` lead to
-    plays(name) {
-      return offline && (saved.scenes.some((s) => name in s.match) || !!(view.plays && view.plays(ctx, name)));
-    },
-    canShow(changes) {
-      if (!offline || !view.ready) return true;
-      const state = withResets(ctx.state, changes, saved.resets);
-      const chosen = sceneFor(saved.scenes, state) || base;
-      return !!view.ready({ ...ctx, state, scene: chosen.scene, tables: chosen.tables });
-    },
+    controlState(name) { return (model.get("control_state") || {})[name] || {}; },
+    // why the model cannot answer the values `changes` lead to, or control `name` asking the
+    // kernel ("" where it can: always, with a kernel)
+    whyNot(changes) { return model.cannotShow ? model.cannotShow({ ...ctx.state, ...changes }) : ""; },
+    whyNotAsk(name) { return model.cannotAsk ? model.cannotAsk(name) : ""; },
     panels() { return ctx.state.panels || spec.panels || []; },
     showError(message) { localError = message; showErrors(); },
     set(name, value, opts = {}) {
       const changes = { [name]: value, ...(opts.also || {}) };
-      const before = { ...ctx.state };
       Object.assign(ctx.state, changes);
-      if (offline) ctx.state = withResets(ctx.state, changes, saved.resets);
       localError = "";
       showErrors();
-      if (offline) chooseScene();
       askExact();
       paint();
-      if (offline) {
-        // no kernel to measure what the page was not given: go back and say so
-        if (waiting) {
-          ctx.state = before;
-          chooseScene();
-          paint(true);
-          const typed = changes.eps_exact;
-          ctx.showError(typed != null ? offGridNote(typed) : refusalNote(settingWords(labelOf(name), name, value)));
-        }
-        return;
-      }
       // only the values changed travel, each in its own trait
       setting = true;
       try {
@@ -159,15 +127,6 @@ export function render({ model, el, experimental }, view, options = {}) {
         showErrors();
         view.press(ctx, name);
         paint();
-        return;
-      }
-      if (offline) {
-        if (view.press && ctx.plays(name)) {
-          localError = "";
-          showErrors();
-          view.press(ctx, name);
-          paint();
-        }
         return;
       }
       localError = "";
@@ -216,21 +175,13 @@ export function render({ model, el, experimental }, view, options = {}) {
   }
 
   function loadScene() {
-    base.scene = part.scene;
-    base.tables = part.tables;
-    chooseScene();
-  }
-
-  // the scene the state shows: the model's, or on a page with no kernel one saved for this state
-  function chooseScene() {
-    const chosen = (offline && sceneFor(saved.scenes, ctx.state)) || base;
-    ctx.scene = chosen.scene;
-    ctx.tables = chosen.tables;
+    ctx.scene = part.scene;
+    ctx.tables = part.tables;
     figure.dataset.scene = String(ctx.scene.id ?? "");
   }
 
   function markBusy() {
-    el.classList.toggle("gk-is-busy", !offline && (waiting || asking > 0 || !!model.get("busy")));
+    el.classList.toggle("gk-is-busy", (waiting || asking > 0 || !!model.get("busy")));
   }
 
   // a request the busy mark waits for; what it changed comes back as traits (scene, values)
@@ -245,7 +196,7 @@ export function render({ model, el, experimental }, view, options = {}) {
   // tables laid out as one x position and one eps of the scene's, comes to every view.
   function askExact() {
     const token = offGridRequest(spec, ctx.scene, ctx.state);
-    ctx.exact = offline || !token ? null : askNumbers(part, token);
+    ctx.exact = token ? askNumbers(part, token) : null;
   }
 
   // The theme: the palette as the page computes it on the root (none before the page attaches
@@ -263,9 +214,9 @@ export function render({ model, el, experimental }, view, options = {}) {
 
   function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
-    if (offline) note.hidden = !root.querySelector(".gk-needs-kernel");
+    note.hidden = !root.querySelector(".gk-needs-kernel");
     // a change that needs a new scene (another function, a typed atol): the old picture waits
-    if (!offline && !sceneFits(ctx.scene, ctx.state)) { waiting = true; markBusy(); return; }
+    if (!sceneFits(ctx.scene, ctx.state)) { waiting = true; markBusy(); return; }
     // a typed eps the kernel could not measure: the error area says why, the picture stays
     if (ctx.exact === FAILED) { waiting = false; markBusy(); return; }
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;

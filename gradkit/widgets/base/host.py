@@ -14,8 +14,9 @@ Python computes, the page draws. A widget is a few synced traits:
   binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`);
 - ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
   (controls disabled, hidden or relabelled from Python);
-- ``offline``: what a page with no kernel (a static export) plays beyond the scene
-  (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
+
+A page with no kernel (the static site) plays the same widget from its saved state and the
+kernel's answers saved with it (:mod:`.standin`).
 
 Requests are anywidget commands (:mod:`.page`) that name what they are for: a button that needs
 the kernel, and the numbers at a typed eps off the grid. The family's ES module draws everything
@@ -38,9 +39,9 @@ import traitlets
 from .bundle import bundle
 from .controls import Control, ErrorArea
 from .guard import error_html, register_for_cell
-from .offline import OfflinePlay, packed_scene
 from .page import PageState
 from .schedule import run_later
+from .standin import RecordedAnswers, packed_scene
 
 __all__ = ["GradkitWidget"]
 
@@ -57,7 +58,7 @@ KIND_TRAITS = {
 THEME_CSS = (Path(__file__).parent / "theme.css").read_text(encoding="utf-8")
 
 
-class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
+class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
     """The base of every gradkit widget: controls, state, scene, error area, busy mark.
 
     Subclasses set ``css`` (the root CSS hook), ``view`` (the JS object that draws) and
@@ -77,7 +78,6 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
     tables = traitlets.Bytes(b"").tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
-    offline = traitlets.Dict().tag(sync=True)
     panels = traitlets.List(
         traitlets.Unicode(),
         help="The panels shown, of PANELS in its order; set it to show more or fewer (a later "
@@ -293,17 +293,21 @@ class GradkitWidget(PageState, OfflinePlay, anywidget.AnyWidget):
         if "for" in scene:
             raise ValueError("a scene may not hold 'for': send_scene writes it (what it fits)")
         self._scene_count += 1
-        made_for = {
-            name: self.current(name)
-            for name, control in self._controls.items()
-            if control.spec.get("scene") and name in self.state_names()
-        }
         payload, buffer = packed_scene(
-            {**scene, "for": made_for}, arrays, key=key, scene_id=self._scene_count
+            {**scene, "for": self.made_for(self.state)}, arrays, key=key, scene_id=self._scene_count
         )
         with self.hold_sync():
             self.tables = buffer
             self.scene = payload
+
+    def made_for(self, state: dict) -> dict:
+        """What a scene for ``state`` is made for: the values of the controls that need a new
+        scene (made with ``scene=True``), as the page compares them (``sceneFits``)."""
+        return {
+            name: state[name]
+            for name, control in self._controls.items()
+            if control.spec.get("scene") and name in self.state_names()
+        }
 
     def later(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` after the current cell (busy meanwhile): the first picture comes first."""

@@ -9,7 +9,7 @@ its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a ``fun
 drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window sends
 (:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A family
 with a function menu passes ``of_function`` too: a page with no kernel then gets every other
-function of the menu at the current x (:meth:`offline_ahead`).
+function of the menu at the current x (:meth:`answers_ahead`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         """Measure per x position with ``measure(x)`` and send the first picture.
 
         ``of_function(f, x)`` is the same measurement for any function of the menu (what a page
-        with no kernel gets for the menu's other functions, :meth:`offline_ahead`).
+        with no kernel gets for the menu's other functions, :meth:`answers_ahead`).
         """
         self._measure_of = of_function
         self._functions_seen = 0
@@ -104,12 +104,12 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         key = (self.css, self.current("function"), self._functions_seen, self._window.origin)
         self.send_scene(scene, self.arrays_of(measured), key=key)
 
-    def offline_ahead(self) -> dict:
+    def answers_ahead(self) -> list[dict]:
         """For a page with no kernel: every other function of the menu, at the current x only
         (picking one there needs no kernel; moving x then does)."""
         measure = self.__dict__.get("_measure_of")
         if measure is None or "function" not in self._controls:
-            return {}
+            return []
         k = self._window.position(self.x)
         grid = dict(self._window.grid)
         scenes = []
@@ -118,11 +118,11 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
                 continue
             measured = [measure(f, self._window.x_at(k))]
             scene = {**self.scene_of(measured, label), "x_grid": grid, "window": [k, 1]}
-            arrays = self.offline_arrays(f, measured)
-            scenes.append(self.offline_scene({"function": label}, scene, arrays))
-        return {"scenes": scenes}
+            arrays = self.answer_arrays(f, measured)
+            scenes.append(self.recorded_answer({"function": label}, scene, arrays))
+        return scenes
 
-    def offline_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
+    def answer_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
         """The arrays of another function's scene for a page with no kernel (default: as a
         window's, :meth:`arrays_of`)."""
         return self.arrays_of(measured)

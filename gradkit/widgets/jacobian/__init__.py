@@ -8,6 +8,6 @@ GradcheckLab.
 
 from __future__ import annotations
 
-from .builder import Calls, JacobianBuilder
+from .builder import JacobianBuilder
 
-__all__ = ["Calls", "JacobianBuilder"]
+__all__ = ["JacobianBuilder"]  # its widget: gradkit.widgets finds it here

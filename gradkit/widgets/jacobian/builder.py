@@ -319,12 +319,12 @@ class JacobianBuilder(GradkitWidget):
             scene = scene_of(self.label, result, self.gradcheck_calls, self.history)
             self.send_scene(scene, arrays_of(result), key=key)
 
-    def offline_ahead(self) -> dict:
+    def answers_ahead(self) -> list[dict]:
         """For a page with no kernel: the scenes of the n's around this one (:data:`N_AROUND`),
         each starting at step 1 as a new n does here; its history lists the n's built and the
         ones between."""
         if self.result is None:
-            return {}
+            return []
         n, built = self.entries, {}
         for k in sorted({min(N_MAX, max(N_MIN, n + d)) for d in N_AROUND} - {n}):
             try:
@@ -338,8 +338,9 @@ class JacobianBuilder(GradkitWidget):
             lo, hi = min(n, k), max(n, k)
             history = [rows[m] for m in sorted(rows) if lo <= m <= hi or m not in built]
             scene = scene_of(self.label, result, counted, history)
-            scenes.append(self.offline_scene({"n": float(k)}, scene, arrays_of(result)))
-        return {"scenes": scenes, "resets": {"n": {"step": 1}}}
+            arrays = arrays_of(result)
+            scenes.append(self.recorded_answer({"n": float(k)}, scene, arrays, sets={"step": 1}))
+        return scenes
 
     def close(self) -> None:
         """Close the widget and drop its numbers."""

@@ -1,7 +1,7 @@
 """GradcheckLab on a page with no kernel: what such a page gets beyond the states one click away.
 
 A static page (``gradkit export``) cannot ask torch for a state it was not given. When the lab's
-state is saved for one (:meth:`~gradkit.widgets.base.offline.OfflinePlay.offline_ahead`), the
+state is saved for one (:meth:`~gradkit.widgets.base.standin.RecordedAnswers.answers_ahead`), the
 lab adds, within :data:`OFFLINE_BUDGET_S`: fast_mode flipped for every state it sends
 (:func:`fast_twins`), and every other Function of its menu at the settings shown, with fast_mode
 flipped and ÷10 / ×10 (:func:`menu_states`), so picking a Function works there too.

@@ -358,11 +358,11 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             "ahead": (states or self._states).ahead,
         }
 
-    def offline_ahead(self) -> dict:
+    def answers_ahead(self) -> list[dict]:
         """For a page with no kernel: fast_mode flipped for every state sent, and the menu's
         other Functions at the settings shown (:mod:`.ahead`, within its time budget)."""
         if self._states is None or self.state.get("eps_exact") is not None:
-            return {}
+            return []
         deadline = time.perf_counter() + OFFLINE_BUDGET_S
         here = self._here()
         sent = [
@@ -379,5 +379,5 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             window = {state_key(*k): states.kept(k[0], k[1], EPS_GRID[k[2]]) for k in keys}
             part, arrays = states.pack(window)
             scene = {**self._scene_json(label, facts, states), **part}
-            scenes.append(self.offline_scene({"function": label}, scene, arrays))
-        return {"scenes": scenes}
+            scenes.append(self.recorded_answer({"function": label}, scene, arrays))
+        return scenes

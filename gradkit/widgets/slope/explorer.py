@@ -207,7 +207,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         """Per x position: analytic slope, rows, zoom; and the function's curve."""
         return {**stack_points(measured), **self._curve}
 
-    def offline_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
+    def answer_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
         """Another function's arrays for a page with no kernel: its curve around x alone, and no
         zoom table where the zoom panel is not shown (a static page cannot open it)."""
         arrays = {**stack_points(measured), **curve(f, self.x, self.x)}

@@ -1,0 +1,111 @@
+// A page with no kernel (the static site): its model stands in for the kernel, answering the
+// page from a table. `gradkit export` saved each widget's state and, beside it, the kernel's
+// answers to the moves one step away (`answers`, base/standin.py): each a scene for other values
+// of the controls that need a new scene (another function, another n), with its tables and the
+// values Python changes along with them. `standIn` makes the site's model (anywidget's, played
+// over that state by the site's loader) answer what the page sends as the kernel would: a
+// change the shown scene holds needs nothing; one an answer holds gets that answer; any other is
+// refused as Python refuses a value (its values back, the error area saying why). Commands
+// (`ask`, given to the page as experimental.invoke) get the kernel's refusal. Where the table has
+// no answer it says why (cannotShow, cannotAsk): the page greys that control out with the reason,
+// and that is all it knows of having no kernel (host.js ctx.whyNot).
+import { EPS_GRID, epsLabel } from "./eps.js";
+import { escapeHtml, pyFormat } from "./format.js";
+import { decodeTables } from "./tables.js";
+import { sceneFits } from "./host.js";
+
+export const NEEDS_KERNEL = "needs a running notebook (Python): open this lesson in Jupyter to use it";
+
+// A setting in words: "x = 2.35", "eps = 1e-07", "fast_mode on", "Function = WrongSquareFn".
+export function settingWords(label, name, value) {
+  const what = label || name;
+  if (name === "eps" && Number.isInteger(value)) return `eps = ${epsLabel(EPS_GRID[value])}`;
+  if (typeof value === "boolean") return `${what} ${value ? "on" : "off"}`;
+  if (typeof value === "number") return `${what} = ${pyFormat(value, ".6g")}`;
+  return `${what} = ${value}`;
+}
+
+// Why a typed eps between the grid's steps has no answer: the steps either side of it.
+export function offGridWords(value) {
+  const above = EPS_GRID.findIndex((e) => e > value);
+  const lo = EPS_GRID[Math.max(0, above - 1)];
+  const hi = EPS_GRID[above < 0 ? EPS_GRID.length - 1 : above];
+  return `eps = ${epsLabel(value)} lies between the eps steps this page holds (${epsLabel(lo)} and ` +
+    `${epsLabel(hi)}): type one of them, or open this lesson in Jupyter, where Python measures any eps.`;
+}
+
+// The label a control shows for the value `name` ("Function", "n"), else the name.
+function labelOf(spec, name) {
+  const c = (spec.controls || []).find((s) => s.name === name) || {};
+  return String(c.label || c.aria || c.text || name).replace(/\s*=\s*$/, "");
+}
+
+// The traits an answer may set: the scene and the values the page shows (never the layout).
+function allowed(spec, name) {
+  return name === "scene" || name === "tables" || (spec.state || []).includes(name);
+}
+
+// Make `model` (anywidget's model over a saved widget's state, as the site's loader plays it:
+// get, set, on, off; `answers` among its values, their tables as DataView) a stand-in for the
+// kernel: its save_changes answers the page's changes from the table, `ask` answers commands (as
+// experimental.invoke does), `cannotShow`/`cannotAsk` say why where the table has no answer.
+// `view` is the family's view (its `ready(ctx)` says whether a scene holds what it draws for a
+// state); `refused()` is called when the page asks what no table answers (the site shows its line).
+export function standIn(model, view, refused = () => {}) {
+  const spec = model.get("spec") || {};
+  const names = spec.state || [];
+  const saved = Array.isArray(model.get("answers")) ? model.get("answers") : [];
+  const decoded = new Map(); // tables decoded once per buffer
+  const tablesOf = (buffer, scene) => {
+    if (!decoded.has(buffer)) decoded.set(buffer, decodeTables(buffer, (scene || {}).tables));
+    return decoded.get(buffer);
+  };
+  const valuesNow = () => Object.fromEntries(names.map((n) => [n, model.get(n)]));
+  const shown = () => ({ state: {}, scene: model.get("scene") || {}, tables: model.get("tables") });
+  // the saved scene answers too (a page that went to another function can come back)
+  const answers = [shown(), ...saved.map((a) => ({ state: a.state || {}, scene: a.scene || {}, tables: a.tables }))]
+    .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(spec, k))) }));
+  const holds = (scene, buffer, state) => sceneFits(scene, state) &&
+    (!view.ready || !!view.ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null }));
+  // the answer for `state`: the scene shown when it holds it (nothing changes), else a saved one
+  // (a typed eps off the grid never: the kernel measures it when asked, and the table has none)
+  const answerFor = (state) => {
+    if (state.eps_exact != null) return null;
+    const now = shown();
+    if (holds(now.scene, now.tables, state)) return now;
+    return answers.find((a) => holds(a.scene, a.tables, { ...state, ...a.state })) || null;
+  };
+  let accepted = valuesNow(); // the values last answered: a refused change goes back to them
+
+  // the page's changes, answered from the table as the kernel would answer them
+  model.save_changes = () => {
+    const state = valuesNow();
+    const found = answerFor(state);
+    if (found) {
+      const sets = { ...found.state, error: "" };
+      if (found.scene !== model.get("scene")) Object.assign(sets, { scene: found.scene, tables: found.tables });
+      model.set(sets);
+      accepted = valuesNow();
+      return;
+    }
+    const why = model.cannotShow(state);
+    model.set({ ...accepted, error: `<div class="gk-alert"><b>Could not use that:</b> ${escapeHtml(why)}</div>` });
+  };
+  // a command, as experimental.invoke answers it: [answer, buffers]; none is in the table
+  model.ask = async (command, msg = {}) => {
+    if (command !== "numbers_at") refused();
+    return [{ error: command === "numbers_at" ? offGridWords(msg.eps) : model.cannotAsk(msg.name) }, []];
+  };
+  // why the table has no answer for the page's values `state` ("" where it has one)
+  model.cannotShow = (state) => {
+    if (answerFor(state)) return "";
+    if (state.eps_exact != null) return offGridWords(state.eps_exact);
+    const name = names.find((n) => JSON.stringify(state[n]) !== JSON.stringify(accepted[n]));
+    if (name === undefined) return `this ${NEEDS_KERNEL}`;
+    return `${settingWords(labelOf(spec, name), name, state[name])} is not saved with this page: it ${NEEDS_KERNEL}.`;
+  };
+  // why the table has no answer for control `name` asking the kernel (a button that runs
+  // Python, a text Python reads): none does
+  model.cannotAsk = (name) => `${labelOf(spec, name)} ${NEEDS_KERNEL}.`;
+  return model;
+}
