@@ -20,7 +20,7 @@
 //               where it has not is greyed out, with the widget's line saying why)
 //   plays(ctx, name), press(ctx, name)  a kernel button the page plays itself (hints, verdicts)
 // press(ctx, name) also presses a button whose spec has by_page: the view sets the state it makes
-import { buildControl, h } from "./controls.js";
+import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { offGridNote, offlineScenes, refusalNote, sceneFor, settingWords, withResets } from "./offline.js";
 import { makePainter } from "./plot.js";
@@ -122,6 +122,9 @@ export function render({ model, el, experimental }, view, options = {}) {
       return !!view.ready({ ...ctx, state, scene: chosen.scene, tables: chosen.tables });
     },
     panels() { return ctx.state.panels || spec.panels || []; },
+    // a value as the learner reads it: a slider's position as its value (its spec's values);
+    // `this`: a copy of ctx with another state (canShow) reads its own
+    value(name) { return shownValue(spec.controls, name, this.state[name]); },
     showError(message) { localError = message; showErrors(); },
     set(name, value, opts = {}) {
       const changes = { [name]: value, ...(opts.also || {}) };
@@ -140,7 +143,7 @@ export function render({ model, el, experimental }, view, options = {}) {
           chooseScene();
           paint(true);
           const typed = changes.eps_exact;
-          ctx.showError(typed != null ? offGridNote(typed) : refusalNote(settingWords(labelOf(name), name, value)));
+          ctx.showError(typed != null ? offGridNote(typed) : refusalNote(settingWords(labelOf(name), name, shownValue(spec.controls, name, value))));
         }
         return;
       }
