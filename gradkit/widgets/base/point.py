@@ -5,13 +5,12 @@ They share one flow: what torch measures at an x position (``measure(x)``) is ke
 follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
 The state ``x`` is x's whole position on its slider (the page sends positions only; the float x
 is :attr:`x_value`). A typed eps off the grid is measured at the x position the page names when
-it asks (``numbers_at``,
-:mod:`.page`; Python's readouts read the same answer, ``numbers_here``). A subclass builds
-its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a ``function``
-drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window sends
-(:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A family
-with a function menu passes ``of_function`` too: a page with no kernel then gets every other
-function of the menu at the current x (:meth:`offline_ahead`).
+it asks (``numbers_at``, :mod:`.page`; Python's readouts read the same answer, ``numbers_here``).
+A subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
+``function`` drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window
+sends (:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A
+family with a function menu passes ``of_function`` too: a page with no kernel then gets every
+other function of the menu at the current x (:meth:`offline_ahead`).
 """
 
 from __future__ import annotations
