@@ -82,7 +82,7 @@ def _build(builder, bigger):
     builder.next_step()
     builder.run_all()
     numeric, analytic = torch.as_tensor(builder.numeric), torch.as_tensor(builder.analytic)
-    assert numeric.shape == analytic.shape == (builder.entries, builder.entries)
+    assert numeric.shape == analytic.shape == (builder.n, builder.n)
     assert torch.allclose(numeric, analytic, atol=1e-5, rtol=1e-3)
     before = repr(builder.calls)
     builder.n = bigger

@@ -104,42 +104,6 @@ def eps_fixture() -> dict:
     }
 
 
-#: Slider grids (origin, step): the widgets' x sliders (steps 0.05 and 0.01 through x), the
-#: n slider, and binary steps whose half-way values are exact ties.
-GRIDS = ((0.5, 0.01), (2.0, 0.05), (-1.3, 0.05), (0.1, 0.1), (0.0, 1.0), (0.0, 0.5), (1.5, 0.25))
-
-
-def grid_fixture() -> dict:
-    """The slider grid (base.controls: grid_position, grid_values, on_grid) on :data:`GRIDS`,
-    each as a slider's spec sends it (positions -5 … 5 and their values): for values on the
-    grid, half-way between two positions (exact ties for binary steps: Python's round goes to
-    the even position, where JavaScript's Math.round would go up), a float either side of each
-    half-way value and a few more, each value's position and whether it is on the grid (one
-    row [value, position, on_grid] each)."""
-    import random
-
-    sys.path.insert(0, str(ROOT))
-    from gradkit.widgets.base.controls import grid_position, grid_value, grid_values, on_grid
-
-    rng = random.Random(0)
-    grids = []
-    for origin, step in GRIDS:
-        grid = {"origin": origin, "step": step, "lo": -5, "hi": 5}
-        grid["values"] = grid_values(grid, grid["lo"], grid["hi"])
-        values = []
-        for k in range(-4, 4):
-            half = (grid_value(grid, k) + grid_value(grid, k + 1)) / 2
-            values += [grid_value(grid, k), origin + (k + 0.5) * step, half]
-            values += [math.nextafter(half, -math.inf), math.nextafter(half, math.inf)]
-        values += [origin + rng.uniform(-4.4, 4.4) * step for _ in range(4)]
-        cases = [
-            [v, grid_position(grid, v), on_grid(grid, v)]
-            for v in dict.fromkeys(values)  # each value once
-        ]
-        grids.append({"slider": grid, "cases": cases})
-    return {"grids": grids}
-
-
 #: SlopeExplorer's zoom rows and overview curve in the fixture, thinned to at most this many
 #: samples each (the page reads the count from the scene): the tests draw them, and read no one
 #: number of them against Python's.
@@ -175,6 +139,7 @@ def slope_fixture() -> dict:
     buffer, layout = pack(arrays)
     scene = {**w.scene, "zoom_points": arrays["zoom"].shape[-1], "tables": layout}
     fixture = {"scene": scene, "tables_zlib": tables_text(buffer), **as_changes(states)}
+    fixture["x_value"] = w.x_value  # the value at the state's x position (the page: ctx.value)
     return json_safe({**fixture, "typed": typed})
 
 
@@ -194,7 +159,7 @@ def _first_picture(cls: type, **kwargs: object) -> tuple:
         w = cls(**kwargs)
 
     def done() -> dict:
-        sent = {"scene": w.scene, "tables_zlib": tables_text(w.tables)}
+        sent = {"scene": w.scene, "tables_zlib": tables_text(w.tables), "x_value": w.x_value}
         sent["exact"] = _answer(w)  # what the page's numbers_at is answered now
         w.close()
         run_pending()  # the closed widget's deferred work: nothing left for later
@@ -447,7 +412,6 @@ def format_fixture() -> dict:
 
 FIXTURE_MAKERS = {
     "eps.json": eps_fixture,
-    "grid.json": grid_fixture,
     "format.json": format_fixture,
     "slope.json": slope_fixture,
     "ruler.json": ruler_fixture,

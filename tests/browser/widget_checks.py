@@ -71,7 +71,7 @@ def check_slope_picture(root, state: dict | None = None) -> dict:
     assert match.group(2) == full, f"readout {match.group(2)}, picture's slope {full}"
     # the evaluation points drawn are fl(x + eps) in the dtype (x and eps stored in it first)
     torch_dtype = getattr(torch, dtype)
-    x = torch.tensor(float(state["values"]["x"]), dtype=torch_dtype)
+    x = torch.tensor(float(drawn["x"]), dtype=torch_dtype)  # the state holds x's position
     plus = float(x + torch.tensor(float(label), dtype=torch.float64).to(torch_dtype))
     assert drawn["points"][0][0] == plus, (
         f"picture's evaluation point {drawn['points'][0][0]!r}, x + eps in {dtype} is {plus!r}"

@@ -15,7 +15,9 @@ import {
 import {
   decodeTables, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
-import { keyMove, sliderPosition, sliderStepMoves, sliderValue } from "../../gradkit/widgets/base/controls.js";
+import {
+  keyMove, savedRange, shownValue, sliderStepMoves, sliderValue,
+} from "../../gradkit/widgets/base/controls.js";
 import { FAILED, askKernel, askNumbers, valuesOf } from "../../gradkit/widgets/base/page.js";
 import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
 import {
@@ -89,12 +91,14 @@ test("tables decode float64 and float32 arrays at their offsets", () => {
 });
 
 test("pointRecord: nothing until the scene of the state's function has come, then the lookup's record", () => {
-  const lookup = (scene, tables, exact, state) => (state.x in tables ? { row: tables[state.x], exact } : undefined);
-  const ctx = (scene, state) => ({ scene, state, tables: { 2: "two" }, exact: "answer" });
+  // state.x a position; the lookup is handed its value too (ctx.value)
+  const lookup = (scene, tables, exact, state, x) => (state.x in tables ? { row: tables[state.x], exact, x } : undefined);
+  const value = (name) => (name === "x" ? 2.1 : null);
+  const ctx = (scene, state) => ({ scene, state, tables: { 2: "two" }, exact: "answer", value });
   assert.equal(pointRecord(ctx({}, { x: 2 }), "fields", lookup), null); // no scene yet
   assert.equal(pointRecord(ctx({ fields: 1, function: "x²" }, { function: "sin", x: 2 }), "fields", lookup), null);
   assert.deepEqual(pointRecord(ctx({ fields: 1, function: "x²" }, { function: "x²", x: 2 }), "fields", lookup),
-    { row: "two", exact: "answer" });
+    { row: "two", exact: "answer", x: 2.1 });
   assert.equal(pointRecord(ctx({ fields: 1 }, { x: 3 }), "fields", lookup), null); // still being measured
 });
 
@@ -125,7 +129,7 @@ test("offGridRequest names what a typed eps's numbers are for: scene, eps and th
   const state = { eps: 18, eps_exact: 3e-7, x: 2, dtype: "float32" };
   assert.deepEqual(JSON.parse(offGridRequest(spec, { key: "k1" }, state)), { key: "k1", eps: 3e-7, x: 2 });
   assert.equal(offGridRequest(spec, { key: "k1" }, { ...state, dtype: "float64" }), offGridRequest(spec, { key: "k1" }, state));
-  for (const other of [[{ key: "k2" }, state], [{ key: "k1" }, { ...state, eps_exact: 4e-7 }], [{ key: "k1" }, { ...state, x: 2.05 }]]) {
+  for (const other of [[{ key: "k2" }, state], [{ key: "k1" }, { ...state, eps_exact: 4e-7 }], [{ key: "k1" }, { ...state, x: 3 }]]) {
     assert.notEqual(offGridRequest(spec, ...other), offGridRequest(spec, { key: "k1" }, state));
   }
   assert.equal(offGridRequest(spec, { key: "k1" }, { ...state, eps_exact: null }), null); // on the grid: nothing to ask
@@ -175,9 +179,30 @@ test("the keyboard moves sliders by one, a page, or to the ends", () => {
   assert.equal(keyMove("End", 5, 0, 36), 36);
   assert.equal(keyMove("a", 5, 0, 36), null);
   const x = { origin: 2, step: 0.05, lo: -100, hi: 20, values: Array.from({ length: 121 }, (_, i) => 2 + (i - 100) * 0.05) };
-  assert.equal(sliderValue(x, 1), 2 + 1 * 0.05);
-  assert.equal(sliderValue(x, 99), 2 + 20 * 0.05);
-  assert.equal(sliderPosition(x, 2 + 3 * 0.05), 3);
+  assert.equal(sliderValue(x, 1), x.values[101]); // the value Python sent for position 1
+  assert.equal(sliderValue(x, 99), x.values[120]); // clamped to the ends
+  assert.equal(sliderValue(x, -999), x.values[0]);
+});
+
+test("a slider's state is its position: the page reads its value only to show it", () => {
+  const x = { kind: "slider", name: "x", lo: -2, hi: 2, values: [1.9, 1.95, 2, 2.05, 2.1] };
+  const controls = [{ kind: "grid", name: "eps" }, x];
+  assert.equal(shownValue(controls, "x", -2), 1.9);
+  assert.equal(shownValue(controls, "x", 1), 2.05);
+  assert.equal(shownValue(controls, "eps", 27), 27); // not a slider: as held
+  assert.equal(shownValue(controls, "dtype", "float32"), "float32");
+  assert.equal(shownValue(undefined, "x", 1), 1);
+});
+
+test("with no kernel a slider spans only the saved positions next to the one shown", () => {
+  const spec = { lo: -100, hi: 20 };
+  const window = (k) => k >= -5 && k <= 5; // 01's x: five positions either side were saved
+  assert.deepEqual(savedRange(spec, 0, window), [-5, 5]);
+  assert.deepEqual(savedRange(spec, 0, () => false), [0, 0]); // another function: x alone
+  // 02's n (1 … 64, saved 2 … 5 and 9): the span stops at the first gap, and at the ends
+  const saved = (k) => [2, 3, 4, 5, 9].includes(k);
+  assert.deepEqual(savedRange({ lo: 1, hi: 64 }, 3, saved), [2, 5]);
+  assert.deepEqual(savedRange({ lo: 3, hi: 4 }, 3, saved), [3, 4]);
 });
 
 test("a step button at the end of its range leads nowhere (the page greys it out)", () => {
@@ -188,10 +213,10 @@ test("a step button at the end of its range leads nowhere (the page greys it out
   assert.equal(epsStepMoves({ eps: last - 1, eps_exact: null }, 1), true); // clamps onto the end
   assert.equal(epsStepMoves({ eps: last, eps_exact: EPS_GRID[last] * 0.9 }, 1), true); // back on the grid
   const x = { origin: 2, step: 0.05, lo: -100, hi: 20, values: Array.from({ length: 121 }, (_, i) => 2 + (i - 100) * 0.05) };
-  assert.equal(sliderStepMoves(x, 2 + 20 * 0.05, 1), false); // + at the highest x
-  assert.equal(sliderStepMoves(x, 2 + 19 * 0.05, 1), true);
-  assert.equal(sliderStepMoves(x, 2 - 100 * 0.05, -1), false); // − at the lowest
-  assert.equal(sliderStepMoves(x, 2, -1), true);
+  assert.equal(sliderStepMoves(x, 20, 1), false); // + at the highest position
+  assert.equal(sliderStepMoves(x, 19, 1), true);
+  assert.equal(sliderStepMoves(x, -100, -1), false); // − at the lowest
+  assert.equal(sliderStepMoves(x, 0, -1), true);
 });
 
 test("valuesOf reads each value from its own trait", () => {
@@ -274,7 +299,8 @@ test("the format fixture holds every spec the views write numbers with", () => {
 function savedBuilder() {
   const layout = { x: { offset: 0, shape: [2], dtype: "float64" } };
   const buffer = (a, b) => new DataView(new Float64Array([a, b]).buffer);
-  const spec = { state: ["n", "step", "eps", "eps_exact"], controls: [{ name: "n", label: "n", kind: "slider" }] };
+  const spec = { state: ["n", "step", "eps", "eps_exact"], controls: [{ name: "n", label: "n", kind: "slider", lo: 1, hi: 8,
+    values: [1, 2, 3, 4, 5, 6, 7, 8] }] };
   const scene = (n) => ({ n, key: `n${n}`, for: { n }, tables: layout });
   return { state: { spec, n: 3, step: 2, eps: 18, eps_exact: null, error: "", scene: scene(3), tables: buffer(3, 3),
     answers: [{ state: { step: 1, spec: { state: [] } }, scene: scene(4), tables: buffer(4, 4) }] } };

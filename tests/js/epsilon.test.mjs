@@ -37,7 +37,7 @@ test("the page finds gradkit.sweep's error and flags for every dtype, scheme and
   for (const name of ["main", "zero"]) {
     const sc = sceneOf(name);
     for (const { state, want } of sc.states) {
-      const found = labFound(sc.scene, sc.tables, null, state);
+      const found = labFound(sc.scene, sc.tables, null, state, sc.x_value);
       const r = found.at[found.d];
       const where = `${name} ${state.dtype} ${state.scheme} eps ${EPS_GRID[state.eps]}`;
       assert.ok(Object.is(r.error, num(want.error)), `${where}: ${r.error} vs ${want.error}`);
@@ -52,36 +52,36 @@ test("the page finds gradkit.sweep's error and flags for every dtype, scheme and
 
 test("the error axes fit every error of both schemes and the tolerance", () => {
   const sc = sceneOf("main");
-  const found = labFound(sc.scene, sc.tables, null, sc.states[0].state);
+  const found = labFound(sc.scene, sc.tables, null, sc.states[0].state, sc.x_value);
   assert.deepEqual(errorLimits(sc.tables, found.w, found.point.tolerance), sc.limits);
 });
 
 test("a typed eps off the grid reads the kernel's answer, and waits for it", () => {
   const sc = sceneOf("main");
   const state = stateOf(sc, { ...epsState(3e-7), scheme: "forward", dtype: "float64" });
-  const found = labFound(sc.scene, sc.tables, answerOf(sc), state);
+  const found = labFound(sc.scene, sc.tables, answerOf(sc), state, sc.x_value);
   assert.equal(found.eps, 3e-7);
   assert.ok(Object.is(found.at[found.d].error, num(sc.exact_want.forward.float64)));
   assert.ok(Object.is(found.at[1].error, num(sc.exact_want.forward.float32)));
-  assert.equal(labFound(sc.scene, sc.tables, null, state), null); // not come yet: the page waits
-  assert.equal(labFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 0.55 }), null); // beyond the window
-  assert.equal(labSlot(sc.scene, 0.5), 0);
-  assert.equal(labSlot(sc.scene, 0.55), -1);
+  assert.equal(labFound(sc.scene, sc.tables, null, state, sc.x_value), null); // not come yet: the page waits
+  assert.equal(labFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 1 }, 0.55), null); // beyond the window
+  assert.equal(labSlot(sc.scene, 0), 0); // x's position: the window's first
+  assert.equal(labSlot(sc.scene, 1), -1);
 });
 
 test("at gradcheck's eps float32 fails 13 times over the tolerance and float64 passes", () => {
   const sc = sceneOf("main");
   const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype: "float32" });
-  const out = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state), ALL);
+  const out = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state, sc.x_value), ALL);
   assert.match(text(out.error), /^float32 error at this eps 9\.96e-03 13\.1 × the tolerance 0\.00076: gradcheck fails$/);
   assert.equal(text(out.tolerance), "gradcheck tolerance 0.00076 = atol + rtol·|f′(x)| = 1e-05 + 0.001·0.75");
   assert.equal(text(out.eps), "eps 1e-06 = 0.000001");
   assert.match(text(out.optimal), /^best eps for float32 0\.002 the smallest error on this lab's eps grid \(4e-07\); theory 0\.0016 \(error ≈ 7e-06\)$/);
   assert.match(text(out.table), /^at eps = 1e-06, against the tolerance 0\.00076: float64 6\.19e-12 passes u = 1e-16 float32 9\.96e-03 fails/);
   assert.match(out.table, /<tr style='font-weight:bold'><td>float32/);
-  const two = labReadouts(sc.scene, { ...state, shown: ["float64", "float32"] }, labFound(sc.scene, sc.tables, null, state), ALL);
+  const two = labReadouts(sc.scene, { ...state, shown: ["float64", "float32"] }, labFound(sc.scene, sc.tables, null, state, sc.x_value), ALL);
   assert.doesNotMatch(text(two.table), /float16/);
-  const closed = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state), ["curves"]);
+  const closed = labReadouts(sc.scene, state, labFound(sc.scene, sc.tables, null, state, sc.x_value), ["curves"]);
   assert.equal(closed.optimal, "");
   assert.equal(closed.table, "");
 });
@@ -99,7 +99,7 @@ test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, neve
   const sc = sceneOf("zero");
   for (const dtype of ["float32", "float16", "bfloat16", "float64"]) {
     const state = stateOf(sc, { ...epsState(1e-6), scheme: "central", dtype });
-    const found = labFound(sc.scene, sc.tables, null, state);
+    const found = labFound(sc.scene, sc.tables, null, state, sc.x_value);
     const optimal = text(labReadouts(sc.scene, state, found, ALL).optimal);
     assert.match(optimal, /theory: below 1e-12, off this scale: f\(x\) = 0/, optimal);
     const theory = optimal.slice(optimal.indexOf("theory"));
@@ -113,9 +113,9 @@ test("issue 19 #16: at x = 0 theory's best eps is said to be off the scale, neve
 
 test("where f has no slope the page says why, with no numbers to draw", () => {
   const sc = sceneOf("log");
-  const state = sc.state ?? { function: "log(x)", x: -1, eps: 18, eps_exact: 3e-7,
+  const state = sc.state ?? { function: "log(x)", x: 0, eps: 18, eps_exact: 3e-7,
     dtype: "float32", scheme: "central", shown: sc.scene.dtypes, theory: true };
-  const found = labFound(sc.scene, sc.tables, null, state);
+  const found = labFound(sc.scene, sc.tables, null, state, sc.x_value);
   assert.ok(found.noSlope && found.at === null);
   const out = labReadouts(sc.scene, state, found, ALL);
   assert.equal(text(out.error), "f(x) = log(x) is NaN at x = -1 (outside its domain, or too large for float64), so there is no slope to measure; move x to a positive number");
@@ -167,7 +167,7 @@ globalThis.document ??= { createTextNode: (text) => ({ text }) };
 const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
-  const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, painter: makePainter(canvas), h: node,
+  const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, value: () => sc.x_value, painter: makePainter(canvas), h: node,
     legend: node(), panels: () => ALL, set() {}, drawn: {} };
   return epsilonView.paint(ctx).drawn;
 }

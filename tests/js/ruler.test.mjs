@@ -25,7 +25,7 @@ function sceneOf(name) {
 function find(name, dtype, eps) {
   const sc = sceneOf(name);
   const row = sc.states.find((s) => s.state.dtype === dtype && s.state.eps === epsState(eps).eps);
-  return { sc, row, r: rulerFound(sc.scene, sc.tables, null, row.state) };
+  return { sc, row, r: rulerFound(sc.scene, sc.tables, null, row.state, sc.x_value) };
 }
 
 test("the page finds torch's numbers and flags for every dtype and eps", () => {
@@ -33,7 +33,7 @@ test("the page finds torch's numbers and flags for every dtype and eps", () => {
   for (const name of Object.keys(fixture)) {
     const sc = sceneOf(name);
     for (const { state, ruler } of sc.states) {
-      const r = rulerFound(sc.scene, sc.tables, {}, state);
+      const r = rulerFound(sc.scene, sc.tables, {}, state, sc.x_value);
       const where = `${name} ${JSON.stringify(state)}`;
       assert.ok(r, where);
       for (const [mine, theirs] of [["x", "x"], ["h", "h"], ["ulp", "ulp"], ["ulpBelow", "ulp_below"], ["lower", "lower"], ["upper", "upper"]]) {
@@ -54,7 +54,7 @@ test("the landing panel draws the representable numbers torch walks to, or none 
   for (const name of Object.keys(fixture)) {
     const sc = sceneOf(name);
     for (const { state, ticks } of sc.states) {
-      const got = viewTicks(rulerFound(sc.scene, sc.tables, {}, state), sc.scene.view);
+      const got = viewTicks(rulerFound(sc.scene, sc.tables, {}, state, sc.x_value), sc.scene.view);
       if (ticks === null) { assert.equal(got, null, `${name} ${JSON.stringify(state)}`); continue; }
       assert.equal(got.length, ticks.length, `${name} ${JSON.stringify(state)}`);
       got.forEach((t, i) => assert.ok(Math.abs(t - ticks[i]) <= 1e-12 * Math.max(1, Math.abs(t)), `${t} vs ${ticks[i]}`));
@@ -113,11 +113,11 @@ test("issue 19 #15: an x that overflows says inf − inf is NaN, never NaN ulps 
 test("a typed eps off the grid is the kernel's answer, for this x only", () => {
   const sc = sceneOf("half");
   const state = { ...sc.exact_state, dtype: "float32" };
-  const r = rulerFound(sc.scene, sc.tables, answerOf(sc), state);
+  const r = rulerFound(sc.scene, sc.tables, answerOf(sc), state, sc.x_value);
   assert.equal(r.eps, 3e-7);
   assert.equal(r.upper, Math.fround(0.5 + Math.fround(3e-7)));
-  assert.equal(rulerFound(sc.scene, sc.tables, null, state), null); // not come yet: the page waits
-  assert.equal(rulerFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 0.51 }), null); // beyond the window
+  assert.equal(rulerFound(sc.scene, sc.tables, null, state, sc.x_value), null); // not come yet: the page waits
+  assert.equal(rulerFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 1 }, 0.51), null); // beyond the window
 });
 
 test("Python's repr, spacing counts and tick segments", () => {

@@ -11,13 +11,14 @@ import { answerOf, readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("slope");
 const tables = tablesOf(fixture);
+const X = fixture.x_value; // the value at the fixture's x position (the page: ctx.value("x"))
 const states = fixture.states.map((row) => ({ ...row, state: stateOf(fixture, row) }));
 
 test("the page reads the numeric and analytic slopes Python reads, for every state", () => {
   let checked = 0;
   for (const { state, numeric, analytic } of states) {
     if (state.eps_exact != null) continue;
-    const found = slopeRow(fixture.scene, tables, null, state);
+    const found = slopeRow(fixture.scene, tables, null, state, X);
     assert.ok(found, JSON.stringify(state));
     if (numeric === null) assert.ok(Number.isNaN(found.r.numeric), JSON.stringify(state));
     else assert.equal(found.r.numeric, numeric, JSON.stringify(state));
@@ -29,14 +30,14 @@ test("the page reads the numeric and analytic slopes Python reads, for every sta
 
 test("an x beyond the positions sent, or a typed eps not yet measured, waits (null)", () => {
   const state = { ...states[0].state };
-  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, x: state.x + 0.05 }), null);
-  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, eps_exact: 3e-7 }), null);
-  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, dtype: "float8" }), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, x: state.x + 1 }, X), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, eps_exact: 3e-7 }, X), null);
+  assert.equal(slopeRow(fixture.scene, tables, null, { ...state, dtype: "float8" }, X), null);
 });
 
 test("a typed eps off the grid reads the kernel's answer: the numeric slope Python reads", () => {
   const { state, numeric, exact } = fixture.typed;
-  const found = slopeRow(fixture.scene, tables, answerOf(fixture.typed), state);
+  const found = slopeRow(fixture.scene, tables, answerOf(fixture.typed), state, X);
   assert.equal(found.eps, 3e-7);
   assert.equal(found.r.numeric, numeric);
   const { rows, zoom } = exact.answer.tables; // one x position and one eps of the scene's tables
@@ -49,17 +50,17 @@ test("readouts word the row: slopes, errors, eps and the rounding notes", () => 
     && s.state.scheme === "central" && s.state.eps === epsState(eps).eps);
   const f64 = pick("float64", 1e-6).state;
   const text = (html) => html.replace(/<[^>]+>/g, "").replace(/&nbsp;/g, " ").replace(/\s+/g, " ");
-  const r64 = slopeReadouts(fixture.scene, f64, slopeRow(fixture.scene, tables, {}, f64));
+  const r64 = slopeReadouts(fixture.scene, f64, slopeRow(fixture.scene, tables, {}, f64, X));
   assert.match(text(r64.numeric), /^numeric slope 0\.750 = 0\.7\d+, \(f\(x\+eps\) − f\(x−eps\)\) \/ \(2·eps\) in float64$/);
   assert.match(text(r64.analytic), /^analytic slope 0\.750 = 0\.75, autograd in float64$/);
   assert.match(text(r64.eps), /^eps 1e-06 = 0\.000001$/);
   assert.match(text(r64.note), /land on 0\.499999 and 0\.500001 in float64/);
   const f16 = pick("float16", 1e-6).state;
-  const r16 = slopeReadouts(fixture.scene, f16, slopeRow(fixture.scene, tables, {}, f16));
+  const r16 = slopeReadouts(fixture.scene, f16, slopeRow(fixture.scene, tables, {}, f16, X));
   assert.match(text(r16.note), /same float16 number|rounds to 0 in float16/);
   assert.match(text(r16.numeric), /^numeric slope 0\.000 /);
   const f32 = pick("float32", 1e-6).state;
-  const r32 = slopeReadouts(fixture.scene, f32, slopeRow(fixture.scene, tables, {}, f32));
+  const r32 = slopeReadouts(fixture.scene, f32, slopeRow(fixture.scene, tables, {}, f32, X));
   assert.match(text(r32.eps), /stored in float32 as 9\.99999997e-07/);
 });
 
@@ -83,7 +84,7 @@ const canvas = new Proxy({}, { get: (t, k) => (k === "measureText" ? (s) => ({ w
 globalThis.document ??= { createTextNode: (text) => ({ text }) };
 const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paint(state, scene = fixture.scene) {
-  const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
+  const ctx = { scene, tables, exact: null, state, value: () => X, painter: makePainter(canvas), h: node, legend: node(),
     panels: () => state.panels, set() {}, drawn: {} };
   return slopeView.paint(ctx).drawn;
 }
@@ -126,7 +127,7 @@ test("the zoom panel's limits are the page's: all it draws, padded by its one ma
   let checked = 0;
   for (const { state } of states) {
     if (state.eps_exact != null) continue;
-    const found = slopeRow(fixture.scene, tables, {}, state);
+    const found = slopeRow(fixture.scene, tables, {}, state, X);
     const { r, analytic: a, eps, zoom } = found;
     const hw = fixture.scene.half_width;
     const drawn = [...zoom, -a * hw, a * hw, (r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps, 0].filter(Number.isFinite);

@@ -110,15 +110,15 @@ function recordingContext() {
   return { g: proxy, marks };
 }
 
-const sceneOf = (sent) => ({ scene: sent.scene, tables: tablesOf(sent) });
+const sceneOf = (sent) => ({ scene: sent.scene, tables: tablesOf(sent), x: sent.x_value });
 
 globalThis.document ??= { createTextNode: (text) => ({ text }) };
-function paintMarks(view, { scene, tables }, state, palette) {
+function paintMarks(view, { scene, tables, x }, state, palette) {
   useTheme(palette);
   const { g, marks } = recordingContext();
   const el = () => ({ style: {}, dataset: {}, append() {} });
   const ctx = {
-    scene, tables, exact: null, state, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" },
+    scene, tables, exact: null, state, value: () => x, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" },
     panels: () => state.panels || scene.panels || [], set() {}, drawn: {},
   };
   const shown = view.paint(ctx);

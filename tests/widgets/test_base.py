@@ -15,7 +15,7 @@ from gradkit._args import EPS_GRID
 from gradkit._palette import PALETTE
 from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import bundle, eps, guard, schedule, tables
-from gradkit.widgets.base.controls import grid_position, grid_value, on_grid
+from gradkit.widgets.base.controls import grid_position, grid_value
 from gradkit.widgets.base.guard import InputError
 from gradkit.widgets.base.rows import slider, toggle
 from tests.widgets.page_messages import page_sends
@@ -159,7 +159,7 @@ def test_each_value_is_a_typed_trait_declared_on_the_class(make):
     assert all(name in w.keys for name in names)  # synced: ipywidgets sends them
     assert all(w.trait_metadata(name, "help") for name in names)  # each says what it holds
     kinds = {name: type(w.traits()[name]).__name__ for name in names}
-    assert kinds["x"] == "Float" and kinds["eps"] == "Int" and kinds["dtype"] == "Enum"
+    assert kinds["x"] == "Int" and kinds["eps"] == "Int" and kinds["dtype"] == "Enum"
     assert kinds["eps_exact"] == "Float" and kinds["panels"] == "List"
 
 
@@ -169,7 +169,7 @@ def test_a_control_needs_its_trait_declared(make):
     w = make(SlopeExplorer)
     with pytest.raises(TypeError, match=r"SlopeExplorer has no state trait 'colour'.*Unicode\("):
         toggle(w, "colour", ["red", "blue"], value="red")
-    with pytest.raises(TypeError, match=r"'level'.*traitlets\.Float\("):
+    with pytest.raises(TypeError, match=r"'level'.*traitlets\.Int\("):
         slider(w, "level", value=1.0, origin=0.0, step=1.0, lo=0, hi=3)
     assert "colour" not in w.state and "level" not in w.state
 
@@ -194,8 +194,8 @@ def test_a_refused_value_is_sent_back_as_python_has_it(make, monkeypatch):
     monkeypatch.setattr(
         w, "send_state", lambda key=None: sent.append(key) if isinstance(key, list) else None
     )
-    page_sends(w, x=0.7123, dtype="float32")  # one bad value: the message is refused whole
-    assert sent == [["x", "dtype"]] and w.x == 2.0 and w.state["dtype"] == "float64"
+    page_sends(w, x=3.5, dtype="float32")  # one bad value: the message is refused whole
+    assert sent == [["x", "dtype"]] and w.x == 0 and w.state["dtype"] == "float64"
     sent.clear()
     page_sends(w, eps=3, eps_exact=EPS_GRID[27])  # typed on the grid: eps is its position
     assert w.state["eps"] == 27 and w.state["eps_exact"] is None
@@ -241,9 +241,11 @@ def test_values_changed_together_notify_each_trait_once(make):
         ({"eps": 3, "eps_exact": 5.0}, "outside the range"),
         ({"scheme": "sideways"}, "must be one of"),
         ({"dtype": "float8"}, "must be one of"),
-        ({"x": 1e9}, "x=1000000000.0"),
-        ({"x": 0.7123}, "x=0.7123, between two positions of its slider"),
-        ({"x": 0.7 + 2**-40}, "between two positions"),
+        ({"x": 10**9}, "x=1000000000: no position of the x slider"),
+        ({"x": 21}, "x=21: no position of the x slider, which takes a whole number -100 … 20"),
+        ({"x": -101}, "x=-101: no position"),
+        ({"x": 0.7123}, "x=0.7123: no position"),
+        ({"x": 3.0}, "x=3.0: no position"),
         ({"x": True}, "x=True"),
         ({"panels": ["nope"]}, "pick one or more"),
     ],
@@ -258,34 +260,42 @@ def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
     assert w.error_area.value == "" and w.eps_slider.value == 1e-4
 
 
-def test_an_off_grid_x_from_the_page_changes_nothing_shown(make):
-    """A tampered page's x between two slider positions: refused, so numeric and analytic stay
-    measured at one x (never numeric at 0.7123 and analytic at 0.7)."""
+def test_x_travels_as_its_position_and_python_reads_its_value(make):
+    """The page sends x's whole position; Python reads the value there (the slider's grid), so
+    numeric and analytic are measured at that one x. A position outside lo … hi, or a value
+    in place of a position, is refused and changes nothing shown."""
     w = make(SlopeExplorer, f="sin(x)", x=0.7)
-    numeric, analytic, x = w.numeric, w.analytic, w.x
-    page_sends(w, x=0.7123)
-    assert "between two positions" in w.error_area.value
-    assert (w.x, w.numeric, w.analytic) == (x, numeric, analytic)
     spec = w.x_slider.spec
-    on_grid = spec["origin"] + 5 * spec["step"]  # what the page's slider sends at position 5
-    page_sends(w, x=on_grid)
-    assert w.error_area.value == "" and w.x == on_grid
-    assert w.analytic == pytest.approx(math.cos(on_grid), rel=1e-6)
+    assert w.x == 0 and w.x_slider.value == w.x_value == 0.7
+    numeric, analytic = w.numeric, w.analytic
+    for bad in (0.75, spec["hi"] + 1, spec["lo"] - 1):
+        page_sends(w, x=bad)
+        assert "no position of the x slider" in w.error_area.value
+        assert (w.x, w.numeric, w.analytic) == (0, numeric, analytic)
+    page_sends(w, x=5)  # what the page's slider sends at position 5
+    assert w.error_area.value == "" and w.x == 5
+    assert w.x_value == grid_value(spec, 5) == spec["values"][5 - spec["lo"]]
+    assert w.analytic == pytest.approx(math.cos(w.x_value), rel=1e-6)
+    with pytest.raises(ValueError, match=r"x=47: no position of the x slider.*-74 … 46"):
+        w.x = spec["hi"] + 1  # Python's own setter is held to the same range
+    assert w.x == 5
 
 
-def test_the_slider_grid_rounds_a_tie_to_the_even_position_on_both_sides(make):
-    """One grid rule (base/controls.py; controls.js is held to it by tests/js/grid.test.mjs): a
-    value half-way between two positions goes to the even one, in the page's checks and in a
-    Python handle's snapping alike (Math.round would give 3 for 2.5 and -1 for -1.5)."""
+def test_a_python_handle_snaps_a_value_to_the_nearest_position(make):
+    """Python owns the grid's rule (base/controls.py): setting a handle's ``.value`` snaps to
+    the nearest position, a value half-way between two going to the even one (Math.round would
+    give 3 for 2.5 and -1 for -1.5); the trait holds the position."""
     grid = {"origin": 0.0, "step": 0.5}
     assert [grid_position(grid, v) for v in (1.25, 0.75, -0.75, 1.3)] == [2, 2, -2, 3]
-    assert on_grid(grid, 1.5) and not on_grid(grid, 1.25)
     from gradkit.widgets import JacobianBuilder
 
     w = make(JacobianBuilder, n=3)
     for tie, even in ((4.5, 4), (5.5, 6)):
-        w.n_slider.value = tie  # a Python handle snaps as the page's slider does
-        assert w.n_slider.value == even == grid_value(w.n_slider.spec, even)
+        w.n_slider.value = tie
+        assert w.n == even and w.n_slider.value == grid_value(w.n_slider.spec, even)
+    x = make(SlopeExplorer, x=2.0)
+    x.x_slider.value = 2.0 + 0.05 * 3.4  # 3.4 steps up: position 3, x as the slider shows it
+    assert x.x == 3 and x.x_value == x.x_slider.spec["values"][3 - x.x_slider.spec["lo"]]
 
 
 def test_a_fractional_n_from_the_page_is_refused(make):
@@ -293,18 +303,20 @@ def test_a_fractional_n_from_the_page_is_refused(make):
 
     w = make(JacobianBuilder, n=4)
     page_sends(w, n=4.5)
-    assert "n=4.5, between two positions" in w.error_area.value
+    assert "n=4.5: no position of the n slider, which takes a whole number 1 … 64" in (
+        w.error_area.value
+    )
     assert w.state["n"] == 4 and w.n_slider.value == 4
     page_sends(w, n=5)
-    assert w.error_area.value == "" and w.n_slider.value == 5
+    assert w.error_area.value == "" and w.n_slider.value == 5 == w.n
 
 
 @pytest.mark.parametrize(("value", "end"), [(1e308, "hi"), (-1e308, "lo"), (1e300, "hi")])
 def test_a_huge_slider_value_from_python_is_the_sliders_end(make, value, end):
     w = make(SlopeExplorer, f="sin(x)", x=0.7)
-    w.x_slider.value = value  # no OverflowError: clamped to the slider's end, as the page does
+    w.x_slider.value = value  # no OverflowError: clamped to the slider's end
     spec = w.x_slider.spec
-    assert w.x == spec["origin"] + spec[end] * spec["step"]
+    assert w.x == spec[end] and w.x_value == spec["origin"] + spec[end] * spec["step"]
     assert w.error_area.value == ""
     for bad in (float("inf"), float("nan")):
         with pytest.raises(ValueError, match="x must be a finite number"):
@@ -414,7 +426,8 @@ def test_a_widget_reaches_the_page_in_two_messages(make, monkeypatch):
     schedule.run_pending()  # the closed widget's work after the cell: none left for later tests
     assert schedule.pending() == 0
     assert len(sent) == 2, sent
-    assert {"spec", "_dom_classes"} <= set(sent[0]) and {"scene", "x", "eps"} <= set(sent[1])
+    # (x starts at position 0, the trait's default: the comm's opening state holds it)
+    assert {"spec", "_dom_classes"} <= set(sent[0]) and {"scene", "eps"} <= set(sent[1])
 
 
 @pytest.mark.parametrize("name", ["id", "key", "tables", "for"])

@@ -14,7 +14,6 @@ from gradkit import sweep
 from gradkit._args import DTYPES, EPS_GRID, EPS_MIN, WIDGET_SCHEMES
 from gradkit.widgets import EpsilonLab
 from gradkit.widgets.base import schedule
-from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
 from tests.widgets.page_messages import numbers_asked
@@ -24,9 +23,9 @@ def _arrays(w):
     return unpack(w.tables, w.scene["tables"])
 
 
-def _slot(w, x: float) -> int:
-    """The index of x among the positions sent (as words.js finds it: base/controls.js)."""
-    return grid_position(w.scene["x_grid"], x) - w.scene["window"][0]
+def _slot(w, k: int) -> int:
+    """The index of x position k among the positions sent (as words.js finds it)."""
+    return k - w.scene["window"][0]
 
 
 def _equal(a: np.ndarray, b: np.ndarray) -> bool:
@@ -35,13 +34,13 @@ def _equal(a: np.ndarray, b: np.ndarray) -> bool:
 
 def test_at_gradchecks_eps_float32_fails_and_float64_passes(make):
     w = make(EpsilonLab)
-    assert (w.function_dropdown.value, w.x, w.eps_slider.value, w.dtype_buttons.value) == (
+    assert (w.function_dropdown.value, w.x_value, w.eps_slider.value, w.dtype_buttons.value) == (
         "x³",
         0.5,
         1e-6,
         torch.float32,
     )
-    arrays, k, g = _arrays(w), _slot(w, 0.5), EPS_GRID.index(1e-6)
+    arrays, k, g = _arrays(w), _slot(w, w.x), EPS_GRID.index(1e-6)
     tolerance = arrays["point"][k][1]
     assert tolerance == pytest.approx(1e-5 + 1e-3 * 0.75)
     error32, error64 = arrays["error"][k, 0, 1, g], arrays["error"][k, 0, 0, g]
@@ -60,7 +59,7 @@ def test_every_number_sent_is_gradkit_sweeps(make, f, x):
     arrays, n = _arrays(w), w.scene["window"][1]
     assert arrays["error"].shape == (n, len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
     for k in random.Random(1).sample(range(n), 3):
-        at = w.scene["x_grid"]["origin"] + (w.scene["window"][0] + k) * w.scene["x_grid"]["step"]
+        at = w._window.x_at(w.scene["window"][0] + k)
         for s, scheme in enumerate(WIDGET_SCHEMES):
             result = sweep(w.f, at, eps=EPS_GRID, scheme=scheme)
             assert arrays["point"][k].tolist()[:2] == [float(result.analytic[0]), result.tolerance]
@@ -90,7 +89,7 @@ def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
     assert w.scene["id"] > scene_id and w.scene["key"] == key
     assert _slot(w, w.x) == EpsilonLab.RADIUS
     assert w.sweep.scheme == "forward" and set(w.sweeps) == set(WIDGET_SCHEMES)
-    assert float(w.sweep.x[0]) == w.x
+    assert float(w.sweep.x[0]) == w.x_value
     w.function_dropdown.value = "x²"
     assert w.scene["key"] != key and w.scene["function"] == "x²"
 
@@ -101,7 +100,7 @@ def test_a_typed_eps_off_the_grid_is_measured_at_this_x(make):
     assert w.eps_slider.value == 3e-7 and w.request_here() == {
         "key": w.scene["key"],
         "eps": 3e-7,
-        "x": 0.7,
+        "x": 0,  # x's position: the slider's grid runs through x = 0.7
     }
     error = numbers_asked(w)[1]["error"]  # one x position, every scheme and dtype, one eps
     for s, scheme in enumerate(WIDGET_SCHEMES):
@@ -148,7 +147,7 @@ def test_reveal_adds_the_half_precisions(make):
 @pytest.mark.parametrize(("f", "x"), [("log(x)", 0.0), ("log(x)", -1.0), ("exp(x)", 800.0)])
 def test_where_f_has_no_slope_the_page_is_told_with_numbers_not_an_error(make, f, x):
     w = make(EpsilonLab, f=f, x=x)
-    arrays, k = _arrays(w), _slot(w, x)
+    arrays, k = _arrays(w), _slot(w, w.x)
     _, tolerance, fx = arrays["point"][k]
     assert not math.isfinite(fx) and math.isnan(tolerance)
     assert np.isnan(arrays["error"][k]).all() and w.sweep is None
@@ -161,7 +160,7 @@ def test_where_f_has_no_slope_the_page_is_told_with_numbers_not_an_error(make, f
 
 def test_issue_19_16_at_x_0_theorys_best_eps_is_sent_as_the_number_it_is(make):
     w = make(EpsilonLab, x=0.0)
-    optima = _arrays(w)["optima"][_slot(w, 0.0)]
+    optima = _arrays(w)["optima"][_slot(w, w.x)]
     best = optima[..., OPTIMA.index("optimal_eps")]
     assert (best[0, 1:] < EPS_MIN).all()  # far below the eps range: the page says so (JS test)
     assert w.sweep.dtypes["float32"].optimal_eps == best[0, 1]

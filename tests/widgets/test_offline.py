@@ -123,10 +123,10 @@ def test_the_builder_saves_the_ns_around_its_own_each_from_step_1(make):
     before = (w.n, w.position, list(w.history), w.scene["id"])
     scenes = answers(w)
     assert (w.n, w.position, list(w.history), w.scene["id"]) == before  # nothing moved
-    assert [s["scene"]["for"] for s in scenes] == [{"n": 2.0}, {"n": 4.0}, {"n": 5.0}]
+    assert [s["scene"]["for"] for s in scenes] == [{"n": 2}, {"n": 4}, {"n": 5}]  # positions
     assert all(s["state"] == {"step": 1} for s in scenes)  # a new n starts at step 1
     for entry in scenes:
-        n = int(entry["scene"]["for"]["n"])
+        n = entry["scene"]["for"]["n"]
         scene, tables = entry["scene"], tables_of(entry)
         assert scene["n"] == n and scene["steps"] == 2 * n  # x * x: m = n
         assert tables["numeric"].shape == (n, n)
@@ -141,7 +141,7 @@ def test_a_menu_saves_every_other_function_at_the_x_shown(make, cls):
     w = make(cls, f="x³", x=0.5)
     scenes = answers(w)
     assert [s["scene"]["for"]["function"] for s in scenes] == [n for n in w._menu if n != "x³"]
-    k = round((w.x - w.x_slider.spec["origin"]) / w.x_slider.spec["step"])
+    k = w.x  # x's position
     for entry in scenes:
         assert entry["scene"]["function"] == entry["scene"]["for"]["function"]
         assert entry["scene"]["window"] == [k, 1] and entry["state"] == {}

@@ -13,7 +13,6 @@ import torch
 from gradkit._args import DTYPES, EPS_GRID
 from gradkit.widgets import EpsilonLab, FloatRuler
 from gradkit.widgets.base import schedule
-from gradkit.widgets.base.controls import grid_position
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.ruler.floats import FLAGS
 from gradkit.widgets.ruler.scene import NEIGHBOURS
@@ -27,9 +26,9 @@ def _arrays(w):
     return unpack(w.tables, w.scene["tables"])
 
 
-def _slot(w, x: float) -> int:
-    """The index of x among the positions sent (as ruler.js finds it: base/controls.js)."""
-    return grid_position(w.scene["x_grid"], x) - w.scene["window"][0]
+def _slot(w, k: int) -> int:
+    """The index of x position k among the positions sent (as ruler.js finds it)."""
+    return k - w.scene["window"][0]
 
 
 def _torch_landing(x: float, eps: float, dtype: torch.dtype) -> list[float]:
@@ -46,7 +45,7 @@ def _same(a: float, b: float) -> bool:
 def test_the_defaults_land_17_ulps_above_x(make):
     w = make(FloatRuler)
     r = w.ruler
-    assert (w.x, w.eps_slider.value, w.dtype_buttons.value, w.panels) == (
+    assert (w.x_value, w.eps_slider.value, w.dtype_buttons.value, w.panels) == (
         0.5,
         1e-6,
         torch.float32,
@@ -68,7 +67,7 @@ def test_every_landing_sent_is_torchs_in_the_dtype(make, x):
     rng = random.Random(7)
     for _ in range(30):
         k, g, d = rng.randrange(n), rng.randrange(len(EPS_GRID)), rng.randrange(len(DTYPES))
-        at = w.scene["x_grid"]["origin"] + (w.scene["window"][0] + k) * w.scene["x_grid"]["step"]
+        at = w._window.x_at(w.scene["window"][0] + k)
         dtype = list(DTYPES.values())[d]
         assert arrays["landing"][k, d, g].tolist() == _torch_landing(at, EPS_GRID[g], dtype)
         x_t = torch.tensor(at, dtype=dtype)
@@ -80,7 +79,7 @@ def test_every_landing_sent_is_torchs_in_the_dtype(make, x):
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_the_neighbours_sent_are_the_next_representable_numbers(make, dtype):
     w = make(FloatRuler, x=0.5)
-    arrays, k, d = _arrays(w), _slot(w, 0.5), list(DTYPES).index(dtype)
+    arrays, k, d = _arrays(w), _slot(w, w.x), list(DTYPES).index(dtype)
     x64, ulp, _ = arrays["point"][k, d]
     near = arrays["near"][k, d].astype(np.float64)
     assert near.shape == (2 * NEIGHBOURS + 1,) and near[NEIGHBOURS] == 0.0
@@ -105,7 +104,7 @@ def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
     assert w.scene["id"] > scene_id and w.scene["key"] == key  # more of the same scene
     assert _slot(w, w.x) == FloatRuler.RADIUS
     w.x_slider.value = -3.9
-    assert _slot(w, w.x) == FloatRuler.RADIUS and w.ruler.x == float(torch.tensor(w.x).half())
+    assert _slot(w, w.x) == FloatRuler.RADIUS and w.ruler.x == float(torch.tensor(w.x_value).half())
 
 
 def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
@@ -114,15 +113,15 @@ def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
     assert w.eps_slider.value == 3e-7 and w.request_here() == {
         "key": w.scene["key"],
         "eps": 3e-7,
-        "x": 0.5,
+        "x": 0,  # x's position: the slider's grid runs through x = 0.5
     }
     landing = numbers_asked(w)[1]["landing"]  # one x position, every dtype, one eps
     for d, dtype in enumerate(DTYPES.values()):
         assert list(landing[0, d, 0]) == _torch_landing(0.5, 3e-7, dtype)
     w.x_up.click()  # the page asks for this x's answer: the kernel sends it
-    assert w.request_here()["x"] == w.x
+    assert w.request_here()["x"] == w.x == 1
     landing = numbers_asked(w)[1]["landing"]
-    assert list(landing[0, 1, 0]) == _torch_landing(w.x, 3e-7, torch.float32)
+    assert list(landing[0, 1, 0]) == _torch_landing(w.x_value, 3e-7, torch.float32)
     assert make(FloatRuler, eps=3e-7).request_here()["eps"] == 3e-7  # from the start too
 
 
@@ -133,10 +132,10 @@ def test_issue_19_15_an_x_that_overflows_is_sent_as_inf_never_as_a_collapse(make
     assert r.overflow and math.isinf(r.x)
     assert not (r.collapsed or r.lower_collapsed or r.upper_collapsed)
     arrays, d = _arrays(w), list(DTYPES).index(dtype)
-    x_s, ulp, below = arrays["point"][_slot(w, x), d]
+    x_s, ulp, below = arrays["point"][_slot(w, w.x), d]
     assert math.isinf(x_s) and math.isnan(ulp) and math.isnan(below)
-    assert np.isnan(arrays["near"][_slot(w, x), d]).all()
-    assert np.isinf(arrays["landing"][_slot(w, x), d, :, 1:]).all()
+    assert np.isnan(arrays["near"][_slot(w, w.x), d]).all()
+    assert np.isinf(arrays["landing"][_slot(w, w.x), d, :, 1:]).all()
     assert w.error_area.value == ""
     w.dtype_buttons.value = "float64"  # a wide enough dtype: x is a number again
     assert not w.ruler.overflow and math.isfinite(w.ruler.ulp)
@@ -147,7 +146,7 @@ def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
     """The page reads each flag from the table Python sent (floats.landing_flags), in the
     order the scene names them; they are the Ruler's own flags, the typed eps's too."""
     w = make(FloatRuler, x=x)
-    flags = _arrays(w)["flags"][_slot(w, x)]
+    flags = _arrays(w)["flags"][_slot(w, w.x)]
     assert w.scene["flags"] == list(FLAGS)
     for d, dtype in enumerate(DTYPES):
         w.update_state({"dtype": dtype})
@@ -176,7 +175,8 @@ def test_underflow_collapse_and_one_side_are_torchs_flags(make):
     [
         (FloatRuler, {"dtype": "float8"}, "must be one of"),
         (FloatRuler, {"eps": 99}, "position 99"),
-        (FloatRuler, {"x": 50.0}, "x=50.0"),
+        (FloatRuler, {"x": 50.0}, "x=50.0: no position of the x slider"),
+        (FloatRuler, {"x": 451}, "x=451: no position of the x slider, which takes a whole number"),
         (FloatRuler, {"panels": ["zoom"]}, "pick one or more"),
         (EpsilonLab, {"shown": []}, "must list some of"),
         (EpsilonLab, {"shown": ["f8"]}, "some of"),
@@ -254,7 +254,7 @@ def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
         if typed:
             w.eps_text.value = typed
         w.x_slider.value = x
-        fresh = floats.ruler(w.x, w.eps_slider.value, DTYPES[dtype])
+        fresh = floats.ruler(w.x_value, w.eps_slider.value, DTYPES[dtype])
 
         def measured(*_args, **_kwargs):
             raise AssertionError("the ruler readout measured again")

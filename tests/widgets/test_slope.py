@@ -22,15 +22,15 @@ def _arrays(w):
     return unpack(w.tables, w.scene["tables"])
 
 
-def _row(w, x, s, d, g):
-    """Row of the scene for x (a grid position), scheme s, dtype d, eps index g (as slope.js)."""
-    k = round((x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"]) - w.scene["window"][0]
-    return dict(zip(FIELDS, _arrays(w)["rows"][k, s, d, g], strict=True))
+def _row(w, k, s, d, g):
+    """Row of the scene for x position k, scheme s, dtype d, eps index g (as slope.js)."""
+    return dict(zip(FIELDS, _arrays(w)["rows"][k - w.scene["window"][0], s, d, g], strict=True))
 
 
 def test_defaults_read_four_and_four(make):
     w = make(SlopeExplorer)
-    assert w.x == 2.0 and w.eps_slider.value == 1e-3 and w.dtype_buttons.value is torch.float64
+    assert w.x_slider.value == 2.0 and w.eps_slider.value == 1e-3
+    assert w.dtype_buttons.value is torch.float64
     assert w.numeric == pytest.approx(4.0, abs=1e-9) and w.analytic == 4.0
     assert w.scene["function"] == "x²" and w.scene["custom"] is False
     assert w.error_area.value == ""
@@ -46,11 +46,11 @@ def test_every_row_sent_is_torchs_numeric_slope(make):
     rng = random.Random(0)
     for _ in range(25):
         k = rng.randrange(n)
-        x = w.scene["x_grid"]["origin"] + (w.scene["window"][0] + k) * w.scene["x_grid"]["step"]
+        x = w._window.x_at(w.scene["window"][0] + k)
         s, d, g = rng.randrange(2), rng.randrange(4), rng.randrange(len(EPS_GRID))
         dtype = list(DTYPES.values())[d]
         want = numeric_slope(torch.sin, x, EPS_GRID[g], dtype=dtype, scheme=WIDGET_SCHEMES[s])
-        got = _row(w, x, s, d, g)["numeric"]
+        got = _row(w, w.scene["window"][0] + k, s, d, g)["numeric"]
         assert got == want or (math.isnan(got) and math.isnan(want)), (x, s, d, g)
         assert arrays["analytic"][k] == analytic_slope(torch.sin, x)
 
@@ -60,10 +60,10 @@ def test_float32_parts_ways_and_the_half_precisions_collapse(make):
     w.dtype_buttons.value = "float32"
     assert w.numeric == pytest.approx(1.0133, abs=1e-4)
     w.dtype_buttons.value = torch.float16
-    row = _row(w, 0.5, 0, 2, EPS_GRID.index(1e-6))
+    row = _row(w, w.x, 0, 2, EPS_GRID.index(1e-6))
     assert row["collapsed"] == 1.0 and w.numeric == 0.0
     w.eps_slider.value = 1e-9
-    assert _row(w, 0.5, 0, 2, EPS_GRID.index(1e-9))["underflow"] == 1.0
+    assert _row(w, w.x, 0, 2, EPS_GRID.index(1e-9))["underflow"] == 1.0
     assert math.isnan(w.numeric)
     w.scheme_buttons.value = "forward"
     w.dtype_buttons.value = "float64"
@@ -91,13 +91,13 @@ def test_steps_move_along_the_grids_and_typed_eps_is_exact(make):
     w.eps_up.click()
     assert w.eps_slider.value == 1e-2
     w.x_up.click()
-    assert w.x == 2.0 + 0.05 and w.analytic == pytest.approx(4.1)
+    assert (w.x, w.x_value) == (1, 2.0 + 0.05) and w.analytic == pytest.approx(4.1)
     w.x_down.click()
     w.x_down.click()
-    assert w.x == 2.0 - 0.05
+    assert (w.x, w.x_value) == (-1, 2.0 - 0.05)
     w.eps_text.value = "3e-7"
     assert w.eps_slider.value == 3e-7 and w.eps_slider.value == 3e-7
-    assert w.numeric == numeric_slope(lambda v: v * v, w.x, 3e-7)
+    assert w.numeric == numeric_slope(lambda v: v * v, w.x_value, 3e-7)
     _, arrays = numbers_asked(w)  # the page's request: one x position, every scheme and dtype
     assert arrays["rows"].shape == (1, 2, 4, 1, len(FIELDS))
     w.eps_down.click()  # back on the grid, three positions below the nearest grid value
@@ -113,11 +113,10 @@ def test_x_moves_within_the_positions_sent_and_refills_near_their_edge(make):
         w.x_up.click()
     assert w.scene["id"] > scene_id and w.scene["key"] == key  # more of the same scene
     first, count = w.scene["window"]
-    k = round((w.x - 2.0) / 0.05)
-    assert first <= k < first + count and k - first >= SlopeExplorer.RADIUS // 2
+    assert first <= w.x < first + count and w.x - first >= SlopeExplorer.RADIUS // 2
     w.x_slider.value = -2.7  # far away: snapped to the grid, a window around it
-    assert w.x == 2.0 + round((-2.7 - 2.0) / 0.05) * 0.05
-    assert w.numeric == pytest.approx(2 * w.x, abs=1e-6)
+    assert w.x == round((-2.7 - 2.0) / 0.05) and w.x_value == 2.0 + w.x * 0.05
+    assert w.numeric == pytest.approx(2 * w.x_value, abs=1e-6)
 
 
 def test_a_new_function_is_a_new_scene(make):
@@ -139,9 +138,9 @@ def test_your_function_shows_its_backward(make):
 
 def test_a_huge_x_is_measured_without_overflowing_the_readouts(make):
     w = make(SlopeExplorer, x=1e300)
-    assert w.x == 1e300 and w.error_area.value == ""
+    assert w.x_value == 1e300 and w.error_area.value == ""
     assert math.isinf(w.analytic) or abs(w.analytic) > 1e299
-    row = _row(w, 1e300, 0, 1, EPS_GRID.index(1e-3))
+    row = _row(w, w.x, 0, 1, EPS_GRID.index(1e-3))
     assert math.isinf(row["fx"]) and math.isinf(row["xs"])  # 1e300 overflows float32
 
 
@@ -181,17 +180,17 @@ def test_monkey_random_moves_never_break_it(make):
 
 def test_a_typed_eps_at_construction_is_answered_at_once(make):
     w = make(SlopeExplorer, eps=3e-7)
-    assert w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 2.0}
+    assert w.request_here() == {"key": w.scene["key"], "eps": 3e-7, "x": 0}  # x's position
     assert w.numeric == numeric_slope(lambda v: v * v, 2.0, 3e-7)
 
 
 def test_the_numbers_at_a_typed_eps_are_for_what_the_request_names(make):
-    """numbers_at answers for the eps and x its request names, whatever the kernel holds: a
-    request that overtook the page's change (held back by ipywidgets while the kernel was busy)
-    gets the numbers it asked for, in a buffer packed as the scene's tables."""
+    """numbers_at answers for the eps and x position its request names, whatever the kernel
+    holds: a request that overtook the page's change (held back by ipywidgets while the kernel
+    was busy) gets the numbers it asked for, in a buffer packed as the scene's tables."""
     w = make(SlopeExplorer)
     assert w.state["eps_exact"] is None  # the typed eps has not reached the kernel yet
-    request = {"key": w.scene["key"], "eps": 3e-7, "x": 2.05}
+    request = {"key": w.scene["key"], "eps": 3e-7, "x": 1}  # one step up: x = 2.05
     answer, arrays = numbers_asked(w, request)
     assert set(answer) == {"tables"} and arrays["rows"].shape == (1, 2, 4, 1, len(FIELDS))
     numeric = arrays["rows"][0, 0, 0, 0, FIELDS.index("numeric")]
@@ -202,8 +201,9 @@ def test_the_numbers_at_a_typed_eps_are_for_what_the_request_names(make):
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ({"x": 2.0123}, "between two positions"),
-        ({"x": 1e300}, "it must be"),
+        ({"x": 2.0}, "x=2.0: no position of the x slider"),
+        ({"x": 21}, "x=21: no position of the x slider, which takes a whole number -100 … 20"),
+        ({"x": True}, "x=True: no position"),
         ({"eps": -1}, "eps must be a number > 0"),
         ({"eps": "3e-7"}, "it must be a number"),
         ({"key": 7}, "it must be a text"),
@@ -212,7 +212,7 @@ def test_the_numbers_at_a_typed_eps_are_for_what_the_request_names(make):
 )
 def test_a_request_no_control_could_make_is_refused_with_words(make, changes, words):
     w = make(SlopeExplorer)
-    request = {"key": w.scene["key"], "eps": 3e-7, "x": 2.0}
+    request = {"key": w.scene["key"], "eps": 3e-7, "x": 0}
     answer, arrays = numbers_asked(w, request, **changes)
     assert words in answer["error"] and arrays == {}
     assert w.state["eps_exact"] is None and w.error_area.value == ""  # nothing changed
@@ -285,6 +285,5 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
         assert len(calls) == before, "a readout measured f again"
         sent = asked["rows"][0, s, d, 0] if typed else _row(w, w.x, s, d, w.state["eps"])
         numeric = sent[FIELDS.index("numeric")] if typed else sent["numeric"]
-        k = round((w.x - w.scene["x_grid"]["origin"]) / w.scene["x_grid"]["step"])
-        analytic = float(_arrays(w)["analytic"][k - w.scene["window"][0]])
+        analytic = float(_arrays(w)["analytic"][w.x - w.scene["window"][0]])
         assert readouts == [(numeric, analytic)] * 3

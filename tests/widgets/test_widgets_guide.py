@@ -158,6 +158,7 @@ def test_the_guides_family_bundles_into_one_module_that_parses(guide_family):
 _PAINT = """
 import { readFileSync } from "node:fs";
 import { decodeTables } from "./base/tables.js";
+import { shownValue } from "./base/controls.js";
 const sent = JSON.parse(readFileSync(0, "utf-8"));
 const family = await import(sent.module);
 const bytes = Buffer.from(sent.tables, "base64");
@@ -167,7 +168,8 @@ const answer = new Uint8Array(Buffer.from(sent.exact.buffer, "base64"));
 const exact = { ...meta, tables: decodeTables(answer, layout) };
 const shown = sent.states.map((state) => {
   const typed = state.eps_exact == null ? null : exact;
-  const ctx = { state, scene: sent.scene, tables, exact: typed, panels: () => [] };
+  const ctx = { state, scene: sent.scene, tables, exact: typed, panels: () => [],
+    value(name) { return shownValue(sent.controls, name, this.state[name]); } };
   const got = family[sent.view].paint(ctx);
   return got && { readouts: got.readouts, drawn: got.drawn };
 });
@@ -186,8 +188,8 @@ def test_the_guides_page_half_reads_what_python_sent(guide_family):
         start = w.scene["window"][0]
         dtypes = w.scene["dtypes"]
         grid = {**w.state}
-        moved = {**w.state, "x": 1.5, "dtype": "float64"}
-        beyond = {**w.state, "x": 9.0}
+        moved = {**w.state, "x": 1, "dtype": "float64"}  # one position up: x = 1.5
+        beyond = {**w.state, "x": 9}
         w.eps_text.value = "3e-7"
         typed = dict(w.state)
         answer, buffers = w.numbers_at(w.request_here(), [])  # what the page gets for it
@@ -201,6 +203,7 @@ def test_the_guides_page_half_reads_what_python_sent(guide_family):
             "module": "./" + w.scripts[0],
             "view": w.view,
             "scene": w.scene,
+            "controls": w.spec["controls"],
             "tables": base64.b64encode(w.tables).decode(),
             "exact": {"answer": answer, "buffer": base64.b64encode(buffers[0]).decode()},
             "states": [grid, moved, beyond, typed],

@@ -22,37 +22,30 @@ export function keyMove(key, position, lo, hi, page = 10) {
   return Math.min(hi, Math.max(lo, next));
 }
 
-// The slider grid (controls.py holds the rule and sends the grid): a slider's values are
-// origin + k * step for whole k, sent as the spec's list of values; a value's position is the
-// nearest whole k, a tie going to the even k as Python's round does (Math.round would take the
-// larger). Tested against Python's answers (tests/js/grid.test.mjs, fixtures/grid.json).
+// A slider (x, n): its state is its whole position k in spec.lo … spec.hi, and the page sends
+// and reads positions only; the value shown at k is the one Python sent for it (spec.values,
+// controls.py holds the grid's rule).
 
-// q rounded to the nearest whole number, a tie to the even one (q − floor(q) is exact).
-export function roundHalfEven(q) {
-  const down = Math.floor(q);
-  const rest = q - down;
-  return rest > 0.5 || (rest === 0.5 && down % 2 !== 0) ? down + 1 : down;
+// Position k clamped to the slider's lo … hi.
+export function sliderClamp(spec, k) {
+  return Math.min(spec.hi, Math.max(spec.lo, k));
 }
 
-// The whole position nearest value.
-export function gridPosition(grid, value) {
-  return roundHalfEven((Number(value) - grid.origin) / grid.step);
-}
-
-// A slider's value at position k, clamped to lo … hi: the value Python sent for it.
+// A slider's value at position k (clamped to lo … hi): the value Python sent for it.
 export function sliderValue(spec, k) {
-  return spec.values[Math.min(spec.hi, Math.max(spec.lo, k)) - spec.lo];
+  return spec.values[sliderClamp(spec, k) - spec.lo];
 }
 
-// The position of a value on a slider's grid.
-export function sliderPosition(spec, value) {
-  return gridPosition(spec, value);
+// A value as a learner reads it: a slider's position as the slider's value, any other as held
+// (`controls`: the widget's control specs).
+export function shownValue(controls, name, value) {
+  const spec = (controls || []).find((s) => s.name === name && s.kind === "slider");
+  return spec ? sliderValue(spec, value) : value;
 }
 
-// Whether a slider's − (dir -1) or + (dir +1) leads anywhere from `value`: not at its end.
-export function sliderStepMoves(spec, value, dir) {
-  const k = sliderPosition(spec, value) + dir;
-  return k >= spec.lo && k <= spec.hi;
+// Whether a slider's − (dir -1) or + (dir +1) leads anywhere from position k: not at its end.
+export function sliderStepMoves(spec, k, dir) {
+  return k + dir >= spec.lo && k + dir <= spec.hi;
 }
 
 // The positions lo … hi around `position` that the model answers (shows(k)), each one next to
@@ -120,8 +113,8 @@ function greyOut(node, why) {
 // the one shown, it is greyed out where it stands, its tooltip saying why.
 function spanAnswered(ctx, input, spec, label, fmt) {
   const name = spec.name;
-  const why = (k) => ctx.whyNot({ [name]: sliderValue(spec, k) });
-  const [lo, hi] = savedRange(spec, sliderPosition(spec, ctx.state[name]), (k) => !why(k));
+  const why = (k) => ctx.whyNot({ [name]: k });
+  const [lo, hi] = savedRange(spec, ctx.state[name], (k) => !why(k));
   const only = lo === hi && spec.lo !== spec.hi;
   input.min = String(only ? spec.lo : lo);
   input.max = String(only ? spec.hi : hi);
@@ -165,13 +158,13 @@ function gridControl(spec, ctx) {
 }
 
 function sliderControl(spec, ctx) {
-  // a value origin + k * step for whole k in lo … hi (x, n)
+  // a whole position k in lo … hi (x, n), shown as its value spec.values[k - lo]
   const name = spec.name;
   const label = spec.aria || spec.label || name;
   const fmt = (v) => pyFormat(Number(v), spec.format || ".6g");
   const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
-  const move = (k) => ctx.set(name, sliderValue(spec, k));
-  const position = () => sliderPosition(spec, ctx.state[name]);
+  const move = (k) => ctx.set(name, sliderClamp(spec, k));
+  const position = () => ctx.state[name];
   const input = rangeInput(spec, spec.lo, spec.hi, label, move);
   if (spec.continuous === false) {
     input.addEventListener("input", () => { shown.textContent = fmt(sliderValue(spec, Number(input.value))); });
@@ -182,14 +175,14 @@ function sliderControl(spec, ctx) {
   const sync = () => {
     spanAnswered(ctx, input, spec, label, fmt);
     input.value = String(position());
-    shown.textContent = fmt(ctx.state[name]);
+    shown.textContent = fmt(sliderValue(spec, position()));
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
     for (const [b, dir] of [[down, -1], [up, 1]]) {
       if (!b) continue;
       const end = fmt(sliderValue(spec, dir < 0 ? spec.lo : spec.hi));
       const words = `${label} is already at the ${dir < 0 ? "lowest" : "highest"} here (${end})`;
-      if (atEnd(b, sliderStepMoves(spec, ctx.state[name], dir), words)) {
-        greyOut(b, ctx.whyNot({ [name]: sliderValue(spec, position() + dir) }));
+      if (atEnd(b, sliderStepMoves(spec, position(), dir), words)) {
+        greyOut(b, ctx.whyNot({ [name]: sliderClamp(spec, position() + dir) }));
       }
     }
   };

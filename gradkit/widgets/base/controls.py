@@ -6,12 +6,11 @@ trait of the control's name (declared on the widget's class) through the widget'
 :meth:`~GradkitWidget.press`, ...), so Python and the page always agree on what is shown. The
 eps handles go through the one eps rule (:mod:`.eps`).
 
-The slider grid is written once here (:func:`grid_value`, :func:`grid_position`, :func:`on_grid`):
-a slider's values are ``origin + k * step`` for whole k in lo … hi, and a value's position is
-the nearest whole k, a tie going to the even k (Python's ``round``; JavaScript's ``Math.round``
-would take the larger one). Python sends the grid: a slider's spec carries the value of each
-position (:func:`grid_values`), a scene its ``x_grid``; ``controls.js`` finds the same positions,
-ties included, against a fixture of these functions (``tests/js/fixtures/grid.json``).
+A slider's state is its whole position k in lo … hi, and its values are ``origin + k * step``
+(:func:`grid_value`): the spec sends the value of each position (:func:`grid_values`), and the
+page sends and reads positions only, showing a position's value from that list. Python alone
+finds a value's position (:func:`grid_position`: the nearest whole k, a tie going to the even k,
+as Python's ``round`` does), when a handle's ``.value`` is set (:class:`Slider`).
 """
 
 from __future__ import annotations
@@ -31,11 +30,11 @@ __all__ = [
     "EpsStep",
     "EpsText",
     "ErrorArea",
+    "Slider",
     "SliderStep",
     "grid_position",
     "grid_value",
     "grid_values",
-    "on_grid",
 ]
 
 
@@ -63,11 +62,6 @@ def grid_values(grid: Mapping[str, float], lo: int, hi: int) -> list[float]:
     return [grid_value(grid, k) for k in range(lo, hi + 1)]
 
 
-def on_grid(grid: Mapping[str, float], value: float) -> bool:
-    """Whether ``value`` is exactly the value of its nearest position (what a slider sends)."""
-    return value == grid_value(grid, grid_position(grid, value))
-
-
 class Control:
     """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.disabled``, ``.hidden``.
 
@@ -90,16 +84,7 @@ class Control:
 
     # ---------------------------------------------------------------------------- value
     def to_state(self, value: Any) -> Any:
-        """The state's form of a value: an option's label for toggles and drop-downs; for a
-        slider the nearest position of its grid ``origin + k * step`` (as the page snaps)."""
-        if self.kind == "slider":
-            s = self.spec
-            # position q = (value - origin) / step, clamped to lo … hi before rounding: a huge
-            # value (1e308: q overflows to inf) is the slider's end, as the page's slider does
-            value = check_x(value, self.name)
-            q = (value - s["origin"]) / s["step"]
-            k = s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else grid_position(s, value)
-            return grid_value(s, k)
+        """The state's form of a value: an option's label for toggles and drop-downs."""
         if not self._pairs:
             return value
         for label, v in self._pairs:
@@ -164,6 +149,42 @@ class Control:
         self._owner.set_control_state(self.name, hidden=bool(value))
 
 
+class Slider(Control):
+    """A slider over ``origin + k * step``: the state is the whole position k in lo … hi;
+    ``.value`` is the float value there, and setting it snaps to the nearest position."""
+
+    def to_state(self, value: Any) -> int:
+        """The position nearest ``value`` (:func:`grid_position`), clamped to lo … hi."""
+        s = self.spec
+        # position q = (value - origin) / step, clamped to lo … hi before rounding: a huge
+        # value (1e308: q overflows to inf) is the slider's end
+        value = check_x(value, self.name)
+        q = (value - s["origin"]) / s["step"]
+        return s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else grid_position(s, value)
+
+    def check_position(self, k: Any) -> int:
+        """``k`` if it is a whole position lo … hi of this slider, else a ValueError naming it
+        and the range (a float, a bool, a k outside lo … hi)."""
+        s = self.spec
+        if isinstance(k, bool) or not isinstance(k, int) or not s["lo"] <= k <= s["hi"]:
+            shown = "a number past 2**53" if isinstance(k, int) and abs(k) > 2**53 else repr(k)
+            raise ValueError(
+                f"{self.name}={shown}: no position of the {self.name} slider, which takes a "
+                f"whole number {s['lo']} … {s['hi']} ({self.name} = "
+                f"{grid_value(s, s['lo']):g} … {grid_value(s, s['hi']):g})"
+            )
+        return k
+
+    @property
+    def value(self) -> float:
+        """The value at the state's position: ``origin + k * step``."""
+        return grid_value(self.spec, self._owner.current(self.name))
+
+    @value.setter
+    def value(self, value: float) -> None:
+        self._owner.update_state({self.name: self.to_state(value)})
+
+
 class EpsSlider(Control):
     """The eps slider: ``.value`` is the widget's eps; setting it follows the one eps rule."""
 
@@ -215,9 +236,8 @@ class SliderStep(Control):
 
     def click(self) -> None:
         s = self.slider
-        k = grid_position(s, self._owner.current(s["name"])) + self.direction
-        k = min(s["hi"], max(s["lo"], k))
-        self._owner.update_state({s["name"]: grid_value(s, k)})
+        k = min(s["hi"], max(s["lo"], self._owner.current(s["name"]) + self.direction))
+        self._owner.update_state({s["name"]: k})
 
 
 class ErrorArea:

@@ -23,7 +23,7 @@
 // from a table (base/standin.js): it says why it cannot answer a value or a command
 // (model.cannotShow(state), model.cannotAsk(name)), and the page greys those controls out with
 // that reason (ctx.whyNot, ctx.whyNotAsk); a kernel's model answers everything.
-import { buildControl, h } from "./controls.js";
+import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";
 import { readTheme, useTheme, watchTheme } from "./theme.js";
@@ -104,6 +104,8 @@ export function render({ model, el, experimental }, view) {
     whyNot(changes) { return model.cannotShow ? model.cannotShow({ ...ctx.state, ...changes }) : ""; },
     whyNotAsk(name) { return model.cannotAsk ? model.cannotAsk(name) : ""; },
     panels() { return ctx.state.panels || spec.panels || []; },
+    // a value as the learner reads it: a slider's position as its value (its spec's values)
+    value(name) { return shownValue(spec.controls, name, ctx.state[name]); },
     showError(message) { localError = message; showErrors(); },
     set(name, value, opts = {}) {
       const changes = { [name]: value, ...(opts.also || {}) };

@@ -48,7 +48,7 @@ __all__ = ["GradkitWidget"]
 #: The trait a control of each kind holds, as the class declares it (a toggle's, drop-down's
 #: or option buttons' label, or none yet: the last).
 KIND_TRAITS = {
-    "slider": "Float(",
+    "slider": "Int(",
     "grid": "Int(",
     "checkbox": "Bool(",
     "text": "Unicode(",

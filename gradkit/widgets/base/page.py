@@ -31,7 +31,6 @@ from typing import Any, ClassVar
 import traitlets
 from anywidget.experimental import command
 
-from .controls import grid_position, grid_value, on_grid
 from .eps import parse_eps, state_eps
 from .guard import InputError
 from .tables import json_safe, pack
@@ -186,25 +185,12 @@ class PageState:
         if control.options and value not in control.options:
             raise InputError(f"the page sent {key}={shown}; it must be one of {control.options}")
         if spec["kind"] == "slider":
-            self._check_slider_value(key, value, spec)
+            try:  # a slider sends its whole position lo … hi, never a value
+                control.check_position(value)
+            except ValueError as error:
+                raise InputError(f"the page sent {error}") from None
         if spec["kind"] == "checkbox" and not isinstance(value, bool):
             raise InputError(f"the page sent {key}={shown}; it must be true or false")
-
-    @staticmethod
-    def _check_slider_value(key: str, value: Any, spec: dict) -> None:
-        """A slider's value is ``origin + k * step`` for a whole k in lo … hi, the very sum the
-        page makes (``grid_value`` in controls.py and .js): anything else no slider could send."""
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        origin, step = spec["origin"], spec["step"]
-        lo, hi = origin + spec["lo"] * step, origin + spec["hi"] * step
-        if not ok or not lo - 1e-9 * abs(lo) - 1e-12 <= value <= hi + 1e-9 * abs(hi) + 1e-12:
-            raise InputError(f"the page sent {key}={value!r}; it must be {lo:g} … {hi:g}")
-        if not on_grid(spec, value):
-            nearest = grid_value(spec, grid_position(spec, value))
-            raise InputError(
-                f"the page sent {key}={value!r}, between two positions of its slider "
-                f"({nearest:.6g} is the nearest); no slider sends that"
-            )
 
     # ------------------------------------------------------------------------- requests
     @command

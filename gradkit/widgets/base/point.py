@@ -3,13 +3,14 @@
 They share one flow: what torch measures at an x position (``measure(x)``) is kept in an
 :class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
 follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
-A typed eps off the grid is measured at the x the page names when it asks (``numbers_at``,
-:mod:`.page`; Python's readouts read the same answer, ``numbers_here``). A subclass builds
-its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a ``function``
-drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window sends
-(:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A family
-with a function menu passes ``of_function`` too: a page with no kernel then gets every other
-function of the menu at the current x (:meth:`answers_ahead`).
+The state ``x`` is x's whole position on its slider (the page sends positions only; the float x
+is :attr:`x_value`). A typed eps off the grid is measured at the x position the page names when
+it asks (``numbers_at``, :mod:`.page`; Python's readouts read the same answer, ``numbers_here``).
+A subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
+``function`` drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window
+sends (:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A
+family with a function menu passes ``of_function`` too: a page with no kernel then gets every
+other function of the menu at the current x (:meth:`answers_ahead`).
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ __all__ = ["MenuSchemeTraits", "PointWidget"]
 
 class PointWidget(GradkitWidget, EpsDtypeTraits):
     """A widget about one x on a grid of steps, with eps and dtype (see the module): the state
-    traits ``x``, ``eps``, ``eps_exact`` and ``dtype`` (the float eps is ``eps_slider.value``,
-    the torch dtype ``dtype_buttons.value``)."""
+    traits ``x`` (x's position on the slider; the float x is ``x_value``), ``eps``,
+    ``eps_exact`` and ``dtype`` (the float eps is ``eps_slider.value``, the torch dtype
+    ``dtype_buttons.value``)."""
 
-    x = traitlets.Float(
-        help="x, where the slope is measured (float64, on the x slider's grid)"
+    x = traitlets.Int(
+        help="x's whole position on the x slider, lo … hi (the float x: x_slider.value)"
     ).tag(sync=True, state=True)
 
     #: x positions sent either side of the current one; the kernel refills near the edge.
@@ -80,6 +82,21 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         self.guard(self.new_function)()
 
     # ------------------------------------------------------------------------------ state
+    @traitlets.validate("x")
+    def _valid_x(self, proposal: dict) -> int:
+        """A whole position of the x slider (a ValueError names the range)."""
+        control = self.__dict__.get("_controls", {}).get("x")
+        return proposal["value"] if control is None else control.check_position(proposal["value"])
+
+    @property
+    def x_value(self) -> float:
+        """x, the value at the x slider's position (float64)."""
+        return self.x_slider.value
+
+    def x_at(self, k: int) -> float:
+        """The x of the x slider's position ``k`` (the value the page shows there)."""
+        return self._window.x_at(k)
+
     @property
     def f(self) -> Callable:
         """The function selected now."""
@@ -88,7 +105,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
     @property
     def point(self) -> Any:
         """What ``measure`` gave at the current x."""
-        return self._window.at(self._window.position(self.x))
+        return self._window.at(self.x)
 
     # ---------------------------------------------------------------------------- updates
     def new_function(self) -> None:
@@ -98,9 +115,8 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         self._window.first(self._send_window, self.later)
 
     def _send_window(self, radius: int) -> None:
-        ks, measured = self._window.window(self._window.position(self.x), radius)
-        grid = dict(self._window.grid)
-        scene = {**self.scene_of(measured), "x_grid": grid, "window": [ks[0], len(ks)]}
+        ks, measured = self._window.window(self.x, radius)
+        scene = {**self.scene_of(measured), "window": [ks[0], len(ks)]}
         key = (self.css, self.current("function"), self._functions_seen, self._window.origin)
         self.send_scene(scene, self.arrays_of(measured), key=key)
 
@@ -110,14 +126,13 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         measure = self.__dict__.get("_measure_of")
         if measure is None or "function" not in self._controls:
             return []
-        k = self._window.position(self.x)
-        grid = dict(self._window.grid)
+        k = self.x
         scenes = []
         for label, f in self._menu.items():
             if label == self.current("function"):
                 continue
             measured = [measure(f, self._window.x_at(k))]
-            scene = {**self.scene_of(measured, label), "x_grid": grid, "window": [k, 1]}
+            scene = {**self.scene_of(measured, label), "window": [k, 1]}
             arrays = self.answer_arrays(f, measured)
             scenes.append(self.recorded_answer({"function": label}, scene, arrays))
         return scenes
@@ -128,16 +143,17 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         return self.arrays_of(measured)
 
     def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict[str, np.ndarray]]:
-        """A typed eps off the grid at the request's x: every dtype and scheme (a switch stays
-        in the page), laid out as a window of that one x position (:meth:`exact_of`)."""
-        return {}, stack_points([self.exact_of(eps, float(args["x"]))])
+        """A typed eps off the grid at the request's x position: every dtype and scheme (a switch
+        stays in the page), laid out as a window of that one x position (:meth:`exact_of`)."""
+        return {}, stack_points([self.exact_of(eps, args["x"])])
 
     def exact_here(self) -> dict[str, np.ndarray]:
         """The arrays answered for the typed eps at the current x, as the page gets them (one
         x position, one eps): Python's readouts read them, never measure again."""
         found = self.numbers_here()
         if found is None:
-            raise RuntimeError(f"no numbers for eps={self.current('eps_exact')!r} at x={self.x!r}")
+            eps = self.current("eps_exact")
+            raise RuntimeError(f"no numbers for eps={eps!r} at x={self.x_value!r}")
         return found[1]
 
     # ------------------------------------------------------------------- the family's part
@@ -150,9 +166,9 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         """The scene's arrays for a window of measurements (stacked, position first)."""
         raise NotImplementedError
 
-    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
-        """The arrays of one x position at a typed eps off the grid, each as a position's
-        array of the scene with an eps axis of one."""
+    def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
+        """The arrays of x position ``k`` (its x: :meth:`x_at`) at a typed eps off the grid,
+        each as a position's array of the scene with an eps axis of one."""
         raise NotImplementedError
 
 

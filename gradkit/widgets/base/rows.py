@@ -18,7 +18,7 @@ import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
 from ...numerics import unit_roundoff
-from .controls import Control, EpsSlider, EpsStep, EpsText, SliderStep, grid_values
+from .controls import Control, EpsSlider, EpsStep, EpsText, Slider, SliderStep, grid_values
 from .eps import eps_state
 
 if TYPE_CHECKING:
@@ -122,7 +122,8 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
     steps: tuple[dict, dict] | None = None,
     fmt: str = ".6g",
 ) -> Control:
-    """A slider over ``origin + k * step`` for whole k in lo … hi (the same sum in the page).
+    """A slider over ``origin + k * step`` for whole k in lo … hi: its state trait holds the
+    position k (starting at the one nearest ``value``), the page shows ``spec["values"]``.
 
     ``steps``: optional (down, up) buttons ``{name, css, label, tooltip}`` moving one step.
     """
@@ -141,10 +142,11 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
         "short": True,
         "format": fmt,
     }
-    spec["values"] = grid_values(spec, lo, hi)  # the page reads a position's value, never sums
+    spec["values"] = grid_values(spec, lo, hi)  # the page shows a position's value from here
     if steps is not None:
         spec["down"], spec["up"] = steps
-    c = w.add_control(Control(w, spec), float(value))
+    made = Slider(w, spec)
+    c = w.add_control(made, made.to_state(value))
     if steps is not None:
         for part, direction in zip(steps, (-1, 1), strict=True):
             part_spec = {

@@ -9,6 +9,7 @@
 // (`ask`, given to the page as experimental.invoke) get the kernel's refusal. Where the table has
 // no answer it says why (cannotShow, cannotAsk): the page greys that control out with the reason,
 // and that is all it knows of having no kernel (host.js ctx.whyNot).
+import { shownValue } from "./controls.js";
 import { EPS_GRID, epsLabel } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 import { decodeTables } from "./tables.js";
@@ -66,7 +67,8 @@ export function standIn(model, view, refused = () => {}) {
   const answers = [shown(), ...saved.map((a) => ({ state: a.state || {}, scene: a.scene || {}, tables: a.tables }))]
     .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(spec, k))) }));
   const holds = (scene, buffer, state) => sceneFits(scene, state) &&
-    (!view.ready || !!view.ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null }));
+    (!view.ready || !!view.ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null,
+      value: (name) => shownValue(spec.controls, name, state[name]) }));
   // the answer for `state`: the scene shown when it holds it (nothing changes), else a saved one
   // (a typed eps off the grid never: the kernel measures it when asked, and the table has none)
   const answerFor = (state) => {
@@ -102,7 +104,8 @@ export function standIn(model, view, refused = () => {}) {
     if (state.eps_exact != null) return offGridWords(state.eps_exact);
     const name = names.find((n) => JSON.stringify(state[n]) !== JSON.stringify(accepted[n]));
     if (name === undefined) return `this ${NEEDS_KERNEL}`;
-    return `${settingWords(labelOf(spec, name), name, state[name])} is not saved with this page: it ${NEEDS_KERNEL}.`;
+    const value = shownValue(spec.controls, name, state[name]);
+    return `${settingWords(labelOf(spec, name), name, value)} is not saved with this page: it ${NEEDS_KERNEL}.`;
   };
   // why the table has no answer for control `name` asking the kernel (a button that runs
   // Python, a text Python reads): none does

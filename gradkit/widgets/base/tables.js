@@ -46,12 +46,13 @@ export function record(fields, row) {
 }
 
 // The measured record a point widget draws now, found by its family's `lookup(scene, tables,
-// exact, state)` (`exact`: the kernel's answer for a typed eps off the grid, its tables laid out
-// as one x position and one eps of the scene's, or null while it has not come): null until the
-// scene of the state's function has come (a scene with the field `ready`), and null while the
-// record is still being measured.
+// exact, state, x)` (`exact`: the kernel's answer for a typed eps off the grid, its tables laid
+// out as one x position and one eps of the scene's, or null while it has not come; state.x is
+// x's position, the window's index state.x − scene.window[0]; `x` its value, ctx.value("x")):
+// null until the scene of the state's function has come (a scene with the field `ready`), and
+// null while the record is still being measured.
 export function pointRecord(ctx, ready, lookup) {
   const { scene, state } = ctx;
   if (!scene[ready] || state.function !== scene.function) return null;
-  return lookup(scene, ctx.tables, ctx.exact, state) ?? null;
+  return lookup(scene, ctx.tables, ctx.exact, state, ctx.value("x")) ?? null;
 }

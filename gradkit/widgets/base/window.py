@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
-from .controls import grid_position, grid_value
+from .controls import grid_value
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
@@ -50,20 +50,15 @@ class XWindow(Generic[T]):
     ) -> None:
         self.measure = measure
         self.origin, self.step = float(slider["origin"]), float(slider["step"])
-        #: The x grid as sent to the page (a scene's ``x_grid``; :mod:`.controls` holds its rule).
-        self.grid = {"origin": self.origin, "step": self.step}
+        self.grid = {"origin": self.origin, "step": self.step}  # grid_value's: x of a position
         self.x_range = (int(slider["lo"]), int(slider["hi"]))
         self.radius, self.keep = radius, keep
         self.sent: tuple[int, int] = (0, -1)
         self._kept: OrderedDict[int, T] = OrderedDict()
 
     def x_at(self, k: int) -> float:
-        """The x of position k (:func:`.controls.grid_value`: the same sum the page makes)."""
+        """The x of position k (:func:`.controls.grid_value`: what the x slider shows there)."""
         return grid_value(self.grid, k)
-
-    def position(self, x: float) -> int:
-        """The position nearest x (:func:`.controls.grid_position`: a tie to even, as the page)."""
-        return grid_position(self.grid, x)
 
     def at(self, k: int) -> T:
         """The measurement at position k (measured once, then kept)."""
@@ -105,7 +100,7 @@ class XWindow(Generic[T]):
         near its edge (the page asks for a typed eps's numbers at the new x itself)."""
 
         def moved(_change: dict) -> None:
-            if self.needs_refill(self.position(float(widget.current("x")))):
+            if self.needs_refill(widget.current("x")):  # the state is x's position
                 send(self.radius)
 
         widget.observe(widget.guard(moved), names=["x"])

@@ -261,14 +261,14 @@ function drawPicture(ctx, found, parts) {
   const ylim = found.noSlope ? [1e-17, 10] : errorLimits(ctx.tables, found.w, found.point.tolerance);
   const lay = layoutOf(ctx);
   const ax = new Axes({ name: "main", box: lay.main, xlim: XLIM, ylim, xscale: "log", yscale: "log" });
-  const at = `at x = ${pyFormat(state.x, ".4g")}`;
+  const at = `at x = ${pyFormat(found.x, ".4g")}`;
   dr.frame(ax, { xticks: logTicks(...XLIM), yticks: logTicks(...ylim), grid: true, xlabel: "eps (the nudge)",
     ylabel: "error  |numeric − analytic|", ylabelGap: 52, right: lay.size[0],
     title: `error of the numeric slope of ${scene.function} ${at}`, titles: [`error of the slope of ${scene.function} ${at}`, `error ${at}`] });
   const drawn = { ylim, curves: {}, stars: {}, strip: {}, no_slope: found.noSlope };
   const axes = [ax];
   if (found.noSlope) {
-    const [what, where] = noSlopeLines(scene.function, state.x, found.point);
+    const [what, where] = noSlopeLines(scene.function, found.x, found.point);
     [what, where].forEach((line, k) => {
       const fit = fitText(line, ax.width - 8, dr.measure, 12);
       dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 20 * k - 10, fit.text,
@@ -303,7 +303,7 @@ export const epsilonView = {
     if (parts.picture) dtypeLegend(ctx);
     else ctx.legend.innerHTML = "";
     const drawn = { eps: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme,
-      shown: state.shown, x: state.x, theory: parts.theory };
+      shown: state.shown, x: found.x, theory: parts.theory };
     const picture = parts.picture ? drawPicture(ctx, found, parts) : { drawn: {}, axes: [] };
     return { readouts: labReadouts(scene, state, found, ctx.panels()), drawn: { ...drawn, ...picture.drawn }, axes: picture.axes };
   },

@@ -106,8 +106,9 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
-        The values the page shows, traits named as the page names them (``eps`` a grid
-        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        The values the page shows, traits named as the page names them (``x`` a slider
+        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
+        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
         ``dtype_buttons.value``; ``shown``: the dtypes on screen); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
@@ -218,7 +219,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         as sent: the x position's arrays, never measured again."""
         if not has_slope(self.point):
             return {}
-        return {s: sweep_of(self.point, s, self.x, EPS_GRID) for s in WIDGET_SCHEMES}
+        return {s: sweep_of(self.point, s, self.x_value, EPS_GRID) for s in WIDGET_SCHEMES}
 
     @property
     def sweep(self) -> SweepResult | None:
@@ -230,15 +231,16 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         """Every dtype at exactly the current eps, as sent: the grid's column of the x
         position's arrays, or the answer for a typed eps (:meth:`exact_of`)."""
         if not has_slope(self.point):
-            raise ValueError(f"f has no slope to measure at x = {self.x:g}: nothing was sent")
+            raise ValueError(f"f has no slope to measure at x = {self.x_value:g}: nothing was sent")
         scheme, exact = self.scheme_buttons.value, self.state.get("eps_exact")
         if exact is None:
             g = int(self.state["eps"])
             names = ("error", "numeric", "flags", "theory")
             column = {k: self.point[k][:, :, g : g + 1] for k in names}
-            return sweep_of(self.point, scheme, self.x, [EPS_GRID[g]], column)
+            return sweep_of(self.point, scheme, self.x_value, [EPS_GRID[g]], column)
         sent = self.exact_here()  # one x position: the answer's first
-        return sweep_of(self.point, scheme, self.x, [exact], {k: v[0] for k, v in sent.items()})
+        at = {k: v[0] for k, v in sent.items()}
+        return sweep_of(self.point, scheme, self.x_value, [exact], at)
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:
         """Add dtypes to the picture (default: all of them), as the reveal button does."""
@@ -293,11 +295,12 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         (from the same measurement, kept here)."""
         return stack_points([{k: v for k, v in p.items() if k != "numeric"} for p in measured])
 
-    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
-        """Every scheme and dtype at a typed eps, at x, with an eps axis of one (nothing where
-        f has no slope: the page says so). ``numeric`` goes too: Python's readouts read it."""
-        point = self._window.at(self._window.position(x))
-        return exact_arrays(self.f, x, eps) if has_slope(point) else {}
+    def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
+        """Every scheme and dtype at a typed eps, at x position k, with an eps axis of one
+        (nothing where f has no slope: the page says so). ``numeric`` goes too: Python's
+        readouts read it."""
+        x = self.x_at(k)
+        return exact_arrays(self.f, x, eps) if has_slope(self._window.at(k)) else {}
 
 
 def _shown_dtypes(

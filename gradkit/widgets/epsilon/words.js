@@ -2,15 +2,14 @@
 // optima and point per x position, scheme, dtype and grid eps, every number gradkit.sweep's).
 // epsilon.js draws; this file finds the numbers for a state and words the readouts.
 import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
-import { gridPosition } from "../base/controls.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { record, rowOf } from "../base/tables.js";
 
 const orNaN = (v) => (v === null || v === undefined ? NaN : v);
 
-// The index of x among the positions sent, or -1.
-export function labSlot(scene, x) {
-  const w = gridPosition(scene.x_grid, x) - scene.window[0];
+// The index of x's position k among the positions sent, or -1.
+export function labSlot(scene, k) {
+  const w = k - scene.window[0];
   return w >= 0 && w < scene.window[1] ? w : -1;
 }
 
@@ -24,10 +23,11 @@ function cell(scene, tables, w, s, k, g) {
   };
 }
 
-// What the state shows: {w, s, d, eps, point, optima (per dtype), at (per dtype, at this eps),
-// noSlope}, or null while its data has not arrived (an x beyond the positions sent, a typed eps
-// the kernel is still measuring). Where f has no slope, `at` is null and noSlope true.
-export function labFound(scene, tables, exact, state) {
+// What the state shows: {w, s, d, eps, x, point, optima (per dtype), at (per dtype, at this
+// eps), noSlope}, or null while its data has not arrived (an x beyond the positions sent, a typed
+// eps the kernel is still measuring); `x` is the value at x's position state.x. Where f has no
+// slope, `at` is null and noSlope true.
+export function labFound(scene, tables, exact, state, x) {
   if (!tables.error || !scene.schemes) return null;
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
@@ -36,7 +36,7 @@ export function labFound(scene, tables, exact, state) {
   const point = record(scene.fields.point, rowOf(tables.point, [w]));
   const optima = scene.dtypes.map((_, k) => record(scene.fields.optima, rowOf(tables.optima, [w, s, k])));
   const noSlope = !(Number.isFinite(point.fx) && Number.isFinite(point.analytic));
-  const found = { w, s, d, eps: epsOf(state), point, optima, noSlope, at: null };
+  const found = { w, s, d, eps: epsOf(state), x, point, optima, noSlope, at: null };
   if (noSlope) return found;
   // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
   const typed = state.eps_exact != null;
@@ -129,7 +129,7 @@ export function labReadouts(scene, state, found, panels) {
   const name = state.dtype;
   const out = { eps: readoutHtml("eps", epsLabel(found.eps), `= ${fmtPlain(found.eps)}`) };
   if (found.noSlope) {
-    out.error = marked("bad", noSlopeText(scene.function, state.x, found.point));
+    out.error = marked("bad", noSlopeText(scene.function, found.x, found.point));
     return { ...out, tolerance: "", optimal: "", table: "" };
   }
   const r = found.at[found.d];

@@ -77,9 +77,9 @@ class JacobianBuilder(GradkitWidget):
 
     Attributes
     ----------
-    n : float
-        Input entries, the n slider's value (``entries``: the same, an int); setting it
-        rebuilds the scene (as the n control does).
+    n : int
+        Input entries: the n slider's position, which is its value (the slider's grid is
+        ``0 + k * 1``); setting it rebuilds the scene (as the n control does).
     step, position : int
         Steps shown: 0 (nothing yet), then 1 … n numeric columns, then n+1 … n+m analytic rows.
         A new widget shows step 1, its first column built; ``next_step()``, ``run_all()`` and
@@ -106,8 +106,8 @@ class JacobianBuilder(GradkitWidget):
     scripts = ("base/matrix.js", "jacobian/jacobian.js")
     PANELS = ("numeric", "analytic", "counts")
 
-    n = traitlets.Float(
-        help="input entries (the n slider); setting it rebuilds the scene (entries: as an int)"
+    n = traitlets.Int(
+        help="input entries: the n slider's position, N_MIN … N_MAX; setting it rebuilds the scene"
     ).tag(sync=True, state=True)
     step = traitlets.Int(
         1, help="steps shown: 0, then 1 … n numeric columns, then n+1 … n+m analytic rows"
@@ -197,15 +197,9 @@ class JacobianBuilder(GradkitWidget):
 
     # ---------------------------------------------------------------------------- Python API
     @traitlets.validate("n")
-    def _valid_n(self, proposal: dict) -> float:
+    def _valid_n(self, proposal: dict) -> int:
         """A whole number of input entries in N_MIN … N_MAX (:func:`check_n`)."""
-        value = proposal["value"]
-        return float(check_n(int(value) if float(value).is_integer() else value))
-
-    @property
-    def entries(self) -> int:
-        """Input entries, as a whole number (the trait ``n`` holds the slider's float)."""
-        return round(self.n)
+        return check_n(proposal["value"])
 
     @property
     def eps(self) -> float:
@@ -263,7 +257,7 @@ class JacobianBuilder(GradkitWidget):
         """Jacobian ``name`` up to the current step: numeric columns, then analytic rows."""
         r = self.result
         if r is None:
-            return torch.empty(0, self.entries, dtype=torch.float64)
+            return torch.empty(0, self.n, dtype=torch.float64)
         full = getattr(r, name)
         done = torch.zeros_like(full, dtype=torch.bool)
         if name == "numeric":
@@ -283,7 +277,7 @@ class JacobianBuilder(GradkitWidget):
 
     # ------------------------------------------------------------------------------ scene
     def _input(self, n: int | None = None) -> torch.Tensor:
-        n = self.entries if n is None else n
+        n = self.n if n is None else n
         if self._like is not None and self._like.numel() == n:
             return self._like.clone()
         return sample_input(n, self._like)
@@ -325,7 +319,7 @@ class JacobianBuilder(GradkitWidget):
         ones between."""
         if self.result is None:
             return []
-        n, built = self.entries, {}
+        n, built = self.n, {}
         for k in sorted({min(N_MAX, max(N_MIN, n + d)) for d in N_AROUND} - {n}):
             try:
                 built[k] = self._build(self._input(k))
@@ -339,7 +333,7 @@ class JacobianBuilder(GradkitWidget):
             history = [rows[m] for m in sorted(rows) if lo <= m <= hi or m not in built]
             scene = scene_of(self.label, result, counted, history)
             arrays = arrays_of(result)
-            scenes.append(self.recorded_answer({"n": float(k)}, scene, arrays, sets={"step": 1}))
+            scenes.append(self.recorded_answer({"n": k}, scene, arrays, sets={"step": 1}))
         return scenes
 
     def close(self) -> None:
@@ -348,4 +342,4 @@ class JacobianBuilder(GradkitWidget):
         super().close()
 
     def __repr__(self) -> str:
-        return f"JacobianBuilder(f={self.label!r}, n={self.entries})"
+        return f"JacobianBuilder(f={self.label!r}, n={self.n})"

@@ -170,6 +170,7 @@ export const jacobianView = {
   // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
   // (with no kernel: the scene saved for that n, or the page goes back and says why)
   drawsFrom: ["n", "step"],
+  // n's position is n itself (its slider's grid is 0 + k·1): the state compares with the scene's n
   ready(ctx) { return !ctx.scene.failed && ctx.scene.n === ctx.state.n; },
   size(ctx) {
     const sc = ctx.scene;

@@ -3,7 +3,6 @@
 // and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
 // numbers to its two panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
-import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { fitText, pictureWidth } from "../base/fit.js";
@@ -26,23 +25,23 @@ export function pyRepr(v) {
 
 // What the state shows: x as stored, its spacing and neighbours, where x ± eps land, and the
 // flags a learner reads (null while the data is missing: an x beyond the positions sent, or a
-// typed eps the kernel is still measuring).
-export function rulerFound(scene, tables, exact, state) {
+// typed eps the kernel is still measuring); state.x is x's position, `typed` its value.
+export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
-  const w = gridPosition(scene.x_grid, state.x) - scene.window[0];
+  const w = state.x - scene.window[0];
   if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
   // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const typed = state.eps_exact != null;
-  if (typed && !exact) return null;
-  const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
+  const offGrid = state.eps_exact != null;
+  if (offGrid && !exact) return null;
+  const [from, at, g] = offGrid ? [exact.tables, 0, 0] : [tables, w, state.eps];
   const land = rowOf(from.landing, [at, d, g]);
   const raised = rowOf(from.flags, [at, d, g]);
-  const eps = typed ? state.eps_exact : EPS_GRID[state.eps];
+  const eps = offGrid ? state.eps_exact : EPS_GRID[state.eps];
   const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
   const [h, lower, upper] = land;
   const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (floats.landing_flags)
   return {
-    dtype: state.dtype, typed: state.x, x, ulp, ulpBelow, h, lower, upper, eps,
+    dtype: state.dtype, typed, x, ulp, ulpBelow, h, lower, upper, eps,
     overflow: flag("overflow"), underflow: flag("underflow"), lowerCollapsed: flag("lower_collapsed"),
     upperCollapsed: flag("upper_collapsed"), collapsed: flag("collapsed"),
     near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],

@@ -66,8 +66,9 @@ class FloatRuler(PointWidget):
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     x, eps, eps_exact, dtype, panels
-        The values the page shows, traits named as the page names them (``eps`` a grid
-        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        The values the page shows, traits named as the page names them (``x`` a slider
+        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
+        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
         ``dtype_buttons.value``); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
@@ -142,7 +143,8 @@ class FloatRuler(PointWidget):
         """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
         return stack_points(measured)
 
-    def exact_of(self, eps: float, x: float) -> dict:
-        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local), with
-        an eps axis of one, as the scene's ``landing`` and ``flags``."""
-        return {name: a[:, None] for name, a in exact_landings(x, eps).items()}
+    def exact_of(self, eps: float, k: int) -> dict:
+        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local), at x
+        position k, with an eps axis of one, as the scene's ``landing`` and ``flags``."""
+        landings = exact_landings(self.x_at(k), eps)
+        return {name: a[:, None] for name, a in landings.items()}

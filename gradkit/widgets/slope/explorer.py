@@ -88,8 +88,9 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     dtype_buttons, scheme_buttons : gradkit.widgets.base.Control
         Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     function, x, eps, eps_exact, dtype, scheme, panels
-        The values the page shows, traits named as the page names them (``eps`` a grid
-        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
+        The values the page shows, traits named as the page names them (``x`` a slider
+        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
+        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
         ``dtype_buttons.value``); ``state`` holds them all.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
@@ -184,7 +185,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     # ---------------------------------------------------------------------- what is sent
     def new_function(self) -> None:
         """A new function: its curve once, then the positions around x (PointWidget)."""
-        lo, hi = (self._window.x_at(k) for k in self._window.x_range)
+        lo, hi = (self.x_at(k) for k in self._window.x_range)
         self._curve = curve(self.f, lo, hi)
         super().new_function()
 
@@ -210,12 +211,13 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     def answer_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
         """Another function's arrays for a page with no kernel: its curve around x alone, and no
         zoom table where the zoom panel is not shown (a static page cannot open it)."""
-        arrays = {**stack_points(measured), **curve(f, self.x, self.x)}
+        arrays = {**stack_points(measured), **curve(f, self.x_value, self.x_value)}
         if "zoom" not in self.panels:
             del arrays["zoom"]
         return arrays
 
-    def exact_of(self, eps: float, x: float) -> dict[str, np.ndarray]:
-        """Every scheme and dtype at a typed eps, at x: rows and zoom, as a position's."""
-        rows, zoom = slope_rows(self.f, x, [eps])
+    def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
+        """Every scheme and dtype at a typed eps, at x position k: rows and zoom, as a
+        position's."""
+        rows, zoom = slope_rows(self.f, self.x_at(k), [eps])
         return {"rows": rows, "zoom": zoom}

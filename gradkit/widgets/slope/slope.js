@@ -3,7 +3,6 @@
 // units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
 // looked up for the state; the page formats them.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
-import { gridPosition } from "../base/controls.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { pictureWidth } from "../base/fit.js";
@@ -21,13 +20,13 @@ export const FORMULAS = {
   forward: "(f(x+eps) − f(x)) / eps",
 };
 
-// The row the state shows: {r: FIELDS -> number, zoom, analytic, eps}, or null while it has not
-// arrived (an x beyond the positions sent, a typed eps the kernel is still measuring).
-export function slopeRow(scene, tables, exact, state) {
+// The row the state shows: {r: FIELDS -> number, zoom, analytic, eps, x}, or null while it has
+// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring);
+// state.x is x's position, `x` its value (tables.js pointRecord).
+export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const k = gridPosition(scene.x_grid, state.x);
-  const w = k - scene.window[0];
+  const w = state.x - scene.window[0];
   if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
   const analytic = tables.analytic.data[w];
   // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
@@ -35,7 +34,7 @@ export function slopeRow(scene, tables, exact, state) {
   if (typed && !exact) return null;
   const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
   return { r: record(scene.fields, rowOf(from.rows, [at, s, d, g])), zoom: rowOf(from.zoom, [at, d, g]),
-    analytic, eps: typed ? state.eps_exact : EPS_GRID[g] };
+    analytic, eps: typed ? state.eps_exact : EPS_GRID[g], x };
 }
 
 // A slope for a readout: three decimals, or four significant digits when huge (never a
@@ -61,18 +60,18 @@ export function slopeReadouts(scene, state, found) {
       ? readoutHtml("relative error", pyFormat(err / Math.abs(a), ".2e"), "|numeric − analytic| / |analytic|")
       : readoutHtml("relative error", "undefined", "the analytic slope is 0"),
     eps: readoutHtml("eps", epsLabel(eps), `= ${fmtPlain(eps)}${stored}`),
-    note: slopeNote(scene, state, r, eps),
+    note: slopeNote(scene, state, found),
   };
 }
 
-function slopeNote(scene, state, r, eps) {
+function slopeNote(scene, state, { r, eps, x }) {
   const name = state.dtype;
   if (r.underflow) {
     return marked("bad", `eps = ${epsLabel(eps)} rounds to 0 in ${name}: there is no nudge, so no slope can be measured (0/0).`);
   }
   if (!Number.isFinite(r.fx)) {
     const why = Number.isFinite(r.xs) ? "" : ` (x itself overflows to ${pyFormat(r.xs)} in ${name})`;
-    return marked("bad", `f(x) = ${scene.function} is ${pyFormat(r.fx)} at x = ${pyFormat(state.x, ".6g")}${why}; pick another x.`);
+    return marked("bad", `f(x) = ${scene.function} is ${pyFormat(r.fx)} at x = ${pyFormat(x, ".6g")}${why}; pick another x.`);
   }
   if (!Number.isFinite(r.v0) || !Number.isFinite(r.v1)) {
     return marked("bad", `f at x ± eps is not a finite ${name} number (it overflows): the numeric slope is ${pyFormat(r.numeric)}.`);
@@ -142,9 +141,9 @@ const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
-  const { r, analytic: a, eps } = found;
+  const { r, analytic: a, eps, x } = found;
   const hw = scene.view_half_width;
-  const xlim = [state.x - hw, state.x + hw];
+  const xlim = [x - hw, x + hw];
   const curve = tables.curve;
   const n = curve.shape[1];
   const cx = curve.data.subarray(0, n);
@@ -152,7 +151,7 @@ function drawOverview(ctx, lay, found) {
   const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
   const ax = new Axes({ name: "curve", box: lay.curve, xlim, ylim });
   const named = scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`;
-  const near = `near x = ${pyFormat(state.x, ".4g")}`;
+  const near = `near x = ${pyFormat(x, ".4g")}`;
   dr.frame(ax, { xticks: linearTicks(...xlim), yticks: linearTicks(...ylim), xlabel: "x", ylabel: "f(x)",
     title: `${named} ${near}`, titles: [`${scene.function} ${near}`, scene.function], right: lay.size[0] });
   const win = [r.xs - scene.half_width * eps, r.xs + scene.half_width * eps];
@@ -271,7 +270,7 @@ export const slopeView = {
     const items = legend(ctx, lay);
     const drawn = {
       legend: items.map(([part, label]) => [part, label]),
-      eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: state.x,
+      eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: found.x,
       numeric: found.r.numeric, analytic: found.analytic, points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
     };
     const axes = drawPanels(ctx, lay, found, [["curve", drawOverview], ["zoom", drawZoom]], drawn);
