@@ -2,8 +2,10 @@
 // the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
 // control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
 // keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
-// with the value as shown, aria-pressed). On a page with no kernel a control, or one option of
-// it, that would lead where the page was not given data is greyed out (offlineGrey).
+// with the value as shown, aria-pressed). A toggle or drop-down whose spec has `also` sets those
+// values too with each change (a new specimen clears the prediction). On a page with no kernel a
+// control, or one option of it, that would lead where the page was not given data is greyed out
+// (offlineGrey); a button the page presses itself never is for want of a kernel.
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { pyFormat } from "./format.js";
 import { GREYED_TITLE, offGridNote } from "./offline.js";
@@ -203,7 +205,7 @@ function toggleControl(spec, ctx) {
   const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name });
   const buttons = spec.options.map((opt, i) => {
     const b = h("button", { title: (spec.tooltips || [])[i], text: opt, "data-value": opt,
-      onclick: () => ctx.set(name, opt) });
+      onclick: () => ctx.set(name, opt, { also: spec.also || {} }) });
     group.append(b);
     return b;
   });
@@ -214,7 +216,7 @@ function toggleControl(spec, ctx) {
       b.hidden = !visible.includes(b.dataset.value);
       b.setAttribute("aria-pressed", String(b.dataset.value === ctx.state[name]));
       b.disabled = !!st.disabled;
-      offlineGrey(ctx, b, { [name]: b.dataset.value });
+      offlineGrey(ctx, b, { ...(spec.also || {}), [name]: b.dataset.value });
     }
   };
   return { parts: [group], sync };
@@ -222,7 +224,7 @@ function toggleControl(spec, ctx) {
 
 function dropdownControl(spec, ctx) {
   const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
-    onchange: () => ctx.set(spec.name, select.value) });
+    onchange: () => ctx.set(spec.name, select.value, { also: spec.also || {} }) });
   const options = spec.options.map((opt) => h("option", { value: opt, text: opt }));
   select.append(...options);
   const sync = () => {
@@ -232,7 +234,7 @@ function dropdownControl(spec, ctx) {
     // with no kernel: only the options the page was given, and none to pick when none is
     let others = 0;
     for (const o of options) {
-      o.disabled = !ctx.canShow({ [spec.name]: o.value });
+      o.disabled = !ctx.canShow({ ...(spec.also || {}), [spec.name]: o.value });
       if (!o.disabled && o.value !== select.value) others += 1;
     }
     offlineGrey(ctx, select, others ? {} : { [spec.name]: null });
@@ -284,12 +286,34 @@ function checkboxControl(spec, ctx) {
 // and hides once the state holds the value, unless spec.unset = [value, also]: then it is a
 // toggle, never hidden, aria-pressed while the state holds spec.set's value; pressed again it
 // sets `value`, and each key of `also` whose state is not among `value` to its fallback (the
-// highlighted dtype of dtypes hidden again). The change a press makes: {key, value, also}.
+// highlighted dtype of dtypes hidden again). A counter, spec.count = [key, last] (Python's
+// button(counts=...)), sets key to min(state + 1, last): a hint more, a solution asked once
+// more. The change a press makes: {key, value, also}.
 export function buttonPress(spec, state) {
+  if (spec.count) {
+    const [key, last] = spec.count;
+    return { key, value: Math.min(buttonCount(spec, state) + 1, last), also: {} };
+  }
   const [key, on] = spec.set;
   if (!spec.unset || !sameValue(state[key], on)) return { key, value: on, also: {} };
   const [off, also = {}] = spec.unset;
   return { key, value: off, also: Object.fromEntries(Object.entries(also).filter(([k]) => !off.includes(state[k]))) };
+}
+
+// A counter's count in `state` (0 before its first press).
+export function buttonCount(spec, state) {
+  return Number(state[spec.count[0]] ?? 0);
+}
+
+// Whether a counter has counted to its last (it is disabled there: no more hints).
+export function buttonSpent(spec, state) {
+  return !!spec.count && buttonCount(spec, state) >= spec.count[1];
+}
+
+// Whether a click goes to the kernel: not a button the page presses itself (spec.set, a counter,
+// or spec.by_page: the view's press).
+export function buttonNeedsKernel(spec) {
+  return !spec.set && !spec.count && !spec.by_page;
 }
 
 // How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed); a pressed
@@ -300,25 +324,27 @@ export function buttonLook(spec, state) {
   return spec.unset ? { hidden: false, pressed: held } : { hidden: held, pressed: null };
 }
 
-// A button's label: the one its control state holds (a hint's "no more"), else a pressed
-// toggle's spec.pressed_text, else its own.
+// A button's label: the one its control state holds, else a counter's text for its count
+// (spec.texts, keyed by the count), else a pressed toggle's spec.pressed_text, else its own.
 export function buttonText(spec, state, controlState = {}) {
-  return controlState.text || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
+  const counted = spec.count ? (spec.texts || {})[String(buttonCount(spec, state))] : undefined;
+  return controlState.text || counted || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
 }
 
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 function buttonControl(spec, ctx) {
-  // without spec.set a click goes to the kernel
+  // a click goes to the kernel, unless the page presses it itself (buttonNeedsKernel)
   const press = () => {
     const { key, value, also } = buttonPress(spec, ctx.state);
     ctx.set(key, value, { also });
   };
   const b = h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-    onclick: () => (spec.set ? press() : ctx.click(spec.name)) });
+    onclick: () => (spec.set || spec.count ? press() : ctx.click(spec.name)) });
   const sync = () => {
     const st = ctx.controlState(spec.name);
-    b.disabled = !!st.disabled || (!spec.set && ctx.offline && !ctx.plays(spec.name));
+    b.disabled = !!st.disabled || buttonSpent(spec, ctx.state) ||
+      (buttonNeedsKernel(spec) && ctx.offline && !ctx.plays(spec.name));
     const look = buttonLook(spec, ctx.state);
     b.textContent = buttonText(spec, ctx.state, st);
     b.hidden = look.hidden;
