@@ -15,7 +15,7 @@ Python computes, the page draws. A widget is a few synced traits:
 - ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
   (controls disabled, hidden or relabelled from Python);
 - ``offline``: what a page with no kernel (a static export) plays beyond the scene
-  (:mod:`.offline`: scenes of other menu choices, hints, verdicts).
+  (:mod:`.offline`: scenes of other menu choices, what Python resets along with a control).
 
 Requests are anywidget commands (:mod:`.page`) that name what they are for: a button that needs
 the kernel, and the numbers at a typed eps off the grid. The family's ES module draws everything
