@@ -124,6 +124,12 @@ def test_a_new_specimen_clears_the_prediction_in_the_page_too(make):
     hunt = make(ZooHunt, ["WrongSquareFn", "CubeFn"])
     entry = next(c for c in hunt.spec["controls"] if c["name"] == "entry")
     assert entry["also"] == {"prediction": None}
+    page_sends(hunt, prediction="bug")
+    page_sends(hunt, entry=_label(hunt, "CubeFn"), prediction=None)  # the menu's one message
+    assert hunt.error_area.value == "" and hunt.entry_dropdown.value == "CubeFn"
+    assert hunt.prediction_buttons.value is None
+    page_sends(hunt, prediction="sideways")
+    assert "the page sent prediction=&#x27;sideways&#x27;" in hunt.error_area.value
 
 
 def test_hunt_arguments_are_named():
