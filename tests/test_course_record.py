@@ -223,6 +223,29 @@ def test_a_zoo_specimens_first_predicted_cause_is_kept(tmp_path, monkeypatch):
     assert read_first_guesses(tmp_path, "06_bug_zoo")["zoo"] == recorder.guesses["zoo"]
 
 
+def test_a_zoo_run_in_the_page_is_kept_and_a_run_before_any_prediction_never_is(
+    tmp_path, monkeypatch
+):
+    """The page runs a specimen itself (its runs and first guesses, no kernel button): the
+    recorder keeps the first predicted run; a specimen first run unpredicted never scores."""
+    from gradkit.widgets import ZooHunt
+    from tests.widgets.page_messages import page_sends
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    recorder = FirstGuesses("06_bug_zoo", tmp_path)
+    hunt = ZooHunt(names=["WrongSquareFn", "SquareFn"])
+    recorder.watch({"hunt": hunt})
+    wrong, square = (label for label, _name in hunt.entry_dropdown.options)
+    page_sends(hunt, runs={wrong: "bug"}, first_guesses={wrong: "bug"})
+    page_sends(hunt, runs={wrong: "pass"})  # a second run is no first guess
+    page_sends(hunt, runs={wrong: "pass", square: None}, first_guesses={wrong: "bug", square: None})
+    page_sends(hunt, runs={wrong: "pass", square: "pass"})  # after the verdict: never kept
+    assert recorder.guesses["zoo"] == {
+        "WrongSquareFn": {"guess": "bug", "right": True, "cause": "bug"}
+    }
+    hunt.close()
+
+
 def test_nothing_is_written_while_nbgrader_runs_the_notebook(tmp_path, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert FirstGuesses("01_nudging", tmp_path).keep("quiz", "q", {"guess": "a"}) is False

@@ -358,7 +358,52 @@ def practice_fixture() -> dict:
                 "guesses": [checked(entry_id, t) for t in texts],
             }
         )
-    return {"quizzes": [*quizzes, _quiz_answers(inline)], "seeds": seeds, "predicts": predicts}
+    return {
+        "quizzes": [*quizzes, _quiz_answers(inline)],
+        "seeds": seeds,
+        "predicts": predicts,
+        "hunt": _hunt_runs(),
+    }
+
+
+def _hunt_runs() -> dict:
+    """A zoo hunt run from Python as the page runs it: after each run, the state and the result
+    and score Python reads; the scene at the end holds the verdicts of every run (the page words
+    each state from it). To keep the fixture small, each verdict's report (the same HTML in the
+    scene and in Python's result) is written as a short stand-in, and the specimens' code is left
+    out."""
+    from gradkit.widgets import ZooHunt
+
+    hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
+    runs = []
+    for name, guess in (
+        ("WrongSquareFn", None),
+        ("WrongSquareFn", "precision"),
+        ("WrongSquareFn", "bug"),
+        ("SquareFn", "pass"),
+        ("SquareFn", "precision"),
+    ):
+        hunt.entry_dropdown.value = name
+        hunt.prediction_buttons.value = guess
+        hunt.run()
+        runs.append((dict(hunt.state), hunt.result.value, hunt.score.value))
+    hunt.close()
+    stand_ins = {
+        v["unmasked"]: f"<p>report of {v['name']}</p>" for v in hunt.scene["verdicts"].values()
+    }
+
+    def short(text: str) -> str:
+        for unmasked, stand_in in stand_ins.items():
+            text = text.replace(unmasked, stand_in)
+        return text
+
+    scene = {k: v for k, v in hunt.scene.items() if k in ("words", "prompt", "total")}
+    scene["verdicts"] = {
+        label: {**v, "unmasked": short(v["unmasked"])}
+        for label, v in hunt.scene["verdicts"].items()
+    }
+    states = [{"state": st, "result": short(result), "score": score} for st, result, score in runs]
+    return {"scene": scene, "states": states}
 
 
 def _closed(widget: object) -> object:

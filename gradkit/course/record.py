@@ -102,8 +102,8 @@ class FirstGuesses:
                 widget.observe(widget.guard(self._on_predict(widget)), names=["locked"])
             elif kind == "quiz":
                 widget.observe(widget.guard(self._on_quiz(widget)), names=["choice"])
-            else:
-                widget.on_click("run", self._on_hunt(widget))
+            else:  # a run is the hunt's state: its first guesses grow by the specimen run
+                widget.observe(widget.guard(self._on_hunt(widget)), names=["first_guesses"])
 
     def _on_predict(self, widget: Any) -> Callable[[dict], None]:
         def locked(change: dict) -> None:
@@ -122,12 +122,18 @@ class FirstGuesses:
 
         return picked
 
-    def _on_hunt(self, widget: Any) -> Callable[[], None]:
-        def ran() -> None:
-            guess, report = widget.prediction_buttons.value, widget.last
-            if guess is not None and report is not None:
-                first = {"guess": guess, "right": guess == report.cause, "cause": report.cause}
-                self.keep("zoo", widget.entry_dropdown.value, first)
+    def _on_hunt(self, widget: Any) -> Callable[[dict], None]:
+        def ran(change: dict) -> None:
+            for label, guess in (change.get("new") or {}).items():
+                if guess is None:  # run before any prediction: no first guess (never scores)
+                    continue
+                verdict = widget.verdict(label)
+                first = {
+                    "guess": guess,
+                    "right": guess == verdict["cause"],
+                    "cause": verdict["cause"],
+                }
+                self.keep("zoo", verdict["name"], first)
 
         return ran
 

@@ -71,6 +71,11 @@ EXTRA_NOTEBOOKS = {
         "ruler = FloatRuler()\nruler",
         "gradcheck_lab = GradcheckLab()\ngradcheck_lab",
     ],
+    "_practice.ipynb": [
+        "from gradkit.widgets import ExercisePanel, ZooHunt",
+        'panel = ExercisePanel("cube", namespace={})\npanel',
+        'hunt = ZooHunt(["WrongSquareFn", "CubeFn"])\nhunt',
+    ],
     # a planted spoiler: the Predict's own cell prints the answer (no gate can hide it)
     "_spoiler.ipynb": [
         "import torch\nfrom gradkit import cost\nfrom gradkit.widgets import Predict\n"

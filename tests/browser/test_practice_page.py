@@ -118,25 +118,38 @@ def test_a_choice_prediction_marks_the_guess_with_no_kernel(offline_page):
 
 def test_what_needs_the_kernel_is_disabled_and_says_so(offline_page):
     """Checking code needs the kernel: greyed out, the note says so. The hints and the solution
-    are text sent with the panel (its ``offline`` trait), so the page plays them, as on the site."""
+    are in the panel's scene and its buttons are counters the page presses itself; the hunt's
+    runs are the page's too, its verdicts saved with it: they work as in a notebook."""
     panel = offline_page.locator(".gradkit-exercise")
     assert panel.locator("button.gradkit-exercise-check").is_disabled()
     assert panel.locator(".gk-offline-note").inner_text() == NOTE
     hint = panel.locator("button.gradkit-exercise-hint")
     assert hint.is_enabled()
     hint.click()
-    assert panel.locator(".gradkit-exercise-hints").inner_text().strip() != ""
+    assert panel.locator(".gk-hint-line").count() == 1
+    assert _drawn(panel) == {"hints_shown": 1, "solution_step": 0}
+    solution = panel.locator("button.gradkit-exercise-solution")
+    solution.click()
+    assert solution.inner_text() == "Sure? Click again" and solution.is_enabled()
+    solution.click()
+    assert solution.inner_text() == "Solution shown" and solution.is_disabled()
+    assert "class MyCube" in panel.locator(".gradkit-exercise-solution-code pre").inner_text()
     # the feedback the page was saved with graded no code of the reader's: it says why not instead
     feedback = panel.locator(".gradkit-exercise-feedback").inner_text()
     assert "This page has no Python, so it cannot check code" in feedback
     assert "No class named MyCube" not in feedback
     hunt = offline_page.locator(".gradkit-zoo-hunt")
     run = hunt.locator("button.gradkit-run-gradcheck")
-    assert run.is_enabled()  # the verdicts were saved with the hunt: the page plays them
-    before = _text(hunt.locator(".gradkit-readouts"))
+    assert run.is_enabled()  # the verdicts were saved with the hunt: the page runs it itself
+    hunt.locator(".gradkit-prediction button[data-value=bug]").click()
     run.click()
-    assert _text(hunt.locator(".gradkit-readouts")) != before
+    result = hunt.locator(".gradkit-hunt-result")
+    assert "Right: the cause is bug." in _text(result) and "WrongSquareFn" in _text(result)
+    assert "Score: 1 right at the first try, out of 1 predicted" in _text(hunt)
     code = hunt.locator(".gradkit-specimen-code")
     assert "class Specimen1Fn" in code.inner_text()
     hunt.locator("select.gradkit-specimen").select_option(index=1)  # specimens switch in the page
     assert "class Specimen2Fn" in code.inner_text()
+    assert hunt.locator(".gradkit-prediction button[aria-pressed=true]").count() == 0
+    assert "Read the code, choose a prediction" in _text(result)
+    assert hunt.locator(".gradkit-error").inner_text() == ""

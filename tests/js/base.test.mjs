@@ -16,7 +16,8 @@ import {
   decodeTables, flatIndex, pointRecord, record, rowOf,
 } from "../../gradkit/widgets/base/tables.js";
 import {
-  keyMove, savedRange, shownValue, sliderStepMoves, sliderValue,
+  buildControl, buttonPress, buttonSpent, buttonText, keyMove, savedRange, shownValue,
+  sliderStepMoves, sliderValue,
 } from "../../gradkit/widgets/base/controls.js";
 import { FAILED, askKernel, askNumbers, valuesOf } from "../../gradkit/widgets/base/page.js";
 import { offGridRequest, sceneFits } from "../../gradkit/widgets/base/host.js";
@@ -401,4 +402,99 @@ test("askNumbers asks a request once per model, decodes its answer, drops a stal
   assert.equal(told, 2); // the stale answer told no view: the new scene asks again
   assert.equal(askNumbers(part, JSON.stringify({ key: "stale", eps: 3e-7 })), null); // asked again
   assert.equal(asked.length, 4);
+});
+
+// ------------------------------------------------------------- controls the page presses itself
+// A few DOM nodes, enough for buildControl: tags, classes, attributes, listeners, children.
+class FakeNode {
+  constructor(tag) {
+    Object.assign(this, { tagName: tag.toUpperCase(), children: [], attrs: {}, dataset: {}, listeners: {},
+      classes: new Set(), hidden: false, disabled: false, title: "", textContent: "", value: "" });
+    this.classList = { toggle: (c, on) => (on ? this.classes.add(c) : this.classes.delete(c)), add: (c) => this.classes.add(c) };
+  }
+  set className(v) { for (const c of String(v).split(/\s+/).filter(Boolean)) this.classes.add(c); }
+  setAttribute(k, v) { this.attrs[k] = String(v); if (k === "title") this.title = String(v); }
+  getAttribute(k) { return this.attrs[k] ?? null; }
+  addEventListener(kind, fn) { (this.listeners[kind] ||= []).push(fn); }
+  fire(kind) { for (const fn of this.listeners[kind] || []) fn({}); }
+  append(...nodes) { this.children.push(...nodes); }
+  all() { return this.children.flatMap((c) => (c instanceof FakeNode ? [c, ...c.all()] : [])); }
+  querySelectorAll(selector) {
+    const tags = selector.split(",").map((t) => t.trim().toUpperCase());
+    return this.all().filter((n) => tags.includes(n.tagName));
+  }
+}
+globalThis.document ??= { createElement: (tag) => new FakeNode(tag), createTextNode: (text) => ({ text }) };
+
+// A page for one control: its state, what it set, and (offline) a page with no kernel.
+function controlPage(state, offline = false) {
+  const ctx = { state: { ...state }, sets: [], clicks: [], controlState: () => ({}),
+    whyNot: () => "", whyNotAsk: (name) => (offline ? `${name} needs a running notebook` : "") };
+  ctx.set = (name, value, opts = {}) => {
+    ctx.sets.push([name, value, opts.also || {}]);
+    Object.assign(ctx.state, { [name]: value, ...(opts.also || {}) });
+  };
+  ctx.click = (name) => ctx.clicks.push(name);
+  return ctx;
+}
+const buttonOf = (made) => made.row.all().find((n) => n.tagName === "BUTTON");
+
+const HINT = { kind: "button", name: "hint", text: "Hint", css: "gk-h", kernel: false,
+  count: ["hints_shown", 2], texts: { 2: "No more hints" } };
+const SOLUTION = { kind: "button", name: "solution", text: "Show solution", css: "gk-s", kernel: false,
+  count: ["solution_step", 2], texts: { 1: "Sure? Click again", 2: "Solution shown" } };
+
+test("a counter button counts to its last in the page, its label the text for the count", () => {
+  assert.deepEqual(buttonPress(HINT, {}), { key: "hints_shown", value: 1, also: {} });
+  assert.deepEqual(buttonPress(HINT, { hints_shown: 1 }).value, 2);
+  assert.deepEqual(buttonPress(HINT, { hints_shown: 2 }).value, 2); // the last stays
+  assert.equal(buttonText(HINT, { hints_shown: 1 }), "Hint");
+  assert.equal(buttonText(HINT, { hints_shown: 2 }), "No more hints");
+  assert.deepEqual([0, 1, 2].map((k) => buttonText(SOLUTION, { solution_step: k })),
+    ["Show solution", "Sure? Click again", "Solution shown"]);
+  assert.equal(buttonText(SOLUTION, { solution_step: 1 }, { text: "from Python" }), "from Python");
+  assert.deepEqual([0, 1, 2].map((k) => buttonSpent(SOLUTION, { solution_step: k })), [false, false, true]);
+  assert.equal(buttonSpent({ kind: "button", name: "check" }, {}), false);
+  const ctx = controlPage({ solution_step: 0 });
+  const made = buildControl(SOLUTION, ctx);
+  const b = buttonOf(made);
+  for (const [k, text, disabled] of [[1, "Sure? Click again", false], [2, "Solution shown", true]]) {
+    b.fire("click");
+    made.sync();
+    assert.deepEqual([ctx.state.solution_step, b.textContent, b.disabled], [k, text, disabled]);
+  }
+  assert.deepEqual(ctx.clicks, []); // no kernel message
+});
+
+test("with no kernel only the buttons that go to the kernel are greyed out", () => {
+  const run = { kind: "button", name: "run", text: "Run", css: "gk-run", kernel: false, by_page: true };
+  const check = { kind: "button", name: "check", text: "Check", css: "gk-check", kernel: true };
+  const ctx = controlPage({ hints_shown: 0 }, true);
+  const states = {};
+  for (const spec of [HINT, SOLUTION, run, check]) {
+    const made = buildControl(spec, ctx);
+    made.sync();
+    states[spec.name] = [buttonOf(made).disabled, made.row.classes.has("gk-needs-kernel")];
+    buttonOf(made).fire("click");
+  }
+  assert.deepEqual(states, { hint: [false, false], solution: [false, false], run: [false, false], check: [true, true] });
+  assert.deepEqual(ctx.clicks, ["run", "check"]); // the view presses run (host.js: spec.by_page)
+  assert.deepEqual(ctx.state.hints_shown, 1);
+});
+
+test("a drop-down or toggle with `also` sets those values with each change (a new specimen clears the guess)", () => {
+  const menu = { kind: "dropdown", name: "entry", options: ["a", "b"], also: { prediction: null } };
+  const ctx = controlPage({ entry: "a", prediction: "bug" });
+  const made = buildControl(menu, ctx);
+  const select = made.row.all().find((n) => n.tagName === "SELECT");
+  select.value = "b";
+  select.fire("change");
+  assert.deepEqual(ctx.sets, [["entry", "b", { prediction: null }]]);
+  assert.deepEqual(ctx.state, { entry: "b", prediction: null });
+  const causes = { kind: "toggle", name: "dtype", options: ["float64", "float32"], also: { shown: ["float64"] } };
+  const buttons = buildControl(causes, ctx).row.all().filter((n) => n.tagName === "BUTTON");
+  buttons[1].fire("click");
+  assert.deepEqual(ctx.sets.at(-1), ["dtype", "float32", { shown: ["float64"] }]);
+  buildControl({ ...menu, also: undefined }, ctx).row.all().find((n) => n.tagName === "SELECT").fire("change");
+  assert.deepEqual(ctx.sets.at(-1)[2], {}); // without `also`: its own value only
 });

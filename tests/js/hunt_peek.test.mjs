@@ -1,20 +1,19 @@
 // The zoo hunt's score counts only predictions made before the verdict: a run without a prediction
 // shows the verdict, so a guess made afterwards for that Function never scores (practice/panel.js,
-// the page with no kernel; tests/widgets/test_practice_panels.py holds Python's side).
+// the page's own runs; tests/widgets/test_practice_panels.py holds Python's side).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { huntScore, huntView } from "../../gradkit/widgets/practice/panel.js";
 
-const WORDS = { none: "ran without", right: "Right", wrong: "Not quite",
-  score: "{right} right of {tried} predicted ({total})" };
+const SCENE = { total: 2, words: { none: "ran without", right: "Right", wrong: "Not quite",
+  score: "{right} right of {tried} predicted ({total})" }, verdicts: {
+  a: { name: "WrongSquareFn", cause: "bug", unmasked: "" },
+  b: { name: "CubeFn", cause: "pass", unmasked: "" } } };
 
 function page(state) {
   const ctx = {
     state: { ...state },
-    offlineData: { words: WORDS, total: 2, verdicts: {
-      a: { name: "WrongSquareFn", cause: "bug", unmasked: "" },
-      b: { name: "CubeFn", cause: "pass", unmasked: "" } } },
     set(key, value, { also = {} } = {}) { Object.assign(ctx.state, { [key]: value }, also); },
   };
   return ctx;
@@ -25,9 +24,9 @@ test("a run before any prediction shows the verdict, and a later guess there nev
   huntView.press(ctx, "run"); // peeked
   ctx.state.prediction = "bug";
   huntView.press(ctx, "run"); // right, but after the verdict
-  assert.deepEqual(ctx.state.first_tries, { WrongSquareFn: null });
-  assert.equal(huntScore(ctx.offlineData, ctx.state.first_tries), "0 right of 0 predicted (2)");
+  assert.deepEqual(ctx.state.first_guesses, { a: null });
+  assert.equal(huntScore(SCENE, ctx.state.first_guesses), "0 right of 0 predicted (2)");
   Object.assign(ctx.state, { entry: "b", prediction: "pass" });
   huntView.press(ctx, "run");
-  assert.equal(huntScore(ctx.offlineData, ctx.state.first_tries), "1 right of 1 predicted (2)");
+  assert.equal(huntScore(SCENE, ctx.state.first_guesses), "1 right of 1 predicted (2)");
 });

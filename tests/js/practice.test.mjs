@@ -1,6 +1,6 @@
 // The practice widgets in the page: the learner's option order, marking and feedback (Quiz), the
-// typed guess, the tolerance and the reveal (Predict), ZooHunt's readouts; against what Python
-// reads from the same scenes (tools/js_fixtures.py practice_fixture).
+// typed guess, the tolerance and the reveal (Predict), ZooHunt's runs and readouts, ExercisePanel's
+// readouts; against what Python reads from the same scenes (tools/js_fixtures.py practice_fixture).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -10,7 +10,7 @@ import {
   RETRY_WORDS, gateOpen, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, revealed, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
 import {
-  exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntScore, huntView,
+  exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntRun, huntScore, huntView,
 } from "../../gradkit/widgets/practice/panel.js";
 import { readFixture } from "./fixture.mjs";
 
@@ -195,86 +195,97 @@ test("a true value that could not be computed is said, never a verdict", () => {
 
 // --------------------------------------------------------------------------------- zoo hunt
 
-test("the hunt shows the specimen picked, its latest result or the invitation, and the score", () => {
-  const scene = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, results: { b: "Right" }, prompt: "Run it.", score: "Score: 1" };
-  assert.deepEqual(huntReadouts(scene, { entry: "a" }), { code: "<pre>A</pre>", result: "Run it.", score: "Score: 1" });
-  assert.deepEqual(huntReadouts(scene, { entry: "b" }).result, "Right");
-});
+const SCENE = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, prompt: "Run it.", total: 2,
+  words: { none: "You ran it without a prediction.", right: "Right: the cause is {cause}.",
+    wrong: "Not quite: you predicted {guess}, the cause is {cause}.",
+    score: "Score: {right} right at the first try, out of {tried} predicted ({total} Functions in the hunt)." },
+  verdicts: {} };
+const VERDICTS = { a: { name: "WrongSquareFn", cause: "bug", unmasked: "<p>report A</p>" },
+  b: { name: "CubeFn", cause: "pass", unmasked: "<p>report B</p>" } };
 
-test("a specimen whose code has not arrived yet waits (null: the busy mark shows)", () => {
-  const scene = { specimens: { a: "<pre>A</pre>" }, results: {}, prompt: "Run it.", score: "" };
-  assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
-  assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
-});
-
-// ------------------------------------------------------------------- with no kernel
-// A view's page with no kernel, as host.js gives it: state, local control flags, set, setControl.
-function offlinePage(view, scene, offlineData, state = {}) {
-  const ctx = {
-    offline: true, scene, offlineData, state: { ...state }, local: {},
-    set(name, value, opts = {}) { Object.assign(ctx.state, { [name]: value, ...(opts.also || {}) }); },
-    setControl(name, flags) { ctx.local[name] = { ...(ctx.local[name] || {}), ...flags }; },
-  };
+// A view's page as host.js gives it: the state, and set (with `also`) as the page's controls use it.
+function page(view, scene, state = {}) {
+  const ctx = { scene, state: { ...state } };
+  ctx.set = (name, value, opts = {}) => { Object.assign(ctx.state, { [name]: value, ...(opts.also || {}) }); };
   ctx.press = (name) => view.press(ctx, name);
   return ctx;
 }
 
-const WORDS = { no_more: "No more hints", confirm: "Sure? Click again", shown: "Solution shown" };
-
-test("with no kernel an exercise shows its hints one at a time and the solution on a second ask", () => {
-  const data = { hints: ["<div>h1</div>", "<div>h2</div>"], solution: "<pre>code</pre>", words: WORDS };
-  const scene = { readouts: { feedback: "F", hints: "", solution: "" } };
-  const ctx = offlinePage(exerciseView, scene, data);
-  assert.equal(exerciseView.plays(ctx, "hint") && exerciseView.plays(ctx, "solution"), true);
-  assert.equal(exerciseView.plays(ctx, "check"), false); // checking runs the learner's code
-  assert.equal(exerciseView.plays(offlinePage(exerciseView, scene, {}), "hint"), false);
-  ctx.press("hint");
-  assert.equal(exerciseReadouts(scene, ctx.state, data).hints, "<div>h1</div>");
-  ctx.press("hint");
-  assert.equal(exerciseReadouts(scene, ctx.state, data).hints, "<div>h1</div><div>h2</div>");
-  assert.deepEqual(ctx.local.hint, { disabled: true, text: "No more hints" });
-  ctx.press("solution");
-  assert.equal(exerciseReadouts(scene, ctx.state, data).solution, "");
-  assert.deepEqual(ctx.local.solution, { text: "Sure? Click again" });
-  ctx.press("solution");
-  assert.equal(exerciseReadouts(scene, ctx.state, data).solution, "<pre>code</pre>");
-  assert.deepEqual(ctx.local.solution, { text: "Solution shown", disabled: true });
-  // the feedback the export's run gave the starter is not the reader's: the page says why not
-  assert.equal(exerciseReadouts(scene, ctx.state, data).feedback, "F");
-  const said = { ...data, feedback: "<div>no Python here</div>" };
-  assert.equal(exerciseReadouts(scene, ctx.state, said).feedback, "<div>no Python here</div>");
-  assert.equal(exerciseReadouts(scene, ctx.state, null).hints, ""); // with a kernel: Python's
+test("the hunt shows the specimen picked, its latest result or the invitation, and the score", () => {
+  assert.equal(fillWords("a {x} b {y} {z}", { x: 1, y: "two" }), "a 1 b two {z}");
+  const scene = { ...SCENE, verdicts: VERDICTS };
+  assert.deepEqual(huntReadouts(scene, { entry: "a", runs: {}, first_guesses: {} }),
+    { code: "<pre>A</pre>", result: "Run it.", score: "" });
+  assert.equal(huntResult(scene, "a", "bug"), "<div class='gk-hunt-verdict gk-good'>Right: the cause is bug.</div><p>report A</p>");
+  assert.match(huntResult(scene, "b", "bug"), /gk-bad'>Not quite: you predicted bug, the cause is pass\./);
+  assert.match(huntResult(scene, "a", null), /^<div class='gk-hunt-verdict '>You ran it without/);
+  assert.equal(huntScore(scene, { a: "bug", b: "bug" }),
+    "Score: 1 right at the first try, out of 2 predicted (2 Functions in the hunt).");
+  assert.equal(huntScore(scene, { a: null }), "Score: 0 right at the first try, out of 0 predicted (2 Functions in the hunt).");
 });
 
-const HUNT_WORDS = {
-  none: "You ran it without a prediction.", right: "Right: the cause is {cause}.",
-  wrong: "Not quite: you predicted {guess}, the cause is {cause}.",
-  score: "Score: {right} right at the first try, out of {tried} predicted ({total} Functions in the hunt).",
-};
+test("a specimen whose code, or a run whose verdict, has not arrived yet waits (null: the busy mark shows)", () => {
+  const scene = { ...SCENE, specimens: { a: "<pre>A</pre>" } };
+  assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
+  assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
+  const ran = { entry: "a", runs: { a: "bug" }, first_guesses: { a: "bug" } };
+  assert.equal(huntView.paint({ scene, state: ran }), null); // Python has not sent its verdict yet
+  // another specimen shown waits too: the score counts the run whose verdict has not come
+  assert.equal(huntView.paint({ scene: SCENE, state: { ...ran, entry: "b" } }), null);
+  const came = { ...scene, verdicts: { a: VERDICTS.a } };
+  assert.match(huntView.paint({ scene: came, state: ran }).readouts.result, /Right: the cause is bug/);
+});
 
-test("with no kernel the hunt runs from the verdicts saved, in Python's words", () => {
-  assert.equal(fillWords("a {x} b {y} {z}", { x: 1, y: "two" }), "a 1 b two {z}");
-  const data = { words: HUNT_WORDS, total: 2, verdicts: {
-    a: { name: "WrongSquareFn", cause: "bug", unmasked: "<p>report A</p>" },
-    b: { name: "CubeFn", cause: "pass", unmasked: "<p>report B</p>" } } };
-  const scene = { specimens: { a: "<pre>A</pre>", b: "<pre>B</pre>" }, results: {}, prompt: "Run it.", score: "" };
-  assert.equal(huntResult(data, "a", "bug"), "<div class='gk-hunt-verdict gk-good'>Right: the cause is bug.</div><p>report A</p>");
-  assert.match(huntResult(data, "b", "bug"), /gk-bad'>Not quite: you predicted bug, the cause is pass\./);
-  assert.match(huntResult(data, "a", null), /^<div class='gk-hunt-verdict '>You ran it without/);
-  const ctx = offlinePage(huntView, scene, data, { entry: "a", prediction: "bug" });
-  assert.equal(huntView.plays(ctx, "run"), true);
-  assert.equal(huntReadouts(scene, ctx.state, data).result, "Run it.");
+test("Run gradcheck is page state: the view presses it, runs and first guesses in one change", () => {
+  const ctx = page(huntView, SCENE, { entry: "a", prediction: "bug", runs: {}, first_guesses: {} });
+  const sets = [];
+  const set = ctx.set;
+  ctx.set = (name, value, opts) => { sets.push([name, Object.keys(opts.also || {})]); set(name, value, opts); };
   ctx.press("run");
-  assert.match(huntReadouts(scene, ctx.state, data).result, /Right: the cause is bug/);
-  ctx.state.prediction = "pass"; // a second try does not change the first-try score
+  assert.deepEqual(sets, [["runs", ["first_guesses"]]]);
+  assert.deepEqual(ctx.state.runs, { a: "bug" });
+  ctx.state.prediction = "pass"; // a second try does not change the first guess
   ctx.press("run");
-  assert.match(huntReadouts(scene, ctx.state, data).result, /you predicted pass/);
   Object.assign(ctx.state, { entry: "b", prediction: null });
   ctx.press("run");
-  assert.deepEqual(ctx.state.first_tries, { WrongSquareFn: true, CubeFn: null }); // run unpredicted
-  assert.equal(huntReadouts(scene, ctx.state, data).score,
+  assert.deepEqual(ctx.state.runs, { a: "pass", b: null });
+  assert.deepEqual(ctx.state.first_guesses, { a: "bug", b: null }); // b run unpredicted
+  assert.deepEqual(huntRun({ entry: "a", runs: { a: "x" } }), { runs: { a: null }, first_guesses: { a: null } });
+  const scene = { ...SCENE, verdicts: VERDICTS };
+  assert.equal(huntReadouts(scene, ctx.state).score,
     "Score: 1 right at the first try, out of 1 predicted (2 Functions in the hunt).");
-  assert.equal(huntScore(data, { WrongSquareFn: true, CubeFn: false }),
-    "Score: 1 right at the first try, out of 2 predicted (2 Functions in the hunt).");
+  assert.match(huntReadouts(scene, { ...ctx.state, entry: "a" }).result, /you predicted pass, the cause is bug/);
   assert.equal(huntView.ready({ scene, state: { entry: "c" } }), false);
+  assert.equal(huntView.plays, undefined); // a page with no kernel draws the same way: nothing to play
+});
+
+test("the page words every run and the score as Python does, from the same state and scene", () => {
+  const { scene, states } = fixture.hunt;
+  assert.equal(states.length, 5);
+  for (const { state, result, score } of states) {
+    const shown = huntReadouts(scene, state);
+    assert.equal(shown.result, result, JSON.stringify(state));
+    assert.equal(shown.score, score, JSON.stringify(state));
+  }
+  // Python's run made the state the page's press makes
+  const last = states.at(-1).state;
+  const before = { ...states.at(-2).state };
+  assert.deepEqual(huntRun({ ...before, prediction: last.prediction }), { runs: last.runs, first_guesses: last.first_guesses });
+  assert.match(states[0].result, /without a prediction/);
+  assert.match(states.at(-1).score, /^Score: 1 right at the first try, out of 1 predicted \(2 Functions/);
+});
+
+// ------------------------------------------------------------------------------- exercise
+
+test("an exercise shows the hints asked for and the solution at the second ask, one code path", () => {
+  const scene = { feedback: "F", hints: ["<div>h1</div>", "<div>h2</div>"], solution: "<pre>code</pre>" };
+  assert.deepEqual(exerciseReadouts(scene, {}), { feedback: "F", hints: "", solution: "" });
+  assert.equal(exerciseReadouts(scene, { hints_shown: 1 }).hints, "<div>h1</div>");
+  assert.equal(exerciseReadouts(scene, { hints_shown: 2 }).hints, "<div>h1</div><div>h2</div>");
+  assert.equal(exerciseReadouts(scene, { solution_step: 1 }).solution, "");
+  assert.equal(exerciseReadouts(scene, { solution_step: 2 }).solution, "<pre>code</pre>");
+  const painted = exerciseView.paint({ scene, state: { hints_shown: 1, solution_step: 2 } });
+  assert.deepEqual(painted.readouts, { feedback: "F", hints: "<div>h1</div>", solution: "<pre>code</pre>" });
+  assert.equal(exerciseView.press, undefined); // its counters are the page's own buttons
+  assert.equal(exerciseView.plays, undefined);
 });

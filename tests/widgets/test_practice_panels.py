@@ -1,5 +1,6 @@
-"""ExercisePanel and ZooHunt: kernel buttons, the readouts Python writes into the scene, the
-specimens sent ahead, what the page may send, and every practice bundle."""
+"""ExercisePanel and ZooHunt: the buttons the page presses itself (hints, the solution, a run)
+and the one that needs the kernel (check), what Python sends in the scene, the specimens sent
+ahead, what the page may send, and every practice bundle."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 from ipywidgets.widgets.widget import _instances
 
 from gradkit import zoo
-from gradkit.exercises import EXERCISES
+from gradkit.exercises import EXERCISES, hint
 from gradkit.widgets import ExercisePanel, Predict, Quiz, ZooHunt
 from gradkit.widgets.base import GradkitWidget, schedule
+from gradkit.widgets.practice.zoo_hunt import RUN_WORDS, result_html, score_text
 from tests.widgets.page_messages import page_clicks, page_sends
 from tests.widgets.test_base import check_bundle
 
@@ -61,29 +63,73 @@ def test_the_page_switches_specimens_and_python_reads_them(make):
     assert "one of the specimens" in hunt.error_area.value and hunt.entry_dropdown.value == "CubeFn"
 
 
-def test_running_gradcheck_needs_the_kernel_and_writes_result_and_score(make):
+def test_a_run_is_page_state_and_python_sends_the_verdict_of_each_specimen_run(make):
     hunt = make(ZooHunt, ["WrongSquareFn", "SquareFn"])
     run = next(c for c in hunt.spec["controls"] if c["name"] == "run")
-    assert run["kind"] == "button" and run["kernel"] is True
-    hunt.run_button.click()
-    label = _label(hunt, "WrongSquareFn")
-    assert "without a prediction" in hunt.scene["results"][label] == hunt.result.value
-    hunt.prediction_buttons.value = "precision"
-    page_clicks(hunt, "run")
+    assert run["kind"] == "button" and run["kernel"] is False and run["by_page"] is True
+    assert hunt.scene["verdicts"] == {} and hunt.scene["words"] == dict(RUN_WORDS)
+    wrong, square = _label(hunt, "WrongSquareFn"), _label(hunt, "SquareFn")
+    # the page's press: runs and first_guesses in one message (huntRun in panel.js)
+    page_sends(hunt, runs={wrong: None}, first_guesses={wrong: None})
+    assert list(hunt.scene["verdicts"]) == [wrong]  # only the specimen run: no giveaway
+    assert hunt.scene["verdicts"][wrong]["cause"] == "bug" == hunt.last.cause
+    assert "without a prediction" in hunt.result.value
+    page_sends(hunt, prediction="precision", runs={wrong: "precision"})
     assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
     assert "the zoo's <b>WrongSquareFn</b>" in hunt.result.value
     hunt.prediction_buttons.value = "bug"
     hunt.run_button.click()  # a second try does not change the first-try score
-    assert hunt.scene["score"] == hunt.score.value
+    assert hunt.runs == {wrong: "bug"} and hunt.first_guesses == {wrong: None}
     # the first run had no prediction: this Function never scores
     assert "Score: 0 right at the first try, out of 0 predicted (2 Functions" in hunt.score.value
     hunt.entry_dropdown.value = "SquareFn"
     assert hunt.result.value == hunt.scene["prompt"]  # no result yet for this one
+    assert list(hunt.scene["verdicts"]) == [wrong]
     hunt.prediction_buttons.value = "pass"
-    hunt.run_button.click()
+    assert hunt.run_button.click() is None and hunt.last.cause == "pass"
     assert "Right: the cause is pass." in hunt.result.value
     assert "Score: 1 right at the first try, out of 1 predicted" in hunt.score.value
+    assert list(hunt.scene["verdicts"]) == [wrong, square]
+    assert page_clicks(hunt, "run") == {} and hunt.runs == {wrong: "bug", square: "pass"}
     assert hunt.error_area.value == ""
+
+
+def test_python_and_the_page_word_a_run_and_the_score_alike():
+    scene = {
+        "words": dict(RUN_WORDS),
+        "total": 3,
+        "verdicts": {"a": {"cause": "bug", "unmasked": "<p>A</p>"}},
+    }
+    firsts = {"a": "bug", "b": None, "c": "pass"}
+    verdicts = {**scene["verdicts"], "c": {"cause": "kink"}}
+    assert score_text(verdicts, firsts, 3) == RUN_WORDS["score"].format(right=1, tried=2, total=3)
+    assert score_text(verdicts, {}, 3) == ""
+    right = result_html(scene["verdicts"]["a"], "bug")
+    assert right == "<div class='gk-hunt-verdict gk-good'>Right: the cause is bug.</div><p>A</p>"
+    assert "gk-bad'>Not quite: you predicted pass" in result_html(scene["verdicts"]["a"], "pass")
+
+
+def test_the_page_may_send_only_runs_of_its_specimens_with_offered_predictions(make):
+    hunt = make(ZooHunt, ["WrongSquareFn", "CubeFn"])
+    label = _label(hunt, "WrongSquareFn")
+    for bad in ({"Specimen 9: made up": None}, {label: "sideways"}, {label: {"deep": 1}}, [label]):
+        page_sends(hunt, runs=bad)
+        assert "the page sent runs" in hunt.error_area.value, bad
+        assert hunt.runs == {} and hunt.scene["verdicts"] == {}
+    page_sends(hunt, first_guesses={label: "bug"})
+    assert hunt.error_area.value == "" and hunt.first_guesses == {label: "bug"}
+
+
+def test_a_new_specimen_clears_the_prediction_in_the_page_too(make):
+    hunt = make(ZooHunt, ["WrongSquareFn", "CubeFn"])
+    entry = next(c for c in hunt.spec["controls"] if c["name"] == "entry")
+    assert entry["also"] == {"prediction": None}
+    page_sends(hunt, prediction="bug")
+    page_sends(hunt, entry=_label(hunt, "CubeFn"), prediction=None)  # the menu's one message
+    assert hunt.error_area.value == "" and hunt.entry_dropdown.value == "CubeFn"
+    assert hunt.prediction_buttons.value is None
+    page_sends(hunt, prediction="sideways")
+    assert "the page sent prediction=&#x27;sideways&#x27;" in hunt.error_area.value
 
 
 def test_hunt_arguments_are_named():
@@ -98,17 +144,26 @@ def test_hunt_arguments_are_named():
 # --------------------------------------------------------------------------- ExercisePanel
 
 
-def test_the_panel_buttons_need_the_kernel_and_readouts_come_from_python(make):
+def test_check_needs_the_kernel_and_the_hints_and_solution_are_in_the_scene(make):
+    ex = EXERCISES["cube"]
     panel = make(ExercisePanel, "cube", namespace={})
-    assert [(c["name"], c["kind"], c["kernel"]) for c in panel.spec["controls"]] == [
+    controls = {c["name"]: c for c in panel.spec["controls"]}
+    assert [(n, c["kind"], c["kernel"]) for n, c in controls.items()] == [
         ("check", "button", True),
-        ("hint", "button", True),
-        ("solution", "button", True),
+        ("hint", "button", False),
+        ("solution", "button", False),
     ]
+    last = len(ex.hints)
+    assert controls["hint"]["count"] == ["hints_shown", last]
+    assert controls["hint"]["texts"] == {str(last): "No more hints"}
+    assert controls["solution"]["count"] == ["solution_step", 2]
     assert [r["name"] for r in panel.spec["readouts"]] == ["feedback", "hints", "solution"]
-    readouts = panel.scene["readouts"]
-    assert "No class named MyCube" in readouts["feedback"] == panel.feedback.value
-    assert readouts["hints"] == readouts["solution"] == ""
+    scene = panel.scene
+    assert "No class named MyCube" in scene["feedback"] == panel.feedback.value
+    assert len(scene["hints"]) == last and "Hint 1 of" in scene["hints"][0]
+    assert html.escape(ex.solution) in scene["solution"]
+    assert panel.hints_html.value == panel.solution_html.value == ""
+    assert {"hints_shown": 0, "solution_step": 0}.items() <= panel.state.items()
 
 
 def test_in_voila_check_is_greyed_and_says_why_hints_still_work(make, monkeypatch):
@@ -125,15 +180,31 @@ def test_hints_one_at_a_time_and_the_solution_asked_twice(make):
     ex = EXERCISES["cube"]
     panel = make(ExercisePanel, "cube", namespace={})
     for k in range(1, len(ex.hints) + 1):
-        page_clicks(panel, "hint")
-        assert panel.scene["readouts"]["hints"].count("Hint ") == k == panel.hints_shown
-    assert panel.control_state["hint"] == {"disabled": True, "text": "No more hints"}
+        assert not panel.hint_button.disabled and panel.hint_button.text == "Hint"
+        page_sends(panel, hints_shown=k)  # the page counted one more
+        assert panel.hints_html.value.count("Hint ") == k == panel.hints_shown
+    assert panel.hint_button.disabled and panel.hint_button.text == "No more hints"
+    assert panel.next_hint() == hint(ex, len(ex.hints)) and panel.hints_shown == len(ex.hints)
+    assert panel.reveal_solution() == "" and panel.solution_step == 1
+    assert panel.solution_button.text == "Sure? Click again"
+    assert panel.solution_html.value == "" and not panel.solution_button.disabled
     panel.solution_button.click()
-    assert panel.control_state["solution"]["text"] == "Sure? Click again"
-    assert panel.solution_html.value == ""
-    panel.solution_button.click()
-    assert panel.control_state["solution"] == {"text": "Solution shown", "disabled": True}
+    assert panel.solution_button.text == "Solution shown" and panel.solution_button.disabled
     assert panel.solution_html.value.endswith(f"<pre>{html.escape(ex.solution)}</pre>")
+    assert panel.reveal_solution() == ex.solution and panel.solution_step == 2
+    assert panel.control_state == {}  # nothing relabelled from Python: the page counts
+    assert page_clicks(panel, "hint") == {} and panel.error_area.value == ""
+
+
+def test_the_page_may_send_only_counts_within_each_counter(make):
+    panel = make(ExercisePanel, "cube", namespace={})
+    last = len(panel.exercise.hints)
+    for key, bad in (("hints_shown", last + 1), ("hints_shown", -1), ("solution_step", 3)):
+        page_sends(panel, **{key: bad})
+        assert f"the page sent {key}={bad}; it must be a whole number" in panel.error_area.value
+        assert panel.state[key] == 0
+    page_sends(panel, solution_step=True)
+    assert "whole number" in panel.error_area.value and panel.solution_step == 0
 
 
 def test_check_reads_the_learners_class_and_errors_show(make, monkeypatch):
@@ -174,7 +245,7 @@ def test_each_bundle_parses_and_defines_every_name_once(cls):
     source = cls._esm
     check_bundle(source)
     tail = source[source.rindex("export default {") :]
-    assert f"render: (args) => render(args, {cls.view}, gradkitOptions)," in tail
+    assert f"render: (args) => render(args, {cls.view})," in tail
     assert "initialize: (args) => initialize(args)," in tail and tail.rstrip().endswith("};")
 
 

@@ -2,9 +2,10 @@
 // the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
 // control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
 // keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
-// with the value as shown, aria-pressed). A control, or one option of it, whose move the model
-// cannot answer (a page with no kernel, where its table has no answer: ctx.whyNot) is greyed out,
-// its tooltip saying why (greyOut).
+// with the value as shown, aria-pressed). A toggle or drop-down whose spec has `also` sets those
+// values too with each change (a new specimen clears the prediction). A control, or one option
+// of it, whose move the model cannot answer (a page with no kernel, where its table has no
+// answer: ctx.whyNot) is greyed out, its tooltip saying why (greyOut).
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 
@@ -194,7 +195,7 @@ function toggleControl(spec, ctx) {
   const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name });
   const buttons = spec.options.map((opt, i) => {
     const b = h("button", { title: (spec.tooltips || [])[i], text: opt, "data-value": opt,
-      onclick: () => ctx.set(name, opt) });
+      onclick: () => ctx.set(name, opt, { also: spec.also || {} }) });
     group.append(b);
     return b;
   });
@@ -205,7 +206,7 @@ function toggleControl(spec, ctx) {
       b.hidden = !visible.includes(b.dataset.value);
       b.setAttribute("aria-pressed", String(b.dataset.value === ctx.state[name]));
       b.disabled = !!st.disabled;
-      greyOut(b, ctx.whyNot({ [name]: b.dataset.value }));
+      greyOut(b, ctx.whyNot({ ...(spec.also || {}), [name]: b.dataset.value }));
     }
   };
   return { parts: [group], sync };
@@ -213,7 +214,7 @@ function toggleControl(spec, ctx) {
 
 function dropdownControl(spec, ctx) {
   const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
-    onchange: () => ctx.set(spec.name, select.value) });
+    onchange: () => ctx.set(spec.name, select.value, { also: spec.also || {} }) });
   const options = spec.options.map((opt) => h("option", { value: opt, text: opt }));
   select.append(...options);
   const sync = () => {
@@ -223,7 +224,7 @@ function dropdownControl(spec, ctx) {
     let other = null;
     let why = "";
     for (const o of options) {
-      const not = o.value === select.value ? "" : ctx.whyNot({ [spec.name]: o.value });
+      const not = o.value === select.value ? "" : ctx.whyNot({ ...(spec.also || {}), [spec.name]: o.value });
       o.disabled = !!not;
       if (o.value !== select.value) { if (!not) other = o; else why = why || not; }
     }
@@ -277,12 +278,28 @@ function checkboxControl(spec, ctx) {
 // and hides once the state holds the value, unless spec.unset = [value, also]: then it is a
 // toggle, never hidden, aria-pressed while the state holds spec.set's value; pressed again it
 // sets `value`, and each key of `also` whose state is not among `value` to its fallback (the
-// highlighted dtype of dtypes hidden again). The change a press makes: {key, value, also}.
+// highlighted dtype of dtypes hidden again). A counter, spec.count = [key, last] (Python's
+// button(counts=...)), sets key to min(state + 1, last): a hint more, a solution asked once
+// more. The change a press makes: {key, value, also}.
 export function buttonPress(spec, state) {
+  if (spec.count) {
+    const [key, last] = spec.count;
+    return { key, value: Math.min(buttonCount(spec, state) + 1, last), also: {} };
+  }
   const [key, on] = spec.set;
   if (!spec.unset || !sameValue(state[key], on)) return { key, value: on, also: {} };
   const [off, also = {}] = spec.unset;
   return { key, value: off, also: Object.fromEntries(Object.entries(also).filter(([k]) => !off.includes(state[k]))) };
+}
+
+// A counter's count in `state` (0 before its first press).
+export function buttonCount(spec, state) {
+  return Number(state[spec.count[0]] ?? 0);
+}
+
+// Whether a counter has counted to its last (it is disabled there: no more hints).
+export function buttonSpent(spec, state) {
+  return !!spec.count && buttonCount(spec, state) >= spec.count[1];
 }
 
 // How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed); a pressed
@@ -293,25 +310,27 @@ export function buttonLook(spec, state) {
   return spec.unset ? { hidden: false, pressed: held } : { hidden: held, pressed: null };
 }
 
-// A button's label: the one its control state holds (a hint's "no more"), else a pressed
-// toggle's spec.pressed_text, else its own.
+// A button's label: the one its control state holds, else a counter's text for its count
+// (spec.texts, keyed by the count), else a pressed toggle's spec.pressed_text, else its own.
 export function buttonText(spec, state, controlState = {}) {
-  return controlState.text || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
+  const counted = spec.count ? (spec.texts || {})[String(buttonCount(spec, state))] : undefined;
+  return controlState.text || counted || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
 }
 
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 function buttonControl(spec, ctx) {
-  // without spec.set a click goes to the kernel
+  // a click goes to the kernel (spec.kernel), unless the page presses it itself: spec.set, a
+  // counter (spec.count) or the view's press (spec.by_page)
   const press = () => {
     const { key, value, also } = buttonPress(spec, ctx.state);
     ctx.set(key, value, { also });
   };
   const b = h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-    onclick: () => (spec.set ? press() : ctx.click(spec.name)) });
+    onclick: () => (spec.set || spec.count ? press() : ctx.click(spec.name)) });
   const sync = () => {
     const st = ctx.controlState(spec.name);
-    b.disabled = !!st.disabled;
+    b.disabled = !!st.disabled || buttonSpent(spec, ctx.state);
     const look = buttonLook(spec, ctx.state);
     b.textContent = buttonText(spec, ctx.state, st);
     b.hidden = look.hidden;

@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Control",
+    "CountButton",
     "EpsSlider",
     "EpsStep",
     "EpsText",
     "ErrorArea",
+    "PagePress",
     "Slider",
     "SliderStep",
     "grid_position",
@@ -238,6 +240,49 @@ class SliderStep(Control):
         s = self.slider
         k = min(s["hi"], max(s["lo"], self._owner.current(s["name"]) + self.direction))
         self._owner.update_state({s["name"]: k})
+
+
+class CountButton(Control):
+    """A counter the page presses itself (``button(counts=(key, last), texts=...)``): a press
+    sets the state ``key`` to ``min(key + 1, last)``, as ``buttonPress`` in ``controls.js``."""
+
+    @property
+    def count(self) -> int:
+        """The state it counts now."""
+        return int(self._owner.current(self.spec["count"][0]))
+
+    def click(self) -> None:
+        """Count one more (at most ``last``), as a click in the page does."""
+        key, last = self.spec["count"]
+        self._owner.update_state({key: min(self.count + 1, last)})
+
+    @property
+    def text(self) -> str:
+        """Its label now: the text for the count (``texts``), else its own (``buttonText``)."""
+        return self.spec["texts"].get(str(self.count), self.spec["text"])
+
+    @property
+    def disabled(self) -> bool:
+        """Disabled from Python, or at its last count (``buttonSpent``)."""
+        return bool(self._flag("disabled")) or self.count >= self.spec["count"][1]
+
+    @disabled.setter
+    def disabled(self, value: bool) -> None:
+        self._owner.set_control_state(self.name, disabled=bool(value))
+
+
+class PagePress(Control):
+    """A button the family's view presses itself (``button(by_page=press)``, the spec's
+    ``by_page``): ``.click()`` calls ``press()`` through the widget's ``guard``, which makes the
+    change the view's ``press`` makes in the page."""
+
+    def __init__(self, owner: GradkitWidget, spec: dict, press: Callable[[], object]) -> None:
+        super().__init__(owner, spec)
+        self._press = press
+
+    def click(self) -> None:
+        """Press it, as a click in the page does."""
+        self._owner.guard(self._press)()
 
 
 class ErrorArea:

@@ -46,10 +46,11 @@ from .standin import RecordedAnswers, packed_scene
 __all__ = ["GradkitWidget"]
 
 #: The trait a control of each kind holds, as the class declares it (a toggle's, drop-down's
-#: or option buttons' label, or none yet: the last).
+#: or option buttons' label, or none yet: the last; a counter button's count: ``count``).
 KIND_TRAITS = {
     "slider": "Int(",
     "grid": "Int(",
+    "count": "Int(",
     "checkbox": "Bool(",
     "text": "Unicode(",
     "": "Unicode(None, allow_none=True, ",

@@ -88,6 +88,11 @@ def check_page_bounds(key: str, value: Any) -> None:
         raise InputError(f"the page sent {key}={shown_value(value)}: {problem}")
 
 
+def _whole_within(value: Any, last: int) -> bool:
+    """Whether ``value`` is a whole number from 0 to ``last`` (a counter's count)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= last
+
+
 class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
@@ -178,6 +183,13 @@ class PageState:
     def check_page_value(self, key: str, value: Any) -> None:
         """Refuse a value the page sent that no control could have made (InputError); a family
         with a value of its own checks it in an override, then calls this."""
+        for counter in self._controls.values():  # a counter button's count: 0 … its last
+            key_last = counter.spec.get("count")
+            if key_last and key_last[0] == key and not _whole_within(value, key_last[1]):
+                raise InputError(
+                    f"the page sent {key}={shown_value(value)}; it must be a whole number from "
+                    f"0 to {key_last[1]}"
+                )
         control = self._controls.get(key)
         if control is None:  # panels and a family's sets: page_set checked them
             return

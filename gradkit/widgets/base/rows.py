@@ -10,7 +10,7 @@ its first value; :meth:`~.host.GradkitWidget.layout` then sends the specs, in or
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -18,7 +18,17 @@ import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
 from ...numerics import unit_roundoff
-from .controls import Control, EpsSlider, EpsStep, EpsText, Slider, SliderStep, grid_values
+from .controls import (
+    Control,
+    CountButton,
+    EpsSlider,
+    EpsStep,
+    EpsText,
+    PagePress,
+    Slider,
+    SliderStep,
+    grid_values,
+)
 from .eps import eps_state
 
 if TYPE_CHECKING:
@@ -53,7 +63,7 @@ SCHEME_TIPS: dict[str, str] = {
 }
 
 
-def toggle(
+def toggle(  # noqa: PLR0913 - one keyword per part of the page's toggle spec
     w: GradkitWidget,
     name: str,
     options: Sequence[tuple[str, Any]] | Sequence[str],
@@ -63,8 +73,12 @@ def toggle(
     css: str = "",
     tooltips: Sequence[str] = (),
     scene: bool = False,
+    also: Mapping[str, Any] | None = None,
 ) -> Control:
-    """Toggle buttons, one of several; options are labels or ``(label, value)`` pairs."""
+    """Toggle buttons, one of several; options are labels or ``(label, value)`` pairs.
+
+    ``also``: what a change of it in the page sets too (``{name: value}``, in the same message);
+    Python's own changes follow the family's observers."""
     pairs = [o if isinstance(o, tuple) else (o, o) for o in options]
     spec = {
         "kind": "toggle",
@@ -75,11 +89,13 @@ def toggle(
         "options": [p[0] for p in pairs],
         "tooltips": list(tooltips),
     }
+    if also:
+        spec["also"] = dict(also)
     c = Control(w, spec, pairs)
     return w.add_control(c, None if value is None else c.to_state(value))
 
 
-def dropdown(
+def dropdown(  # noqa: PLR0913 - one keyword per part of the page's drop-down spec
     w: GradkitWidget,
     name: str,
     options: Sequence[str],
@@ -89,8 +105,11 @@ def dropdown(
     css: str = "",
     tooltip: str = "",
     kernel: bool = True,
+    also: Mapping[str, Any] | None = None,
 ) -> Control:
-    """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene)."""
+    """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene);
+    ``also``: what a choice in the page sets too (``{name: value}``, in the same message: a new
+    specimen clears the prediction); Python's own changes follow the family's observers."""
     spec = {
         "kind": "dropdown",
         "name": name,
@@ -101,6 +120,8 @@ def dropdown(
         "scene": kernel,
         "kernel": kernel,
     }
+    if also:
+        spec["also"] = dict(also)
     c = Control(w, spec, [(o, o) for o in options])
     return w.add_control(c, value)
 
@@ -192,7 +213,7 @@ def checkbox(
     return w.add_control(Control(w, spec), bool(value))
 
 
-def button(
+def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     w: GradkitWidget,
     name: str,
     text: str,
@@ -202,24 +223,43 @@ def button(
     sets: tuple[str, Any] | None = None,
     unsets: tuple[list, dict[str, Any]] | None = None,
     pressed_text: str | None = None,
+    counts: tuple[str, int] | None = None,
+    texts: Mapping[int, str] | None = None,
+    by_page: Callable[[], object] | None = None,
 ) -> Control:
-    """A button: a click goes to the kernel, or with ``sets=(key, value)`` the page sets that
-    state itself (no kernel needed) and hides the button once it holds. With ``unsets=(value,
-    also)`` too it is a toggle instead (``aria-pressed``, never hidden): pressed again it sets
-    the list ``value``, and each key of ``also`` whose state is not in that list to its fallback
-    (``controls.js``: ``buttonPress``); ``pressed_text`` is its label while pressed (what a
-    press then does)."""
+    """A button: a click goes to the kernel, or the page makes the change itself (no kernel
+    needed), in one of these forms.
+
+    - ``sets=(key, value)``: the page sets that state and hides the button once it holds. With
+      ``unsets=(value, also)`` too it is a toggle instead (``aria-pressed``, never hidden):
+      pressed again it sets the list ``value``, and each key of ``also`` whose state is not in
+      that list to its fallback (``controls.js``: ``buttonPress``); ``pressed_text`` is its label
+      while pressed (what a press then does).
+    - ``counts=(key, last)``: a counter. The state trait ``key`` (a whole number, declared on the
+      class) starts at 0; a press sets it to ``min(key + 1, last)``, and the button is disabled
+      at ``last``. ``texts={count: label}`` is its label at those counts (its own ``text`` at
+      the others): a hint's "No more hints" at the last, a solution's "Sure? Click again" at 1.
+      Python's ``.click()`` makes the same change (:class:`~.controls.CountButton`).
+    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)`` sets the state
+      the press makes, with ``ctx.set``); Python's ``.click()`` calls ``press()``, which must
+      make the same change (:class:`~.controls.PagePress`).
+    """
+    forms = [f for f, given in (("sets", sets), ("counts", counts), ("by_page", by_page)) if given]
+    if len(forms) > 1:
+        raise ValueError(f"button {name!r}: give one of sets=, counts= and by_page=, not {forms}")
     if unsets is not None and sets is None:
         raise ValueError(f"button {name!r}: unsets= needs sets= (the value it toggles from)")
     if pressed_text is not None and unsets is None:
         raise ValueError(f"button {name!r}: pressed_text= is for a toggle (give unsets= too)")
+    if texts is not None and counts is None:
+        raise ValueError(f"button {name!r}: texts= is for a counter (give counts= too)")
     spec = {
         "kind": "button",
         "name": name,
         "text": text,
         "css": css,
         "tooltip": tooltip,
-        "kernel": sets is None,
+        "kernel": not forms,
     }
     if sets is not None:
         spec["set"] = list(sets)
@@ -227,7 +267,29 @@ def button(
         spec["unset"] = [list(unsets[0]), dict(unsets[1])]
     if pressed_text is not None:
         spec["pressed_text"] = pressed_text
+    if counts is not None:
+        return _counter(w, spec, counts, texts or {})
+    if by_page is not None:
+        return w.add_control(PagePress(w, {**spec, "by_page": True}, by_page), has_value=False)
     return w.add_control(Control(w, spec), has_value=False)
+
+
+def _counter(
+    w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping[int, str]
+) -> Control:
+    """A counter button (``button(counts=...)``): its spec's ``count`` and ``texts`` (keyed by
+    the count as text: JSON's keys), its state trait started at 0."""
+    key, last = counts
+    if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+        raise ValueError(f"button {spec['name']!r}: counts=(key, last) needs a whole last >= 0")
+    wrong = [
+        k for k in texts if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= last
+    ]
+    if wrong:
+        raise ValueError(f"button {spec['name']!r}: texts= keys must be counts 0 … {last}: {wrong}")
+    spec = {**spec, "count": [key, last], "texts": {str(k): str(v) for k, v in texts.items()}}
+    w.start_value(key, 0, "count")
+    return w.add_control(CountButton(w, spec), has_value=False)
 
 
 def dtype_toggle(

@@ -6,10 +6,11 @@
   ``predict.js``, ``feedback.js``) shuffles, takes the answer, marks, reveals and explains, with
   no kernel needed. Python reads the answer back from the state the page sends.
 - :class:`ExercisePanel` and :class:`ZooHunt` (``exercise.py``, ``zoo_hunt.py``,
-  ``specimens.py``): checking code and running gradcheck need the kernel; the page
-  (``panel.js``) shows what Python writes. A page with no kernel (a static export) plays the
-  hints, the solution and the hunt's verdicts saved with the widget; only checking the
-  learner's code needs a running notebook there.
+  ``specimens.py``): the page (``panel.js``) draws from the state and what Python writes in the
+  scene, with one code path. Hints, the solution and a hunt's runs are page state (buttons the
+  page presses itself); Python checks the learner's code and sends each verdict of a specimen
+  run. A page with no kernel (a static export) starts from the hunt's every verdict, saved with
+  it; only checking the learner's code needs a running notebook there.
 
 Each class is imported on first use: a lesson with a Quiz and a Predict loads neither the
 exercise grader nor the zoo hunt (nor builds their ES bundles).

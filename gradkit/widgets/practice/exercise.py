@@ -1,14 +1,15 @@
 """ExercisePanel: an exercise of the write-your-own lesson, with check, hints and a solution.
 
 Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the notebook version.
-Python writes the readouts (the grader's feedback, the hints, the solution) into the scene; the
-page (``panel.js``) shows them. Checking runs the learner's code, so on a page without a kernel
-(a static export) *Check my code* is greyed out with a note; the hints and the solution are
-text, sent with the panel (its ``offline`` trait), so such a page shows them by itself; its
-feedback area says why it cannot check (:data:`NO_KERNEL_FEEDBACK`), never the feedback the
-export's own run gave the starter. Voilà
-runs the lesson with its code hidden, so there too *Check my code* is greyed out, its feedback
-saying why (:func:`read_only_app`).
+Python writes the scene: the grader's feedback, every hint and the solution, from the first
+picture; the page (``panel.js``) shows the hints asked for so far and the solution once asked for
+twice. *Hint* and *Show solution* are counters the page presses itself (the state traits
+``hints_shown`` and ``solution_step``), so they work the same with a kernel and without. *Check
+my code* runs the learner's code: it needs the kernel. A page without one (a static export) shows,
+in place of the feedback the export's own run gave the starter, why it cannot check
+(:data:`NO_KERNEL_FEEDBACK`, :meth:`ExercisePanel.scene_without_kernel`). Voilà runs the lesson
+with its code hidden, so there *Check my code* is greyed out, its feedback saying why
+(:func:`read_only_app`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Mapping
+
+import traitlets
 
 from ... import exercises
 from ...exercises import Exercise, Feedback, hint
@@ -39,7 +42,7 @@ NO_KERNEL_FEEDBACK = (
     "your class and press <i>Check my code</i>; the hints and the solution work here too.</div>"
 )
 
-#: What the hint and solution buttons say as they change (Python and a page with no kernel).
+#: What the hint and solution buttons say as they count (their ``texts``, in the page and Python).
 BUTTON_WORDS = {
     "no_more": "No more hints",
     "confirm": "Sure? Click again",
@@ -50,16 +53,6 @@ _READOUTS = (
     ("hints", "gradkit-exercise-hints"),
     ("solution", "gradkit-exercise-solution-code"),
 )
-
-
-def _buttons(ex: Exercise) -> tuple[tuple[str, str, str], ...]:
-    """(name, text, tooltip) of the three buttons (a page with no kernel plays the hints and the
-    solution itself)."""
-    return (
-        ("check", "Check my code", f"Run gradcheck on the class {ex.class_name} from your cell"),
-        ("hint", "Hint", f"Show the next hint ({len(ex.hints)} in all)"),
-        ("solution", "Show solution", "Reveal a correct solution (asks once more first)"),
-    )
 
 
 def read_only_app() -> bool:
@@ -91,8 +84,11 @@ class ExercisePanel(PracticeWidget):
 
     Attributes
     ----------
-    check_button, hint_button, solution_button : Control
-        ``.click()`` as in the page; ``.disabled``.
+    check_button : Control
+        ``.click()`` grades the class, as the page's *Check my code* does (it asks the kernel).
+    hint_button, solution_button : Control
+        Counters the page presses itself: ``.click()`` counts one more, as the page does;
+        ``.text`` is the label shown, ``.disabled`` true once all hints / the solution show.
     feedback, hints_html, solution_html : PageText
         ``.value`` is the HTML the page shows: the latest feedback (checked once when the panel
         is built), the hints revealed so far, the solution (empty until asked for twice).
@@ -100,12 +96,20 @@ class ExercisePanel(PracticeWidget):
         ``.value`` is the HTML of the error area (empty when all is well).
     last : Feedback or None
         The latest feedback object.
-    hints_shown : int
+    hints_shown, solution_step : int
+        The page's values: how many hints show; the solution asked for 0, 1 or 2 times (2: shown).
     """
 
     css = "gradkit-exercise"
     view = "exerciseView"
     scripts = ("practice/panel.js",)
+
+    hints_shown = traitlets.Int(
+        0, help="how many hints the page shows (hint_button counts up to all of them)"
+    ).tag(sync=True, state=True)
+    solution_step = traitlets.Int(
+        0, help="the solution: 0 not asked, 1 asked once (the button asks again), 2 shown"
+    ).tag(sync=True, state=True)
 
     def __init__(
         self, exercise: str | Exercise, namespace: Mapping[str, object] | None = None
@@ -119,39 +123,66 @@ class ExercisePanel(PracticeWidget):
         with self.building():
             self.exercise = ex
             self._namespace = namespace
-            self.hints_shown = 0
-            self._solution_armed = False
             self.last: Feedback | None = None
-            self._shown = {name: "" for name, _css in _READOUTS}
-            self.check_button, self.hint_button, self.solution_button = (
-                button(self, name, text, css=f"gradkit-exercise-{name}", tooltip=tip)
-                for name, text, tip in _buttons(ex)
-            )
-            self.feedback, self.hints_html, self.solution_html = (
-                PageText(lambda name=name: self.scene["readouts"][name]) for name, _css in _READOUTS
+            self._build_buttons(ex)
+            self.feedback = PageText(lambda: self.scene["feedback"])
+            self.hints_html = PageText(lambda: "".join(self.scene["hints"][: self.hints_shown]))
+            self.solution_html = PageText(
+                lambda: self.scene["solution"] if self.solution_step >= 2 else ""
             )
             buttons = [self.check_button, self.hint_button, self.solution_button]
             self.layout(ex.title, ex.task, buttons, _READOUTS, alt=f"exercise: {ex.title}")
             self.on_click("check", self.check)
-            self.on_click("hint", self.next_hint)
-            self.on_click("solution", self.reveal_solution)
-            self.add_offline(
-                hints=[_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
-                solution=_solution_html(ex),
-                words=BUTTON_WORDS,
-                feedback=NO_KERNEL_FEEDBACK,
-            )
-            self._show()
+            self._show("")
         if read_only_app():
             self.set_control_state("check", disabled=True)
-            self._show(feedback=READ_ONLY_FEEDBACK)
+            self._show(READ_ONLY_FEEDBACK)
         else:
             self.guard(self.check)()
 
-    def _show(self, **readouts: str) -> None:
-        """Send the readouts (changed ones replace their old HTML)."""
-        self._shown.update(readouts)
-        self.send_scene({"readouts": dict(self._shown)}, key=self._scene_count + 1)
+    def _build_buttons(self, ex: Exercise) -> None:
+        """Check (the kernel grades), and the hint and solution counters the page presses."""
+        self.check_button = button(
+            self,
+            "check",
+            "Check my code",
+            css="gradkit-exercise-check",
+            tooltip=f"Run gradcheck on the class {ex.class_name} from your cell",
+        )
+        last = len(ex.hints)
+        self.hint_button = button(
+            self,
+            "hint",
+            "Hint",
+            css="gradkit-exercise-hint",
+            tooltip=f"Show the next hint ({last} in all)",
+            counts=("hints_shown", last),
+            texts={last: BUTTON_WORDS["no_more"]},
+        )
+        self.solution_button = button(
+            self,
+            "solution",
+            "Show solution",
+            css="gradkit-exercise-solution",
+            tooltip="Reveal a correct solution (asks once more first)",
+            counts=("solution_step", 2),
+            texts={1: BUTTON_WORDS["confirm"], 2: BUTTON_WORDS["shown"]},
+        )
+
+    def _show(self, feedback: str) -> None:
+        """Send the scene: the feedback, every hint and the solution (the page picks by state)."""
+        ex = self.exercise
+        scene = {
+            "feedback": feedback,
+            "hints": [_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
+            "solution": _solution_html(ex),
+        }
+        self.send_scene(scene, key=self._scene_count + 1)
+
+    def scene_without_kernel(self) -> dict:
+        """A page with no kernel cannot check code: its feedback says so
+        (:data:`NO_KERNEL_FEEDBACK`), never the feedback the export's run gave the starter."""
+        return {"feedback": NO_KERNEL_FEEDBACK}
 
     def _lookup(self) -> object:
         namespace = self._namespace if self._namespace is not None else user_namespace()
@@ -162,27 +193,20 @@ class ExercisePanel(PracticeWidget):
         target = function if function is not None else self._lookup()
         # through the package, so that replacing gradkit.exercises.grade reaches the panel
         self.last = exercises.grade(self.exercise, target)
-        self._show(feedback=self.last._repr_html_())
+        self._show(self.last._repr_html_())
         return self.last
 
     def next_hint(self) -> str:
-        """Reveal the next hint (the last one stays once all are shown)."""
-        self.hints_shown = min(self.hints_shown + 1, len(self.exercise.hints))
-        shown = range(1, self.hints_shown + 1)
-        if self.hints_shown == len(self.exercise.hints):
-            self.set_control_state("hint", disabled=True, text=BUTTON_WORDS["no_more"])
-        self._show(hints="".join(_hint_html(self.exercise, k) for k in shown))
+        """Reveal the next hint, as the page's *Hint* does (the last one stays once all are
+        shown); returns it as text."""
+        self.hint_button.click()
         return hint(self.exercise, self.hints_shown)
 
     def reveal_solution(self) -> str:
-        """First call asks for confirmation; the second shows the solution code."""
-        if not self._solution_armed:
-            self._solution_armed = True
-            self.set_control_state("solution", text=BUTTON_WORDS["confirm"])
-            return ""
-        self.set_control_state("solution", disabled=True, text=BUTTON_WORDS["shown"])
-        self._show(solution=_solution_html(self.exercise))
-        return self.exercise.solution
+        """First call asks for confirmation (returns ""); the second shows the solution code,
+        as the page's *Show solution* does, and returns it."""
+        self.solution_button.click()
+        return self.exercise.solution if self.solution_step >= 2 else ""
 
 
 def _hint_html(ex: Exercise, k: int) -> str:

@@ -1,8 +1,10 @@
-// ExercisePanel (exercise.py) and ZooHunt (zoo_hunt.py): the kernel checks the learner's code or
-// runs gradcheck and writes the readouts into the scene; the page shows them. ZooHunt's page
-// switches specimens itself (every specimen's code is in the scene). On a page with no kernel
-// (a static export) the page plays what it was given: an exercise's hints and solution, and the
-// hunt's verdicts, saved with the widget (its `offline` trait), in Python's words.
+// ExercisePanel (exercise.py) and ZooHunt (zoo_hunt.py): what the page shows is drawn from the
+// state and the scene by one code path, with a kernel or without. An exercise's hints and solution
+// are in its scene from the first picture; its Hint and Solution buttons are counters the page
+// presses itself (hints_shown, solution_step), and only Check my code asks the kernel. The hunt's
+// page switches specimens itself (every specimen's code is in the scene) and runs them itself:
+// a run is page state (runs, first_guesses), and the scene brings the verdict of each specimen
+// run (`verdicts`), in Python's words (`words`).
 import { escapeHtml } from "../base/format.js";
 
 // A sentence of Python's with its {names} filled in.
@@ -10,23 +12,22 @@ export function fillWords(words, values) {
   return String(words || "").replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
 }
 
-// What an exercise shows: the scene's readouts; with no kernel, the hints and the solution as far
-// as the learner asked for them (`offline` holds them, as Python writes them), and in place of the
-// feedback the export's run gave the starter, why this page cannot check code.
-export function exerciseReadouts(scene, state, offline = null) {
-  const out = { ...(scene.readouts || {}) };
-  if (!offline) return out;
-  if (offline.feedback) out.feedback = offline.feedback;
-  const k = state.hints_shown || 0;
-  if (k > 0) out.hints = (offline.hints || []).slice(0, k).join("");
-  if ((state.solution_step || 0) >= 2) out.solution = offline.solution || "";
-  return out;
+// What an exercise shows: the feedback Python wrote, the first state.hints_shown hints, and the
+// solution once asked for twice (state.solution_step 2).
+export function exerciseReadouts(scene, state) {
+  const shown = Math.max(0, Number(state.hints_shown) || 0);
+  return {
+    feedback: scene.feedback ?? "",
+    hints: (scene.hints || []).slice(0, shown).join(""),
+    solution: (state.solution_step || 0) >= 2 ? scene.solution ?? "" : "",
+  };
 }
 
-// A run of the hunt with no kernel: the saved verdict of the specimen against the guess.
-export function huntResult(offline, label, guess) {
-  const v = offline.verdicts[label];
-  const words = offline.words || {};
+// A run of the hunt: the verdict of specimen `label` (scene.verdicts) against the guess it was
+// run with.
+export function huntResult(scene, label, guess) {
+  const v = scene.verdicts[label];
+  const words = scene.words || {};
   let text = words.none;
   let css = "";
   if (guess !== null && guess !== undefined) {
@@ -37,73 +38,62 @@ export function huntResult(offline, label, guess) {
   return `<div class='gk-hunt-verdict ${css}'>${escapeHtml(text)}</div>${v.unmasked}`;
 }
 
-// The score with no kernel, from the first tries {zoo name: right, or null for a run before any
-// prediction: a guess made after seeing the verdict never scores}.
-export function huntScore(offline, firstTries) {
-  const tries = Object.values(firstTries).filter((right) => right !== null);
-  return fillWords((offline.words || {}).score, {
-    right: tries.filter(Boolean).length, tried: tries.length, total: offline.total,
-  });
+// The score, from the first runs {label: the prediction then, or null for a run before any
+// prediction: a guess made after seeing the verdict never scores}; empty before any run.
+export function huntScore(scene, firstGuesses) {
+  const firsts = Object.entries(firstGuesses || {});
+  if (!firsts.length) return "";
+  const tried = firsts.filter(([, guess]) => guess !== null && guess !== undefined);
+  const right = tried.filter(([label, guess]) => guess === (scene.verdicts[label] || {}).cause);
+  return fillWords((scene.words || {}).score, { right: right.length, tried: tried.length, total: scene.total });
+}
+
+// What a run makes of the state: runs[entry] the prediction now, first_guesses[entry] the one
+// at its first run (Python's ZooHunt.run makes the same).
+export function huntRun(state) {
+  const guess = state.prediction ?? null;
+  const firsts = { ...(state.first_guesses || {}) };
+  if (!(state.entry in firsts)) firsts[state.entry] = guess;
+  return { runs: { ...(state.runs || {}), [state.entry]: guess }, first_guesses: firsts };
 }
 
 // What ZooHunt shows for a state: the specimen's code, its latest result (or the invitation to
-// run it) and the score; with no kernel, the runs the page played (state.runs, first_tries).
-export function huntReadouts(scene, state, offline = null) {
-  const played = offline && offline.verdicts && state.runs && state.entry in state.runs;
+// run it) and the score; null while the verdict of a run has not come (the busy mark shows).
+export function huntReadouts(scene, state) {
+  const runs = state.runs || {};
+  const verdicts = scene.verdicts || {};
+  if (Object.keys(runs).some((label) => !(label in verdicts))) return null;
   return {
     code: (scene.specimens || {})[state.entry] ?? "",
-    result: played ? huntResult(offline, state.entry, state.runs[state.entry])
-      : (scene.results || {})[state.entry] ?? scene.prompt ?? "",
-    score: offline && offline.verdicts && state.first_tries ? huntScore(offline, state.first_tries)
-      : scene.score ?? "",
+    result: state.entry in runs ? huntResult(scene, state.entry, runs[state.entry]) : scene.prompt ?? "",
+    score: huntScore(scene, state.first_guesses),
   };
 }
 
 export const exerciseView = {
-  // the scene's own key changes with every new readout; with no kernel, what the page played
+  // the scene's own key changes with every new feedback
   drawsFrom: ["hints_shown", "solution_step"],
   size() { return [0, 0]; },
-  plays(ctx, name) {
-    const d = ctx.offlineData || {};
-    return (name === "hint" && (d.hints || []).length > 0) || (name === "solution" && !!d.solution);
-  },
-  press(ctx, name) {
-    const d = ctx.offlineData;
-    const words = d.words || {};
-    if (name === "hint") {
-      const k = Math.min((ctx.state.hints_shown || 0) + 1, d.hints.length);
-      if (k === d.hints.length) ctx.setControl("hint", { disabled: true, text: words.no_more });
-      ctx.set("hints_shown", k);
-    } else if (!ctx.state.solution_step) {
-      ctx.setControl("solution", { text: words.confirm }); // asks once more first, as Python does
-      ctx.set("solution_step", 1);
-    } else {
-      ctx.setControl("solution", { disabled: true, text: words.shown });
-      ctx.set("solution_step", 2);
-    }
-  },
   paint(ctx) {
-    return { readouts: exerciseReadouts(ctx.scene, ctx.state, ctx.offline ? ctx.offlineData : null), drawn: {} };
+    const { hints_shown: hints = 0, solution_step: solution = 0 } = ctx.state;
+    return { readouts: exerciseReadouts(ctx.scene, ctx.state), drawn: { hints_shown: hints, solution_step: solution } };
   },
 };
 
 export const huntView = {
-  drawsFrom: ["entry", "runs", "first_tries"],
+  drawsFrom: ["entry", "runs", "first_guesses"],
   size() { return [0, 0]; },
   ready(ctx) { return ctx.state.entry in (ctx.scene.specimens || {}); },
-  plays(ctx, name) { return name === "run" && !!(ctx.offlineData || {}).verdicts; },
+  // Run gradcheck (by_page): the run is page state; the verdict comes in the scene
   press(ctx) {
-    const v = ctx.offlineData.verdicts[ctx.state.entry];
-    if (!v) return;
-    const guess = ctx.state.prediction ?? null;
-    const first = { ...(ctx.state.first_tries || {}) };
-    if (!(v.name in first)) first[v.name] = guess === null ? null : guess === v.cause;
-    ctx.set("runs", { ...(ctx.state.runs || {}), [ctx.state.entry]: guess }, { also: { first_tries: first } });
+    const { runs, first_guesses: firsts } = huntRun(ctx.state);
+    ctx.set("runs", runs, { also: { first_guesses: firsts } });
   },
   paint(ctx) {
-    // a specimen whose code has not arrived yet (sent after the first picture): wait, busy
+    // a specimen whose code has not arrived yet (sent after the first picture), or a run whose
+    // verdict has not: wait, busy
     if (!huntView.ready(ctx)) return null;
-    const readouts = huntReadouts(ctx.scene, ctx.state, ctx.offline ? ctx.offlineData : null);
-    return { readouts, drawn: { entry: ctx.state.entry } };
+    const readouts = huntReadouts(ctx.scene, ctx.state);
+    return readouts && { readouts, drawn: { entry: ctx.state.entry } };
   },
 };

@@ -1,9 +1,12 @@
 """ZooHunt: read a zoo Function's code, predict gradcheck's verdict, then run it.
 
 Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
-itself; running gradcheck needs the kernel. A page without one (a static export) gets every
-specimen's verdict, computed when the hunt's state is saved for it (:meth:`ZooHunt.offline_ahead`),
-so *Run gradcheck* works there too. Also importable from ``gradkit.exercises``.
+itself. A run is page state too: *Run gradcheck* sets ``runs`` (and ``first_guesses``) in the page,
+and Python, seeing a specimen run, runs :func:`gradkit.check` on it and sends its verdict in the
+scene; the page words the result and the score from the state, the verdicts and Python's words
+(:data:`RUN_WORDS`), as :attr:`ZooHunt.result` and :attr:`ZooHunt.score` do here. A page without a
+kernel (a static export) starts from every specimen's verdict, computed when the hunt's state is
+saved for it (:meth:`ZooHunt.scene_without_kernel`). Also importable from ``gradkit.exercises``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ... import zoo
 from ...diagnosis import check
 from ...report import CAUSES, CheckReport
 from ..base import Control, InputError
+from ..base.page import check_page_bounds, shown_value
 from ..base.rows import button, dropdown, toggle
 from .common import PageText, PracticeWidget, nullable
 from .specimens import hunt_names, specimen_html
@@ -25,7 +29,7 @@ from .specimens import hunt_names, specimen_html
 __all__ = ["ZooHunt"]
 
 _PROMPT = "Read the code, choose a prediction, then run gradcheck."
-#: What a run says, as Python and a page with no kernel (``panel.js``) write it.
+#: What a run says, as Python and the page (``panel.js``, sent in the scene) write it.
 RUN_WORDS = {
     "none": "You ran it without a prediction, so this Function no longer counts toward your "
     "score: guess first, it sticks better.",
@@ -75,8 +79,11 @@ class ZooHunt(PracticeWidget):
     entry, prediction : str or None
         The page's values: the specimen's label, the cause predicted.
     run_button : Control
-        Runs :func:`gradkit.check` on the entry's sample inputs (float64); a page with no kernel
-        shows the verdicts saved with it.
+        Runs :func:`gradkit.check` on the entry's sample inputs (float64): the page presses it
+        itself (a run is page state), and ``.click()`` runs it as the page does (:meth:`run`).
+    runs, first_guesses : dict
+        The page's values: specimen label -> the prediction at its latest run / at its first
+        run (None: run without one).
     code_html, result, score : PageText
         ``.value`` is the HTML the page shows: the specimen's code; the verdict on the
         prediction with gradkit's report and the bug (or an invitation before a run); the
@@ -96,6 +103,13 @@ class ZooHunt(PracticeWidget):
     prediction = traitlets.Unicode(
         None, allow_none=True, help="the cause predicted (prediction_buttons), None until chosen"
     ).tag(sync=True, state=True)
+    runs = traitlets.Dict(
+        help="specimen label -> the prediction at its latest run (None: run without one)"
+    ).tag(sync=True, state=True)
+    first_guesses = traitlets.Dict(
+        help="specimen label -> the prediction at its first run (None: run before any "
+        "prediction, so it never scores)"
+    ).tag(sync=True, state=True)
 
     def __init__(
         self, names: Sequence[str] | None = None, *, causes: Sequence[str] | None = None
@@ -112,11 +126,8 @@ class ZooHunt(PracticeWidget):
         with self.building():
             self.names = names
             self.last: CheckReport | None = None
-            # zoo name -> right at the first run (None: run before any prediction, so a guess
-            # made after seeing the verdict never scores)
-            self._first_tries: dict[str, bool | None] = {}
-            self._results: dict[str, str] = {}
-            self._score = ""
+            self._reports: dict[str, CheckReport] = {}  # label -> the report of its run
+            self._verdicts: dict[str, dict] = {}  # label -> its verdict, as the scene sends it
             pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, 1)]
             self._labels = {n: f"Specimen{k}Fn" for k, n in enumerate(names, start=1)}
             self._by_label = dict(pairs)  # label -> zoo name
@@ -124,8 +135,8 @@ class ZooHunt(PracticeWidget):
             self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
             self._build_controls(pairs, guesses)
             self.code_html = PageText(self._code)
-            self.result = PageText(lambda: self._results.get(self.current("entry"), _PROMPT))
-            self.score = PageText(lambda: self._score)
+            self.result = PageText(self._result)
+            self.score = PageText(self._score)
             self.layout(
                 "Zoo hunt",
                 "read the code, predict gradcheck's verdict, then run it",
@@ -141,7 +152,7 @@ class ZooHunt(PracticeWidget):
             self.later(self._all_specimens)
             forget = self.guard(lambda _change: self.update_state({"prediction": None}))
             self.observe(forget, names=["entry"])
-            self.on_click("run", self.run)
+            self.observe(self.guard(self._ran), names=["runs"])
 
     def _build_controls(self, pairs: list[tuple[str, str]], guesses: list[str]) -> None:
         """The specimen menu (the page switches by itself), the cause buttons, the run button."""
@@ -155,6 +166,7 @@ class ZooHunt(PracticeWidget):
             css="gradkit-specimen",
             tooltip="Which Function from the zoo to examine",
             kernel=False,
+            also={"prediction": None},  # a new specimen asks for a new prediction
         )
         self.entry_dropdown = self.add_control(_SpecimenMenu(self, menu.spec, pairs), labels[0])
         causes = toggle(
@@ -173,6 +185,7 @@ class ZooHunt(PracticeWidget):
             "Run gradcheck",
             css="gradkit-run-gradcheck",
             tooltip="Run gradkit.check on this Function's sample inputs (float64)",
+            by_page=self.run,
         )
 
     def _code(self) -> str:
@@ -187,46 +200,97 @@ class ZooHunt(PracticeWidget):
         self._publish()
 
     def _publish(self) -> None:
-        """Every specimen's code, the results so far and the score (the page picks by entry)."""
+        """Every specimen's code, the verdicts of the specimens run, the words (the page picks
+        by entry and runs)."""
         scene = {
             "specimens": self._specimens,
-            "results": self._results,
+            "verdicts": {label: self.verdict(label) for label in self.runs},
+            "words": dict(RUN_WORDS),
             "prompt": _PROMPT,
-            "score": self._score,
+            "total": len(self.names),
         }
         self.send_scene(scene, key=self._scene_count + 1)
 
+    def _result(self) -> str:
+        """The result the page shows for the specimen picked (the invitation before a run)."""
+        label = self.current("entry")
+        if label not in self.runs:
+            return _PROMPT
+        return result_html(self.verdict(label), self.runs[label])
+
+    def _score(self) -> str:
+        """The score the page shows."""
+        verdicts = {label: self.verdict(label) for label in self.first_guesses}
+        return score_text(verdicts, self.first_guesses, len(self.names))
+
+    def _ran(self, change: dict) -> None:
+        """Specimens run (in the page or by :meth:`run`): their verdicts, sent in the scene."""
+        old, new = change["old"] or {}, change["new"] or {}
+        ran = [label for label, guess in new.items() if label not in old or old[label] != guess]
+        for label in ran:
+            self.last = self.report(label)
+        self._publish()
+
+    def check_page_values(self, incoming: dict) -> dict:
+        """The page's runs (and first guesses) name specimens and predictions it offers; the
+        other values are checked as every widget's are."""
+        own = {key: incoming[key] for key in ("runs", "first_guesses") if key in incoming}
+        for key, value in own.items():
+            self._check_runs(key, value)
+        rest = {key: value for key, value in incoming.items() if key not in own}
+        return {**super().check_page_values(rest), **own}
+
+    def _check_runs(self, key: str, value: Any) -> None:
+        """InputError unless ``value`` maps specimen labels to a prediction offered (or None)."""
+        if not isinstance(value, dict) or len(value) > len(self._by_label):
+            raise InputError(
+                f"the page sent {key}={shown_value(value)}; it must map specimens to predictions"
+            )
+        offered = self.prediction_buttons.options
+        for label, guess in value.items():
+            check_page_bounds(key, guess)
+            if label not in self._by_label or (guess is not None and guess not in offered):
+                raise InputError(
+                    f"the page sent {key} with {shown_value(label)}: {shown_value(guess)}; each "
+                    f"must be a specimen and one of {offered} (or none)"
+                )
+
     def check_page_value(self, key: str, value: Any) -> None:
-        """The specimen the page picks must be one of the labels sent."""
+        """The specimen the page picks must be one of the labels sent; the prediction may be
+        none (a new specimen clears it: the menu's ``also``)."""
         if key == "entry" and value not in self._by_label:
             raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
-        if key != "entry":
+        if key != "entry" and not (key == "prediction" and value is None):
             super().check_page_value(key, value)
 
     def run(self) -> CheckReport:
-        """Check the selected entry and compare the verdict's cause with the prediction."""
-        e = zoo.entry(self.entry_dropdown.value)
-        report = check(e.apply, e.inputs())
-        self.last = report
-        guess = self.prediction_buttons.value
-        if guess is None:
-            verdict, css = RUN_WORDS["none"], ""
-        elif guess == report.cause:
-            verdict, css = RUN_WORDS["right"].format(cause=report.cause), "gk-good"
-        else:
-            verdict, css = RUN_WORDS["wrong"].format(guess=guess, cause=report.cause), "gk-bad"
-        self._first_tries.setdefault(e.name, None if guess is None else guess == report.cause)
-        self._results[self.current("entry")] = (
-            f"<div class='gk-hunt-verdict {css}'>{html.escape(verdict)}</div>"
-            f"{self._unmasked(e.name, report)}"
-        )
-        self._score = RUN_WORDS["score"].format(
-            right=sum(right is True for right in self._first_tries.values()),
-            tried=sum(right is not None for right in self._first_tries.values()),
-            total=len(self.names),
-        )
-        self._publish()
-        return report
+        """Run the selected entry, as the page's *Run gradcheck* does: the prediction now is the
+        run's (and its first run's, for the score); returns gradkit's report."""
+        label, guess = self.current("entry"), self.current("prediction")
+        firsts = dict(self.first_guesses)
+        firsts.setdefault(label, guess)
+        self.update_state({"runs": {**self.runs, label: guess}, "first_guesses": firsts})
+        self.last = self.report(label)
+        return self.last
+
+    def report(self, label: str) -> CheckReport:
+        """gradkit's report on specimen ``label`` (its sample inputs, float64), run once."""
+        if label not in self._reports:
+            e = zoo.entry(self._by_label[label])
+            self._reports[label] = check(e.apply, e.inputs())
+        return self._reports[label]
+
+    def verdict(self, label: str) -> dict:
+        """What a run of specimen ``label`` shows beside the words: ``{"name": its zoo name,
+        "cause": the cause gradkit reports, "unmasked": the report, the name and the bug}``."""
+        if label not in self._verdicts:
+            name, report = self._by_label[label], self.report(label)
+            self._verdicts[label] = {
+                "name": name,
+                "cause": report.cause,
+                "unmasked": self._unmasked(name, report),
+            }
+        return self._verdicts[label]
 
     def _unmasked(self, name: str, report: CheckReport) -> str:
         """What a run shows after the verdict: gradkit's report, the zoo's name and the bug."""
@@ -237,21 +301,34 @@ class ZooHunt(PracticeWidget):
             f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
         )
 
-    def offline_ahead(self) -> dict:
-        """For a page with no kernel: every specimen's verdict (run now, on its sample inputs),
-        so *Run gradcheck* answers there too; a new specimen clears the prediction, as here."""
-        verdicts = {}
-        for label, name in self._by_label.items():
-            e = zoo.entry(name)
-            report = check(e.apply, e.inputs())
-            verdicts[label] = {
-                "name": name,
-                "cause": report.cause,
-                "unmasked": self._unmasked(name, report),
-            }
+    def scene_without_kernel(self) -> dict:
+        """A page with no kernel runs every specimen itself: every specimen's code and verdict
+        (each run now, on its sample inputs, unless run already)."""
+        labels = self._by_label.items()
         return {
-            "verdicts": verdicts,
-            "words": RUN_WORDS,
-            "total": len(self.names),
-            "resets": {"entry": {"prediction": None}},
+            "specimens": {label: specimen_html(n, self._labels[n]) for label, n in labels},
+            "verdicts": {label: self.verdict(label) for label in self._by_label},
         }
+
+
+def result_html(verdict: dict, guess: str | None) -> str:
+    """A run's result: the prediction against the verdict, in :data:`RUN_WORDS`, then the report
+    (``huntResult`` in ``panel.js`` writes the same)."""
+    if guess is None:
+        words, css = RUN_WORDS["none"], ""
+    elif guess == verdict["cause"]:
+        words, css = RUN_WORDS["right"].format(cause=verdict["cause"]), "gk-good"
+    else:
+        words = RUN_WORDS["wrong"].format(guess=guess, cause=verdict["cause"])
+        css = "gk-bad"
+    return f"<div class='gk-hunt-verdict {css}'>{html.escape(words)}</div>{verdict['unmasked']}"
+
+
+def score_text(verdicts: dict, first_guesses: dict, total: int) -> str:
+    """The first-try score (empty before any run): predictions at a specimen's first run that
+    match its verdict, out of those made (``huntScore`` in ``panel.js`` writes the same)."""
+    if not first_guesses:
+        return ""
+    tried = {label: g for label, g in first_guesses.items() if g is not None}
+    right = sum(g == verdicts.get(label, {}).get("cause") for label, g in tried.items())
+    return RUN_WORDS["score"].format(right=right, tried=len(tried), total=total)

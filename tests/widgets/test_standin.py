@@ -3,7 +3,9 @@
 They cost torch work no notebook needs, so they are computed only when the widget's state is
 saved for a page with no kernel (``ipywidgets.Widget.get_manager_state``, as ``gradkit export``
 calls it): the menus' other functions, the builder's n's around the one shown, fast_mode flipped
-in the lab. Each is what the kernel would have sent for that choice.
+in the lab, and the scene such a page starts from where it differs from the kernel's
+(``scene_without_kernel``: the hunt's every verdict, an exercise's feedback). Each is what the
+kernel would have sent for that choice.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from gradkit.widgets import (
 )
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.lab.states import state_key
-from gradkit.widgets.practice.exercise import BUTTON_WORDS
+from gradkit.widgets.practice.exercise import NO_KERNEL_FEEDBACK
 from gradkit.widgets.practice.specimens import hunt_names
 from gradkit.widgets.practice.zoo_hunt import RUN_WORDS
 
@@ -82,34 +84,31 @@ def test_a_failure_ahead_leaves_the_page_to_say_what_needs_the_kernel(make, monk
 # ---------------------------------------------------------------------------- the panels
 
 
-def test_hints_and_the_solution_go_with_the_panel_as_python_shows_them(make):
+def test_a_page_with_no_kernel_gets_the_exercise_saying_it_cannot_check(make):
     panel = make(ExercisePanel, "cube")
-    sent = dict(panel.offline)
-    assert sent["words"] == BUTTON_WORDS
-    for k in range(1, len(panel.exercise.hints) + 1):
-        panel.next_hint()
-        assert "".join(sent["hints"][:k]) == panel.hints_html.value
-    assert panel.control_state["hint"]["text"] == BUTTON_WORDS["no_more"]
-    panel.reveal_solution()
-    assert panel.control_state["solution"]["text"] == BUTTON_WORDS["confirm"]
-    panel.reveal_solution()
-    assert sent["solution"] == panel.solution_html.value
-    assert html.escape(panel.exercise.solution) in sent["solution"]
+    kernel_scene = dict(panel.scene)
+    record = saved(panel)
+    scene = record["state"]["scene"]
+    assert scene["feedback"] == NO_KERNEL_FEEDBACK != kernel_scene["feedback"]
+    assert {k: v for k, v in scene.items() if k != "feedback"} == {
+        k: v for k, v in kernel_scene.items() if k != "feedback"
+    }  # the hints and the solution, as the kernel sent them
+    assert panel.scene == kernel_scene  # the notebook's: as it was
+    assert html.escape(panel.exercise.solution) in scene["solution"]
 
 
 def test_the_hunt_saves_every_specimens_verdict_as_a_run_shows_it(make):
     random = ("RandomForwardFn", "NoisyBackwardTanhFn")  # their reports differ run to run
     hunt = make(ZooHunt, [n for n in hunt_names(None) if n not in random])
-    saved(hunt)
-    sent = hunt.offline
-    assert sent["words"] == RUN_WORDS and sent["total"] == len(hunt.names)
-    assert sent["resets"] == {"entry": {"prediction": None}}
+    scene = saved(hunt)["state"]["scene"]
+    assert hunt.scene["verdicts"] == {}  # the notebook's: none yet
+    assert scene["words"] == RUN_WORDS and scene["total"] == len(hunt.names)
     labels = [label for label, _ in hunt.entry_dropdown.options]
-    assert list(sent["verdicts"]) == labels
+    assert list(scene["verdicts"]) == list(scene["specimens"]) == labels
     for label, name in hunt.entry_dropdown.options:
         hunt.entry_dropdown.value = name
         report = hunt.run()
-        verdict = sent["verdicts"][label]
+        verdict = scene["verdicts"][label]
         assert verdict["name"] == name and verdict["cause"] == report.cause
         assert hunt.result.value.endswith(verdict["unmasked"])
         assert zoo.entry(name).expected_cause["float64"] == report.cause
