@@ -1,9 +1,10 @@
 """Look at widgets without Jupyter: write them into one HTML page and screenshot it in chromium.
 
 For developers: the page is a static site's page (``gradkit export``) holding only these widgets,
-saved as a notebook saves them (ipywidgets' manager state) and played by the site's own stand-in
-model, ``gradkit/cli/site/loader.js``: every move the page makes from its tables works; what needs
-the kernel is greyed out with the page's note, as on the exported site.
+saved as a notebook saves them (ipywidgets' manager state) and played by the site's own loader
+(``gradkit/cli/site/loader.js``) with each widget's stand-in model (``base/standin.js``): every
+move the saved answers hold works; what needs the kernel is greyed out saying why, as on the
+exported site.
 
     python tools/widget_page.py OUT.png "SlopeExplorer()" "EpsilonLab(panels=['curves'])" \
         --click ".gradkit-eps-down" --width 1000

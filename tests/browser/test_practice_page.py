@@ -1,8 +1,8 @@
 """The practice widgets in chromium on a page with no kernel (a static export's situation): a quiz
 answers, a prediction locks in and reveals, from the keyboard too; what needs the kernel says so.
 
-The page is tools/widget_page.py's: the static site's page and loader (its stand-in anywidget
-model plays the widgets' saved state, with the render option ``offline`` the site sets).
+The page is tools/widget_page.py's: the static site's page and loader (it plays anywidget's model
+over the widgets' saved state, and each widget's own stand-in answers from what was saved).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def offline_page(tmp_path_factory, browser):
+def no_kernel_page(tmp_path_factory, browser):
     """The practice widgets on a page with no kernel, in the suite's chromium."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADKIT_QUIZ_ORDER", "fixed")
@@ -52,8 +52,8 @@ def _drawn(root):
     return json.loads(root.locator(".gradkit-figure").get_attribute("data-drawn"))
 
 
-def test_a_quiz_marks_and_explains_with_no_kernel(offline_page):
-    page = offline_page
+def test_a_quiz_marks_and_explains_with_no_kernel(no_kernel_page):
+    page = no_kernel_page
     quiz = page.locator(".gradkit-quiz")
     assert quiz.locator(".gk-title code").inner_text() == "float64"
     quiz.locator(".gk-option", has_text="single").click()
@@ -68,11 +68,11 @@ def test_a_quiz_marks_and_explains_with_no_kernel(offline_page):
     assert _drawn(quiz) == {"choice": "double", "correct": True, "order": ["single", "double"]}
     assert feedback.inner_text().endswith("Right. 64 bits.")
     assert single.get_attribute("aria-pressed") == "false"
-    assert not quiz.locator(".gk-offline-note").is_visible()  # it needs no kernel: no note
+    assert not quiz.locator(".gk-greyed-note").is_visible()  # it needs no kernel: no note
 
 
-def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(offline_page):
-    predict = offline_page.locator(".gradkit-predict").first
+def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(no_kernel_page):
+    predict = no_kernel_page.locator(".gradkit-predict").first
     result = predict.locator(".gradkit-predict-result")
     from gradkit.quiz_bank import as_bank
 
@@ -107,8 +107,8 @@ def test_a_number_prediction_locks_in_and_reveals_with_no_kernel(offline_page):
     assert predict.locator(".gradkit-error").inner_text() == ""
 
 
-def test_a_choice_prediction_marks_the_guess_with_no_kernel(offline_page):
-    predict = offline_page.locator(".gradkit-predict").nth(1)
+def test_a_choice_prediction_marks_the_guess_with_no_kernel(no_kernel_page):
+    predict = no_kernel_page.locator(".gradkit-predict").nth(1)
     predict.locator(".gk-option", has_text="passes").click()
     predict.locator(".gradkit-lock").click()
     assert _drawn(predict)["right"] is True
@@ -116,13 +116,13 @@ def test_a_choice_prediction_marks_the_guess_with_no_kernel(offline_page):
     assert predict.locator(".gradkit-feedback").inner_text().startswith("✔ Right.")
 
 
-def test_what_needs_the_kernel_is_disabled_and_says_so(offline_page):
+def test_what_needs_the_kernel_is_disabled_and_says_so(no_kernel_page):
     """Checking code needs the kernel: greyed out, the note says so. The hints and the solution
     are in the panel's scene and its buttons are counters the page presses itself; the hunt's
     runs are the page's too, its verdicts saved with it: they work as in a notebook."""
-    panel = offline_page.locator(".gradkit-exercise")
+    panel = no_kernel_page.locator(".gradkit-exercise")
     assert panel.locator("button.gradkit-exercise-check").is_disabled()
-    assert panel.locator(".gk-offline-note").inner_text() == NOTE
+    assert panel.locator(".gk-greyed-note").inner_text() == NOTE
     hint = panel.locator("button.gradkit-exercise-hint")
     assert hint.is_enabled()
     hint.click()
@@ -138,7 +138,7 @@ def test_what_needs_the_kernel_is_disabled_and_says_so(offline_page):
     feedback = panel.locator(".gradkit-exercise-feedback").inner_text()
     assert "This page has no Python, so it cannot check code" in feedback
     assert "No class named MyCube" not in feedback
-    hunt = offline_page.locator(".gradkit-zoo-hunt")
+    hunt = no_kernel_page.locator(".gradkit-zoo-hunt")
     run = hunt.locator("button.gradkit-run-gradcheck")
     assert run.is_enabled()  # the verdicts were saved with the hunt: the page runs it itself
     hunt.locator(".gradkit-prediction button[data-value=bug]").click()
