@@ -134,7 +134,7 @@ def widget_page(tmp_path_factory, browser, viewport: dict):
             Quiz("01-central-error"),
             Predict("03-float32-slope", compute=lambda: 1.0132789611816406),
             ExercisePanel("cube", namespace={}),
-            ZooHunt(["WrongSquareFn", "CubeFn"]),
+            ZooHunt(["TransposedMatmulFn", "CubeFn"]),
             # pictures whose texts crowd: wide tick labels, no slope to draw, both landings
             # past the ruler's ends, a verdict in two lines, an 8 x 8 matrix
             SlopeExplorer(x=12345.678, dtype="float32"),
@@ -220,3 +220,24 @@ def test_a_narrower_window_redraws_each_picture_once_at_its_width(desktop_page) 
         assert n[0] == b[0] + 1 and w[0] == n[0] + 1, (b, n, w)
         assert b[1] == n[1] == w[1], (b, n, w)
         assert n[2] == n[3] == 390 - 32 and w[2] == w[3] == 860, (n, w)
+
+
+#: Each widget whose content is wider than the widget (it would scroll sideways as a whole).
+WIDER_JS = """() => [...document.querySelectorAll('.gradkit-widget > .gk-inner')]
+  .filter((n) => n.scrollWidth > n.clientWidth + 1)
+  .map((n) => `${n.parentElement.classList[1]}: ${n.scrollWidth} px in ${n.clientWidth}`)"""
+
+
+def test_a_run_report_and_a_solution_keep_to_the_widget_on_a_phone(phone_page) -> None:
+    """The hunt's report and an exercise's solution came 488 px wide in a 362-px widget: the
+    report's words now wrap, and a long line of code scrolls in its own box. (Last in the file:
+    it presses buttons on the module's page.)"""
+    hunt = phone_page.locator(".gradkit-zoo-hunt")
+    hunt.locator(".gradkit-prediction button[data-value=bug]").click()
+    hunt.locator(".gradkit-run-gradcheck").click()
+    assert "gradcheck" in hunt.locator(".gradkit-hunt-result").inner_text()
+    solution = phone_page.locator(".gradkit-exercise .gradkit-exercise-solution")
+    solution.click()
+    solution.click()
+    assert phone_page.locator(".gradkit-exercise-solution-code pre").count() == 1
+    assert phone_page.evaluate(WIDER_JS) == []
