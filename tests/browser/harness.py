@@ -21,7 +21,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1371,3 +1371,21 @@ def drag_range(page, root, css: str, seconds: float = 1.0, steps: int = 40) -> f
         page.wait_for_timeout(pause * 1000)
     page.mouse.up()
     return page.evaluate("() => window.__gk.input")
+
+
+@contextlib.contextmanager
+def notebook_run(context, server: Server, name: str) -> Iterator:
+    """Notebook ``name`` opened in a new tab of ``context`` and run (Run All); yields the tab,
+    with ``.errors`` (the page's errors from Run All on: Notebook 7 throws one of its own while
+    it loads a notebook) and ``.widgets`` (:func:`run_all`'s count). Shuts the kernel down and
+    closes the tab after."""
+    page = context.new_page()
+    errors: list[str] = []
+    open_notebook(page, server, name)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors, page.widgets = errors, run_all(page)
+    try:
+        yield page
+    finally:
+        shutdown_kernel(page)
+        page.close()

@@ -18,20 +18,10 @@ PRACTICE = "_practice.ipynb"  # written next to the lessons by conftest (EXTRA_N
 @pytest.fixture(scope="module")
 def page(browser_context, servers):
     """``_practice.ipynb`` (an ExercisePanel and a ZooHunt) in Notebook 7, run."""
-    page = browser_context.new_page()
-    errors: list[str] = []
-    jp.open_notebook(page, servers["notebook"], PRACTICE)
-    # Notebook 7 throws an error of its own while it loads a notebook (conftest.py): only the
-    # errors from Run All on count
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    widgets = jp.run_all(page)
-    assert widgets["rendered"] == widgets["expected"] == 2, widgets
-    try:
+    with jp.notebook_run(browser_context, servers["notebook"], PRACTICE) as page:
+        assert page.widgets["rendered"] == page.widgets["expected"] == 2, page.widgets
         yield page
-        assert errors == []  # while the notebook is open (closing it is Jupyter's own business)
-    finally:
-        jp.shutdown_kernel(page)
-        page.close()
+        assert page.errors == []  # while the notebook is open (closing it is Jupyter's business)
 
 
 def _python(page, expression: str) -> str:

@@ -36,20 +36,11 @@ WIDGETS = "_widgets.ipynb"  # written next to the lessons by conftest (EXTRA_NOT
 @pytest.fixture(scope="module")
 def page(browser_context, servers):
     """``_widgets.ipynb`` (SlopeExplorer, EpsilonLab, FloatRuler, GradcheckLab) in Notebook 7."""
-    page = browser_context.new_page()
-    errors: list[str] = []
-    jp.open_notebook(page, servers["notebook"], WIDGETS)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    widgets = jp.run_all(page)
-    problems = jp.problems(page) + jp.output_problems(page)
-    assert not problems, "\n".join(problems)
-    assert widgets["rendered"] == widgets["expected"] > 0, widgets
-    page.errors = errors
-    try:
+    with jp.notebook_run(browser_context, servers["notebook"], WIDGETS) as page:
+        problems = jp.problems(page) + jp.output_problems(page)
+        assert not problems, "\n".join(problems)
+        assert page.widgets["rendered"] == page.widgets["expected"] > 0, page.widgets
         yield page
-    finally:
-        jp.shutdown_kernel(page)
-        page.close()
 
 
 @pytest.fixture
