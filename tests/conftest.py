@@ -25,6 +25,37 @@ atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
+#: Test files that read what another test file builds once per session, and that file: under
+#: ``pytest -n 2 --dist loadfile`` (``make test``) both run in one worker, which builds it once.
+#: tests/test_lesson_text.py reads the lessons tests/test_notebooks.py executed (``executed``):
+#: on the other worker it executed every lesson a second time. tests/test_xdist_scope.py checks
+#: that every test file importing from another test file is named here.
+SAME_WORKER = {
+    "tests/test_lesson_text.py": "tests/test_notebooks.py",
+    "tests/hub/test_class_hub.py": "tests/hub/test_hub.py",
+}
+
+
+def worker_scope(nodeid: str) -> str:
+    """The unit of work ``--dist loadfile`` gives one worker for the test ``nodeid``: its file,
+    or the file whose session it reads (:data:`SAME_WORKER`)."""
+    path = nodeid.split("::", 1)[0]
+    return SAME_WORKER.get(path, path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadfile`` as pytest-xdist does it, by :func:`worker_scope` instead of by file."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_scope(nodeid)
+
+    return LoadFileTogether(config, log)
+
 
 @pytest.fixture(autouse=True)
 def _scene_cache(tmp_path_factory, monkeypatch):
