@@ -757,6 +757,34 @@ def begin_open(page, server: Server, name: str) -> None:
     page.goto(server.url(server.notebook_path(name)), wait_until="commit")
 
 
+def open_tab(page, name: str) -> None:
+    """JupyterLab: open notebook ``name`` (relative to the server root) as a tab of the app on
+    ``page``, in front, without waiting for its kernel (:func:`wait_kernel_idle` does)."""
+    page.evaluate(
+        "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        name,
+    )
+
+
+#: Close the notebook ``path`` in JupyterLab, unsaved outputs and all (no "save?" dialog); returns
+#: its Jupyter session id (its kernel keeps running until that session is deleted).
+_CLOSE_TAB_JS = """(path) => {
+  for (const w of [...window.jupyterapp.shell.widgets('main')]) {
+    if (!w.context || w.context.path !== path) continue;
+    const s = w.sessionContext && w.sessionContext.session;
+    w.dispose();
+    return s ? s.id : null;
+  }
+  return null;
+}"""
+
+
+def close_tab(page, name: str) -> str | None:
+    """JupyterLab: close the tab of notebook ``name`` on ``page``; returns its session id, for
+    ``DELETE api/sessions/ID`` (the kernel is not shut down here)."""
+    return page.evaluate(_CLOSE_TAB_JS, name)
+
+
 def wait_kernel_idle(page, timeout_ms: float = 90_000) -> None:
     """Wait until the notebook on ``page`` is loaded and its kernel is idle."""
     page.wait_for_function(
