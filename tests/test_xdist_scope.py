@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 from types import SimpleNamespace
 
-from conftest import SAME_WORKER, pytest_xdist_make_scheduler, worker_scope
+from conftest import SAME_WORKER, SECONDS, pytest_xdist_make_scheduler, unit_seconds, worker_scope
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -52,25 +52,53 @@ class _Worker:
         self.shutting_down = True
 
 
-def test_loadfile_gives_the_lesson_runs_and_their_readers_to_one_worker() -> None:
-    options = {"dist": "loadfile", "tx": ["2*popen"], "loadscopereorder": True}
+def _schedule(collection: list[str]) -> dict[str, list[str]]:
+    """Worker -> the files xdist's real scheduler (made by the conftest hook) sends it first,
+    in order, for two workers that both collected ``collection``."""
+    options = {"dist": "loadfile", "tx": ["2*popen"]}
     config = SimpleNamespace(getvalue=options.get, option=SimpleNamespace(loadscopereorder=True))
     scheduler = pytest_xdist_make_scheduler(config, None)
-    collection = [
-        "tests/test_notebooks.py::test_run[00]",
-        "tests/test_notebooks.py::test_run[01]",
-        "tests/test_lesson_text.py::test_words[00]",
-        "tests/test_lesson_text.py::test_words[01]",
-        "tests/test_lesson_text.py::test_words[02]",
-        "tests/test_cli.py::test_help",
-    ]
     workers = [_Worker("gw0"), _Worker("gw1")]
     for worker in workers:
         scheduler.add_node(worker)
         scheduler.add_node_collection(worker, collection)
     scheduler.schedule()
-    got = {w.name: sorted({collection[i].split("::")[0] for i in w.sent}) for w in workers}
-    together = ["tests/test_lesson_text.py", "tests/test_notebooks.py"]
-    assert together in got.values(), got
+    files = {}
+    for worker in workers:
+        sent = [collection[i].split("::")[0] for i in worker.sent]
+        files[worker.name] = list(dict.fromkeys(sent))
+    return files
+
+
+def test_loadfile_gives_the_lesson_runs_and_their_readers_to_one_worker() -> None:
+    got = _schedule(
+        [
+            "tests/test_notebooks.py::test_run[00]",
+            "tests/test_notebooks.py::test_run[01]",
+            "tests/test_lesson_text.py::test_words[00]",
+            "tests/test_lesson_text.py::test_words[01]",
+            "tests/test_lesson_text.py::test_words[02]",
+            "tests/test_cli.py::test_help",
+        ]
+    )
+    together = ["tests/test_notebooks.py", "tests/test_lesson_text.py"]
     assert sorted(got.values()) == [["tests/test_cli.py"], together], got
     assert pytest_xdist_make_scheduler(SimpleNamespace(getvalue={"dist": "no"}.get), None) is None
+
+
+def test_the_longest_files_go_first_not_the_ones_with_most_tests() -> None:
+    """Two browser tests of 30 s before five unit tests of a second: xdist's own order (most
+    tests first) gave the five first and left the long file for the end."""
+    closed = "tests/browser/test_closed_lessons.py"
+    got = _schedule(
+        [f"tests/test_engine.py::test_{i}" for i in range(5)]
+        + [f"tests/test_notebooks.py::test_run[0{i}]" for i in range(6)]
+        + [f"{closed}::test_closed[{f}]" for f in ("notebook", "lab")]
+        + ["tests/test_cli.py::test_help"]
+    )
+    assert got == {
+        "gw0": ["tests/test_notebooks.py"],
+        "gw1": [closed, "tests/test_cli.py"],  # a second file once 2 tests or fewer wait
+    }, got
+    assert unit_seconds(closed, 2) == SECONDS[closed] > unit_seconds("tests/test_engine.py", 5)
+    assert unit_seconds("tests/browser/test_new.py", 2) > unit_seconds("tests/test_new.py", 40)
