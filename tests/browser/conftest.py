@@ -315,6 +315,30 @@ class Lessons:
         self._lab_shows = name
         self._loading[name] = (page, state["errors"], state, start)
 
+    @contextlib.contextmanager
+    def notebook(self, name: str) -> Iterator[object]:
+        """A page showing notebook ``name`` with its kernel idle, for a check that is no lesson
+        run (no record); its kernel is shut down after. In JupyterLab a tab of the lessons' page
+        when that is up (the lesson it shows is closed first), elsewhere a page of its own."""
+        if self.tabs and self._lab_page is not None and self._lab_shows not in self._loading:
+            page = self._lab_page[0]
+            if self._lab_shows is not None:
+                self.release(self._lab_shows)
+            jp.open_tab(page, name)
+            try:
+                jp.wait_kernel_idle(page)
+                yield page
+            finally:
+                self._shut_down(jp.close_tab(page, name))
+            return
+        page = self._context.new_page()
+        try:
+            jp.open_notebook(page, self._server, name)
+            yield page
+        finally:
+            jp.shutdown_kernel(page)
+            page.close()
+
     def _next(self, name: str) -> str | None:
         later = self._order[self._order.index(name) + 1 :] if name in self._order else []
         return next((n for n in later if n not in self._runs), None)
