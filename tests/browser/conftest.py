@@ -257,7 +257,10 @@ class Lessons:
     While one lesson runs, the next one of ``order`` (the lessons the tests ask for, in their
     order) is already loading (its page and kernel start meanwhile), and kernels are shut down in
     the background: the suite waits less. Not in Voila: there asking for the page runs the whole
-    lesson, which :func:`harness.open_voila` does once, in the tab in front.
+    lesson, which :func:`harness.open_voila` does once, in the tab in front. Not in JupyterLab
+    either: there every lesson after the first opens as a tab of the first one's page, once the
+    lesson before it is closed (:func:`harness.open_tab`), so that JupyterLab starts once, not
+    once per lesson, and the page holds one notebook at a time, as each check expects.
     """
 
     def __init__(
@@ -268,29 +271,78 @@ class Lessons:
         self._runs: dict[str, LessonRun] = {}
         self._loading: dict[str, tuple[object, list[str], dict, float]] = {}
         self._shutdowns: list[threading.Thread] = []
+        #: JupyterLab: the page every lesson opens in, its error recorder's state, and the lesson
+        #: whose notebook it shows
+        self._lab_page: tuple[object, dict] | None = None
+        self._lab_shows: str | None = None
 
     @property
     def voila(self) -> bool:
         return self._server.kind == "voila"
 
+    @property
+    def tabs(self) -> bool:
+        """Whether lessons open as tabs of one page (JupyterLab)."""
+        return self._server.kind == "lab"
+
     def _begin(self, name: str) -> None:
         if name in self._runs or name in self._loading:
             return
+        if self.tabs and self._lab_page is not None:
+            return  # opened in the page already up, when it is run (_open_tab)
         page = self._context.new_page()
-        errors: list[str] = []
         # Notebook 7.6.5 itself throws "Cannot read properties of undefined (reading 'schema')"
         # while it loads any notebook: only errors from Run All on count. Voila runs the cells
-        # while the page loads, so there every error counts.
-        state = {"running": self.voila}
+        # while the page loads, so there every error counts. In JupyterLab each lesson of the
+        # page gets a list of its own (_open_tab).
+        state = {"running": self.voila, "errors": []}
 
         def record(error: Exception) -> None:
             if state["running"]:
-                errors.append(str(error))
+                state["errors"].append(str(error))
 
         page.on("pageerror", record)
         if not self.voila:  # Voila runs the lesson when the page is asked for: in run()
             jp.begin_open(page, self._server, name)
-        self._loading[name] = (page, errors, state, time.perf_counter())
+        if self.tabs:
+            self._lab_page, self._lab_shows = (page, state), name
+        self._loading[name] = (page, state["errors"], state, time.perf_counter())
+
+    def _open_tab(self, name: str) -> None:
+        """JupyterLab: open lesson ``name`` in the page already up, after closing the lesson it
+        shows (its record stays)."""
+        page, state = self._lab_page
+        if self._lab_shows is not None:
+            self.release(self._lab_shows)
+        state["running"], state["errors"] = False, []
+        start = time.perf_counter()
+        jp.open_tab(page, name)
+        self._lab_shows = name
+        self._loading[name] = (page, state["errors"], state, start)
+
+    @contextlib.contextmanager
+    def notebook(self, name: str) -> Iterator[object]:
+        """A page showing notebook ``name`` with its kernel idle, for a check that is no lesson
+        run (no record); its kernel is shut down after. In JupyterLab a tab of the lessons' page
+        when that is up (the lesson it shows is closed first), elsewhere a page of its own."""
+        if self.tabs and self._lab_page is not None and self._lab_shows not in self._loading:
+            page = self._lab_page[0]
+            if self._lab_shows is not None:
+                self.release(self._lab_shows)
+            jp.open_tab(page, name)
+            try:
+                jp.wait_kernel_idle(page)
+                yield page
+            finally:
+                self._shut_down(jp.close_tab(page, name))
+            return
+        page = self._context.new_page()
+        try:
+            jp.open_notebook(page, self._server, name)
+            yield page
+        finally:
+            jp.shutdown_kernel(page)
+            page.close()
 
     def _next(self, name: str) -> str | None:
         later = self._order[self._order.index(name) + 1 :] if name in self._order else []
@@ -299,6 +351,8 @@ class Lessons:
     def run(self, name: str) -> LessonRun:
         """The lesson ``name`` (file name), opened and run; cached for the session."""
         if name not in self._runs:
+            if self.tabs and self._lab_page is not None and name not in self._loading:
+                self._open_tab(name)
             self._begin(name)
             page, errors, state, start = self._loading.pop(name)
             if not self.voila:
@@ -360,7 +414,12 @@ class Lessons:
         """Close the lesson's page and shut its kernel down (in the background); the record of
         the run stays."""
         run = self._runs.get(name)
-        if run is not None:
+        if run is None:
+            return
+        if self.tabs and self._lab_shows == name and not run.page.is_closed():
+            self._lab_shows = None
+            self._shut_down(jp.close_tab(run.page, name))
+        elif not self.tabs:
             self._close(run.page)
 
     def _close(self, page) -> None:
@@ -372,6 +431,10 @@ class Lessons:
         # Voila shuts its kernel down on unload (and culls it 10 s later when not); a Notebook 7
         # page must not run it: a "leave page?" dialog would keep the page open.
         page.close(run_before_unload=self.voila)
+        self._shut_down(session)
+
+    def _shut_down(self, session: str | None) -> None:
+        """Shut the kernel of Jupyter session ``session`` down, in the background."""
         if session:
             thread = threading.Thread(
                 target=self._server.api, args=(f"api/sessions/{session}", "DELETE"), daemon=True
@@ -389,6 +452,9 @@ class Lessons:
                     jp.wait_kernel_idle(page, 30_000)
             self._close(page)
         self._loading.clear()
+        if self._lab_page is not None:
+            self._close(self._lab_page[0])
+            self._lab_page = None
         for thread in self._shutdowns:
             thread.join(timeout=30)
 

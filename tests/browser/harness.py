@@ -757,6 +757,34 @@ def begin_open(page, server: Server, name: str) -> None:
     page.goto(server.url(server.notebook_path(name)), wait_until="commit")
 
 
+def open_tab(page, name: str) -> None:
+    """JupyterLab: open notebook ``name`` (relative to the server root) as a tab of the app on
+    ``page``, in front, without waiting for its kernel (:func:`wait_kernel_idle` does)."""
+    page.evaluate(
+        "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        name,
+    )
+
+
+#: Close the notebook ``path`` in JupyterLab, unsaved outputs and all (no "save?" dialog); returns
+#: its Jupyter session id (its kernel keeps running until that session is deleted).
+_CLOSE_TAB_JS = """(path) => {
+  for (const w of [...window.jupyterapp.shell.widgets('main')]) {
+    if (!w.context || w.context.path !== path) continue;
+    const s = w.sessionContext && w.sessionContext.session;
+    w.dispose();
+    return s ? s.id : null;
+  }
+  return null;
+}"""
+
+
+def close_tab(page, name: str) -> str | None:
+    """JupyterLab: close the tab of notebook ``name`` on ``page``; returns its session id, for
+    ``DELETE api/sessions/ID`` (the kernel is not shut down here)."""
+    return page.evaluate(_CLOSE_TAB_JS, name)
+
+
 def wait_kernel_idle(page, timeout_ms: float = 90_000) -> None:
     """Wait until the notebook on ``page`` is loaded and its kernel is idle."""
     page.wait_for_function(
@@ -1062,18 +1090,12 @@ _VOILA_WIDGETS_JS = """() => {
   };
 }"""
 
-# Resolves once the number of output areas has not changed for `quiet` ms.
-_OUTPUTS_STABLE_JS = """async ([quiet, timeout]) => {
-  const start = performance.now();
-  let count = -1, since = start;
-  while (performance.now() - start < timeout) {
-    const now = document.querySelectorAll('.jp-OutputArea-output').length;
-    if (now !== count) { count = now; since = performance.now(); }
-    else if (performance.now() - since >= quiet) return count;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return count;
-}"""
+#: Voila's page has put every cell output on it: its "render-outputs" plugin replaces each output
+#: (a ``<script type="application/vnd.voila.cell-output+json">`` the server wrote as the cell
+#: ran) with an output area, all in one pass, and then makes ``#rendered_cells`` a Lumino widget.
+#: Widget views fill in later (``_VOILA_WIDGETS_JS`` counts them).
+_VOILA_OUTPUTS_PLACED_JS = """() => !document.querySelector('#loading')
+  && document.querySelector('#rendered_cells.lm-Widget') !== null"""
 
 
 def open_voila(page, server: Server, name: str, timeout_ms: float = 180_000) -> dict:
@@ -1101,8 +1123,7 @@ def open_voila(page, server: Server, name: str, timeout_ms: float = 180_000) -> 
 
 def _open_voila_once(page, server: Server, name: str, timeout_ms: float) -> dict:
     page.goto(server.url(server.notebook_path(name)), timeout=timeout_ms, wait_until="load")
-    page.wait_for_function("() => !document.querySelector('#loading')", timeout=timeout_ms)
-    page.evaluate(_OUTPUTS_STABLE_JS, [1000, 30_000])
+    page.wait_for_function(_VOILA_OUTPUTS_PLACED_JS, timeout=timeout_ms)
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     with contextlib.suppress(PlaywrightTimeout):  # the count returned says what is missing

@@ -146,13 +146,12 @@ def _notebook_only_notes_show_in_the_notebook(run, where: str) -> None:
     assert "celltag_" not in text and "gradkit-voila-only" not in text, f"{where} shows CSS"
 
 
-def check_ipympl_where_it_should_be(servers, browser_context, front_end: str) -> None:
+def check_ipympl_where_it_should_be(all_lessons, front_end: str) -> None:
     """The no-ipympl runs prove something only if ipympl is really gone there: its kernel cannot
-    import it and its page has no ipympl plugin, while plain Notebook 7 has both."""
+    import it and its page has no ipympl plugin, while plain Notebook 7 has both. In JupyterLab
+    the probe opens in the lessons' page (:meth:`conftest.Lessons.notebook`)."""
     absent = front_end.endswith("no-ipympl")
-    page = browser_context.new_page()
-    try:
-        jp.open_notebook(page, servers[front_end], PROBE)
+    with all_lessons[front_end].notebook(PROBE) as page:
         plugin = page.evaluate(f"() => window.jupyterapp.hasPlugin('{jp.IPYMPL_PLUGIN}')")
         assert plugin is not absent, f"{front_end}: ipympl plugin loaded is {plugin}"
         found = jp.kernel_execute(
@@ -163,6 +162,3 @@ def check_ipympl_where_it_should_be(servers, browser_context, front_end: str) ->
         )["stdout"]
         expected = "No module named 'ipympl'" if absent else "imported"
         assert expected in found, f"{front_end}: import ipympl printed {found!r}"
-    finally:
-        jp.shutdown_kernel(page)
-        page.close()

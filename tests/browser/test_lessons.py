@@ -50,9 +50,9 @@ def test_lesson_runs_clean(all_lessons, front_end: str, name: str) -> None:
     check_lesson_run(all_lessons, front_end, name)
 
 
-def test_ipympl_is_there_in_notebook(servers, browser_context) -> None:
+def test_ipympl_is_there_in_notebook(all_lessons) -> None:
     """Plain Notebook 7 has ipympl (``test_lessons_lab.py`` checks it is gone where it should)."""
-    check_ipympl_where_it_should_be(servers, browser_context, "notebook")
+    check_ipympl_where_it_should_be(all_lessons, "notebook")
 
 
 def test_wrong_backward_fails_with_cause_bug(all_lessons) -> None:

@@ -20,7 +20,7 @@ def test_lesson_runs_clean_in_lab(all_lessons, front_end: str, name: str) -> Non
 
 
 @pytest.mark.parametrize("front_end", [f for f in FRONT_ENDS if f.endswith("no-ipympl")])
-def test_ipympl_is_absent_where_it_should_be(servers, browser_context, front_end: str) -> None:
+def test_ipympl_is_absent_where_it_should_be(all_lessons, front_end: str) -> None:
     """The no-ipympl runs prove something only if its kernel cannot import ipympl and its page
-    has no ipympl plugin."""
-    check_ipympl_where_it_should_be(servers, browser_context, front_end)
+    has no ipympl plugin (in JupyterLab: the page the lessons ran in)."""
+    check_ipympl_where_it_should_be(all_lessons, front_end)

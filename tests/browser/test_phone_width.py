@@ -120,9 +120,10 @@ PICTURES_JS = """() => {
 }"""
 
 
-def widget_page(tmp_path_factory, browser, viewport: dict):
-    """One widget of each family on a page with no kernel, in a chromium tab of ``viewport``;
-    yields the tab."""
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory) -> Path:
+    """One widget of each family on a page with no kernel (tools/widget_page.py), written once
+    for both widths: the same file opens in each tab."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADKIT_QUIZ_ORDER", "fixed")
         widgets = [
@@ -146,10 +147,15 @@ def widget_page(tmp_path_factory, browser, viewport: dict):
     path = write_page(widgets, tmp_path_factory.mktemp("phone") / "page.html")
     for w in widgets:
         w.close()
+    return Path(path)
+
+
+def widget_page(page_file: Path, browser, viewport: dict):
+    """:func:`page_file` in a chromium tab of ``viewport``; yields the tab."""
     context = browser.new_context(viewport=viewport, device_scale_factor=2)
     context.add_init_script(SPY_JS)
     tab = context.new_page()
-    tab.goto(Path(path).resolve().as_uri())
+    tab.goto(page_file.resolve().as_uri())
     tab.wait_for_selector("body[data-gk-site=ready]")
     # the pictures are redrawn at the width the page gives them: wait for the frame after that
     tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
@@ -158,15 +164,15 @@ def widget_page(tmp_path_factory, browser, viewport: dict):
 
 
 @pytest.fixture(scope="module")
-def phone_page(tmp_path_factory, browser):
+def phone_page(page_file, browser):
     """Every family in a 390-px wide tab."""
-    yield from widget_page(tmp_path_factory, browser, PHONE)
+    yield from widget_page(page_file, browser, PHONE)
 
 
 @pytest.fixture(scope="module")
-def desktop_page(tmp_path_factory, browser):
+def desktop_page(page_file, browser):
     """Every family in an 892-px wide tab: the pictures at their design width."""
-    yield from widget_page(tmp_path_factory, browser, DESKTOP)
+    yield from widget_page(page_file, browser, DESKTOP)
 
 
 def test_nothing_is_cut_off_or_too_small_on_a_phone(phone_page, screenshot_dir) -> None:
