@@ -1,7 +1,7 @@
 """``make test`` runs ``pytest -n 2 --dist loadfile``: a test file that reads what another test
 file built once per session (tests/test_lesson_text.py reads the lessons tests/test_notebooks.py
 executed) must run in the same worker, or the other worker builds it all again
-(:data:`conftest.SAME_WORKER`, :func:`conftest.pytest_xdist_make_scheduler`)."""
+(:data:`xdist_scope.SAME_WORKER`, :func:`xdist_scope.make_scheduler`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 from types import SimpleNamespace
 
-from conftest import SAME_WORKER, SECONDS, pytest_xdist_make_scheduler, unit_seconds, worker_scope
+from xdist_scope import SAME_WORKER, SECONDS, make_scheduler, unit_seconds, worker_scope
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -31,11 +31,11 @@ def test_a_test_file_that_imports_another_runs_in_its_worker() -> None:
         name = path.relative_to(ROOT).as_posix()
         for other in _imported_test_files(path):
             assert worker_scope(f"{name}::t") == worker_scope(f"{other}::t"), (
-                f"{name} imports from {other}: name it in conftest.SAME_WORKER"
+                f"{name} imports from {other}: name it in xdist_scope.SAME_WORKER"
             )
     assert worker_scope("tests/test_cli.py::t[a]") == "tests/test_cli.py"
     for path in [*SAME_WORKER, *SAME_WORKER.values()]:
-        assert (ROOT / path).is_file(), f"conftest.SAME_WORKER names {path}, which is gone"
+        assert (ROOT / path).is_file(), f"xdist_scope.SAME_WORKER names {path}, which is gone"
 
 
 class _Worker:
@@ -57,7 +57,7 @@ def _schedule(collection: list[str]) -> dict[str, list[str]]:
     in order, for two workers that both collected ``collection``."""
     options = {"dist": "loadfile", "tx": ["2*popen"]}
     config = SimpleNamespace(getvalue=options.get, option=SimpleNamespace(loadscopereorder=True))
-    scheduler = pytest_xdist_make_scheduler(config, None)
+    scheduler = make_scheduler(config, None)
     workers = [_Worker("gw0"), _Worker("gw1")]
     for worker in workers:
         scheduler.add_node(worker)
@@ -83,7 +83,7 @@ def test_loadfile_gives_the_lesson_runs_and_their_readers_to_one_worker() -> Non
     )
     together = ["tests/test_notebooks.py", "tests/test_lesson_text.py"]
     assert sorted(got.values()) == [["tests/test_cli.py"], together], got
-    assert pytest_xdist_make_scheduler(SimpleNamespace(getvalue={"dist": "no"}.get), None) is None
+    assert make_scheduler(SimpleNamespace(getvalue={"dist": "no"}.get), None) is None
 
 
 def test_the_longest_files_go_first_not_the_ones_with_most_tests() -> None:
