@@ -15,18 +15,59 @@ other function of the menu at the current x (:meth:`answers_ahead`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 import traitlets
 
-from ..._args import WIDGET_SCHEMES
+from ..._args import WIDGET_SCHEMES, check_x
+from .controls import Control
 from .host import GradkitWidget
-from .rows import EpsDtypeTraits, eps_row, x_row
+from .rows import EpsDtypeTraits, eps_row, slider
 from .window import XWindow, stack_points
 
 __all__ = ["MenuSchemeTraits", "PointWidget"]
+
+
+def x_row(
+    w: GradkitWidget,
+    x: float,
+    *,
+    lo: float,
+    hi: float,
+    step: float,
+    tooltip: str = "where the slope is measured",
+) -> Control:
+    """x on a grid of steps through x itself, with − / +.
+
+    The grid covers lo … hi when x lies inside; an x outside gets a range as wide, centred on it.
+    """
+    x = check_x(x)
+    if lo <= x <= hi:
+        lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
+    else:
+        hi_k = math.ceil((hi - lo) / 2 / step)
+        lo_k = -hi_k
+    tip = f"move x by {step:g}"
+    down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
+    up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
+    steps = (down, up)
+    return slider(
+        w,
+        "x",
+        value=x,
+        origin=x,
+        step=step,
+        lo=lo_k,
+        hi=hi_k,
+        label="x",
+        css="gradkit-x",
+        tooltip=tooltip,
+        steps=steps,
+        scene=False,  # the window sent around x answers a move; the kernel refills near its edge
+    )
 
 
 class PointWidget(GradkitWidget, EpsDtypeTraits):
@@ -55,7 +96,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         step: float,
         tooltip: str = "where the slope is measured",
     ) -> None:
-        """The x row (on a grid of ``step`` over ``lo`` … ``hi``, see :func:`.rows.x_row`) and the
+        """The x row (on a grid of ``step`` over ``lo`` … ``hi``, see :func:`x_row`) and the
         eps row, with their handles: ``x_slider``, ``eps_slider``, ``eps_text`` and the step
         buttons ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
         self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)

@@ -9,14 +9,13 @@ its first value; :meth:`~.host.GradkitWidget.layout` then sends the specs, in or
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch
 import traitlets
 
-from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES, check_x
+from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES
 from ...numerics import unit_roundoff
 from .controls import (
     Control,
@@ -46,7 +45,6 @@ __all__ = [
     "slider",
     "text",
     "toggle",
-    "x_row",
 ]
 
 #: The tooltip of each dtype button: bits and unit roundoff.
@@ -381,42 +379,3 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
         "tooltip": "type eps (e.g. 1e-6) and press Enter",
     }
     return slider_control, w.add_control(EpsText(w, box), has_value=False)
-
-
-def x_row(
-    w: GradkitWidget,
-    x: float,
-    *,
-    lo: float,
-    hi: float,
-    step: float,
-    tooltip: str = "where the slope is measured",
-) -> Control:
-    """x on a grid of steps through x itself, with − / +.
-
-    The grid covers lo … hi when x lies inside; an x outside gets a range as wide, centred on it.
-    """
-    x = check_x(x)
-    if lo <= x <= hi:
-        lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
-    else:
-        hi_k = math.ceil((hi - lo) / 2 / step)
-        lo_k = -hi_k
-    tip = f"move x by {step:g}"
-    down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
-    up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
-    steps = (down, up)
-    return slider(
-        w,
-        "x",
-        value=x,
-        origin=x,
-        step=step,
-        lo=lo_k,
-        hi=hi_k,
-        label="x",
-        css="gradkit-x",
-        tooltip=tooltip,
-        steps=steps,
-        scene=False,  # the window sent around x answers a move; the kernel refills near its edge
-    )

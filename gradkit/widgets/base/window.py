@@ -1,6 +1,6 @@
 """Numbers per x position, measured once and sent as a window around the current x.
 
-A widget whose x slider moves on a grid (``origin + k * step``, :func:`.rows.x_row`) sends
+A widget whose x slider moves on a grid (``origin + k * step``, :func:`.point.x_row`) sends
 the numbers of the positions around the current one, so the page moves x on its own; the
 kernel refills when x comes near the edge of what was sent. :class:`XWindow` keeps what was
 measured (a learner walking along x reuses it) and says when to refill; a family whose
