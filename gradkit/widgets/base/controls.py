@@ -16,7 +16,7 @@ as Python's ``round`` does), when a handle's ``.value`` is set (:class:`Slider`)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._args import check_x
 from .eps import eps_of, eps_state, parse_eps, step_eps
@@ -71,6 +71,10 @@ class Control:
     ``.value`` gives the value (e.g. the dtype buttons: label ``"float32"``, value
     ``torch.float32``).
     """
+
+    #: Whether the page may send None for it (nothing picked: a :class:`Choice` of the practice
+    #: widgets); :meth:`~.page.PageState.check_page_value` reads it.
+    accepts_none: ClassVar[bool] = False
 
     def __init__(self, owner: GradkitWidget, spec: dict, pairs: Sequence[tuple] = ()) -> None:
         self._owner = owner

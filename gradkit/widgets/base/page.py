@@ -194,7 +194,11 @@ class PageState:
         if control is None:  # panels and a family's sets: page_set checked them
             return
         spec, shown = control.spec, shown_value(value)
-        if control.options and value not in control.options:
+        if (
+            control.options
+            and value not in control.options
+            and not (value is None and control.accepts_none)
+        ):
             raise InputError(f"the page sent {key}={shown}; it must be one of {control.options}")
         if spec["kind"] == "slider":
             try:  # a slider sends its whole position lo … hi, never a value

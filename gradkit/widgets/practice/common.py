@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from ..base.controls import Control
 from ..base.host import THEME_CSS, GradkitWidget
@@ -76,6 +76,9 @@ def verdict_text(correct: bool, explanation: str, *, retry: bool) -> str:
 
 class Choice(Control):
     """Options of which one may be picked, or none yet: ``.value`` is None until one is."""
+
+    #: The page may send None: nothing picked (a new specimen clears the prediction).
+    accepts_none: ClassVar[bool] = True
 
     def to_state(self, value: Any) -> Any:
         """None (nothing picked) or the option's label; any other value raises ValueError."""

@@ -256,11 +256,10 @@ class ZooHunt(PracticeWidget):
                 )
 
     def check_page_value(self, key: str, value: Any) -> None:
-        """The specimen the page picks must be one of the labels sent; the prediction may be
-        none (a new specimen clears it: the menu's ``also``)."""
+        """The specimen the page picks must be one of the labels sent."""
         if key == "entry" and value not in self._by_label:
             raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
-        if key != "entry" and not (key == "prediction" and value is None):
+        if key != "entry":
             super().check_page_value(key, value)
 
     def run(self) -> CheckReport:
