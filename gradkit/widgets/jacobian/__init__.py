@@ -1,10 +1,4 @@
-"""JacobianBuilder: gradcheck's two Jacobians built a column and a row at a time, with the cost.
-
-``builder.py`` (the widget), ``steps.py`` (every call gradcheck's slow mode makes, counted and
-timed) and ``jacobian.js`` (the picture and readouts); a Jacobian drawn as a matrix
-(``base/matrix.js``) and gradcheck's comparison (``base/jacobians.py``) are shared with
-GradcheckLab.
-"""
+"""JacobianBuilder: gradcheck's two Jacobians built a column and a row at a time, with the cost."""
 
 from __future__ import annotations
 

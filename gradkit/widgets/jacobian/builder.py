@@ -3,14 +3,11 @@
 >>> from gradkit.widgets import JacobianBuilder
 >>> JacobianBuilder(f=WrongSquareFn, n=4)  # doctest: +SKIP
 
-gradcheck's slow mode nudges input entry k by ±eps and fills column k of the numeric Jacobian
-(2 forward calls), then runs the one-hot ``grad_output = e_i`` through backward and fills row i
-of the analytic one (1 backward call). torch makes every call when the scene is built
-(:mod:`.steps`) and the page replays them (``jacobian.js``): step, run all and reset need no
-kernel message; only a new n does (a page with no kernel gets the n's around the one shown,
-:data:`N_AROUND`, when the builder's state is saved for it). Beside the builder's own calls the
-page shows torch's count for the whole gradcheck (:func:`gradkit.cost.count_calls`), which adds
-checks of its own.
+torch makes every call of gradcheck's slow mode when the scene is built (:mod:`.steps`) and the
+page replays them (``jacobian.js``): step, run all and reset need no kernel message; only a new
+n does (a page with no kernel gets the n's around the one shown, :data:`N_AROUND`). Beside the
+build's own calls the page shows torch's count for the whole gradcheck
+(:func:`gradkit.cost.count_calls`), which adds checks of its own.
 """
 
 from __future__ import annotations
@@ -18,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 import traitlets
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
+from ...cost import CallCount, count_calls
 from ..base import Control, GradkitWidget, InputError
+from ..base.jacobians import difference_ratio
 from ..base.rows import slider
-from .scene import arrays_of, gradcheck_count, history_row, scene_of
 from .steps import (
     N_MAX,
     N_MIN,
@@ -41,10 +40,16 @@ __all__ = ["N_AROUND", "Calls", "JacobianBuilder"]
 #: The n's a page with no kernel gets beside the one shown: one fewer, up to two more.
 N_AROUND = (-1, 1, 2)
 
+#: step / run all / reset: the page moves by itself (no kernel message); ``.click()`` calls
+#: next_step, run_all, reset.
 _BUTTONS = (
     ("step_button", "step", "gradkit-step", "the next call: a nudged entry, then a backward pass"),
     ("run_button", "run all", "gradkit-run-all", "every call: both Jacobians built"),
     ("reset_button", "reset", "gradkit-reset", "back to empty Jacobians"),
+)
+_N_STEPS = (
+    {"name": "n_down", "css": "gradkit-n-down", "label": "−", "tooltip": "one input entry fewer"},
+    {"name": "n_up", "css": "gradkit-n-up", "label": "+", "tooltip": "one input entry more"},
 )
 
 
@@ -78,18 +83,17 @@ class JacobianBuilder(GradkitWidget):
     Attributes
     ----------
     n : int
-        Input entries: the n slider's position, which is its value (the slider's grid is
-        ``0 + k * 1``); setting it rebuilds the scene (as the n control does).
+        Input entries (the n slider's position is its value); setting it rebuilds the scene.
     step, position : int
         Steps shown: 0 (nothing yet), then 1 … n numeric columns, then n+1 … n+m analytic rows.
-        A new widget shows step 1, its first column built; ``next_step()``, ``run_all()`` and
-        ``reset()`` move it as the page's buttons do.
+        A new n shows step 1; ``next_step()``, ``run_all()`` and ``reset()`` move it as the
+        page's buttons do.
     calls : Calls
         Forward and backward calls the build made up to ``position``.
     gradcheck_calls : gradkit.cost.CallCount or None
         torch.autograd.gradcheck's own calls on the same input, counted.
     seconds : float
-        Time those calls took (measured when the scene was built; the faster of two builds).
+        Time those calls took (the faster of two builds).
     numeric, analytic : torch.Tensor
         Shape (m, n), output entry i, input entry j; entries not built yet are NaN.
     result : JacobianSteps or None
@@ -132,7 +136,7 @@ class JacobianBuilder(GradkitWidget):
             self.label, self._like, self._nudge = label, like, nudge
             self.history: list[dict] = []
             self.result: JacobianSteps | None = None
-            self.gradcheck_calls = None
+            self.gradcheck_calls: CallCount | None = None
             self._builds = 0
             self.n_slider = slider(
                 self,
@@ -147,58 +151,32 @@ class JacobianBuilder(GradkitWidget):
                 tooltip="input entries: each one costs 2 forward calls",
                 continuous=False,
                 fmt=".0f",
-                steps=(
-                    {
-                        "name": "n_down",
-                        "css": "gradkit-n-down",
-                        "label": "−",
-                        "tooltip": "one input entry fewer",
-                    },
-                    {
-                        "name": "n_up",
-                        "css": "gradkit-n-up",
-                        "label": "+",
-                        "tooltip": "one input entry more",
-                    },
-                ),
+                steps=_N_STEPS,
             )
             self.n_down, self.n_up = self._controls["n_down"], self._controls["n_up"]
-            self.step_button, self.run_button, self.reset_button = self._step_buttons()
+            presses = (self.next_step, self.run_all, self.reset)
+            for (name, text, css, tip), press in zip(_BUTTONS, presses, strict=True):
+                spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tip}
+                setattr(self, name, self.add_control(Control(self, spec), has_value=False))
+                self.on_click(name, press)
             self.layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
                 [self.n_slider],
                 [
-                    ("status", "gradkit-jb-status"),
-                    ("calls", "gradkit-jb-calls"),
-                    ("verdict", "gradkit-jb-verdict"),
-                    ("history", "gradkit-jb-history"),
+                    (name, f"gradkit-jb-{name}")
+                    for name in ("status", "calls", "verdict", "history")
                 ],
                 alt="the numeric Jacobian filled column by column, the analytic one row by row",
             )
-            self.spec = {
-                **self.spec,
-                "steps": [c.spec for c in (self.step_button, self.run_button, self.reset_button)],
-            }
+            # the page draws these beside the n control itself (jacobian.js)
+            self.spec = {**self.spec, "steps": [self._controls[b[0]].spec for b in _BUTTONS]}
             self.observe(self.guard(lambda _change: self._rebuild()), names=["n"])
             self.guard(self._rebuild)()
-
-    def _step_buttons(self) -> list[Control]:
-        """step / run all / reset: the page draws them beside the n control and moves by itself
-        (no kernel message); Python's ``.click()`` does the same."""
-        made = []
-        for name, label, css, tip in _BUTTONS:
-            spec = {"kind": "button", "name": name, "text": label, "css": css, "tooltip": tip}
-            made.append(self.add_control(Control(self, spec), has_value=False))
-        self.on_click("step_button", self.next_step)
-        self.on_click("run_button", self.run_all)
-        self.on_click("reset_button", self.reset)
-        return made
 
     # ---------------------------------------------------------------------------- Python API
     @traitlets.validate("n")
     def _valid_n(self, proposal: dict) -> int:
-        """A whole number of input entries in N_MIN … N_MAX (:func:`check_n`)."""
         return check_n(proposal["value"])
 
     @property
@@ -254,7 +232,6 @@ class JacobianBuilder(GradkitWidget):
         return self._built("analytic")
 
     def _built(self, name: str) -> torch.Tensor:
-        """Jacobian ``name`` up to the current step: numeric columns, then analytic rows."""
         r = self.result
         if r is None:
             return torch.empty(0, self.n, dtype=torch.float64)
@@ -276,42 +253,78 @@ class JacobianBuilder(GradkitWidget):
         super().check_page_value(key, value)
 
     # ------------------------------------------------------------------------------ scene
-    def _input(self, n: int | None = None) -> torch.Tensor:
-        n = self.n if n is None else n
+    def _input(self, n: int) -> torch.Tensor:
         if self._like is not None and self._like.numel() == n:
             return self._like.clone()
         return sample_input(n, self._like)
 
-    def _build(self, x: torch.Tensor) -> tuple[JacobianSteps, Any]:
-        """Every step on ``x`` (the best of two builds: the first call of a Function can carry
-        one-off start-up time), and gradcheck's own count."""
+    def _build(self, n: int) -> tuple[JacobianSteps, CallCount | None]:
+        """Every step for n (the faster of two builds: the first call of a Function can carry
+        one-off start-up time), and gradcheck's own count (None when gradcheck raises)."""
+        x = self._input(n)
         result = min(
             (jacobian_steps(self._f, x, eps=self._nudge) for _ in range(2)),
             key=lambda built: built.seconds[-1],
         )
-        return result, gradcheck_count(self._f, x, self._nudge)
+        try:
+            counted = count_calls(self._f, (x.clone().requires_grad_(True),), eps=self._nudge)
+        except Exception:  # noqa: BLE001 - the page then shows the build's calls only
+            counted = None
+        return result, counted
+
+    def _scene(self, r: JacobianSteps, counted: CallCount | None, history: list) -> tuple:
+        """The scene JSON and tables of a build: both Jacobians, the entries outside
+        gradcheck's tolerance, the running calls and times, gradcheck's count, the n's built."""
+        atol, rtol = GRADCHECK_DEFAULTS["atol"], GRADCHECK_DEFAULTS["rtol"]
+        numeric, analytic = r.numeric.numpy(), r.analytic.numpy()
+        scene = {
+            "failed": False,
+            "label": self.label,
+            "n": r.n,
+            "m": r.m,
+            "steps": r.steps,
+            "eps": r.eps,
+            "atol": atol,
+            "rtol": rtol,
+            "gradcheck": None
+            if counted is None
+            else {
+                "forward": counted.forward,
+                "backward": counted.backward,
+                "passed": counted.passed,
+            },
+            "history": history,
+        }
+        arrays = {
+            "x": r.x.numpy(),
+            "numeric": numeric,
+            "analytic": analytic,
+            "outside": difference_ratio(numeric, analytic, atol, rtol)[1].astype(np.float64),
+            "forward": np.array(r.forward_calls),
+            "backward": np.array(r.backward_calls),
+            "seconds": np.array(r.seconds),
+        }
+        return scene, arrays
 
     def _rebuild(self) -> None:
-        """Every step for this n (the page replays them), and gradcheck's own count."""
-        x = self._input()
         self._builds += 1
         try:
-            result, self.gradcheck_calls = self._build(x)
+            result, self.gradcheck_calls = self._build(self.n)
         except Exception:
             self.result = self.gradcheck_calls = None
             self.update_state({"step": 0})
-            self.send_scene({"failed": True, "n": x.numel()}, key=self._builds)
+            self.send_scene({"failed": True, "n": self.n}, key=self._builds)
             raise
         self.result = result
-        row = history_row(result, self.gradcheck_calls)
         self.history = sorted(
-            [h for h in self.history if h["n"] != result.n] + [row], key=lambda h: h["n"]
+            [h for h in self.history if h["n"] != result.n]
+            + [_history_row(result, self.gradcheck_calls)],
+            key=lambda h: h["n"],
         )
         with self.hold_sync():  # one message: the new step never meets the old scene
             self.update_state({"step": min(1, result.steps)})  # the first column built
-            key = (self.label, self._builds)
-            scene = scene_of(self.label, result, self.gradcheck_calls, self.history)
-            self.send_scene(scene, arrays_of(result), key=key)
+            scene, arrays = self._scene(result, self.gradcheck_calls, self.history)
+            self.send_scene(scene, arrays, key=(self.label, self._builds))
 
     def answers_ahead(self) -> list[dict]:
         """For a page with no kernel: the scenes of the n's around this one (:data:`N_AROUND`),
@@ -322,17 +335,16 @@ class JacobianBuilder(GradkitWidget):
         n, built = self.n, {}
         for k in sorted({min(N_MAX, max(N_MIN, n + d)) for d in N_AROUND} - {n}):
             try:
-                built[k] = self._build(self._input(k))
+                built[k] = self._build(k)
             except Exception:  # noqa: BLE001 - that n then needs a running notebook
                 continue
         rows = {h["n"]: h for h in self.history}
-        rows.update({k: history_row(*pair) for k, pair in built.items()})
+        rows.update({k: _history_row(*pair) for k, pair in built.items()})
         scenes = []
         for k, (result, counted) in built.items():
             lo, hi = min(n, k), max(n, k)
             history = [rows[m] for m in sorted(rows) if lo <= m <= hi or m not in built]
-            scene = scene_of(self.label, result, counted, history)
-            arrays = arrays_of(result)
+            scene, arrays = self._scene(result, counted, history)
             scenes.append(self.recorded_answer({"n": k}, scene, arrays, sets={"step": 1}))
         return scenes
 
@@ -343,3 +355,15 @@ class JacobianBuilder(GradkitWidget):
 
     def __repr__(self) -> str:
         return f"JacobianBuilder(f={self.label!r}, n={self.n})"
+
+
+def _history_row(r: JacobianSteps, counted: CallCount | None) -> dict:
+    """A build's row in the table of every n built: its calls and time, gradcheck's count."""
+    return {
+        "n": r.n,
+        "forward": r.forward_calls[-1],
+        "backward": r.backward_calls[-1],
+        "seconds": r.seconds[-1],
+        "gradcheck_forward": None if counted is None else counted.forward,
+        "gradcheck_backward": None if counted is None else counted.backward,
+    }

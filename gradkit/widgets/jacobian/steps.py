@@ -1,19 +1,15 @@
-"""JacobianBuilder's numbers: both Jacobians, one gradcheck step at a time, and the comparison.
+"""JacobianBuilder's numbers: both Jacobians built one gradcheck step at a time, counted and timed.
 
-gradcheck's slow mode builds two Jacobians of ``f`` at ``x`` and compares them entry by entry:
-
-- the **numeric** one, a column at a time: nudge input entry k by ±eps and take the central
-  difference ``J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``: 2 forward calls per
-  column, ``2n`` for ``n`` input entries;
-- the **analytic** one, a row at a time: run the one-hot ``grad_output = e_i`` through
-  backward, which returns ``e_iᵀ J``, row i: one backward call per output entry.
-
-:func:`jacobian_steps` makes every call up front, in gradcheck's order, and records the running
-call counts and times after each step, so the page replays the build without asking the kernel.
+gradcheck's slow mode builds the **numeric** Jacobian a column at a time, nudging input entry k
+by ±eps: ``J[:, k] = (f(x + eps e_k) - f(x - eps e_k)) / (2 eps)``, 2 forward calls per column;
+and the **analytic** one a row at a time, running the one-hot ``grad_output = e_i`` through
+backward, which returns ``e_iᵀ J``: 1 backward call per output entry. :func:`jacobian_steps`
+makes every call up front, in that order, so the page replays the build without the kernel.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from ... import zoo
-from ..._args import GRADCHECK_DEFAULTS, check_eps
+from ..._args import GRADCHECK_DEFAULTS
 
 __all__ = [
     "N_MAX",
@@ -42,8 +38,8 @@ N_MIN, N_MAX = 1, 64
 class JacobianSteps:
     """Both Jacobians of ``f`` at ``x``, and what building them cost, step by step.
 
-    Step 0 is the plain run of ``f`` (gradcheck's reference call); steps 1..n fill numeric
-    columns 0..n-1; steps n+1..n+m fill analytic rows 0..m-1.
+    Step 0 is the plain run of ``f`` (gradcheck's reference call); steps 1 … n fill numeric
+    columns 0 … n-1; steps n+1 … n+m fill analytic rows 0 … m-1.
 
     Attributes
     ----------
@@ -52,10 +48,8 @@ class JacobianSteps:
     eps : float
     numeric, analytic : torch.Tensor
         Shape (m, n): output entry i, input entry j.
-    forward_calls, backward_calls : tuple of int
-        Running totals after each step (length n + m + 1).
-    seconds : tuple of float
-        Running wall time after each step.
+    forward_calls, backward_calls, seconds : tuple
+        Running totals after each step (length n + m + 1): calls made, wall time.
     """
 
     x: torch.Tensor
@@ -84,7 +78,6 @@ class JacobianSteps:
 
 def sample_input(n: int, like: torch.Tensor | None = None) -> torch.Tensor:
     """n float64 values: evenly spaced over ``like``'s range, or 0.25 … 2.0 (all positive)."""
-    n = check_n(n)
     if like is None or like.numel() < 2:
         lo, hi = (0.25, 2.0) if like is None else (float(like.reshape(-1)[0]),) * 2
     else:
@@ -95,7 +88,7 @@ def sample_input(n: int, like: torch.Tensor | None = None) -> torch.Tensor:
 
 
 def check_n(n: object, argument: str = "n") -> int:
-    """A whole number of input entries in N_MIN..N_MAX."""
+    """A whole number of input entries in N_MIN … N_MAX."""
     if isinstance(n, bool) or not isinstance(n, int) or not N_MIN <= n <= N_MAX:
         raise ValueError(
             f"{argument} must be a whole number from {N_MIN} to {N_MAX} (input entries), got {n!r}"
@@ -139,7 +132,7 @@ def as_function(f: object) -> tuple[Callable[[torch.Tensor], torch.Tensor], str]
 
 
 def as_input(x: object, argument: str = "x") -> torch.Tensor:
-    """A 1-D float64 copy of ``x`` (a tensor or numbers): finite, N_MIN..N_MAX entries."""
+    """A 1-D float64 copy of ``x`` (a tensor or numbers): finite, N_MIN … N_MAX entries."""
     if isinstance(x, torch.Tensor):
         if x.is_complex() or not x.is_floating_point():
             raise TypeError(f"{argument} must hold real floating numbers, got dtype {x.dtype}")
@@ -159,15 +152,11 @@ def as_input(x: object, argument: str = "x") -> torch.Tensor:
     return t
 
 
-_WARM = []
-
-
+@functools.cache
 def _warm_up() -> None:
     """Start autograd once per process (about a second), so no step's time includes it."""
-    if not _WARM:
-        v = torch.ones(2, dtype=torch.float64, requires_grad=True)
-        torch.autograd.grad(v * v, v, torch.ones_like(v))
-        _WARM.append(True)
+    v = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    torch.autograd.grad(v * v, v, torch.ones_like(v))
 
 
 def jacobian_steps(
@@ -183,7 +172,7 @@ def jacobian_steps(
     f : callable
         A function of one tensor (or a Function's ``apply``) returning one real tensor.
     x : torch.Tensor
-        The input; used as a float64 vector.
+        The input: 1-D, float64 (:func:`as_input`, :func:`sample_input`).
     eps : float
         The nudge.
 
@@ -191,8 +180,6 @@ def jacobian_steps(
     -------
     JacobianSteps
     """
-    eps = check_eps(eps)
-    x = as_input(x)
     _warm_up()
     log = _CallLog(f)
     # step 0, the reference run: with grad, so the analytic rows can run backward through it
@@ -222,40 +209,32 @@ class _CallLog:
 
     def __call__(self, v: torch.Tensor) -> torch.Tensor:
         self.forward += 1
-        out = _one_real_tensor(self._f(v))
+        out = self._f(v)
+        if isinstance(out, (tuple, list)):
+            if len(out) != 1:
+                raise ValueError(f"f must return one tensor, got {len(out)} outputs")
+            (out,) = out
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(f"f must return a tensor, got {type(out).__name__}")
+        if out.is_complex():
+            raise TypeError("f returns a complex tensor; JacobianBuilder shows real Jacobians")
         if out.requires_grad:
             out.register_hook(self._bump)
         return out
 
     def record(self) -> None:
-        """Note the totals after a step."""
         self.totals.append((self.forward, self.backward, time.perf_counter() - self._start))
 
 
-def _one_real_tensor(out: object) -> torch.Tensor:
-    """What ``f`` returned, refused unless it is one real tensor."""
-    if isinstance(out, (tuple, list)):
-        if len(out) != 1:
-            raise ValueError(f"f must return one tensor, got {len(out)} outputs")
-        (out,) = out
-    if not isinstance(out, torch.Tensor):
-        raise TypeError(f"f must return a tensor, got {type(out).__name__}")
-    if out.is_complex():
-        raise TypeError("f returns a complex tensor; JacobianBuilder shows real Jacobians")
-    return out
-
-
 def _numeric_columns(log: _CallLog, x: torch.Tensor, eps: float, m: int) -> torch.Tensor:
-    """The numeric Jacobian (m, n), a column per nudged input entry, exactly as torch's slow
-    gradcheck computes it (``_compute_numerical_gradient``): the input itself, requiring grad,
-    is nudged in place, and ``f`` runs with grad mode on, as gradcheck calls it."""
-    n = x.numel()
-    numeric = torch.empty(m, n, dtype=torch.float64)
+    """The numeric Jacobian (m, n) exactly as torch's slow gradcheck computes it
+    (``_compute_numerical_gradient``): the input itself, requiring grad, is nudged in place, and
+    ``f`` runs with grad mode on."""
+    numeric = torch.empty(m, x.numel(), dtype=torch.float64)
     nudged = x.clone().requires_grad_(True)
     flat = nudged.data.view(-1)  # torch nudges the input's own memory, outside autograd
     with torch.enable_grad():
-        for k in range(n):  # numeric column k: nudge input entry k
-            entry = flat[k]
+        for k, entry in enumerate(flat):  # numeric column k: nudge input entry k
             original = entry.clone()
             entry.copy_(original - eps)
             below = log(nudged).detach().clone()
@@ -269,15 +248,14 @@ def _numeric_columns(log: _CallLog, x: torch.Tensor, eps: float, m: int) -> torc
 
 
 def _analytic_rows(log: _CallLog, y: torch.Tensor, xg: torch.Tensor) -> torch.Tensor:
-    """The analytic Jacobian (m, n), a row per one-hot grad_output run through backward."""
-    analytic = torch.empty(y.numel(), xg.numel(), dtype=torch.float64)
-    for i in range(y.numel()):  # row i: one-hot grad_output e_i through backward gives e_iᵀ J
+    """The analytic Jacobian (m, n): row i is the one-hot grad_output e_i through backward."""
+    analytic = torch.zeros(y.numel(), xg.numel(), dtype=torch.float64)
+    for i in range(y.numel()):
         one_hot = torch.zeros_like(y)
         one_hot.view(-1)[i] = 1
-        if y.requires_grad:
+        if y.requires_grad:  # else f does not depend on x through autograd: the row stays 0
             (row,) = torch.autograd.grad(y, xg, one_hot, retain_graph=True, allow_unused=True)
-        else:  # f does not depend on x through autograd: backward has nothing to say
-            row = None
-        analytic[i] = 0.0 if row is None else row.reshape(-1).to(torch.float64)
+            if row is not None:
+                analytic[i] = row.reshape(-1).to(torch.float64)
         log.record()
     return analytic
