@@ -625,7 +625,7 @@ def jacobian_fixture() -> dict:
     steps = []
     for k in range(b.total_steps + 1):
         b.update_state({"step": k})
-        steps.append({"step": k, "calls": list(b.calls)})
+        steps.append({"step": k, "calls": [b.result.forward_calls[k], b.result.backward_calls[k]]})
     sent = _sent(b)
     b.close()
     arrays = dict(unpack(table_bytes(sent["tables_zlib"]), sent["scene"]["tables"]))

@@ -13,7 +13,7 @@ build's own calls the page shows torch's count for the whole gradcheck
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -35,7 +35,7 @@ from .steps import (
     sample_input,
 )
 
-__all__ = ["N_AROUND", "Calls", "JacobianBuilder"]
+__all__ = ["N_AROUND", "JacobianBuilder"]
 
 #: The n's a page with no kernel gets beside the one shown: one fewer, up to two more.
 N_AROUND = (-1, 1, 2)
@@ -51,14 +51,6 @@ _N_STEPS = (
     {"name": "n_down", "css": "gradkit-n-down", "label": "−", "tooltip": "one input entry fewer"},
     {"name": "n_up", "css": "gradkit-n-up", "label": "+", "tooltip": "one input entry more"},
 )
-
-
-class Calls(NamedTuple):
-    """Calls the build made so far: forward (1 plain run + 2 per nudged entry) and backward
-    (1 per output entry). gradcheck itself makes more (:func:`gradkit.cost.count_calls`)."""
-
-    forward: int
-    backward: int
 
 
 class JacobianBuilder(GradkitWidget):
@@ -88,16 +80,11 @@ class JacobianBuilder(GradkitWidget):
         Steps shown: 0 (nothing yet), then 1 … n numeric columns, then n+1 … n+m analytic rows.
         A new n shows step 1; ``next_step()``, ``run_all()`` and ``reset()`` move it as the
         page's buttons do.
-    calls : Calls
-        Forward and backward calls the build made up to ``position``.
     gradcheck_calls : gradkit.cost.CallCount or None
         torch.autograd.gradcheck's own calls on the same input, counted.
-    seconds : float
-        Time those calls took (the faster of two builds).
-    numeric, analytic : torch.Tensor
-        Shape (m, n), output entry i, input entry j; entries not built yet are NaN.
     result : JacobianSteps or None
-        Everything, computed ahead (None when f failed).
+        Both Jacobians and the calls and time after each step, computed ahead (None when f
+        failed): the page shows them up to ``position``.
     history : list of dict
         One row per n built: n, forward, backward, seconds, gradcheck's forward and backward.
     n_slider, n_down, n_up, step_button, run_button, reset_button : Control
@@ -207,41 +194,6 @@ class JacobianBuilder(GradkitWidget):
     def reset(self) -> None:
         """Back to the empty Jacobians (the plain run only)."""
         self.update_state({"step": 0})
-
-    @property
-    def calls(self) -> Calls:
-        """Forward and backward calls the build made up to the current step."""
-        r = self.result
-        if r is None:
-            return Calls(0, 0)
-        return Calls(r.forward_calls[self.position], r.backward_calls[self.position])
-
-    @property
-    def seconds(self) -> float:
-        """Time the calls up to the current step took."""
-        return self.result.seconds[self.position] if self.result is not None else 0.0
-
-    @property
-    def numeric(self) -> torch.Tensor:
-        """The numeric Jacobian as built so far (columns not nudged yet are NaN)."""
-        return self._built("numeric")
-
-    @property
-    def analytic(self) -> torch.Tensor:
-        """The analytic Jacobian as built so far (rows not run through backward yet are NaN)."""
-        return self._built("analytic")
-
-    def _built(self, name: str) -> torch.Tensor:
-        r = self.result
-        if r is None:
-            return torch.empty(0, self.n, dtype=torch.float64)
-        full = getattr(r, name)
-        done = torch.zeros_like(full, dtype=torch.bool)
-        if name == "numeric":
-            done[:, : min(self.position, r.n)] = True
-        else:
-            done[: max(0, self.position - r.n)] = True
-        return torch.where(done, full, torch.full_like(full, float("nan")))
 
     def check_page_value(self, key: str, value: Any) -> None:
         """The page's step must be a whole number 0 … n + m; other keys as the base checks."""
