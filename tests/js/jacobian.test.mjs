@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, tint, verdictHtml,
+  MOVES, callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
 import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
+import { ramp } from "../../gradkit/widgets/base/plot.js";
 import { readFixture, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("jacobian");
@@ -28,6 +29,13 @@ test("each step shows the columns, then the rows, that Python's build has made",
   assert.deepEqual(stepParts(scene, 1).current, { column: 0 });
   assert.deepEqual(stepParts(scene, n + m).current, { row: m - 1 });
   assert.equal(stepParts(scene, 99).step, n + m); // a stale step is clamped
+});
+
+test("step, run all and reset move along the steps; each is disabled where it would stay", () => {
+  const moved = (s) => Object.fromEntries(Object.entries(MOVES).map(([name, move]) => [name, move(s, 6)]));
+  assert.deepEqual(moved(2), { step_button: 3, run_button: 6, reset_button: 0 });
+  assert.deepEqual(moved(6), { step_button: 6, run_button: 6, reset_button: 0 }); // the end: step, run all stay
+  assert.deepEqual(moved(0).reset_button, 0); // reset stays at 0
 });
 
 test("gradcheck's own count stands beside the build's, labelled as the whole check", () => {
@@ -87,8 +95,10 @@ test("matrix helpers: entry ticks thin out before they collide, cells print shor
   assert.ok(fits("0.25", 40, 20, 11) && !fits("1.2e+05", 30, 20, 11) && !fits("1", 30, 10, 11));
   const edges = cellEdges(66.4, 216, 10);
   assert.ok(edges.every(Number.isInteger) && edges[0] === 66 && edges[10] === 282, String(edges));
-  assert.equal(tint("#0072B2", 1), "rgb(0,114,178)");
-  assert.equal(tint("#0072B2", 0), "rgb(255,255,255)");
+  // a cell's fill: the palette colour over the paper at the entry's strength (base/plot.js ramp)
+  assert.equal(ramp(["#FFFFFF", "#0072B2"], 1), "rgb(0,114,178)");
+  assert.equal(ramp(["#FFFFFF", "#0072B2"], 0), "rgb(255,255,255)");
+  assert.equal(ramp(["#000000", "#0072B2"], 0.5), "rgb(0,57,89)");
 });
 
 test("a new n is drawn only from a scene of that n (a page with no kernel greys the others)", () => {

@@ -3,16 +3,13 @@
 // here, with no kernel message. Output entry i is row i, input entry j column j, in both
 // matrices; the numeric one fills a column per nudged entry, the analytic one a row per backward.
 import { marked, pyFormat, readoutHtml } from "../base/format.js";
-import { inkOn } from "../base/plot.js";
+import { inkOn, ramp } from "../base/plot.js";
 import { COLORS } from "../base/theme.js";
 import { pictureWidth } from "../base/fit.js";
 import { cellLabels, cellText, matrixAxes, matrixCells, matrixFrame, matrixLines, outline } from "../base/matrix.js";
 
-// the theme's colours, read at each paint
-export const JB_COLORS = {
-  get numeric() { return COLORS.blue; }, get analytic() { return COLORS.green; }, get bad() { return COLORS.vermillion; },
-  get current() { return COLORS.purple; }, get grid() { return COLORS.grid; },
-};
+// each matrix's palette colour (the theme's, read at each paint)
+const HUE = { numeric: "blue", analytic: "green" };
 
 // What step k shows: numeric columns 0 … columns-1, analytic rows 0 … rows-1, the current one.
 export function stepParts(scene, k) {
@@ -22,14 +19,6 @@ export function stepParts(scene, k) {
     step, columns: Math.min(step, n), rows: Math.max(0, step - n),
     current: step === 0 ? null : step <= n ? { column: step - 1 } : { row: step - n - 1 },
   };
-}
-
-// "rgb(…)" of a palette colour at an opacity on `paper` (white unless given): the cell's fill.
-export function tint(hex, alpha, paper = "#FFFFFF") {
-  const n = parseInt(hex.slice(1), 16);
-  const p = parseInt(paper.slice(1), 16);
-  const mix = (c, shift) => Math.round(((p >> shift) & 255) + (((c >> shift) & 255) - ((p >> shift) & 255)) * alpha);
-  return `rgb(${mix(n, 16)},${mix(n, 8)},${mix(n, 0)})`;
 }
 
 const sub = (k) => `<sub>${k}</sub>`;
@@ -129,39 +118,35 @@ function drawMatrix(ctx, lay, name, parts) {
   const filled = name === "numeric" ? (i, j) => j < parts.columns : (i) => i < parts.rows;
   let biggest = 0;
   for (const v of values) if (Number.isFinite(v)) biggest = Math.max(biggest, Math.abs(v));
-  const wrong = (i, j) => name === "analytic" && bad[i * n + j] !== 0;
+  // a cell's fill: the palette colour over the paper, stronger for a larger entry
   const fill = (i, j) => {
     if (!filled(i, j)) return COLORS.paper;
-    if (wrong(i, j)) return tint(JB_COLORS.bad, 0.85, COLORS.paper);
-    return tint(JB_COLORS[name], 0.12 + (biggest > 0 ? (0.45 * Math.abs(values[i * n + j])) / biggest : 0), COLORS.paper);
+    if (name === "analytic" && bad[i * n + j] !== 0) return ramp([COLORS.paper, COLORS.vermillion], 0.85);
+    const alpha = 0.12 + (biggest > 0 ? (0.45 * Math.abs(values[i * n + j])) / biggest : 0);
+    return ramp([COLORS.paper, COLORS[HUE[name]]], alpha);
   };
   matrixCells(dr, ax, fill);
-  matrixLines(dr, ax, { grid: JB_COLORS.grid });
+  matrixLines(dr, ax, { grid: COLORS.grid });
   cellLabels(dr, ax, (i, j) => (filled(i, j) ? cellText(values[i * n + j]) : ""), (i, j) => inkOn(fill(i, j)));
   const c = parts.current;
-  if (c && name === "numeric" && c.column !== undefined) outline(dr, ax, [0, c.column, m - 1, c.column], JB_COLORS.current, 2.5);
-  if (c && name === "analytic" && c.row !== undefined) outline(dr, ax, [c.row, 0, c.row, n - 1], JB_COLORS.current, 2.5);
-  let shownWrong = 0;
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) if (filled(i, j) && wrong(i, j)) shownWrong += 1;
-  return { ax, shownWrong };
+  if (c && name === "numeric" && c.column !== undefined) outline(dr, ax, [0, c.column, m - 1, c.column], COLORS.purple, 2.5);
+  if (c && name === "analytic" && c.row !== undefined) outline(dr, ax, [c.row, 0, c.row, n - 1], COLORS.purple, 2.5);
+  return ax;
 }
 
+// Where step / run all / reset move from step s of `last`; a button that would stay is disabled.
+export const MOVES = { step_button: (s, last) => Math.min(s + 1, last), run_button: (s, last) => last, reset_button: () => 0 };
+
 function buttons(ctx) {
-  // step / run all / reset, beside the n control: the page moves by itself (no kernel)
-  const last = () => ctx.scene.n + ctx.scene.m;
-  const moves = {
-    step_button: () => Math.min((ctx.state.step || 0) + 1, last()),
-    run_button: () => last(),
-    reset_button: () => 0,
-  };
-  const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
+  // beside the n control: the page moves by itself (no kernel)
   ctx.jbButtons = {};
-  for (const spec of ctx.spec.steps || []) {
-    const b = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-      onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", moves[spec.name]()); } });
-    ctx.jbButtons[spec.name] = b;
-    row.append(b);
+  for (const spec of ctx.spec.steps) {
+    const move = () => MOVES[spec.name](ctx.state.step || 0, ctx.scene.n + ctx.scene.m);
+    ctx.jbButtons[spec.name] = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
+      onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", move()); } });
   }
+  const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
+  row.append(...Object.values(ctx.jbButtons));
   ctx.el.querySelector(".gradkit-controls").append(row);
 }
 
@@ -179,24 +164,16 @@ export const jacobianView = {
   paint(ctx) {
     const { scene, tables, state } = ctx;
     if (scene.n !== state.n) return null; // a new n: the kernel is building it
-    const b = ctx.jbButtons || {};
     if (scene.failed) {
-      for (const button of Object.values(b)) button.disabled = true;
+      for (const button of Object.values(ctx.jbButtons)) button.disabled = true;
       const status = marked("bad", `nothing to show: f raised an error at n = ${scene.n} (the message is below)`);
       return { readouts: { status }, drawn: { failed: true } };
     }
     const parts = stepParts(scene, state.step);
     const lay = jbLayout(ctx.panels(), scene.n, scene.m, ctx.room);
-    const axes = [];
-    let wrongShown = 0;
-    for (const name of ["numeric", "analytic"]) {
-      if (!lay[name]) continue;
-      const out = drawMatrix(ctx, lay, name, parts);
-      axes.push(out.ax);
-      wrongShown += out.shownWrong;
-    }
+    const axes = ["numeric", "analytic"].filter((name) => lay[name]).map((name) => drawMatrix(ctx, lay, name, parts));
     const T = scene.n + scene.m;
-    if (b.step_button) { b.step_button.disabled = parts.step >= T; b.run_button.disabled = parts.step >= T; b.reset_button.disabled = parts.step === 0; }
+    for (const [name, button] of Object.entries(ctx.jbButtons)) button.disabled = MOVES[name](parts.step, T) === parts.step;
     const counts = ctx.panels().includes("counts");
     const readouts = {
       status: statusHtml(scene, tables.x.data, parts.step),
@@ -205,7 +182,7 @@ export const jacobianView = {
       history: counts ? historyHtml(scene.history) : "",
     };
     const drawn = { step: parts.step, steps: T, n: scene.n, m: scene.m, columns: parts.columns, rows: parts.rows,
-      current: parts.current, wrong_shown: wrongShown };
+      current: parts.current };
     return { readouts, drawn, axes };
   },
 };
