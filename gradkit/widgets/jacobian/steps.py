@@ -77,13 +77,9 @@ class JacobianSteps:
 
 
 def sample_input(n: int, like: torch.Tensor | None = None) -> torch.Tensor:
-    """n float64 values: evenly spaced over ``like``'s range, or 0.25 … 2.0 (all positive)."""
-    if like is None or like.numel() < 2:
-        lo, hi = (0.25, 2.0) if like is None else (float(like.reshape(-1)[0]),) * 2
-    else:
-        lo, hi = float(like.min()), float(like.max())
-    if n == 1:
-        return torch.tensor([lo], dtype=torch.float64)
+    """n float64 values: evenly spaced over ``like``'s range, or 0.25 … 2.0 (all positive); the
+    first of them for n = 1."""
+    lo, hi = (0.25, 2.0) if like is None else (float(like.min()), float(like.max()))
     return torch.linspace(lo, hi, n, dtype=torch.float64)
 
 
