@@ -151,6 +151,8 @@ def test_as_function_takes_every_form():
     assert as_function("x²")[1] == "x²" and as_function(lambda v: v)[1] == "your f"
     assert as_function(torch.sin)[1] == "sin"
     assert sample_input(5, torch.tensor([-1.0, 0.0, 3.0])).tolist() == [-1.0, 0.0, 1.0, 2.0, 3.0]
+    own = torch.tensor([0.0, 3.0, 1.0], dtype=torch.float64)  # of n entries: x itself
+    assert sample_input(3, own).tolist() == [0.0, 3.0, 1.0] and sample_input(3, own) is not own
     one_entry = torch.tensor([0.5])  # n entries at its one value; n = 1: the range's start
     assert sample_input(2, one_entry).tolist() == [0.5, 0.5] and sample_input(1).tolist() == [0.25]
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import torch
 import traitlets
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
@@ -205,15 +204,10 @@ class JacobianBuilder(GradkitWidget):
         super().check_page_value(key, value)
 
     # ------------------------------------------------------------------------------ scene
-    def _input(self, n: int) -> torch.Tensor:
-        if self._like is not None and self._like.numel() == n:
-            return self._like.clone()
-        return sample_input(n, self._like)
-
     def _build(self, n: int) -> tuple[JacobianSteps, CallCount | None]:
         """Every step for n (the faster of two builds: the first call of a Function can carry
         one-off start-up time), and gradcheck's own count (None when gradcheck raises)."""
-        x = self._input(n)
+        x = sample_input(n, self._like)
         result = min(
             (jacobian_steps(self._f, x, eps=self._nudge) for _ in range(2)),
             key=lambda built: built.seconds[-1],

@@ -77,8 +77,10 @@ class JacobianSteps:
 
 
 def sample_input(n: int, like: torch.Tensor | None = None) -> torch.Tensor:
-    """n float64 values: evenly spaced over ``like``'s range, or 0.25 … 2.0 (all positive); the
-    first of them for n = 1."""
+    """The input of n entries: ``like`` itself when it has n, else n float64 values evenly spaced
+    over its range, or over 0.25 … 2.0 (all positive); n = 1 takes the range's start."""
+    if like is not None and like.numel() == n:
+        return like.clone()
     lo, hi = (0.25, 2.0) if like is None else (float(like.min()), float(like.max()))
     return torch.linspace(lo, hi, n, dtype=torch.float64)
 
