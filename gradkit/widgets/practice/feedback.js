@@ -2,8 +2,7 @@
 // buttons (toggles with aria-pressed, each reached by Tab) and the learner's own option order.
 import { escapeHtml } from "../base/format.js";
 
-// The words of a verdict, their one home: Python reads this table (common.py page_words) for its
-// plain-text copy of the feedback, so keep it keys and "double-quoted" words only.
+// The words of a verdict.
 export const VERDICT = { right: "Right.", wrong: "Not quite.", retry: "Try another answer." };
 
 // Quiz text as HTML: escaped, with `backticks` shown as code.

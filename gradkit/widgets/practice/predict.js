@@ -23,7 +23,7 @@ export const GUESS_SLIPS = {
   not_option: "“{text}” is not one of the options [{options}].",
 };
 
-// The second try's words, their one home: Python reads this table (predict.py retry_text).
+// The second try's words.
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",

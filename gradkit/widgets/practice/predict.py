@@ -36,7 +36,7 @@ from ...quiz_bank import (
 )
 from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
-from .common import Choice, PageText, PracticeWidget, page_words, verdict_text
+from .common import Choice, PracticeWidget, page_words
 
 __all__ = ["Predict", "check_guess", "lessons_open"]
 
@@ -46,11 +46,8 @@ _OPEN = ("1", "true", "yes", "on")
 #: The lock button (the page builds it beside the guess; "Locked in" once pressed).
 _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
 
-
 #: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
-#: The second try's words: the page's (``RETRY_WORDS`` in predict.js).
-RETRY_WORDS = page_words("RETRY_WORDS", Path(__file__).with_name("predict.js"))
 
 
 def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
@@ -125,11 +122,6 @@ class Predict(PracticeWidget):
         The second try, after a wrong guess (None until one is given).
     second_correct : bool or None
         Whether the second try was right (None until one is given).
-    feedback_html : PageText
-        The feedback the page shows after the lock, as text ("Right." or "Not quite." and
-        the entry's feedback; after a second try, its verdict too).
-    retry_html : PageText
-        The second try's verdict as text ("" until one is given).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     """
@@ -168,8 +160,6 @@ class Predict(PracticeWidget):
             self._arriving: dict[str, Any] = {}
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
-            self.feedback_html = PageText(self._feedback_text)
-            self.retry_html = PageText(self._retry_text)
             readouts = [
                 ("result", "gradkit-predict-result"),
                 ("feedback", "gradkit-feedback gradkit-verdict"),
@@ -271,33 +261,6 @@ class Predict(PracticeWidget):
             return None
         return grade_prediction(self.entry, self.second_guess, self._actual).correct
 
-    def _retry_text(self) -> str:
-        right = self.second_correct
-        if right is None:
-            return ""
-        verdict = RETRY_WORDS["right" if right else "wrong"]
-        shown = self._shown(self.second_guess)
-        return f"{verdict} Your second guess: {shown}. {RETRY_WORDS['score']}"
-
-    def _shown(self, value: float | str) -> str:
-        """A guess as the page writes it: a number to 6 significant digits with its unit."""
-        if self.entry.kind != "number":
-            return str(value)
-        word = self.entry.unit_one if value == 1 and self.entry.unit_one else self.entry.unit
-        return f"{value:.6g}" + (f" {word}" if word else "")
-
-    def _feedback_text(self) -> str:
-        right = self.correct
-        if right is None:
-            return ""
-        if not self.revealed:  # which way, never how far: the second try is still to come
-            value, actual = self.locked_guess, self._actual
-            hint = "higher" if actual > value else "lower"
-            hint = hint if self.entry.kind == "number" else "other"
-            return f"{RETRY_WORDS['not_yet']} {RETRY_WORDS[hint]}"
-        first = verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
-        return f"{first} {self.retry_html.value}".strip()
-
     # ----------------------------------------------------------------------- acting
     def lock(self, guess: float | str | None = None) -> None:
         """Lock in ``guess`` (default: the guess shown) as the page's button does.
@@ -328,9 +291,8 @@ class Predict(PracticeWidget):
         return bool(self.correct)
 
     def try_again(self, guess: float | str) -> bool:
-        """The second try after a wrong guess, as the page's second row gives it: graded and
-        said (:attr:`retry_html`), while the first guess keeps the score. Returns whether the
-        second try was right.
+        """The second try after a wrong guess, as the page's second row gives it: graded, while
+        the first guess keeps the score. Returns whether the second try was right.
 
         Raises
         ------

@@ -18,7 +18,7 @@ from typing import Any
 import traitlets
 
 from ...quiz_bank import QuizBank, grade_choice
-from .common import Choice, PageText, PracticeWidget, verdict_text
+from .common import Choice, PracticeWidget
 from .inline import quiz_entry
 
 __all__ = ["Quiz"]
@@ -55,9 +55,6 @@ class Quiz(PracticeWidget):
         The option picked in the page (or by :meth:`choose`), None before any.
     correct : bool or None
         Whether that option is right (None before any answer).
-    feedback_html : PageText
-        The feedback the page shows, as text: "Right." or "Not quite. Try another answer."
-        and the option's explanation.
     attempts : int
         How many answers were given.
     error_area
@@ -92,7 +89,6 @@ class Quiz(PracticeWidget):
             self.choice_buttons = self.add_control(
                 Choice(self, spec, [(o, o) for o in options]), None
             )
-            self.feedback_html = PageText(self._feedback_text)
             readouts = [("feedback", "gradkit-feedback gradkit-verdict")]
             self.layout(entry.question, "", [], readouts, alt=f"quiz: {entry.question}")
             self.send_scene(self._scene(options, seed), key=entry.id)
@@ -109,24 +105,12 @@ class Quiz(PracticeWidget):
             ],
         }
 
-    # ----------------------------------------------------------------------- reading
-    def _option(self) -> dict | None:
-        """The scene's entry for the option picked (what the page marks), or None."""
-        return next((o for o in self.scene["options"] if o["text"] == self.choice), None)
-
     @property
     def correct(self) -> bool | None:
         """Whether the option picked is right, as the page marks it (None before any)."""
-        option = self._option()
-        return None if option is None else bool(option["right"])
+        picked = [o["right"] for o in self.scene["options"] if o["text"] == self.choice]
+        return bool(picked[0]) if picked else None
 
-    def _feedback_text(self) -> str:
-        option = self._option()
-        if option is None:
-            return ""
-        return verdict_text(option["right"], option["explanation"], retry=True)
-
-    # ----------------------------------------------------------------------- acting
     def choose(self, option: str | None) -> None:
         """Pick ``option`` as a click in the page does (None: nothing picked).
 
