@@ -3,16 +3,12 @@
 >>> from gradkit.widgets import Predict
 >>> Predict("07-calls-n10", compute=lambda: count_calls(torch.sin, (x,)).forward)  # doctest: +SKIP
 
-The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries, see
-:mod:`gradkit.quiz_bank`). Python computes the true value when the widget is built and sends it
-with the entry's tolerance and feedback; the page (``predict.js``) takes the guess, locks it in,
-compares, reveals the true value and explains, with no kernel needed. Until the guess is locked
-in, the cells after the Predict's cell are out of sight (``unfold.js``): the lesson unfolds.
-
-A wrong guess gets one more try (:meth:`Predict.try_again`, the page's second row) after a hint
-that gives nothing away (higher or lower; "not this one" for a choice): the true value, the
-explanation and the rest of the lesson come after it (:attr:`Predict.revealed`), and the first
-guess keeps the score (:attr:`Predict.correct`). A choice of two has no second try.
+The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries).
+Python computes the true value when the widget is built and sends it with the entry's tolerance
+and feedback; the page (``predict.js``) takes the guess, locks it in, compares, reveals and
+explains, with no kernel needed, and keeps the rest of the lesson out of sight until then
+(``unfold.js``). A wrong guess gets one more try (:meth:`Predict.try_again`) after a hint that
+gives nothing away; the first guess keeps the score. A choice of two has no second try.
 """
 
 from __future__ import annotations
@@ -151,7 +147,16 @@ class Predict(PracticeWidget):
         bank: str | Path | QuizBank | None = None,
     ) -> None:
         entry = as_bank(bank).predict(predict_id)
-        _check_compute(entry, compute)
+        if compute is not None and not callable(compute):
+            raise TypeError(
+                f"compute must be a function of no arguments (e.g. lambda: ...), got "
+                f"{type(compute).__name__}"
+            )
+        if compute is None and entry.answer is None:
+            raise TypeError(
+                f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
+                "pass e.g. compute=lambda: <the cell's computation>"
+            )
         super().__init__()
         with self.building():
             self.entry: PredictEntry = entry
@@ -230,9 +235,7 @@ class Predict(PracticeWidget):
     @property
     def correct(self) -> bool | None:
         """Whether the locked guess is right (within the entry's tolerance), None before."""
-        if not self.locked or self._actual is None:
-            return None
-        return grade_prediction(self.entry, self.locked_guess, self._actual).correct
+        return self.judge(self.current("guess")) if self.locked else None
 
     def judge(self, guess: object) -> bool | None:
         """Whether ``guess`` (a number, its text, or an option) is right here, locked or not.
@@ -257,9 +260,8 @@ class Predict(PracticeWidget):
     @property
     def second_correct(self) -> bool | None:
         """Whether the second try is right, None before one (the score stays the first's)."""
-        if self.second_guess is None or self._actual is None:
-            return None
-        return grade_prediction(self.entry, self.second_guess, self._actual).correct
+        second = self.current("second")
+        return self.judge(second) if second else None
 
     # ----------------------------------------------------------------------- acting
     def lock(self, guess: float | str | None = None) -> None:
@@ -280,10 +282,14 @@ class Predict(PracticeWidget):
                 "across a reload too)"
             )
         raw = self.current("guess") if guess is None else str(guess)
+        self._check_lockable(raw)
+        self.update_state({"guess": raw, "locked": True})
+
+    def _check_lockable(self, raw: str | None) -> None:
+        """InputError unless ``raw`` is a guess and there is a true value to compare it with."""
         check_guess(self.entry, raw)
         if self._actual is None:
             raise InputError("The true value could not be computed: fix the error, rerun the cell.")
-        self.update_state({"guess": raw, "locked": True})
 
     def lock_in(self, value: float | str) -> bool:
         """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
@@ -316,11 +322,7 @@ class Predict(PracticeWidget):
         arriving = arriving or {}
         if not (self.locked or arriving.get("locked") is True):
             return "lock in a first guess before a second try"
-        raw = arriving.get("guess", self.current("guess"))
-        if (
-            self._actual is not None
-            and grade_prediction(self.entry, parse_guess(self.entry, raw), self._actual).correct
-        ):
+        if self.judge(arriving.get("guess", self.current("guess"))):
             return "the first guess was right: there is no second try"
         if not self.second_try_offered:
             return "a choice of two has no second try: the other option is the answer"
@@ -338,9 +340,7 @@ class Predict(PracticeWidget):
         if not change["new"]:
             return
         try:
-            check_guess(self.entry, self.current("guess"))
-            if self._actual is None:
-                raise InputError("The true value could not be computed.")
+            self._check_lockable(self.current("guess"))
         except InputError:
             self.update_state({"locked": False})
             raise
@@ -373,17 +373,3 @@ class Predict(PracticeWidget):
 
     def __repr__(self) -> str:
         return f"Predict({self.entry.id!r})"
-
-
-def _check_compute(entry: PredictEntry, compute: object) -> None:
-    """compute must be a function of no arguments, or absent when the file gives the answer."""
-    if compute is not None and not callable(compute):
-        raise TypeError(
-            f"compute must be a function of no arguments (e.g. lambda: ...), got "
-            f"{type(compute).__name__}"
-        )
-    if compute is None and entry.answer is None:
-        raise TypeError(
-            f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
-            "pass e.g. compute=lambda: <the cell's computation>"
-        )
