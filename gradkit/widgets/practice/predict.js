@@ -1,12 +1,9 @@
-// Predict (predict.py): the guess is typed or picked and locked in here; the page then compares
-// it with the true value Python computed when the widget was built (within the entry's
-// tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
-// the state. Until then the rest of the lesson is out of sight (unfold.js). A wrong guess gets
-// one more try (the value "second") after a hint that gives nothing away (higher or lower, or "not
-// this one"): the true value, the explanation and the rest of the lesson come after it, and the
-// first guess keeps the score. A choice of two has no second try (the other one is the answer).
+// Predict (predict.py): the guess is typed or picked and locked in here, then compared with the
+// true value Python sent, revealed and explained, with no kernel needed; until then the rest of
+// the lesson is out of sight (unfold.js). A wrong guess gets one more try (the value "second")
+// after a hint that gives nothing away; the first guess keeps the score.
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
-import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
+import { controlArea, feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
 import { recalledProgress, rememberProgress } from "./progress.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
@@ -70,15 +67,11 @@ export function toleranceWords(tolerance) {
     : "only the exact value counts as right";
 }
 
-// The word after a number: the singular after exactly 1 ("1 entry", "6 entries").
-export function unitAfter(scene, value) {
-  return Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit || "";
-}
-
+// A guess or the true value as shown, with its unit (the singular after exactly 1: "1 entry").
 function shown(scene, value) {
-  const word = scene.kind === "number" ? unitAfter(scene, value) : scene.unit;
-  const unit = word ? ` ${escapeHtml(word)}` : "";
-  return (scene.kind === "number" ? pyFormat(value, ".6g") : richText(value)) + unit;
+  if (scene.kind !== "number") return richText(value) + (scene.unit ? ` ${escapeHtml(scene.unit)}` : "");
+  const word = Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit;
+  return pyFormat(value, ".6g") + (word ? ` ${escapeHtml(word)}` : "");
 }
 
 // How far a number was from the true value, and the rule (nothing for a choice).
@@ -120,11 +113,10 @@ export function notYetHint(scene, value) {
 // not, and the score's rule.
 export function retryReadout(scene, state) {
   if (!retryOpen(scene, state) || !state.second) return "";
-  const right = isRight(scene, parseGuess(scene, state.second).value);
-  const [mark, css] = right ? ["✔", "gk-right"] : ["✘", "gk-wrong"];
-  return `<div class="gk-feedback ${css}"><span class="gk-mark" aria-hidden="true">${mark}</span> `
-    + `<b class="gk-verdict-word">${right ? RETRY_WORDS.right : RETRY_WORDS.wrong}</b> `
-    + `Your second guess: ${shown(scene, parseGuess(scene, state.second).value)}. ${RETRY_WORDS.score}</div>`;
+  const { value } = parseGuess(scene, state.second);
+  const right = isRight(scene, value);
+  return verdictBox(right, right ? RETRY_WORDS.right : RETRY_WORDS.wrong,
+    ` Your second guess: ${shown(scene, value)}. ${RETRY_WORDS.score}`);
 }
 
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
@@ -267,6 +259,16 @@ function recall(ctx) {
   ctx.set("guess", guess, { also });
 }
 
+// Show a guess row's value, whether it is right (null: not judged) and whether it is frozen.
+function paintRow(parts, value, right, frozen) {
+  if (parts.input) {
+    if (frozen || document.activeElement !== parts.input) parts.input.value = value ?? "";
+    parts.input.disabled = frozen;
+  }
+  if (parts.options) parts.options.sync(value ?? null, right, frozen);
+  parts.lock.disabled = frozen;
+}
+
 // The second try shows after a wrong first guess, and freezes once given.
 function paintRetry(ctx) {
   const { scene, state } = ctx;
@@ -278,15 +280,8 @@ function paintRetry(ctx) {
   if (!retry.row) retry.build();
   retry.row.hidden = false;
   const given = !!state.second;
-  if (retry.input) {
-    if (given) retry.input.value = state.second;
-    retry.input.disabled = given;
-  }
-  if (retry.options) {
-    const picked = given ? state.second : retry.picked;
-    retry.options.sync(picked, given ? isRight(scene, state.second) : null, given);
-  }
-  retry.lock.disabled = given;
+  const value = given ? state.second : retry.input ? retry.input.value : retry.picked;
+  paintRow(retry, value, given ? isRight(scene, state.second) : null, given);
 }
 
 export const predictView = {
@@ -311,16 +306,10 @@ export const predictView = {
   size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;
-    const { input, options, lock } = ctx.predict;
     const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;
-    if (input) {
-      if (document.activeElement !== input || state.locked) input.value = state.guess ?? "";
-      input.disabled = frozen;
-    }
     const right = state.locked ? isRight(scene, parseGuess(scene, state.guess).value) : null;
-    if (options) options.sync(state.guess ?? null, right, frozen);
-    lock.disabled = frozen;
-    lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
+    paintRow(ctx.predict, state.guess, right, frozen);
+    ctx.predict.lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
     paintRetry(ctx);
     unfold(ctx);
     if (state.locked) rememberProgress(scene.entry, state);

@@ -263,21 +263,13 @@ class ZooHunt(PracticeWidget):
         "cause": the cause gradkit reports, "unmasked": the report, the name and the bug}``."""
         if label not in self._verdicts:
             name, report = self._by_label[label], self.report(label)
-            self._verdicts[label] = {
-                "name": name,
-                "cause": report.cause,
-                "unmasked": self._unmasked(name, report),
-            }
+            bug = zoo.entry(name).bug or "none: this Function is correct."
+            unmasked = (
+                f"{report._repr_html_()}<div>{html.escape(self._labels[name])} is the zoo's "
+                f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
+            )
+            self._verdicts[label] = {"name": name, "cause": report.cause, "unmasked": unmasked}
         return self._verdicts[label]
-
-    def _unmasked(self, name: str, report: CheckReport) -> str:
-        """What a run shows after the verdict: gradkit's report, the zoo's name and the bug."""
-        e = zoo.entry(name)
-        bug = e.bug or "none: this Function is correct."
-        return (
-            f"{report._repr_html_()}<div>{html.escape(self._labels[name])} is the zoo's "
-            f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
-        )
 
     def scene_without_kernel(self) -> dict:
         """A page with no kernel runs every specimen itself: every specimen's code and verdict
