@@ -53,10 +53,8 @@ def read_only_app() -> bool:
 
 def user_namespace() -> Mapping[str, object]:
     """The notebook's namespace (empty outside IPython)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return {}
+    from IPython import get_ipython  # ipywidgets brings IPython
+
     shell = get_ipython()
     return shell.user_ns if shell is not None else {}
 
