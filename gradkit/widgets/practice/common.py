@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from ..base.controls import Control
 from ..base.host import THEME_CSS, GradkitWidget
 
-__all__ = ["PRACTICE_CSS", "Choice", "PracticeWidget", "nullable", "page_words"]
+__all__ = ["PRACTICE_CSS", "Choice", "PracticeWidget", "page_words"]
 
 #: The theme and the practice widgets' own rules (anywidget keeps one stylesheet per class).
 PRACTICE_CSS = THEME_CSS + (Path(__file__).parent / "practice.css").read_text(encoding="utf-8")
@@ -54,9 +54,3 @@ class Choice(Control):
     def to_state(self, value: Any) -> Any:
         """None (nothing picked) or the option's label; any other value raises ValueError."""
         return None if value is None else super().to_state(value)
-
-
-def nullable(owner: GradkitWidget, control: Control) -> Choice:
-    """``control`` (toggles or a drop-down) again as a :class:`Choice`, with nothing picked."""
-    pairs = [(label, label) for label in control.options]
-    return owner.add_control(Choice(owner, control.spec, pairs), None)

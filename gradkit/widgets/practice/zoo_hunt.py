@@ -22,7 +22,7 @@ from ...report import CAUSES, CheckReport
 from ..base import Control, InputError
 from ..base.page import check_page_bounds, shown_value
 from ..base.rows import button, dropdown, toggle
-from .common import PracticeWidget, nullable
+from .common import Choice, PracticeWidget
 from .specimens import hunt_names, specimen_html
 
 __all__ = ["ZooHunt"]
@@ -170,7 +170,8 @@ class ZooHunt(PracticeWidget):
             css="gradkit-prediction",
             tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
         )
-        self.prediction_buttons = nullable(self, causes)
+        pairs = [(cause, cause) for cause in guesses]  # None until one is picked
+        self.prediction_buttons = self.add_control(Choice(self, causes.spec, pairs), None)
         self.run_button = button(
             self,
             "run",
