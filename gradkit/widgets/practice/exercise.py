@@ -38,12 +38,6 @@ NO_KERNEL_FEEDBACK = (
     "your class and press <i>Check my code</i>; the hints and the solution work here too.</div>"
 )
 
-_READOUTS = (
-    ("feedback", "gradkit-exercise-feedback"),
-    ("hints", "gradkit-exercise-hints"),
-    ("solution", "gradkit-exercise-solution-code"),
-)
-
 
 def read_only_app() -> bool:
     """Whether this kernel runs for Voilà (which sets ``VOILA_*`` variables in its kernels),
@@ -111,7 +105,12 @@ class ExercisePanel(PracticeWidget):
             self.last: Feedback | None = None
             self._build_buttons(ex)
             buttons = [self.check_button, self.hint_button, self.solution_button]
-            self.layout(ex.title, ex.task, buttons, _READOUTS, alt=f"exercise: {ex.title}")
+            readouts = [
+                ("feedback", "gradkit-exercise-feedback"),
+                ("hints", "gradkit-exercise-hints"),
+                ("solution", "gradkit-exercise-solution-code"),
+            ]
+            self.layout(ex.title, ex.task, buttons, readouts, alt=f"exercise: {ex.title}")
             self.on_click("check", self.check)
             self._show("")
         if read_only_app():

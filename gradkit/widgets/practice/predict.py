@@ -41,7 +41,6 @@ _OPEN = ("1", "true", "yes", "on")
 
 #: The lock button (the page builds it beside the guess; "Locked in" once pressed).
 _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
-
 #: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
 
@@ -160,7 +159,6 @@ class Predict(PracticeWidget):
         super().__init__()
         with self.building():
             self.entry: PredictEntry = entry
-            self._compute = compute
             self._locked_raw: str | None = None
             self._arriving: dict[str, Any] = {}
             self.guess_text, self.guess_buttons = self._guess_control(entry)
@@ -170,7 +168,9 @@ class Predict(PracticeWidget):
                 ("feedback", "gradkit-feedback gradkit-verdict"),
             ]
             self.layout(entry.prompt, "", [], readouts, alt=f"prediction: {entry.prompt}")
-            self._actual = self.guard(self._true_value)()
+            # the true value, computed now (compute() or the file's answer), hidden until the lock
+            compute = compute or (lambda: entry.answer)
+            self._actual = self.guard(lambda: as_actual(entry, compute()))()
             self.send_scene(self._scene(), key=entry.id)
             self.on_click("lock", self._press_lock)
             self.observe(self.guard(self._check_lock), names=["locked"])
@@ -183,10 +183,6 @@ class Predict(PracticeWidget):
             return self.add_control(Control(self, spec), ""), None
         pairs = [(o, o) for o in entry.options]
         return None, self.add_control(Choice(self, spec, pairs), None)
-
-    def _true_value(self) -> float | str:
-        """The true value, computed now (``compute()`` or the file's answer)."""
-        return as_actual(self.entry, self._compute() if self._compute else self.entry.answer)
 
     def _scene(self) -> dict:
         """What the page needs to check, reveal and explain a guess."""
