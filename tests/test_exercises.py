@@ -184,25 +184,25 @@ def test_panel_checks_hints_and_hides_the_solution_until_asked_twice():
     ex = EXERCISES["sigmoid"]
     namespace = {}
     panel = ExercisePanel("sigmoid", namespace=namespace)
-    assert "No class named MySigmoid" in panel.feedback.value
+    assert "No class named MySigmoid" in panel.scene["feedback"]
     namespace["MySigmoid"] = _define(ex.starter, ex.class_name)
     panel.check_button.click()
-    assert "Not yet" in panel.feedback.value and panel.last is not None
+    assert "Not yet" in panel.scene["feedback"] and panel.last is not None
     assert not panel.last.passed
 
     for k in range(1, len(ex.hints) + 2):
         panel.hint_button.click()
-        assert panel.hints_html.value.count("Hint ") == min(k, len(ex.hints))
-    assert panel.hint_button.disabled
+        assert panel.hints_shown == min(k, len(ex.hints))
+    assert panel.hint_button.disabled and len(panel.scene["hints"]) == len(ex.hints)
 
     panel.solution_button.click()
-    assert panel.solution_html.value == ""
+    assert panel.solution_step == 1
     panel.solution_button.click()
-    assert "grad_output * y * (1 - y)" in panel.solution_html.value
+    assert panel.solution_step == 2 and "grad_output * y * (1 - y)" in panel.scene["solution"]
 
     namespace["MySigmoid"] = _define(ex.solution, ex.class_name)
     panel.check_button.click()
-    assert panel.last.passed and "Correct" in panel.feedback.value
+    assert panel.last.passed and "Correct" in panel.scene["feedback"]
     assert panel.error_area.value == ""
 
 
@@ -228,7 +228,7 @@ def test_zoo_hunt_scores_predictions_against_check():
     assert buggy <= set(hunt.names)
     for k, name in enumerate(hunt.names, start=1):
         hunt.entry_dropdown.value = name
-        shown = hunt.code_html.value
+        shown = hunt.scene["specimens"][hunt.entry]
         assert f"class Specimen{k}Fn(torch.autograd.Function)" in shown
         assert "def backward" in shown
         assert name not in shown and '"""' not in shown  # neither name nor docstring gives it away
@@ -237,28 +237,30 @@ def test_zoo_hunt_scores_predictions_against_check():
         hunt.run_button.click()
         assert hunt.error_area.value == ""
         assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
-        assert "Right: the cause is" in hunt.result.value
-        assert f"the zoo's <b>{name}</b>" in hunt.result.value
-    n = len(hunt.names)
-    assert f"Score: {n} right at the first try, out of {n} predicted" in hunt.score.value
+        verdict = hunt.scene["verdicts"][hunt.entry]
+        assert verdict["cause"] == hunt.first_guesses[hunt.entry]
+        assert f"the zoo's <b>{name}</b>" in verdict["unmasked"]
+    assert len(hunt.first_guesses) == len(hunt.names)
 
 
 def test_zoo_hunt_wrong_and_missing_predictions():
     hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
+    wrong, square = (label for label, _name in hunt.entry_dropdown.options)
     hunt.run_button.click()
-    assert "without a prediction" in hunt.result.value
+    assert hunt.runs == {wrong: None} and hunt.scene["verdicts"][wrong]["cause"] == "bug"
     hunt.prediction_buttons.value = "precision"
     hunt.run_button.click()
-    assert "Not quite: you predicted precision, the cause is bug." in hunt.result.value
+    assert hunt.runs == {wrong: "precision"}
     hunt.prediction_buttons.value = "bug"
     hunt.run_button.click()  # seen before any prediction: never a first try
-    assert "Score: 0 right at the first try, out of 0 predicted" in hunt.score.value
+    assert hunt.first_guesses == {wrong: None}
     hunt.entry_dropdown.value = "SquareFn"
     hunt.prediction_buttons.value = "precision"
     hunt.run_button.click()
     hunt.prediction_buttons.value = "pass"
     hunt.run_button.click()  # a second try does not change the first-try score
-    assert "Score: 0 right at the first try, out of 1 predicted" in hunt.score.value
+    assert hunt.first_guesses == {wrong: None, square: "precision"}
+    assert hunt.scene["verdicts"][square]["cause"] == "pass"
     with pytest.raises(KeyError, match="no zoo entry named"):
         ZooHunt(["NoSuchFn"])
     with pytest.raises(ValueError, match="names must list at least one"):

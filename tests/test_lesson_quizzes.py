@@ -298,7 +298,7 @@ def test_every_learner_finds_the_answer_in_every_place_equally_often(monkeypatch
     places as often as the others, give or take one, for every learner; and the order Python
     reads is the order the page shows (the seed a Quiz sends, shuffled as the page does)."""
     from gradkit import quiz_bank
-    from gradkit.widgets.practice.inline import quiz_entry
+    from gradkit.widgets.practice.quiz import quiz_entry
 
     monkeypatch.delenv("GRADKIT_QUIZ_ORDER", raising=False)
     bank = quiz_bank.load_bank(QUIZ_FILE)

@@ -296,7 +296,7 @@ PREDICT_LOCKS = (
 
 def practice_fixture() -> dict:
     """Quiz and Predict scenes from :data:`PRACTICE_BANK` and what Python reads from them:
-    each option's verdict and feedback, typed guesses checked, locked guesses graded."""
+    each option's verdict, typed guesses checked, locked guesses graded."""
     sys.path.insert(0, str(ROOT))
     import os
 
@@ -340,7 +340,7 @@ def practice_fixture() -> dict:
         p = Predict(entry_id, compute, bank=bank)
         p.lock(guess)
         _closed(p)
-        return {"guess": guess, "correct": p.correct, "feedback": p.feedback_html.value}
+        return {"guess": guess, "correct": p.correct}
 
     predicts = []
     number_texts = iter([NUMBER_TEXTS])  # every text on the first number entry
@@ -367,11 +367,10 @@ def practice_fixture() -> dict:
 
 
 def _hunt_runs() -> dict:
-    """A zoo hunt run from Python as the page runs it: after each run, the state and the result
-    and score Python reads; the scene at the end holds the verdicts of every run (the page words
-    each state from it). To keep the fixture small, each verdict's report (the same HTML in the
-    scene and in Python's result) is written as a short stand-in, and the specimens' code is left
-    out."""
+    """A zoo hunt run from Python as the page runs it: the state after each run; the scene at
+    the end holds the verdicts of every run (the page words each state from it). To keep the
+    fixture small, each verdict's report is written as a short stand-in, and the specimens' code
+    is left out."""
     from gradkit.widgets import ZooHunt
 
     hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
@@ -386,24 +385,14 @@ def _hunt_runs() -> dict:
         hunt.entry_dropdown.value = name
         hunt.prediction_buttons.value = guess
         hunt.run()
-        runs.append((dict(hunt.state), hunt.result.value, hunt.score.value))
+        runs.append(dict(hunt.state))
     hunt.close()
-    stand_ins = {
-        v["unmasked"]: f"<p>report of {v['name']}</p>" for v in hunt.scene["verdicts"].values()
-    }
-
-    def short(text: str) -> str:
-        for unmasked, stand_in in stand_ins.items():
-            text = text.replace(unmasked, stand_in)
-        return text
-
     scene = {k: v for k, v in hunt.scene.items() if k in ("words", "prompt", "total")}
     scene["verdicts"] = {
-        label: {**v, "unmasked": short(v["unmasked"])}
+        label: {**v, "unmasked": f"<p>report of {v['name']}</p>"}
         for label, v in hunt.scene["verdicts"].items()
     }
-    states = [{"state": st, "result": short(result), "score": score} for st, result, score in runs]
-    return {"scene": scene, "states": states}
+    return {"scene": scene, "states": runs}
 
 
 def _closed(widget: object) -> object:
@@ -414,14 +403,13 @@ def _closed(widget: object) -> object:
 
 def _quiz_answers(quiz: object) -> dict:
     """A quiz's scene, the order Python says the page shows its options in and, for each option
-    chosen, Python's verdict and feedback text."""
+    chosen, Python's verdict."""
     from gradkit.quiz_bank import seeded_order
 
     answers = []
     for option in quiz.choices:
         quiz.choose(option)
-        text = quiz.feedback_html.value
-        answers.append({"choice": option, "correct": quiz.correct, "text": text})
+        answers.append({"choice": option, "correct": quiz.correct})
     quiz.close()
     order = seeded_order(len(quiz.choices), quiz.scene["seed"])
     return {"scene": quiz.scene, "answer": quiz.answer, "answers": answers, "order": order}

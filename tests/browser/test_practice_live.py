@@ -35,7 +35,7 @@ def test_hints_and_the_solution_are_the_pages_state_that_python_reads(page):
     hint = panel.locator("button.gradkit-exercise-hint")
     hint.click()
     assert panel.locator(".gk-hint-line").count() == 1
-    assert _python(page, "panel.hints_shown, panel.hints_html.value.count('Hint ')") == "(1, 1)"
+    assert _python(page, "panel.hints_shown") == "1"
     solution = panel.locator("button.gradkit-exercise-solution")
     solution.click()
     assert solution.inner_text() == "Sure? Click again"
@@ -63,7 +63,7 @@ def test_a_run_in_the_page_brings_python_s_verdict_and_score(page):
     assert _python(page, "list(hunt.scene['verdicts']), hunt.last.cause") == (
         "(['Specimen 1: x²'], 'bug')"
     )
-    assert _python(page, "hunt.score.value") == repr(score)  # Python words it as the page does
+    assert _python(page, "hunt.first_guesses") == "{'Specimen 1: x²': 'bug'}"
     hunt.locator("select.gradkit-specimen").select_option(index=1)  # a new specimen: no guess
     assert hunt.locator(".gradkit-prediction button[aria-pressed=true]").count() == 0
     assert _python(page, "hunt.prediction, hunt.entry_dropdown.value") == "(None, 'CubeFn')"

@@ -1,13 +1,13 @@
 // The practice widgets in the page: the learner's option order, marking and feedback (Quiz), the
 // typed guess, the tolerance and the reveal (Predict), ZooHunt's runs and readouts, ExercisePanel's
-// readouts; against what Python reads from the same scenes (tools/js_fixtures.py practice_fixture).
+// readouts; against what Python grades from the same scenes (tools/js_fixtures.py practice_fixture).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { feedbackHtml, optionButtons, richText, seededOrder } from "../../gradkit/widgets/practice/feedback.js";
 import { quizFeedback, quizOption } from "../../gradkit/widgets/practice/quiz.js";
 import {
-  RETRY_WORDS, gateOpen, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, revealed, toleranceWords,
+  RETRY_WORDS, howFar, isRight, parseGuess, percent, predictReadouts, retryOpen, revealed, toleranceWords,
 } from "../../gradkit/widgets/practice/predict.js";
 import {
   exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntRun, huntScore, huntView,
@@ -56,12 +56,14 @@ test("learners see the answer in different places, each learner always in the sa
 
 // --------------------------------------------------------------------------------- marking
 
-test("the page marks every option as Python reads it, and words it the same", () => {
+test("the page marks every option as Python reads it, with the option's explanation", () => {
   let checked = 0;
   for (const { scene, answers } of fixture.quizzes) {
-    for (const { choice, correct, text: python } of answers) {
-      assert.equal(quizOption(scene, choice).right, correct, choice);
-      assert.equal(text(quizFeedback(scene, choice)), python.replace(/`/g, ""), choice);
+    for (const { choice, correct } of answers) {
+      const option = quizOption(scene, choice);
+      assert.equal(option.right, correct, choice);
+      const said = [correct ? "Right." : "Not quite. Try another answer.", option.explanation];
+      assert.equal(text(quizFeedback(scene, choice)), said.filter(Boolean).join(" ").replace(/`/g, ""), choice);
       checked += 1;
     }
     assert.equal(quizOption(scene, null), null);
@@ -120,10 +122,13 @@ test("typed guesses: the same numbers and the same messages as Python", () => {
 test("a locked guess is right within the entry's tolerance, as Python grades it", () => {
   let checked = 0;
   for (const { scene, locks } of fixture.predicts) {
-    for (const { guess, correct, feedback } of locks) {
+    for (const { guess, correct } of locks) {
       assert.equal(isRight(scene, parseGuess(scene, guess).value), correct, `${scene.key} ${guess}`);
-      const shown = predictReadouts(scene, { guess, locked: true });
-      assert.equal(text(shown.feedback), feedback.replace(/`/g, ""), `${scene.key} ${guess}`);
+      const state = { guess, locked: true };
+      const shown = text(predictReadouts(scene, state).feedback);
+      const said = retryOpen(scene, state) ? `${RETRY_WORDS.not_yet} `
+        : `${correct ? "Right." : "Not quite."} ${(correct ? scene.right : scene.wrong).replace(/`/g, "")}`;
+      assert.ok(shown.startsWith(said), `${scene.key} ${guess}: ${shown}`);
       checked += 1;
     }
   }
@@ -172,10 +177,10 @@ test("a wrong guess gets a hint and one more try before the true value; the firs
   assert.equal(text(hinted.feedback), `${RETRY_WORDS.not_yet} ${RETRY_WORDS.higher}`);
   assert.ok(!JSON.stringify(hinted).includes("22"), "the true value shows only after the second try");
   assert.equal(text(predictReadouts(calls, { guess: "30", locked: true }).feedback), `${RETRY_WORDS.not_yet} ${RETRY_WORDS.lower}`);
-  assert.ok(!revealed(calls, wrong) && !gateOpen(calls, wrong));
+  assert.ok(!revealed(calls, wrong));
   // the second try reveals: the first guess is the one compared and scored
   const second = predictReadouts(calls, { ...wrong, second: "22" });
-  assert.ok(revealed(calls, { ...wrong, second: "22" }) && gateOpen(calls, { ...wrong, second: "22" }));
+  assert.ok(revealed(calls, { ...wrong, second: "22" }));
   assert.match(text(second.result), /^your guess 21 calls · true value 22 calls/);
   assert.match(text(second.feedback), new RegExp(`${RETRY_WORDS.right} Your second guess: 22 calls\\. ${RETRY_WORDS.score}$`));
   // a choice of two has no second try: the true value shows at once
@@ -259,20 +264,24 @@ test("Run gradcheck is page state: the view presses it, runs and first guesses i
   assert.equal(huntView.plays, undefined); // a page with no kernel draws the same way: nothing to play
 });
 
-test("the page words every run and the score as Python does, from the same state and scene", () => {
+test("the page words every run of Python's and the score from the state and the verdicts sent", () => {
   const { scene, states } = fixture.hunt;
-  assert.equal(states.length, 5);
-  for (const { state, result, score } of states) {
-    const shown = huntReadouts(scene, state);
-    assert.equal(shown.result, result, JSON.stringify(state));
-    assert.equal(shown.score, score, JSON.stringify(state));
-  }
+  const shown = states.map((state) => huntReadouts(scene, state));
+  const said = [
+    [/without a prediction.*report of WrongSquareFn/, 0, 0],
+    [/you predicted precision, the cause is bug\..*report of WrongSquareFn/, 0, 0],
+    [/Right: the cause is bug\..*report of WrongSquareFn/, 0, 0], // seen before a prediction
+    [/Right: the cause is pass\..*report of SquareFn/, 1, 1],
+    [/you predicted precision, the cause is pass\./, 1, 1], // the first try keeps the score
+  ];
+  assert.equal(shown.length, said.length);
+  shown.forEach(({ result, score }, k) => {
+    assert.match(result, said[k][0], JSON.stringify(states[k]));
+    assert.match(score, new RegExp(`^Score: ${said[k][1]} right at the first try, out of ${said[k][2]} predicted \\(2 Functions`));
+  });
   // Python's run made the state the page's press makes
-  const last = states.at(-1).state;
-  const before = { ...states.at(-2).state };
-  assert.deepEqual(huntRun({ ...before, prediction: last.prediction }), { runs: last.runs, first_guesses: last.first_guesses });
-  assert.match(states[0].result, /without a prediction/);
-  assert.match(states.at(-1).score, /^Score: 1 right at the first try, out of 1 predicted \(2 Functions/);
+  const last = states.at(-1);
+  assert.deepEqual(huntRun({ ...states.at(-2), prediction: last.prediction }), { runs: last.runs, first_guesses: last.first_guesses });
 });
 
 // ------------------------------------------------------------------------------- exercise

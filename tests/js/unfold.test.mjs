@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { gateOpen } from "../../gradkit/widgets/practice/predict.js";
+import { revealed } from "../../gradkit/widgets/practice/predict.js";
 import { HIDDEN, applyGates, dropGate, onOpenAll, openAll, setGate } from "../../gradkit/widgets/practice/unfold.js";
 
 class FakeElement {
@@ -95,9 +95,10 @@ test("a removed Predict view opens what it closed", () => {
 });
 
 test("the gate opens on a lock, or when no true value could be computed", () => {
-  assert.equal(gateOpen({ actual: 4 }, { locked: false }), false);
-  assert.equal(gateOpen({ actual: 4 }, { locked: true }), true);
-  assert.equal(gateOpen({ actual: null }, { locked: false }), true);
+  const scene = { kind: "choice", options: ["passes", "fails"], actual: "passes" };
+  assert.equal(revealed(scene, { guess: "passes", locked: false }), false);
+  assert.equal(revealed(scene, { guess: "passes", locked: true }), true);
+  assert.equal(revealed({ ...scene, actual: null }, { guess: null, locked: false }), true);
 });
 
 // A heading cell as JupyterLab and Notebook 7 draw it: a collapse button whose class says whether

@@ -1,14 +1,10 @@
 """ExercisePanel: an exercise of the write-your-own lesson, with check, hints and a solution.
 
 Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the notebook version.
-Python writes the scene: the grader's feedback, every hint and the solution, from the first
-picture; the page (``panel.js``) shows the hints asked for so far and the solution once asked for
-twice. *Hint* and *Show solution* are counters the page presses itself (the state traits
-``hints_shown`` and ``solution_step``), so they work the same with a kernel and without. *Check
-my code* runs the learner's code: it needs the kernel. A page without one (a static export) shows,
-in place of the feedback the export's own run gave the starter, why it cannot check
-(:data:`NO_KERNEL_FEEDBACK`, :meth:`ExercisePanel.scene_without_kernel`). Voilà runs the lesson
-with its code hidden, so there *Check my code* is greyed out, its feedback saying why
+The scene holds the grader's feedback, every hint and the solution from the first picture; *Hint*
+and *Show solution* are counters the page presses itself (``panel.js``), with a kernel or
+without. Only *Check my code* needs the kernel: a page without one says why it cannot check
+(:data:`NO_KERNEL_FEEDBACK`), and Voilà, which hides the code, greys it out
 (:func:`read_only_app`).
 """
 
@@ -24,7 +20,7 @@ from ... import exercises
 from ...exercises import Exercise, Feedback, hint
 from ...exercises.grader import exercise_of
 from ..base.rows import button
-from .common import PageText, PracticeWidget
+from .common import PracticeWidget
 
 __all__ = ["ExercisePanel", "read_only_app", "user_namespace"]
 
@@ -42,18 +38,6 @@ NO_KERNEL_FEEDBACK = (
     "your class and press <i>Check my code</i>; the hints and the solution work here too.</div>"
 )
 
-#: What the hint and solution buttons say as they count (their ``texts``, in the page and Python).
-BUTTON_WORDS = {
-    "no_more": "No more hints",
-    "confirm": "Sure? Click again",
-    "shown": "Solution shown",
-}
-_READOUTS = (
-    ("feedback", "gradkit-exercise-feedback"),
-    ("hints", "gradkit-exercise-hints"),
-    ("solution", "gradkit-exercise-solution-code"),
-)
-
 
 def read_only_app() -> bool:
     """Whether this kernel runs for Voilà (which sets ``VOILA_*`` variables in its kernels),
@@ -63,10 +47,8 @@ def read_only_app() -> bool:
 
 def user_namespace() -> Mapping[str, object]:
     """The notebook's namespace (empty outside IPython)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return {}
+    from IPython import get_ipython  # ipywidgets brings IPython
+
     shell = get_ipython()
     return shell.user_ns if shell is not None else {}
 
@@ -89,9 +71,6 @@ class ExercisePanel(PracticeWidget):
     hint_button, solution_button : Control
         Counters the page presses itself: ``.click()`` counts one more, as the page does;
         ``.text`` is the label shown, ``.disabled`` true once all hints / the solution show.
-    feedback, hints_html, solution_html : PageText
-        ``.value`` is the HTML the page shows: the latest feedback (checked once when the panel
-        is built), the hints revealed so far, the solution (empty until asked for twice).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     last : Feedback or None
@@ -125,13 +104,13 @@ class ExercisePanel(PracticeWidget):
             self._namespace = namespace
             self.last: Feedback | None = None
             self._build_buttons(ex)
-            self.feedback = PageText(lambda: self.scene["feedback"])
-            self.hints_html = PageText(lambda: "".join(self.scene["hints"][: self.hints_shown]))
-            self.solution_html = PageText(
-                lambda: self.scene["solution"] if self.solution_step >= 2 else ""
-            )
             buttons = [self.check_button, self.hint_button, self.solution_button]
-            self.layout(ex.title, ex.task, buttons, _READOUTS, alt=f"exercise: {ex.title}")
+            readouts = [
+                ("feedback", "gradkit-exercise-feedback"),
+                ("hints", "gradkit-exercise-hints"),
+                ("solution", "gradkit-exercise-solution-code"),
+            ]
+            self.layout(ex.title, ex.task, buttons, readouts, alt=f"exercise: {ex.title}")
             self.on_click("check", self.check)
             self._show("")
         if read_only_app():
@@ -157,7 +136,7 @@ class ExercisePanel(PracticeWidget):
             css="gradkit-exercise-hint",
             tooltip=f"Show the next hint ({last} in all)",
             counts=("hints_shown", last),
-            texts={last: BUTTON_WORDS["no_more"]},
+            texts={last: "No more hints"},
         )
         self.solution_button = button(
             self,
@@ -166,16 +145,18 @@ class ExercisePanel(PracticeWidget):
             css="gradkit-exercise-solution",
             tooltip="Reveal a correct solution (asks once more first)",
             counts=("solution_step", 2),
-            texts={1: BUTTON_WORDS["confirm"], 2: BUTTON_WORDS["shown"]},
+            texts={1: "Sure? Click again", 2: "Solution shown"},
         )
 
     def _show(self, feedback: str) -> None:
         """Send the scene: the feedback, every hint and the solution (the page picks by state)."""
         ex = self.exercise
+        hints = [hint(ex, k) for k in range(1, len(ex.hints) + 1)]
         scene = {
             "feedback": feedback,
-            "hints": [_hint_html(ex, k) for k in range(1, len(ex.hints) + 1)],
-            "solution": _solution_html(ex),
+            "hints": [f"<div class='gk-hint-line'>{html.escape(h)}</div>" for h in hints],
+            "solution": "<div>A correct solution (copy it into your cell, run it, then check):"
+            f"</div><pre>{html.escape(ex.solution)}</pre>",
         }
         self.send_scene(scene, key=self._scene_count + 1)
 
@@ -184,13 +165,10 @@ class ExercisePanel(PracticeWidget):
         (:data:`NO_KERNEL_FEEDBACK`), never the feedback the export's run gave the starter."""
         return {"feedback": NO_KERNEL_FEEDBACK}
 
-    def _lookup(self) -> object:
-        namespace = self._namespace if self._namespace is not None else user_namespace()
-        return namespace.get(self.exercise.class_name)
-
     def check(self, function: object = None) -> Feedback:
         """Grade ``function`` (default: the class named ``class_name`` in the namespace)."""
-        target = function if function is not None else self._lookup()
+        namespace = self._namespace if self._namespace is not None else user_namespace()
+        target = function if function is not None else namespace.get(self.exercise.class_name)
         # through the package, so that replacing gradkit.exercises.grade reaches the panel
         self.last = exercises.grade(self.exercise, target)
         self._show(self.last._repr_html_())
@@ -207,16 +185,3 @@ class ExercisePanel(PracticeWidget):
         as the page's *Show solution* does, and returns it."""
         self.solution_button.click()
         return self.exercise.solution if self.solution_step >= 2 else ""
-
-
-def _hint_html(ex: Exercise, k: int) -> str:
-    """Hint ``k`` (from 1) as one line of the hints readout."""
-    return f"<div class='gk-hint-line'>{html.escape(hint(ex, k))}</div>"
-
-
-def _solution_html(ex: Exercise) -> str:
-    """The solution readout: what to do with it, and the code."""
-    return (
-        "<div>A correct solution (copy it into your cell, run it, then check):</div>"
-        f"<pre>{html.escape(ex.solution)}</pre>"
-    )

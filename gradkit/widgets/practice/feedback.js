@@ -2,8 +2,7 @@
 // buttons (toggles with aria-pressed, each reached by Tab) and the learner's own option order.
 import { escapeHtml } from "../base/format.js";
 
-// The words of a verdict, their one home: Python reads this table (common.py page_words) for its
-// plain-text copy of the feedback, so keep it keys and "double-quoted" words only.
+// The words of a verdict.
 export const VERDICT = { right: "Right.", wrong: "Not quite.", retry: "Try another answer." };
 
 // Quiz text as HTML: escaped, with `backticks` shown as code.
@@ -11,13 +10,18 @@ export function richText(text) {
   return escapeHtml(text ?? "").replace(/`([^`]+)`/g, "<code>$1</code>");
 }
 
+// A verdict box: ✔ or ✘, the verdict's word, then `rest` (HTML).
+export function verdictBox(right, word, rest) {
+  const [mark, css] = right ? ["✔", "gk-right"] : ["✘", "gk-wrong"];
+  return `<div class="gk-feedback ${css}"><span class="gk-mark" aria-hidden="true">${mark}</span> `
+    + `<b class="gk-verdict-word">${word}</b>${rest}</div>`;
+}
+
 // The verdict box: ✔ Right. / ✘ Not quite. [Try another answer.], then the explanation.
 export function feedbackHtml(right, explanation, retry = false) {
-  const [mark, css, word] = right ? ["✔", "gk-right", VERDICT.right] : ["✘", "gk-wrong", VERDICT.wrong];
   const again = !right && retry ? ` ${VERDICT.retry}` : "";
   const why = explanation ? ` ${richText(explanation)}` : "";
-  return `<div class="gk-feedback ${css}"><span class="gk-mark" aria-hidden="true">${mark}</span> `
-    + `<b class="gk-verdict-word">${word}</b>${again}${why}</div>`;
+  return verdictBox(right, right ? VERDICT.right : VERDICT.wrong, again + why);
 }
 
 // The order a learner sees n options in: a permutation of 0 … n-1, the same for the same seed on

@@ -1,10 +1,6 @@
-// ExercisePanel (exercise.py) and ZooHunt (zoo_hunt.py): what the page shows is drawn from the
-// state and the scene by one code path, with a kernel or without. An exercise's hints and solution
-// are in its scene from the first picture; its Hint and Solution buttons are counters the page
-// presses itself (hints_shown, solution_step), and only Check my code asks the kernel. The hunt's
-// page switches specimens itself (every specimen's code is in the scene) and runs them itself:
-// a run is page state (runs, first_guesses), and the scene brings the verdict of each specimen
-// run (`verdicts`), in Python's words (`words`).
+// ExercisePanel (exercise.py) and ZooHunt (zoo_hunt.py), drawn from the state and the scene by
+// one code path, with a kernel or without: hints, the solution and a hunt's runs are page state;
+// the scene brings the hints, the solution and the verdict of each specimen run, with its words.
 import { escapeHtml } from "../base/format.js";
 
 // A sentence of Python's with its {names} filled in.

@@ -1,12 +1,9 @@
-// Predict (predict.py): the guess is typed or picked and locked in here; the page then compares
-// it with the true value Python computed when the widget was built (within the entry's
-// tolerance), reveals that value and explains, with no kernel needed. Python reads the lock from
-// the state. Until then the rest of the lesson is out of sight (unfold.js). A wrong guess gets
-// one more try (the value "second") after a hint that gives nothing away (higher or lower, or "not
-// this one"): the true value, the explanation and the rest of the lesson come after it, and the
-// first guess keeps the score. A choice of two has no second try (the other one is the answer).
+// Predict (predict.py): the guess is typed or picked and locked in here, then compared with the
+// true value Python sent, revealed and explained, with no kernel needed; until then the rest of
+// the lesson is out of sight (unfold.js). A wrong guess gets one more try (the value "second")
+// after a hint that gives nothing away; the first guess keeps the score.
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
-import { controlArea, feedbackHtml, optionButtons, richText } from "./feedback.js";
+import { controlArea, feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
 import { recalledProgress, rememberProgress } from "./progress.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
@@ -23,7 +20,7 @@ export const GUESS_SLIPS = {
   not_option: "“{text}” is not one of the options [{options}].",
 };
 
-// The second try's words, their one home: Python reads this table (predict.py retry_text).
+// The second try's words.
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",
@@ -70,15 +67,11 @@ export function toleranceWords(tolerance) {
     : "only the exact value counts as right";
 }
 
-// The word after a number: the singular after exactly 1 ("1 entry", "6 entries").
-export function unitAfter(scene, value) {
-  return Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit || "";
-}
-
+// A guess or the true value as shown, with its unit (the singular after exactly 1: "1 entry").
 function shown(scene, value) {
-  const word = scene.kind === "number" ? unitAfter(scene, value) : scene.unit;
-  const unit = word ? ` ${escapeHtml(word)}` : "";
-  return (scene.kind === "number" ? pyFormat(value, ".6g") : richText(value)) + unit;
+  if (scene.kind !== "number") return richText(value) + (scene.unit ? ` ${escapeHtml(scene.unit)}` : "");
+  const word = Number(value) === 1 && scene.unit_one ? scene.unit_one : scene.unit;
+  return pyFormat(value, ".6g") + (word ? ` ${escapeHtml(word)}` : "");
 }
 
 // How far a number was from the true value, and the rule (nothing for a choice).
@@ -95,15 +88,12 @@ export function percent(value) {
   return String(Number(value.toPrecision(2)));
 }
 
-// Whether a wrong guess gets a second try: a number, or a choice of more than two.
-export function secondTryOffered(scene) {
-  return scene.kind === "number" || (scene.options || []).length > 2;
-}
-
-// Whether the second try is open: a wrong first guess is locked in (one may be given, or was).
+// Whether the second try is open: a wrong first guess is locked in (one may be given, or was),
+// where a second try is offered (a number, or a choice of more than two).
 export function retryOpen(scene, state) {
   if (!state.locked || scene.actual === null || scene.actual === undefined) return false;
-  return secondTryOffered(scene) && !isRight(scene, parseGuess(scene, state.guess).value);
+  const offered = scene.kind === "number" || scene.options.length > 2;
+  return offered && !isRight(scene, parseGuess(scene, state.guess).value);
 }
 
 // Whether the true value shows (and the rest of the lesson): after a right guess, a wrong one with
@@ -123,11 +113,10 @@ export function notYetHint(scene, value) {
 // not, and the score's rule.
 export function retryReadout(scene, state) {
   if (!retryOpen(scene, state) || !state.second) return "";
-  const right = isRight(scene, parseGuess(scene, state.second).value);
-  const [mark, css] = right ? ["✔", "gk-right"] : ["✘", "gk-wrong"];
-  return `<div class="gk-feedback ${css}"><span class="gk-mark" aria-hidden="true">${mark}</span> `
-    + `<b class="gk-verdict-word">${right ? RETRY_WORDS.right : RETRY_WORDS.wrong}</b> `
-    + `Your second guess: ${shown(scene, parseGuess(scene, state.second).value)}. ${RETRY_WORDS.score}</div>`;
+  const { value } = parseGuess(scene, state.second);
+  const right = isRight(scene, value);
+  return verdictBox(right, right ? RETRY_WORDS.right : RETRY_WORDS.wrong,
+    ` Your second guess: ${shown(scene, value)}. ${RETRY_WORDS.score}`);
 }
 
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
@@ -158,71 +147,62 @@ export function predictReadouts(scene, state) {
   };
 }
 
-function guessRow(ctx) {
+// A row to give a guess in: a box (kind "number") or the options, and a lock that passes the
+// guess to give(raw, value) once it parses (else the page says why). `first`: the first guess's
+// row (its value is the state's guess); else the second try's. Its parts are set on `parts`.
+function guessRow(ctx, { first, give }, parts = {}) {
   const { scene, h } = ctx;
-  const row = h("div", { class: "gk-control gk-guess-row" });
-  const lock = h("button", { class: "gradkit-lock", title: "freeze your guess, then compare", text: "Lock in my guess" });
-  let input = null;
-  let options = null;
+  const name = first ? "guess" : "second guess";
+  const row = h("div", { class: `gk-control gk-guess-row${first ? "" : " gk-retry-row"}` });
+  const lock = first ? h("button", { class: "gradkit-lock", title: "freeze your guess, then compare", text: "Lock in my guess" })
+    : h("button", { class: "gradkit-lock-second", text: RETRY_WORDS.button });
+  if (!first) row.append(h("span", { class: "gk-label gk-retry-words", text: RETRY_WORDS.invite }));
+  const css = first ? "gradkit-guess" : "gradkit-second-guess";
   if (scene.kind === "number") {
-    const unit = scene.unit ? ` (${scene.unit})` : "";
-    input = h("input", { type: "text", class: "gradkit-guess", inputmode: "decimal", placeholder: "a number",
-      "aria-label": `your guess${unit}`, "data-lm-suppress-shortcuts": "true" });
-    input.addEventListener("change", () => { if (!ctx.state.locked) ctx.set("guess", input.value); });
+    const unit = first && scene.unit ? ` (${scene.unit})` : "";
+    const input = h("input", { type: "text", class: css, inputmode: "decimal", placeholder: "a number",
+      "aria-label": `your ${name}${unit}`, "data-lm-suppress-shortcuts": "true" });
     input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); lock.click(); } });
-    row.append(h("span", { class: "gk-label", text: "guess" }), input);
-    if (scene.unit) row.append(h("span", { class: "gk-unit", text: scene.unit }));
+    if (first) {
+      input.addEventListener("change", () => { if (!ctx.state.locked) ctx.set("guess", input.value); });
+      row.append(h("span", { class: "gk-label", text: "guess" }));
+    }
+    row.append(input);
+    if (unit) row.append(h("span", { class: "gk-unit", text: scene.unit }));
+    parts.input = input;
   } else {
-    options = optionButtons(h, scene.options, scene.options.map((_, i) => i), {
-      label: "your guess", css: "gradkit-guess", pick: (o) => ctx.set("guess", o) });
-    row.append(options.group);
+    const pick = (o) => (first ? ctx.set("guess", o) : parts.options.sync((parts.picked = o)));
+    parts.options = optionButtons(h, scene.options, scene.options.map((_, i) => i), { label: `your ${name}`, css, pick });
+    row.append(parts.options.group);
   }
   lock.addEventListener("click", () => {
-    const raw = input ? input.value : ctx.state.guess;
+    const raw = parts.input ? parts.input.value : first ? ctx.state.guess : parts.picked;
     const got = parseGuess(scene, raw);
-    if (got.error) { ctx.showError(escapeHtml(got.error)); return; }
-    ctx.set("guess", input ? raw : got.value, { also: { locked: true } });
+    if (got.error) ctx.showError(escapeHtml(got.error));
+    else give(raw, got.value);
   });
   row.append(lock);
-  return { row, input, options, lock };
+  return Object.assign(parts, { row, lock });
 }
 
-// The second try's row: its words, the guess (a box or the options) and its own lock, built
-// when a wrong guess opens it (until then the widget holds one set of options only).
+// The first guess's row; its lock locks it in.
+function firstRow(ctx) {
+  return guessRow(ctx, { first: true, give: (raw, value) => {
+    ctx.set("guess", ctx.scene.kind === "number" ? raw : value, { also: { locked: true } });
+  } });
+}
+
+// The second try's row, built when a wrong guess opens it (until then the widget holds one set of
+// options only), before the note on the rest of the lesson.
 function retryRow(ctx) {
-  const { scene, h } = ctx;
-  const retry = { row: null, input: null, options: null, lock: null, picked: null };
+  const retry = { row: null, picked: null };
   retry.build = () => {
-    const row = h("div", { class: "gk-control gk-guess-row gk-retry-row" });
-    const lock = h("button", { class: "gradkit-lock-second", text: RETRY_WORDS.button });
-    row.append(h("span", { class: "gk-label gk-retry-words", text: RETRY_WORDS.invite }));
-    if (scene.kind === "number") {
-      retry.input = h("input", { type: "text", class: "gradkit-second-guess", inputmode: "decimal",
-        placeholder: "a number", "aria-label": "your second guess", "data-lm-suppress-shortcuts": "true" });
-      retry.input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); lock.click(); } });
-      row.append(retry.input);
-    } else {
-      retry.options = optionButtons(h, scene.options, scene.options.map((_, i) => i), {
-        label: "your second guess", css: "gradkit-second-guess",
-        pick: (o) => { retry.picked = o; retry.options.sync(o); } });
-      row.append(retry.options.group);
-    }
-    lock.addEventListener("click", () => {
-      const raw = retry.input ? retry.input.value : retry.picked;
-      const got = parseGuess(scene, raw);
-      if (got.error) { ctx.showError(escapeHtml(got.error)); return; }
-      ctx.set("second", retry.input ? raw.trim() : got.value);
-    });
-    row.append(lock);
-    Object.assign(retry, { row, lock });
-    ctx.predict.gate.before(row);
+    guessRow(ctx, { first: false, give: (raw, value) => {
+      ctx.set("second", ctx.scene.kind === "number" ? raw.trim() : value);
+    } }, retry);
+    ctx.predict.gate.before(retry.row);
   };
   return retry;
-}
-
-// Whether the rest of the lesson may show: the true value shows (or none can: no true value).
-export function gateOpen(scene, state) {
-  return revealed(scene, state);
 }
 
 export const UNFOLD_NOTE = "The rest of the lesson opens when you lock in your guess.";
@@ -230,7 +210,8 @@ export const UNFOLD_NOTE_SECOND = "The rest of the lesson opens after your secon
 
 // Close or open the rest of the lesson, and say so beside the guess while it is closed.
 function unfold(ctx) {
-  const hides = setGate(ctx.el, gateOpen(ctx.scene, ctx.state), { allOpen: !!ctx.scene.open_all });
+  // the rest of the lesson shows with the true value (or when none can show)
+  const hides = setGate(ctx.el, revealed(ctx.scene, ctx.state), { allOpen: !!ctx.scene.open_all });
   ctx.predict.gate.hidden = !hides;
   ctx.predict.note.textContent = ctx.state.locked ? UNFOLD_NOTE_SECOND : UNFOLD_NOTE;
 }
@@ -278,6 +259,16 @@ function recall(ctx) {
   ctx.set("guess", guess, { also });
 }
 
+// Show a guess row's value, whether it is right (null: not judged) and whether it is frozen.
+function paintRow(parts, value, right, frozen) {
+  if (parts.input) {
+    if (frozen || document.activeElement !== parts.input) parts.input.value = value ?? "";
+    parts.input.disabled = frozen;
+  }
+  if (parts.options) parts.options.sync(value ?? null, right, frozen);
+  parts.lock.disabled = frozen;
+}
+
 // The second try shows after a wrong first guess, and freezes once given.
 function paintRetry(ctx) {
   const { scene, state } = ctx;
@@ -289,20 +280,13 @@ function paintRetry(ctx) {
   if (!retry.row) retry.build();
   retry.row.hidden = false;
   const given = !!state.second;
-  if (retry.input) {
-    if (given) retry.input.value = state.second;
-    retry.input.disabled = given;
-  }
-  if (retry.options) {
-    const picked = given ? state.second : retry.picked;
-    retry.options.sync(picked, given ? isRight(scene, state.second) : null, given);
-  }
-  retry.lock.disabled = given;
+  const value = given ? state.second : retry.input ? retry.input.value : retry.picked;
+  paintRow(retry, value, given ? isRight(scene, state.second) : null, given);
 }
 
 export const predictView = {
   init(ctx) {
-    ctx.predict = guessRow(ctx);
+    ctx.predict = firstRow(ctx);
     ctx.predict.gate = gateRow(ctx);
     ctx.predict.retry = retryRow(ctx);
     controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
@@ -322,16 +306,10 @@ export const predictView = {
   size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;
-    const { input, options, lock } = ctx.predict;
     const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;
-    if (input) {
-      if (document.activeElement !== input || state.locked) input.value = state.guess ?? "";
-      input.disabled = frozen;
-    }
     const right = state.locked ? isRight(scene, parseGuess(scene, state.guess).value) : null;
-    if (options) options.sync(state.guess ?? null, right, frozen);
-    lock.disabled = frozen;
-    lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
+    paintRow(ctx.predict, state.guess, right, frozen);
+    ctx.predict.lock.textContent = state.locked ? "Locked in" : "Lock in my guess";
     paintRetry(ctx);
     unfold(ctx);
     if (state.locked) rememberProgress(scene.entry, state);

@@ -3,16 +3,12 @@
 >>> from gradkit.widgets import Predict
 >>> Predict("07-calls-n10", compute=lambda: count_calls(torch.sin, (x,)).forward)  # doctest: +SKIP
 
-The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries, see
-:mod:`gradkit.quiz_bank`). Python computes the true value when the widget is built and sends it
-with the entry's tolerance and feedback; the page (``predict.js``) takes the guess, locks it in,
-compares, reveals the true value and explains, with no kernel needed. Until the guess is locked
-in, the cells after the Predict's cell are out of sight (``unfold.js``): the lesson unfolds.
-
-A wrong guess gets one more try (:meth:`Predict.try_again`, the page's second row) after a hint
-that gives nothing away (higher or lower; "not this one" for a choice): the true value, the
-explanation and the rest of the lesson come after it (:attr:`Predict.revealed`), and the first
-guess keeps the score (:attr:`Predict.correct`). A choice of two has no second try.
+The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries).
+Python computes the true value when the widget is built and sends it with the entry's tolerance
+and feedback; the page (``predict.js``) takes the guess, locks it in, compares, reveals and
+explains, with no kernel needed, and keeps the rest of the lesson out of sight until then
+(``unfold.js``). A wrong guess gets one more try (:meth:`Predict.try_again`) after a hint that
+gives nothing away; the first guess keeps the score. A choice of two has no second try.
 """
 
 from __future__ import annotations
@@ -36,7 +32,7 @@ from ...quiz_bank import (
 )
 from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
-from .common import Choice, PageText, PracticeWidget, page_words, verdict_text
+from .common import Choice, PracticeWidget, page_words
 
 __all__ = ["Predict", "check_guess", "lessons_open"]
 
@@ -45,12 +41,8 @@ _OPEN = ("1", "true", "yes", "on")
 
 #: The lock button (the page builds it beside the guess; "Locked in" once pressed).
 _LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
-
-
 #: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
-#: The second try's words: the page's (``RETRY_WORDS`` in predict.js).
-RETRY_WORDS = page_words("RETRY_WORDS", Path(__file__).with_name("predict.js"))
 
 
 def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
@@ -125,11 +117,6 @@ class Predict(PracticeWidget):
         The second try, after a wrong guess (None until one is given).
     second_correct : bool or None
         Whether the second try was right (None until one is given).
-    feedback_html : PageText
-        The feedback the page shows after the lock, as text ("Right." or "Not quite." and
-        the entry's feedback; after a second try, its verdict too).
-    retry_html : PageText
-        The second try's verdict as text ("" until one is given).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     """
@@ -159,23 +146,31 @@ class Predict(PracticeWidget):
         bank: str | Path | QuizBank | None = None,
     ) -> None:
         entry = as_bank(bank).predict(predict_id)
-        _check_compute(entry, compute)
+        if compute is not None and not callable(compute):
+            raise TypeError(
+                f"compute must be a function of no arguments (e.g. lambda: ...), got "
+                f"{type(compute).__name__}"
+            )
+        if compute is None and entry.answer is None:
+            raise TypeError(
+                f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
+                "pass e.g. compute=lambda: <the cell's computation>"
+            )
         super().__init__()
         with self.building():
             self.entry: PredictEntry = entry
-            self._compute = compute
             self._locked_raw: str | None = None
             self._arriving: dict[str, Any] = {}
             self.guess_text, self.guess_buttons = self._guess_control(entry)
             self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
-            self.feedback_html = PageText(self._feedback_text)
-            self.retry_html = PageText(self._retry_text)
             readouts = [
                 ("result", "gradkit-predict-result"),
                 ("feedback", "gradkit-feedback gradkit-verdict"),
             ]
             self.layout(entry.prompt, "", [], readouts, alt=f"prediction: {entry.prompt}")
-            self._actual = self.guard(self._true_value)()
+            # the true value, computed now (compute() or the file's answer), hidden until the lock
+            compute = compute or (lambda: entry.answer)
+            self._actual = self.guard(lambda: as_actual(entry, compute()))()
             self.send_scene(self._scene(), key=entry.id)
             self.on_click("lock", self._press_lock)
             self.observe(self.guard(self._check_lock), names=["locked"])
@@ -188,10 +183,6 @@ class Predict(PracticeWidget):
             return self.add_control(Control(self, spec), ""), None
         pairs = [(o, o) for o in entry.options]
         return None, self.add_control(Choice(self, spec, pairs), None)
-
-    def _true_value(self) -> float | str:
-        """The true value, computed now (``compute()`` or the file's answer)."""
-        return as_actual(self.entry, self._compute() if self._compute else self.entry.answer)
 
     def _scene(self) -> dict:
         """What the page needs to check, reveal and explain a guess."""
@@ -240,9 +231,7 @@ class Predict(PracticeWidget):
     @property
     def correct(self) -> bool | None:
         """Whether the locked guess is right (within the entry's tolerance), None before."""
-        if not self.locked or self._actual is None:
-            return None
-        return grade_prediction(self.entry, self.locked_guess, self._actual).correct
+        return self.judge(self.current("guess")) if self.locked else None
 
     def judge(self, guess: object) -> bool | None:
         """Whether ``guess`` (a number, its text, or an option) is right here, locked or not.
@@ -267,36 +256,8 @@ class Predict(PracticeWidget):
     @property
     def second_correct(self) -> bool | None:
         """Whether the second try is right, None before one (the score stays the first's)."""
-        if self.second_guess is None or self._actual is None:
-            return None
-        return grade_prediction(self.entry, self.second_guess, self._actual).correct
-
-    def _retry_text(self) -> str:
-        right = self.second_correct
-        if right is None:
-            return ""
-        verdict = RETRY_WORDS["right" if right else "wrong"]
-        shown = self._shown(self.second_guess)
-        return f"{verdict} Your second guess: {shown}. {RETRY_WORDS['score']}"
-
-    def _shown(self, value: float | str) -> str:
-        """A guess as the page writes it: a number to 6 significant digits with its unit."""
-        if self.entry.kind != "number":
-            return str(value)
-        word = self.entry.unit_one if value == 1 and self.entry.unit_one else self.entry.unit
-        return f"{value:.6g}" + (f" {word}" if word else "")
-
-    def _feedback_text(self) -> str:
-        right = self.correct
-        if right is None:
-            return ""
-        if not self.revealed:  # which way, never how far: the second try is still to come
-            value, actual = self.locked_guess, self._actual
-            hint = "higher" if actual > value else "lower"
-            hint = hint if self.entry.kind == "number" else "other"
-            return f"{RETRY_WORDS['not_yet']} {RETRY_WORDS[hint]}"
-        first = verdict_text(right, self.entry.right if right else self.entry.wrong, retry=False)
-        return f"{first} {self.retry_html.value}".strip()
+        second = self.current("second")
+        return self.judge(second) if second else None
 
     # ----------------------------------------------------------------------- acting
     def lock(self, guess: float | str | None = None) -> None:
@@ -317,10 +278,14 @@ class Predict(PracticeWidget):
                 "across a reload too)"
             )
         raw = self.current("guess") if guess is None else str(guess)
+        self._check_lockable(raw)
+        self.update_state({"guess": raw, "locked": True})
+
+    def _check_lockable(self, raw: str | None) -> None:
+        """InputError unless ``raw`` is a guess and there is a true value to compare it with."""
         check_guess(self.entry, raw)
         if self._actual is None:
             raise InputError("The true value could not be computed: fix the error, rerun the cell.")
-        self.update_state({"guess": raw, "locked": True})
 
     def lock_in(self, value: float | str) -> bool:
         """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
@@ -328,9 +293,8 @@ class Predict(PracticeWidget):
         return bool(self.correct)
 
     def try_again(self, guess: float | str) -> bool:
-        """The second try after a wrong guess, as the page's second row gives it: graded and
-        said (:attr:`retry_html`), while the first guess keeps the score. Returns whether the
-        second try was right.
+        """The second try after a wrong guess, as the page's second row gives it: graded, while
+        the first guess keeps the score. Returns whether the second try was right.
 
         Raises
         ------
@@ -354,11 +318,7 @@ class Predict(PracticeWidget):
         arriving = arriving or {}
         if not (self.locked or arriving.get("locked") is True):
             return "lock in a first guess before a second try"
-        raw = arriving.get("guess", self.current("guess"))
-        if (
-            self._actual is not None
-            and grade_prediction(self.entry, parse_guess(self.entry, raw), self._actual).correct
-        ):
+        if self.judge(arriving.get("guess", self.current("guess"))):
             return "the first guess was right: there is no second try"
         if not self.second_try_offered:
             return "a choice of two has no second try: the other option is the answer"
@@ -376,9 +336,7 @@ class Predict(PracticeWidget):
         if not change["new"]:
             return
         try:
-            check_guess(self.entry, self.current("guess"))
-            if self._actual is None:
-                raise InputError("The true value could not be computed.")
+            self._check_lockable(self.current("guess"))
         except InputError:
             self.update_state({"locked": False})
             raise
@@ -411,17 +369,3 @@ class Predict(PracticeWidget):
 
     def __repr__(self) -> str:
         return f"Predict({self.entry.id!r})"
-
-
-def _check_compute(entry: PredictEntry, compute: object) -> None:
-    """compute must be a function of no arguments, or absent when the file gives the answer."""
-    if compute is not None and not callable(compute):
-        raise TypeError(
-            f"compute must be a function of no arguments (e.g. lambda: ...), got "
-            f"{type(compute).__name__}"
-        )
-    if compute is None and entry.answer is None:
-        raise TypeError(
-            f"Predict({entry.id!r}) needs compute=: the quiz file gives no answer for it; "
-            "pass e.g. compute=lambda: <the cell's computation>"
-        )

@@ -17,11 +17,13 @@ from typing import Any
 
 import traitlets
 
-from ...quiz_bank import QuizBank, grade_choice
-from .common import Choice, PageText, PracticeWidget, verdict_text
-from .inline import quiz_entry
+from ...quiz_bank import QuizBank, QuizEntry, WrongOption, as_bank, grade_choice, order_seed
+from .common import Choice, PracticeWidget
 
-__all__ = ["Quiz"]
+__all__ = ["Quiz", "quiz_entry"]
+
+#: An inline question's explanations: one for all, a list with one per choice, or a dict.
+Explain = str | Sequence[str] | Mapping[str, str]
 
 
 class Quiz(PracticeWidget):
@@ -55,9 +57,6 @@ class Quiz(PracticeWidget):
         The option picked in the page (or by :meth:`choose`), None before any.
     correct : bool or None
         Whether that option is right (None before any answer).
-    feedback_html : PageText
-        The feedback the page shows, as text: "Right." or "Not quite. Try another answer."
-        and the option's explanation.
     attempts : int
         How many answers were given.
     error_area
@@ -77,7 +76,7 @@ class Quiz(PracticeWidget):
         quiz_id: str,
         choices: Sequence[str] | None = None,
         answer: int | str | None = None,
-        explain: str | Sequence[str] | Mapping[str, str] = "",
+        explain: Explain = "",
         *,
         bank: str | Path | QuizBank | None = None,
         user: str | None = None,
@@ -92,7 +91,6 @@ class Quiz(PracticeWidget):
             self.choice_buttons = self.add_control(
                 Choice(self, spec, [(o, o) for o in options]), None
             )
-            self.feedback_html = PageText(self._feedback_text)
             readouts = [("feedback", "gradkit-feedback gradkit-verdict")]
             self.layout(entry.question, "", [], readouts, alt=f"quiz: {entry.question}")
             self.send_scene(self._scene(options, seed), key=entry.id)
@@ -109,24 +107,12 @@ class Quiz(PracticeWidget):
             ],
         }
 
-    # ----------------------------------------------------------------------- reading
-    def _option(self) -> dict | None:
-        """The scene's entry for the option picked (what the page marks), or None."""
-        return next((o for o in self.scene["options"] if o["text"] == self.choice), None)
-
     @property
     def correct(self) -> bool | None:
         """Whether the option picked is right, as the page marks it (None before any)."""
-        option = self._option()
-        return None if option is None else bool(option["right"])
+        picked = [o["right"] for o in self.scene["options"] if o["text"] == self.choice]
+        return bool(picked[0]) if picked else None
 
-    def _feedback_text(self) -> str:
-        option = self._option()
-        if option is None:
-            return ""
-        return verdict_text(option["right"], option["explanation"], retry=True)
-
-    # ----------------------------------------------------------------------- acting
     def choose(self, option: str | None) -> None:
         """Pick ``option`` as a click in the page does (None: nothing picked).
 
@@ -140,3 +126,82 @@ class Quiz(PracticeWidget):
 
     def __repr__(self) -> str:
         return f"Quiz({self.entry.id!r})"
+
+
+def quiz_entry(
+    quiz_id: str,
+    choices: Sequence[str] | None,
+    answer: int | str | None,
+    explain: Explain,
+    bank: str | Path | QuizBank | None,
+    user: str | None,
+) -> tuple[QuizEntry, tuple[str, ...], int | None]:
+    """(entry, options as sent, shuffle seed): the file's order and the learner's seed (with
+    :func:`gradkit.quiz_bank.order_seed` the right option takes every place equally often over
+    the bank's quizzes), or an inline question's options as written (no seed: never shuffled)."""
+    if choices is None:
+        if answer is not None or explain:
+            raise TypeError(
+                "answer and explain belong to an inline question: Quiz(question, choices, "
+                "answer); for the quiz file pass only the id, e.g. Quiz('03-why-float32')"
+            )
+        loaded = as_bank(bank)
+        entry = loaded.quiz(quiz_id)
+        sizes = [len(q.options) for q in loaded.quizzes.values()]
+        seed = order_seed(
+            entry.id, user, n=len(entry.options), quizzes=list(loaded.quizzes), sizes=sizes
+        )
+        return entry, entry.options, seed
+    entry = _inline_entry(quiz_id, choices, answer, explain)
+    return entry, tuple(choices), None
+
+
+def _inline_entry(question: str, choices: Any, answer: Any, explain: Explain) -> QuizEntry:
+    """A QuizEntry for a question written in the cell (the older inline form)."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be a non-empty string")
+    if isinstance(choices, str) or not isinstance(choices, Sequence):
+        raise TypeError("choices must be a list of strings, e.g. ['True', 'False']")
+    choices = list(choices)
+    if len(choices) < 2 or not all(isinstance(c, str) and c.strip() for c in choices):
+        raise ValueError("choices must hold at least two non-empty strings")
+    if len(set(choices)) != len(choices):
+        raise ValueError("choices must be distinct")
+    answer = _inline_answer(answer, choices)
+    why = _explanations(explain, choices)
+    wrong = tuple(WrongOption(c, why[c]) for c in choices if c != answer)
+    return QuizEntry(question.strip(), question.strip(), answer, why[answer], wrong)
+
+
+def _inline_answer(answer: Any, choices: list[str]) -> str:
+    """The right choice's text, from its index or its text."""
+    if answer is None:
+        raise TypeError("answer is missing: pass the right choice's index or its text")
+    if isinstance(answer, bool):
+        raise TypeError("answer must be a choice's index or its text, not a bool")
+    if isinstance(answer, int):
+        if not 0 <= answer < len(choices):
+            raise ValueError(f"answer={answer} is not an index of choices (0..{len(choices) - 1})")
+        return choices[answer]
+    if answer not in choices:
+        raise ValueError(f"answer={answer!r} is not one of the choices {choices}")
+    return answer
+
+
+def _explanations(explain: Explain, choices: list[str]) -> dict[str, str]:
+    """One explanation per choice, from one string for all, a list or a dict."""
+    if isinstance(explain, str):
+        return dict.fromkeys(choices, explain)
+    if isinstance(explain, Mapping):
+        unknown = [k for k in explain if k not in choices]
+        if unknown:
+            raise ValueError(f"explain names unknown choices {unknown}; choices are {choices}")
+        return {c: str(explain.get(c, "")) for c in choices}
+    if isinstance(explain, Sequence):
+        if len(explain) != len(choices):
+            raise ValueError(
+                f"explain has {len(explain)} entries for {len(choices)} choices; give one per "
+                "choice, or one string for all"
+            )
+        return {c: str(e) for c, e in zip(choices, explain, strict=True)}
+    raise TypeError("explain must be a string, a list with one string per choice, or a dict")

@@ -1,21 +1,14 @@
-// Lessons that unfold: a Predict closes the rest of the lesson until its guess is locked in.
-// Run All, Voilà and the static site render every cell at once; so every cell after the cell of
-// the first Predict still open is taken out of sight (display: none: not on screen, not read
-// aloud, not found by the browser's find). The hidden cells have run and their widgets are built;
-// locking in the guess shows them as they are, up to the next open Predict. "Open the whole
-// lesson" (for a teacher) opens every gate on the page at once, as does Python's
-// GRADKIT_OPEN_LESSONS=1 (the scene's openAll).
+// Lessons that unfold: a Predict closes the rest of the lesson until its guess is locked in. Every
+// cell after the first open Predict's cell (.jp-Cell of JupyterLab, Notebook 7 and Voilà, or
+// .gk-site-cell of the static site; the element holding only it where Voilà wraps each cell) is
+// taken out of sight with display: none (not on screen, not read aloud, not found by find); it
+// has run, and shows as it is once the guess is locked in. Outside any such cell (marimo, a plain
+// output) nothing is hidden. "Open the whole lesson" and GRADKIT_OPEN_LESSONS=1 open every gate.
 //
-// A cell is a notebook cell of JupyterLab, Notebook 7 and Voilà (.jp-Cell) or of gradkit's static
-// site (.gk-site-cell); where a widget is in no such cell (marimo, a plain output) nothing is hidden.
-// What is hidden is the cell, or the element that holds only it (Voilà wraps each cell).
-//
-// In JupyterLab and Notebook 7 a lesson closes itself before anything runs: the cell right after
-// each Predict is a level-1 heading saved collapsed (metadata jp-MarkdownHeadingCollapsed), so a
-// fresh copy, a reopened one and a Run All keep what follows out of sight, and Jupyter's own
-// keyboard moves, edits and deletes skip the hidden cells. There the gate is that heading
-// (`nativeGate`): a lock expands it, and nothing is hidden by class. Where Jupyter has no such
-// heading (Voilà, the site, an older copy of a lesson) the cells are hidden by class as above.
+// In JupyterLab and Notebook 7 the cell after each Predict is a level-1 heading saved collapsed,
+// so a fresh copy, a reopened one and a Run All keep what follows out of sight, and Jupyter's own
+// keyboard moves skip the hidden cells. There that heading is the gate (`nativeGate`): a lock
+// expands it, and nothing is hidden by class.
 export const CELLS = ".jp-Cell, .gk-site-cell";
 export const HIDDEN = "gk-unfold-hidden";
 

@@ -1,12 +1,11 @@
 """ZooHunt: read a zoo Function's code, predict gradcheck's verdict, then run it.
 
 Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
-itself. A run is page state too: *Run gradcheck* sets ``runs`` (and ``first_guesses``) in the page,
-and Python, seeing a specimen run, runs :func:`gradkit.check` on it and sends its verdict in the
-scene; the page words the result and the score from the state, the verdicts and Python's words
-(:data:`RUN_WORDS`), as :attr:`ZooHunt.result` and :attr:`ZooHunt.score` do here. A page without a
-kernel (a static export) starts from every specimen's verdict, computed when the hunt's state is
-saved for it (:meth:`ZooHunt.scene_without_kernel`). Also importable from ``gradkit.exercises``.
+itself. A run is page state too (``runs``, ``first_guesses``): Python, seeing a specimen run, runs
+:func:`gradkit.check` on it and sends its verdict in the scene, and the page words the result and
+the score from the verdicts and :data:`RUN_WORDS`. A page without a kernel (a static export) starts
+from every specimen's verdict (:meth:`ZooHunt.scene_without_kernel`). Also importable from
+``gradkit.exercises``.
 """
 
 from __future__ import annotations
@@ -23,13 +22,13 @@ from ...report import CAUSES, CheckReport
 from ..base import Control, InputError
 from ..base.page import check_page_bounds, shown_value
 from ..base.rows import button, dropdown, toggle
-from .common import PageText, PracticeWidget, nullable
+from .common import Choice, PracticeWidget
 from .specimens import hunt_names, specimen_html
 
 __all__ = ["ZooHunt"]
 
 _PROMPT = "Read the code, choose a prediction, then run gradcheck."
-#: What a run says, as Python and the page (``panel.js``, sent in the scene) write it.
+#: What a run says (the page, ``panel.js``, fills them in from the scene's verdicts).
 RUN_WORDS = {
     "none": "You ran it without a prediction, so this Function no longer counts toward your "
     "score: guess first, it sticks better.",
@@ -84,10 +83,6 @@ class ZooHunt(PracticeWidget):
     runs, first_guesses : dict
         The page's values: specimen label -> the prediction at its latest run / at its first
         run (None: run without one).
-    code_html, result, score : PageText
-        ``.value`` is the HTML the page shows: the specimen's code; the verdict on the
-        prediction with gradkit's report and the bug (or an invitation before a run); the
-        first-try score.
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     last : CheckReport or None
@@ -134,9 +129,6 @@ class ZooHunt(PracticeWidget):
             first, name = pairs[0]
             self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
             self._build_controls(pairs, guesses)
-            self.code_html = PageText(self._code)
-            self.result = PageText(self._result)
-            self.score = PageText(self._score)
             self.layout(
                 "Zoo hunt",
                 "read the code, predict gradcheck's verdict, then run it",
@@ -149,7 +141,7 @@ class ZooHunt(PracticeWidget):
                 alt="zoo hunt",
             )
             self._publish()
-            self.later(self._all_specimens)
+            self.later(self._send_every_specimen)
             forget = self.guard(lambda _change: self.update_state({"prediction": None}))
             self.observe(forget, names=["entry"])
             self.observe(self.guard(self._ran), names=["runs"])
@@ -178,7 +170,8 @@ class ZooHunt(PracticeWidget):
             css="gradkit-prediction",
             tooltips=[f"{k}: {CAUSES[k]}" for k in guesses],
         )
-        self.prediction_buttons = nullable(self, causes)
+        pairs = [(cause, cause) for cause in guesses]  # None until one is picked
+        self.prediction_buttons = self.add_control(Choice(self, causes.spec, pairs), None)
         self.run_button = button(
             self,
             "run",
@@ -188,15 +181,14 @@ class ZooHunt(PracticeWidget):
             by_page=self.run,
         )
 
-    def _code(self) -> str:
-        """The code the page shows for the specimen picked (the same cached HTML it was sent)."""
-        name = self.entry_dropdown.value
-        return specimen_html(name, self._labels[name])
-
-    def _all_specimens(self) -> None:
-        """Every specimen's code, sent after the first picture (the page switches by itself)."""
+    def _every_specimen(self) -> dict[str, str]:
+        """Every specimen's code, by label."""
         labels = self._by_label.items()
-        self._specimens = {label: specimen_html(n, self._labels[n]) for label, n in labels}
+        return {label: specimen_html(n, self._labels[n]) for label, n in labels}
+
+    def _send_every_specimen(self) -> None:
+        """Sent after the first picture (the page switches specimens by itself)."""
+        self._specimens = self._every_specimen()
         self._publish()
 
     def _publish(self) -> None:
@@ -210,18 +202,6 @@ class ZooHunt(PracticeWidget):
             "total": len(self.names),
         }
         self.send_scene(scene, key=self._scene_count + 1)
-
-    def _result(self) -> str:
-        """The result the page shows for the specimen picked (the invitation before a run)."""
-        label = self.current("entry")
-        if label not in self.runs:
-            return _PROMPT
-        return result_html(self.verdict(label), self.runs[label])
-
-    def _score(self) -> str:
-        """The score the page shows."""
-        verdicts = {label: self.verdict(label) for label in self.first_guesses}
-        return score_text(verdicts, self.first_guesses, len(self.names))
 
     def _ran(self, change: dict) -> None:
         """Specimens run (in the page or by :meth:`run`): their verdicts, sent in the scene."""
@@ -284,50 +264,18 @@ class ZooHunt(PracticeWidget):
         "cause": the cause gradkit reports, "unmasked": the report, the name and the bug}``."""
         if label not in self._verdicts:
             name, report = self._by_label[label], self.report(label)
-            self._verdicts[label] = {
-                "name": name,
-                "cause": report.cause,
-                "unmasked": self._unmasked(name, report),
-            }
+            bug = zoo.entry(name).bug or "none: this Function is correct."
+            unmasked = (
+                f"{report._repr_html_()}<div>{html.escape(self._labels[name])} is the zoo's "
+                f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
+            )
+            self._verdicts[label] = {"name": name, "cause": report.cause, "unmasked": unmasked}
         return self._verdicts[label]
-
-    def _unmasked(self, name: str, report: CheckReport) -> str:
-        """What a run shows after the verdict: gradkit's report, the zoo's name and the bug."""
-        e = zoo.entry(name)
-        bug = e.bug or "none: this Function is correct."
-        return (
-            f"{report._repr_html_()}<div>{html.escape(self._labels[name])} is the zoo's "
-            f"<b>{html.escape(name)}</b>. The bug: {html.escape(bug)}</div>"
-        )
 
     def scene_without_kernel(self) -> dict:
         """A page with no kernel runs every specimen itself: every specimen's code and verdict
         (each run now, on its sample inputs, unless run already)."""
-        labels = self._by_label.items()
         return {
-            "specimens": {label: specimen_html(n, self._labels[n]) for label, n in labels},
+            "specimens": self._every_specimen(),
             "verdicts": {label: self.verdict(label) for label in self._by_label},
         }
-
-
-def result_html(verdict: dict, guess: str | None) -> str:
-    """A run's result: the prediction against the verdict, in :data:`RUN_WORDS`, then the report
-    (``huntResult`` in ``panel.js`` writes the same)."""
-    if guess is None:
-        words, css = RUN_WORDS["none"], ""
-    elif guess == verdict["cause"]:
-        words, css = RUN_WORDS["right"].format(cause=verdict["cause"]), "gk-good"
-    else:
-        words = RUN_WORDS["wrong"].format(guess=guess, cause=verdict["cause"])
-        css = "gk-bad"
-    return f"<div class='gk-hunt-verdict {css}'>{html.escape(words)}</div>{verdict['unmasked']}"
-
-
-def score_text(verdicts: dict, first_guesses: dict, total: int) -> str:
-    """The first-try score (empty before any run): predictions at a specimen's first run that
-    match its verdict, out of those made (``huntScore`` in ``panel.js`` writes the same)."""
-    if not first_guesses:
-        return ""
-    tried = {label: g for label, g in first_guesses.items() if g is not None}
-    right = sum(g == verdicts.get(label, {}).get("cause") for label, g in tried.items())
-    return RUN_WORDS["score"].format(right=right, tried=len(tried), total=total)
