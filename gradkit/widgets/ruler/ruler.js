@@ -39,7 +39,7 @@ export function rulerFound(scene, tables, exact, state, typed) {
   const eps = offGrid ? state.eps_exact : EPS_GRID[state.eps];
   const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
   const [h, lower, upper] = land;
-  const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (floats.landing_flags)
+  const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (scene.landing_flags)
   return {
     dtype: state.dtype, typed, x, ulp, ulpBelow, h, lower, upper, eps,
     overflow: flag("overflow"), underflow: flag("underflow"), lowerCollapsed: flag("lower_collapsed"),

@@ -18,8 +18,7 @@ from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
 from ..base.window import stack_points
-from .floats import FLAGS, Ruler
-from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
+from .scene import FLAGS, NEIGHBOURS, VIEW, ZOOM_ULPS, Ruler, ruler_point
 
 __all__ = ["FloatRuler"]
 
@@ -114,17 +113,13 @@ class FloatRuler(PointWidget):
     @property
     def ruler(self) -> Ruler:
         """Where x ± eps land in the dtype selected now, read from what was sent (the x
-        position's arrays, or the answer for a typed eps, :meth:`exact_of`): never measured
-        again, so it is what the page shows."""
+        position's arrays, or the answer for a typed eps): what the page shows."""
         d = list(DTYPES).index(self.dtype)
-        x, ulp, ulp_below = (float(v) for v in self.point["point"][d])
-        exact = self.state.get("eps_exact")
-        if exact is None:
+        if self.state.get("eps_exact") is None:
             landing = self.point["landing"][d, int(self.state["eps"])]
         else:
             landing = self.exact_here()["landing"][0, d, 0]
-        h, lower, upper = (float(v) for v in landing)
-        return Ruler(x=x, h=h, ulp=ulp, ulp_below=ulp_below, lower=lower, upper=upper)
+        return Ruler.of(self.point["point"][d], landing)
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:
@@ -132,7 +127,7 @@ class FloatRuler(PointWidget):
         return {
             "dtypes": list(DTYPES),
             "flags": list(FLAGS),  # the names of the flags table's last axis
-            "max": finfo_max(),
+            "max": {name: float(torch.finfo(dtype).max) for name, dtype in DTYPES.items()},
             "grid_size": len(EPS_GRID),
             "neighbours": NEIGHBOURS,
             "view": VIEW,
@@ -140,11 +135,11 @@ class FloatRuler(PointWidget):
         }
 
     def arrays_of(self, measured: list) -> dict:
-        """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
+        """Each x position's numbers in every dtype, stacked."""
         return stack_points(measured)
 
     def exact_of(self, eps: float, k: int) -> dict:
-        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local), at x
-        position k, with an eps axis of one, as the scene's ``landing`` and ``flags``."""
-        landings = exact_landings(self.x_at(k), eps)
-        return {name: a[:, None] for name, a in landings.items()}
+        """Where x ± eps land in every dtype at a typed eps, at x position k (an eps axis of
+        one, as the scene's ``landing`` and ``flags``)."""
+        point = ruler_point(self.x_at(k), [eps])
+        return {"landing": point["landing"], "flags": point["flags"]}
