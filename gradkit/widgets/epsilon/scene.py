@@ -25,7 +25,6 @@ __all__ = [
     "OPTIMA",
     "POINT",
     "THEORY",
-    "exact_arrays",
     "has_slope",
     "lab_point",
     "sweep_arrays",
@@ -102,11 +101,6 @@ def has_slope(point: Mapping[str, np.ndarray]) -> bool:
     return math.isfinite(float(point["point"][POINT.index("tolerance")]))
 
 
-def exact_arrays(f: Callable, x: float, eps: float) -> dict[str, np.ndarray]:
-    """A typed eps off the grid: :func:`sweep_arrays` at exactly ``eps`` (an eps axis of one)."""
-    return sweep_arrays({s: sweep(f, x, eps=[eps], scheme=s) for s in WIDGET_SCHEMES})
-
-
 def sweep_of(
     point: Mapping[str, np.ndarray],
     scheme: str,
@@ -118,7 +112,7 @@ def sweep_of(
 
     ``point`` is one x position of :func:`lab_point`; ``per_eps`` (default ``point``) holds the
     arrays along ``eps`` (``error``, ``numeric``, ``flags``, ``theory``: a slice of the grid, or
-    :func:`exact_arrays`). The theory curves are the float32 numbers the page draws.
+    :meth:`EpsilonLab.exact_of`). The theory curves are the float32 numbers the page draws.
     """
     s, per_eps = WIDGET_SCHEMES.index(scheme), per_eps or point
     analytic, tolerance, _fx = (float(v) for v in point["point"])
