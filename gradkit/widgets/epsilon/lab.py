@@ -1,10 +1,4 @@
-"""EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps.
-
-Per x position :func:`gradkit.sweep` measures every grid eps, dtype and scheme (:mod:`.scene`);
-the page (``epsilon.js``) moves eps, dtype, scheme, the theory switch, the reveal button and x
-among the positions sent. Only a typed eps off the grid, a new function and an x near the edge
-of what was sent reach the kernel.
-"""
+"""EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps."""
 
 from __future__ import annotations
 
@@ -101,12 +95,10 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
-        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
-        The values the page shows, traits named as the page names them (``x`` a slider
-        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
-        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``; ``shown``: the dtypes on screen); ``state`` holds them all.
+        The values the page shows (``state`` holds them all; ``shown``: the dtypes on screen;
+        see :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     sweeps : dict[str, gradkit.SweepResult]
@@ -218,7 +210,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
 
     @property
     def sweep(self) -> SweepResult | None:
-        """The curves on the eps grid for the current scheme (None where f has no slope)."""
+        """The curves for the current scheme (None where f has no slope)."""
         return self.sweeps.get(self.scheme_buttons.value)
 
     @property
@@ -262,8 +254,6 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         self.theory_checkbox.hidden = "theory" not in self.panels
 
     def scene_of(self, measured: list[dict], label: str | None = None) -> dict:
-        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles (of
-        the function shown, or of the menu's ``label``)."""
         return {
             "function": label or self.function_dropdown.value,
             "dtypes": list(DTYPES),

@@ -1,11 +1,8 @@
 """EpsilonLab's numbers: per x position, :func:`gradkit.sweep` over every grid eps, dtype and
-scheme, laid out as the arrays the page reads (``epsilon.js``: ``labFound``).
+scheme, laid out as the arrays the page reads (``words.js``: ``labFound``).
 
-:func:`lab_point` measures one x as arrays only (what the scene cache keeps); the widget sends
-the positions around the current x (:class:`~gradkit.widgets.base.window.XWindow`), stacked.
-An x where f or its slope is not a finite number (log at 0, exp at 800) is no error: its
-arrays are NaN and the page says why from ``point`` (f(x) and the analytic slope as torch gives
-them); :func:`has_slope` tells the two apart.
+An x where f or its slope is not a finite number (log at 0, exp at 800) is no error: its arrays
+are NaN and the page says why from ``point`` (f(x) and the analytic slope as torch gives them).
 """
 
 from __future__ import annotations

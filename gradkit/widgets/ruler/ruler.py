@@ -1,10 +1,4 @@
-"""FloatRuler: the representable numbers around x, and where x − eps and x + eps land.
-
-Per x position torch measures, in every dtype, x as stored, its neighbours and where x ± eps
-land for every grid eps (:mod:`.scene`); the widget sends the positions around the current x, so
-the page (``ruler.js``) moves x, eps and dtype by itself, drawing and wording everything. Only a
-typed eps off the grid and an x near the edge of what was sent reach the kernel.
-"""
+"""FloatRuler: the representable numbers around x, and where x − eps and x + eps land."""
 
 from __future__ import annotations
 
@@ -63,12 +57,10 @@ class FloatRuler(PointWidget):
     Attributes
     ----------
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
-        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     x, eps, eps_exact, dtype, panels
-        The values the page shows, traits named as the page names them (``x`` a slider
-        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
-        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``); ``state`` holds them all.
+        The values the page shows (``state`` holds them all; see
+        :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     ruler : Ruler
@@ -123,7 +115,6 @@ class FloatRuler(PointWidget):
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:
-        """What the arrays mean: the dtypes, their largest numbers, the panels' reach."""
         return {
             "dtypes": list(DTYPES),
             "flags": list(FLAGS),  # the names of the flags table's last axis
@@ -135,11 +126,8 @@ class FloatRuler(PointWidget):
         }
 
     def arrays_of(self, measured: list) -> dict:
-        """Each x position's numbers in every dtype, stacked."""
         return stack_points(measured)
 
     def exact_of(self, eps: float, k: int) -> dict:
-        """Where x ± eps land in every dtype at a typed eps, at x position k (an eps axis of
-        one, as the scene's ``landing`` and ``flags``)."""
         point = ruler_point(self.x_at(k), [eps])
         return {"landing": point["landing"], "flags": point["flags"]}

@@ -1,10 +1,5 @@
-"""SlopeExplorer's numbers: for each x of its grid, every grid eps × dtype × scheme, by torch.
-
-:func:`slope_rows` measures one x in one batched pass per dtype; SlopeExplorer sends the x
-positions around the current one (the page moves x, eps, dtype and scheme among them with no
-kernel message) and the curve f drawn in the overview (:func:`curve`). The page looks rows up
-in ``slope.js`` (``slopeRow``).
-"""
+"""SlopeExplorer's numbers: for each x of its grid, every grid eps × dtype × scheme, by torch
+(:func:`slope_rows`: one batched pass per dtype), and the curve f drawn in the overview."""
 
 from __future__ import annotations
 
