@@ -1,7 +1,5 @@
-// FloatRuler's picture and readouts, from the scene ruler.py sends (scene.py): per x position and
-// dtype, x as stored, the spacing above and below it, its neighbours in ulps, and where x − eps
-// and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
-// numbers to its two panels and words them; it never rounds a number itself.
+// FloatRuler's picture and readouts: the page scales torch's numbers (scene.py) to its two
+// panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
@@ -23,9 +21,9 @@ export function pyRepr(v) {
   return s.includes(".") ? s : `${s}.0`;
 }
 
-// What the state shows: x as stored, its spacing and neighbours, where x ± eps land, and the
-// flags a learner reads (null while the data is missing: an x beyond the positions sent, or a
-// typed eps the kernel is still measuring); state.x is x's position, `typed` its value.
+// What the state shows, named as Python's Ruler: x as stored, its spacing and neighbours, where
+// x ± eps land and the flags (scene.landing_flags); null while the data is missing (an x beyond
+// the positions sent, a typed eps the kernel is still measuring). `typed` is x's value.
 export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
   const w = state.x - scene.window[0];
@@ -34,16 +32,12 @@ export function rulerFound(scene, tables, exact, state, typed) {
   const offGrid = state.eps_exact != null;
   if (offGrid && !exact) return null;
   const [from, at, g] = offGrid ? [exact.tables, 0, 0] : [tables, w, state.eps];
-  const land = rowOf(from.landing, [at, d, g]);
+  const [x, ulp, ulp_below] = rowOf(tables.point, [w, d]);
+  const [h, lower, upper] = rowOf(from.landing, [at, d, g]);
   const raised = rowOf(from.flags, [at, d, g]);
-  const eps = offGrid ? state.eps_exact : EPS_GRID[state.eps];
-  const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
-  const [h, lower, upper] = land;
-  const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (scene.landing_flags)
   return {
-    dtype: state.dtype, typed, x, ulp, ulpBelow, h, lower, upper, eps,
-    overflow: flag("overflow"), underflow: flag("underflow"), lowerCollapsed: flag("lower_collapsed"),
-    upperCollapsed: flag("upper_collapsed"), collapsed: flag("collapsed"),
+    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: offGrid ? state.eps_exact : EPS_GRID[state.eps],
+    ...Object.fromEntries(scene.flags.map((name, i) => [name, raised[i] === 1])),
     near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
   };
 }
@@ -111,11 +105,11 @@ export function rulerReadouts(r) {
 function ulpDetail(r) {
   const plain = r.ulp >= 1e-20 ? `= ${fmtPlain(r.ulp)}; ` : "";
   let below = "";
-  if (r.ulpBelow !== r.ulp && Number.isFinite(r.ulpBelow)) {
+  if (r.ulp_below !== r.ulp && Number.isFinite(r.ulp_below)) {
     const power = Number.isInteger(Math.log2(Math.abs(r.x)));
-    const closer = r.ulpBelow < r.ulp ? "twice as close" : "twice as far apart";
+    const closer = r.ulp_below < r.ulp ? "twice as close" : "twice as far apart";
     const why = power ? ` (x is a power of two: below it the numbers sit ${closer})` : "";
-    below = `; just below x it is ${pyFormat(r.ulpBelow, ".3g")}${why}`;
+    below = `; just below x it is ${pyFormat(r.ulp_below, ".3g")}${why}`;
   }
   return `${plain}eps is ${ulpsText(r.eps / r.ulp)}${below}`;
 }
@@ -150,8 +144,8 @@ function collapseText(r) {
     return marked("bad", `x − eps and x + eps both land on x: eps is less than half the spacing ` +
       `${pyFormat(r.ulp, ".3g")}, so f(x + eps) − f(x − eps) = 0 and the numeric slope is exactly 0.`);
   }
-  if (r.lowerCollapsed || r.upperCollapsed) {
-    const side = r.lowerCollapsed ? "x − eps" : "x + eps";
+  if (r.lower_collapsed || r.upper_collapsed) {
+    const side = r.lower_collapsed ? "x − eps" : "x + eps";
     return marked("warn", `${side} lands on x: only one side of the nudge survives, so the central ` +
       "difference sees half a step.");
   }

@@ -1,7 +1,5 @@
-// SlopeExplorer's picture and readouts, from the scene explorer.py sends (scene.py: FIELDS):
-// the overview (f near x, tangent, secant, evaluation points, the zoom window) and the zoom in
-// units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
-// looked up for the state; the page formats them.
+// SlopeExplorer's picture and readouts: the overview (f near x, tangent, secant, the zoom
+// window) and the zoom in units of eps (f in the dtype as a staircase), from torch's rows.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
@@ -21,8 +19,7 @@ export const FORMULAS = {
 };
 
 // The row the state shows: {r: FIELDS -> number, zoom, analytic, eps, x}, or null while it has
-// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring);
-// state.x is x's position, `x` its value (tables.js pointRecord).
+// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring).
 export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
@@ -101,8 +98,7 @@ export function overviewLimits(xs, ys, lo, hi, fx) {
   return paddedLimits(chosen, SLOPE_MARGIN);
 }
 
-// The zoom panel's y limits: the staircase, the tangent's ends, the evaluation points and 0,
-// padded.
+// The zoom panel's y limits: the staircase, the tangent's ends, the evaluation points and 0.
 export function zoomLimits(scene, found) {
   const { r, analytic: a, eps, zoom } = found;
   const hw = scene.half_width;
@@ -122,8 +118,8 @@ export const SLOPE_LAYOUT = {
 export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
 export const SIDE_BY_SIDE = 760;
 
-// The picture's size and each shown panel's box [left, top, width, height] in CSS pixels, for
-// the panels shown and the width the page gives (`room`; null: the design width).
+// The picture's size and each shown panel's box [left, top, width, height] at the width the
+// page gives (`room`; null: the design width).
 export function slopeLayout(panels, room) {
   const design = panelLayout(SLOPE_LAYOUT, panels, ["curve", "zoom"]);
   const names = ["curve", "zoom"].filter((n) => design[n]);
