@@ -100,21 +100,10 @@ def landings(x: float, eps: Sequence[float], dtype: torch.dtype) -> torch.Tensor
 
 
 def landing_flags(x: np.ndarray | float, landing: np.ndarray) -> np.ndarray:
-    """The :data:`FLAGS` of landings, as booleans stacked on a last axis of length 5.
-
-    Parameters
-    ----------
-    x : float or numpy.ndarray
-        x as stored in the dtype, broadcasting against ``landing[..., 0]``.
-    landing : numpy.ndarray
-        ``[..., 3]``: eps as stored, x − eps and x + eps (:func:`landings`).
-
-    Returns
-    -------
-    numpy.ndarray
-        bool, ``[..., 5]``: eps rounds to 0 (``underflow``); x − eps or x + eps is not finite
-        (``overflow``); x − eps, x + eps, or both land on x itself, for finite landings.
-    """
+    """The :data:`FLAGS` (bool, a last axis of 5) of ``landing`` (``[..., 3]``,
+    :func:`landings`) around ``x`` as stored in the dtype (broadcasting against
+    ``landing[..., 0]``): eps rounds to 0; x − eps or x + eps is not finite; x − eps, x + eps,
+    or both land on x itself (a finite landing)."""
     h, lower, upper = np.moveaxis(np.asarray(landing, dtype=np.float64), -1, 0)
     overflow = ~(np.isfinite(lower) & np.isfinite(upper))
     lower_collapsed = ~overflow & (lower == x)

@@ -146,19 +146,14 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
             self.track_x(lambda at: _measure(self.f, at), _measure)
 
     # ------------------------------------------------------------------------------ state
-    def _row(self) -> np.ndarray:
-        """The row of FIELDS the page shows now, read from what was sent."""
-        s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
-        d = list(DTYPES).index(self.dtype)
-        exact = self.state.get("eps_exact")
-        if exact is None:
-            return self.point["rows"][s, d, int(self.state["eps"])]
-        return self.exact_here()["rows"][0, s, d, 0]
-
     @property
     def numeric(self) -> float:
-        """The numeric slope the page shows now."""
-        return float(self._row()[FIELDS.index("numeric")])
+        """The numeric slope the page shows now (read from the row sent)."""
+        s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
+        d, c = list(DTYPES).index(self.dtype), FIELDS.index("numeric")
+        if self.state.get("eps_exact") is None:
+            return float(self.point["rows"][s, d, int(self.state["eps"]), c])
+        return float(self.exact_here()["rows"][0, s, d, 0, c])
 
     @property
     def analytic(self) -> float:

@@ -44,8 +44,8 @@ export function fmtSlope(v) {
 export function slopeReadouts(scene, state, found) {
   const { r, analytic: a, eps } = found;
   const name = state.dtype;
-  const err = Math.abs(r.numeric - a);
   const custom = scene.custom;
+  const err = Math.abs(r.numeric - a);
   const stored = r.h === eps ? "" : `; stored in ${name} as ${pyFormat(r.h, ".9g")}`;
   return {
     numeric: readoutHtml("numeric slope", fmtSlope(r.numeric),
@@ -140,10 +140,7 @@ function drawOverview(ctx, lay, found) {
   const { r, analytic: a, eps, x } = found;
   const hw = scene.view_half_width;
   const xlim = [x - hw, x + hw];
-  const curve = tables.curve;
-  const n = curve.shape[1];
-  const cx = curve.data.subarray(0, n);
-  const cy = curve.data.subarray(n, 2 * n);
+  const [cx, cy] = [0, 1].map((i) => rowOf(tables.curve, [i]));
   const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
   const ax = new Axes({ name: "curve", box: lay.curve, xlim, ylim });
   const named = scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`;
