@@ -253,7 +253,8 @@ def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
         if typed:
             w.eps_text.value = typed
         w.x_slider.value = x
-        fresh = scene.ruler(w.x_value, w.eps_slider.value, DTYPES[dtype])
+        landing = _torch_landing(w.x_value, w.eps_slider.value, DTYPES[dtype])
+        fresh = scene.Ruler.of(scene.neighbours(w.x_value, DTYPES[dtype], 1)[:3], landing)
         w.numbers_here()  # the page's request for a typed eps, answered (by torch) once
 
         def measured(*_args, **_kwargs):

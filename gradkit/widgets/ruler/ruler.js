@@ -183,25 +183,26 @@ export function tickSegments(positions, half) {
 
 const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
 
-function ruler(ctx, lay, name, xlim, ylim, xticks, xlabel, title) {
+// A ruler's frame and the line its numbers sit on; where x overflows, the words why it is empty.
+function ruler(ctx, lay, r, name, xlim, ylim, xticks, xlabel, title) {
+  const dr = ctx.painter;
   const ax = new Axes({ name, box: lay[name], xlim, ylim });
-  ctx.painter.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
-  ctx.painter.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  dr.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
+  dr.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  if (r.overflow) {
+    const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
+    const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, dr.measure, 12);
+    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
+  }
   return ax;
-}
-
-function overflowNote(ctx, ax, r) {
-  const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
-  const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, ctx.painter.measure, 12);
-  ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
 }
 
 function drawLanding(ctx, lay, r) {
   const dr = ctx.painter;
   const V = ctx.scene.view;
-  const ax = ruler(ctx, lay, "landing", [-V * 1.04, V * 1.04], [-0.6, 1.3],
+  const ax = ruler(ctx, lay, r, "landing", [-V * 1.04, V * 1.04], [-0.6, 1.3],
     [[-1, "x − eps"], [0, "x"], [1, "x + eps"]], "offset from x, in units of eps", "where x − eps and x + eps land");
-  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { view_ticks: null } }; }
+  if (r.overflow) return { ax, drawn: { view_ticks: null } };
   const ticks = viewTicks(r, V);
   if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: COLORS.ink, lw: 1 });
   else {
@@ -223,9 +224,9 @@ function drawSpacing(ctx, lay, r) {
   const dr = ctx.painter;
   const U = ctx.scene.zoom_ulps;
   const xticks = Array.from({ length: 2 * U + 1 }, (_, i) => [i - U, pyFormat(i - U, ".0f").replace("-", "−")]);
-  const ax = ruler(ctx, lay, "spacing", [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
+  const ax = ruler(ctx, lay, r, "spacing", [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
     "offset from x, in spacings (ulp) at x", "the representable numbers next to x");
-  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { zoom_ticks: 0 } }; }
+  if (r.overflow) return { ax, drawn: { zoom_ticks: 0 } };
   const ticks = zoomTicks(r, U);
   dr.line(ax, ...tickSegments(ticks, 0.25), { color: COLORS.ink, lw: 1.4 });
   dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });

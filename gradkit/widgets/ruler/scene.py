@@ -27,7 +27,6 @@ __all__ = [
     "landing_flags",
     "landings",
     "neighbours",
-    "ruler",
     "ruler_point",
 ]
 
@@ -147,11 +146,6 @@ class Ruler:
         """From x as stored and its spacings (``point``), and one eps's ``landing``."""
         flags = landing_flags(float(point[0]), np.asarray(landing))
         return cls(*map(float, point), *map(float, landing), *map(bool, flags))
-
-
-def ruler(x: float, eps: float, dtype: torch.dtype) -> Ruler:
-    """Where ``x ± eps`` land in ``dtype``, and the spacing of its numbers at x."""
-    return Ruler.of(neighbours(x, dtype, 1)[:3], landings(x, [eps], dtype)[0].tolist())
 
 
 def ruler_point(x: float, eps: Sequence[float] = EPS_GRID) -> dict[str, np.ndarray]:
