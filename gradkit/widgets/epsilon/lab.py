@@ -28,7 +28,7 @@ from ..base.functions import function_menu
 from ..base.point import MenuSchemeTraits, PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
-from .scene import FLAGS, OPTIMA, POINT, THEORY, has_slope, lab_point, sweep_arrays, sweep_of
+from .scene import FIELDS, KINDS, has_slope, lab_point, sweep_arrays, sweep_of
 
 __all__ = ["EpsilonLab"]
 
@@ -42,16 +42,7 @@ def _measure(f: Callable, x: float) -> dict:
     )
 
 
-_GRID = (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
-#: What :func:`lab_point` returns: a value read from the cache must be exactly that.
-_POINT = fields(
-    error=("float64", _GRID),
-    numeric=("float64", _GRID),
-    flags=("float32", (*_GRID, len(FLAGS))),
-    theory=("float32", (*_GRID, len(THEORY))),
-    optima=("float64", (*_GRID[:2], len(OPTIMA))),
-    point=("float64", (len(POINT),)),
-)
+_POINT = fields(**KINDS)
 
 
 _READOUTS = [
@@ -258,7 +249,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
             "function": label or self.function_dropdown.value,
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
-            "fields": {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT},
+            "fields": FIELDS,
             "atol": GRADCHECK_DEFAULTS["atol"],
             "rtol": GRADCHECK_DEFAULTS["rtol"],
             "default_eps": GRADCHECK_DEFAULTS["eps"],

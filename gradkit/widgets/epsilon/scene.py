@@ -18,7 +18,9 @@ from ...numerics import DtypeSweep, SweepResult, analytic_slope, sweep
 from ..base.floats import evaluate
 
 __all__ = [
+    "FIELDS",
     "FLAGS",
+    "KINDS",
     "OPTIMA",
     "POINT",
     "THEORY",
@@ -35,6 +37,18 @@ THEORY = ("truncation", "rounding")
 OPTIMA = ("optimal_eps", "optimal_error", "best_eps", "best_error")
 #: Per x: the analytic slope (float64 autograd), gradcheck's tolerance there, f(x) in float64.
 POINT = ("analytic", "tolerance", "fx")
+#: The names of the last axis of each table, as the scene sends them.
+FIELDS = {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT}
+_GRID = (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
+#: What :func:`lab_point` returns, each array's (dtype, shape): the cache checks a value read.
+KINDS = {
+    "error": ("float64", _GRID),
+    "numeric": ("float64", _GRID),
+    "flags": ("float32", (*_GRID, len(FLAGS))),
+    "theory": ("float32", (*_GRID, len(THEORY))),
+    "optima": ("float64", (*_GRID[:2], len(OPTIMA))),
+    "point": ("float64", (len(POINT),)),
+}
 
 
 def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
@@ -67,17 +81,12 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
     }
 
 
-def _empty(point: Sequence[float], n: int) -> dict[str, np.ndarray]:
-    """The arrays of an x with no slope to measure: NaN everywhere but ``point``."""
-    s, d = len(WIDGET_SCHEMES), len(DTYPES)
-    return {
-        "error": np.full((s, d, n), np.nan),
-        "numeric": np.full((s, d, n), np.nan),
-        "flags": np.zeros((s, d, n, len(FLAGS)), np.float32),
-        "theory": np.full((s, d, n, len(THEORY)), np.nan, np.float32),
-        "optima": np.full((s, d, len(OPTIMA)), np.nan),
-        "point": np.array(point, dtype=np.float64),
-    }
+def _empty(point: Sequence[float]) -> dict[str, np.ndarray]:
+    """The arrays of an x with no slope to measure: NaN everywhere but ``point`` (flags 0)."""
+    arrays = {k: np.full(shape, np.nan, dtype) for k, (dtype, shape) in KINDS.items()}
+    arrays["flags"][:] = 0
+    arrays["point"][:] = point
+    return arrays
 
 
 def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
@@ -86,7 +95,7 @@ def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
     fx = float(evaluate(f, torch.tensor([float(x)], dtype=torch.float64))[0])
     analytic = analytic_slope(f, x) if math.isfinite(fx) else math.nan
     if not (math.isfinite(fx) and math.isfinite(analytic)):
-        return _empty((analytic, math.nan, fx), len(EPS_GRID))
+        return _empty((analytic, math.nan, fx))
     sweeps = {s: sweep(f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
     arrays = sweep_arrays(sweeps)
     arrays["point"] = np.array([analytic, sweeps["central"].tolerance, fx])
