@@ -119,8 +119,6 @@ class FloatRuler(PointWidget):
             "dtypes": list(DTYPES),
             "flags": list(FLAGS),  # the names of the flags table's last axis
             "max": {name: float(torch.finfo(dtype).max) for name, dtype in DTYPES.items()},
-            "grid_size": len(EPS_GRID),
-            "neighbours": NEIGHBOURS,
             "view": VIEW,
             "zoom_ulps": ZOOM_ULPS,
         }
