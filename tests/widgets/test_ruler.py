@@ -14,8 +14,7 @@ from gradkit._args import DTYPES, EPS_GRID
 from gradkit.widgets import EpsilonLab, FloatRuler
 from gradkit.widgets.base import schedule
 from gradkit.widgets.base.tables import unpack
-from gradkit.widgets.ruler.floats import FLAGS
-from gradkit.widgets.ruler.scene import NEIGHBOURS
+from gradkit.widgets.ruler.scene import FLAGS, NEIGHBOURS
 from tests.widgets.page_messages import numbers_asked, page_sends
 from tests.widgets.test_base import check_bundle
 
@@ -143,7 +142,7 @@ def test_issue_19_15_an_x_that_overflows_is_sent_as_inf_never_as_a_collapse(make
 
 @pytest.mark.parametrize("x", [0.5, 70000.0])
 def test_the_flags_sent_are_the_rulers_for_every_dtype_and_eps(make, x):
-    """The page reads each flag from the table Python sent (floats.landing_flags), in the
+    """The page reads each flag from the table Python sent (scene.landing_flags), in the
     order the scene names them; they are the Ruler's own flags, the typed eps's too."""
     w = make(FloatRuler, x=x)
     flags = _arrays(w)["flags"][_slot(w, w.x)]
@@ -244,7 +243,7 @@ def test_the_family_bundle_parses_and_names_each_thing_once(cls):
 def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
     """``.ruler`` is the page's numbers (the x position's arrays, or a typed eps's answer), the
     same as torch in the dtype measures now; reading it runs no torch."""
-    from gradkit.widgets.ruler import floats
+    from gradkit.widgets.ruler import scene
 
     w = make(FloatRuler, x=0.5)
     states = [("float32", None, 0.5), ("float16", None, 0.5), ("bfloat16", "3e-3", 0.5)]
@@ -254,13 +253,15 @@ def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
         if typed:
             w.eps_text.value = typed
         w.x_slider.value = x
-        fresh = floats.ruler(w.x_value, w.eps_slider.value, DTYPES[dtype])
+        landing = _torch_landing(w.x_value, w.eps_slider.value, DTYPES[dtype])
+        fresh = scene.Ruler.of(scene.neighbours(w.x_value, DTYPES[dtype], 1)[:3], landing)
+        w.numbers_here()  # the page's request for a typed eps, answered (by torch) once
 
         def measured(*_args, **_kwargs):
             raise AssertionError("the ruler readout measured again")
 
         with monkeypatch.context() as patch:
-            patch.setattr(floats, "landings", measured)
-            patch.setattr(floats, "neighbours", measured)
+            patch.setattr(scene, "landings", measured)
+            patch.setattr(scene, "neighbours", measured)
             shown = w.ruler
         assert shown == fresh, (dtype, typed, x)

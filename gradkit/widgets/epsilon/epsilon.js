@@ -1,16 +1,13 @@
-// EpsilonLab's picture: the error of the numeric slope versus eps, log-log, one curve per shown
-// dtype (the highlighted one bold, under the others), the shelf where x ± eps round to x
-// labelled, gradcheck's tolerance and eps, the theory lines and stars (the theory panel), the
-// cursor at the chosen eps, and below the plot a strip marking where eps rounds to 0 and where
-// the error is exactly 0 (no error to put on a log axis). Every number is looked up in the scene
-// (words.js); the page draws and words them.
+// EpsilonLab's picture: the error versus eps, log-log, one curve per shown dtype, gradcheck's
+// tolerance and eps, the theory lines and stars, the cursor, and below the plot a strip marking
+// where eps rounds to 0 and where the error is exactly 0 (no error to put on a log axis).
 import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, logTicks } from "../base/plot.js";
 import { COLORS, themed } from "../base/theme.js";
 import { LEAST_FONT, clampLeft, fitText, pictureWidth } from "../base/fit.js";
 import { pointRecord, rowOf } from "../base/tables.js";
-import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange } from "./words.js";
+import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange, shownDtypes } from "./words.js";
 
 // the theme's colours, read at each paint; a dtype's colour (Python sends the palette's light
 // value, scene.styles) is the theme's colour of that name: styleColor
@@ -23,12 +20,10 @@ export const LAB_LAYOUT = {
   sizes: { strip: [860, 448], plain: [860, 366], none: [860, 0] },
 };
 const XLIM = [EPS_MIN / 2.5, EPS_MAX * 2.5];
-const MARKERS = { o: "o", s: "s", "^": "^", D: "D" };
 // the picture in CSS pixels, as axes (the legend's keys are placed in pixels)
 const PIXELS = new Axes({ name: "pixels", box: [0, 0, 1, 1], xlim: [0, 1], ylim: [1, 0] });
-// Narrower than BESIDE: the plot spans the width less its margins, the legend's keys go below
-// it (one a row, 20 px apart), the strip below them.
-// From BESIDE pixels up the legend stays beside the plot.
+// Narrower than BESIDE pixels, the legend's keys go below the plot (one a row, 20 px apart), the
+// strip below them.
 export const BESIDE = 700;
 export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row: 20, stripGap: 34, tail: 16 };
 
@@ -64,7 +59,7 @@ export function labParts(ctx) {
 // Where, for each shown dtype, eps rounds to 0 or the error is exactly 0 (the strip's marks).
 function stripMarks(ctx, found) {
   const { scene, state } = ctx;
-  return scene.dtypes.filter((n) => state.shown.includes(n)).map((name) => {
+  return shownDtypes(scene, state).map((name) => {
     const k = scene.dtypes.indexOf(name);
     const flags = EPS_GRID.map((_, g) => rowOf(ctx.tables.flags, [found.w, found.s, k, g]));
     const err = rowOf(ctx.tables.error, [found.w, found.s, k]);
@@ -79,14 +74,11 @@ function wantsStrip(ctx, found) {
   return !!found && !found.noSlope && stripMarks(ctx, found).some((m) => m.under.length || m.zero.length);
 }
 
-// The legend's rows: the theory's three, gradcheck's two and the cursor.
-const legendRows = (parts) => (parts.theory ? 6 : 3);
-
 // (none where there is no slope to measure: the plot says so instead)
 function layoutOf(ctx) {
   const parts = labParts(ctx);
   const found = ctx.scene && ctx.scene.schemes ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
-  const rows = found && found.noSlope ? 0 : legendRows(parts);
+  const rows = found && found.noSlope ? 0 : parts.theory ? 6 : 3; // drawLegend's rows
   return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
 }
 
@@ -96,10 +88,6 @@ function sizeOf(ctx) {
 }
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
-
-function column(table, lead, c) {
-  return EPS_GRID.map((_, g) => rowOf(table, [...lead, g])[c]);
-}
 
 // The order and widths of the shown dtypes' curves: the highlighted one first, wide, under the
 // others, which are drawn on top of it, narrower, so that a curve it covers (float64's right arm
@@ -111,7 +99,7 @@ export function curveOrder(shown, highlighted) {
 
 function drawCurves(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
-  const shown = scene.dtypes.filter((n) => state.shown.includes(n));
+  const shown = shownDtypes(scene, state);
   // every curve at full colour (3:1 or more on the paper), each dtype its own marker shape and
   // dash pattern
   for (const [name, lw, ms] of curveOrder(shown, state.dtype)) {
@@ -120,7 +108,7 @@ function drawCurves(ctx, ax, found, drawn) {
     const color = styleColor(scene, name);
     const err = positive(rowOf(tables.error, [found.w, found.s, k]));
     dr.line(ax, EPS_GRID, err, { color, lw, alpha: 1, ls });
-    dr.markers(ax, EPS_GRID, err, { color, marker: MARKERS[marker] || "o", ms, alpha: 1 });
+    dr.markers(ax, EPS_GRID, err, { color, marker, ms, alpha: 1 });
     drawn.curves[name] = err.map((q, g) => [EPS_GRID[g], Number.isFinite(q) ? q : null]);
   }
   drawn.order = curveOrder(shown, state.dtype).map(([name]) => name);
@@ -167,11 +155,10 @@ export const shelfLabel = (dtype) => `${dtype}: x ± eps round to x, slope 0`;
 
 function drawTheory(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
-  const lead = [found.w, found.s, found.d];
-  const [trunc, round] = [0, 1].map((c) => positive(column(tables.theory, lead, c)));
+  const [trunc, round] = [0, 1].map((c) => positive(EPS_GRID.map((_, g) => rowOf(tables.theory, [found.w, found.s, found.d, g])[c])));
   dr.line(ax, EPS_GRID, trunc, { color: LAB_COLORS.grey, ls: "--", lw: 1.2 });
   dr.line(ax, EPS_GRID, round, { color: styleColor(scene, state.dtype), ls: ":", lw: 1.6 });
-  for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
+  for (const name of shownDtypes(scene, state)) {
     const opt = found.optima[scene.dtypes.indexOf(name)];
     if (!optimumInRange(opt)) continue;
     const mine = name === state.dtype;
@@ -183,7 +170,7 @@ function drawTheory(ctx, ax, found, drawn) {
 
 function drawStrip(ctx, lay, found, drawn) {
   const { scene, state, painter: dr } = ctx;
-  const shown = scene.dtypes.filter((n) => state.shown.includes(n));
+  const shown = shownDtypes(scene, state);
   const strip = new Axes({ name: "strip", box: lay.strip, xlim: XLIM, ylim: [shown.length - 0.5, -0.5], xscale: "log" });
   dr.frame(strip, { xticks: logTicks(...XLIM).map(([v]) => [v, ""]), grid: true });
   const key = fitText(["× eps rounds to 0 (no slope)      ▼ error exactly 0", "× eps rounds to 0    ▼ error exactly 0"],
@@ -243,7 +230,7 @@ export function dtypeSwatch(style, color, mine) {
 function dtypeLegend(ctx) {
   const { scene, state } = ctx;
   ctx.legend.innerHTML = "";
-  for (const name of scene.dtypes.filter((n) => state.shown.includes(n))) {
+  for (const name of shownDtypes(scene, state)) {
     const mine = name === state.dtype;
     const color = styleColor(scene, name);
     const look = dtypeSwatch(scene.styles[name], color, mine);

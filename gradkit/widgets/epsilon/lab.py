@@ -1,17 +1,9 @@
-"""EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps.
-
-Per x position :func:`gradkit.sweep` measures every grid eps for every dtype and both schemes
-(:mod:`.scene`), kept in the scene cache for built-in and zoo functions; the widget sends the
-positions around the current x, so the page
-(``epsilon.js``) moves eps, dtype, scheme, the theory switch, the reveal button and x by itself,
-drawing and wording everything. Only a typed eps off the grid, a new function and an x near the
-edge of what was sent reach the kernel.
-"""
+"""EpsilonLab: error versus eps for four dtypes, with theory, gradcheck's tolerance and best eps."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -29,14 +21,14 @@ from ..._args import (
 )
 from ..._palette import DTYPE_STYLES
 from ...numerics import SweepResult, unit_roundoff
-from ..base import InputError
+from ...numerics import sweep as measure_sweep
 from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
 from ..base.point import MenuSchemeTraits, PointWidget
 from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
-from .scene import FLAGS, OPTIMA, POINT, THEORY, exact_arrays, has_slope, lab_point, sweep_of
+from .scene import FIELDS, KINDS, has_slope, lab_point, sweep_arrays, sweep_of
 
 __all__ = ["EpsilonLab"]
 
@@ -45,22 +37,12 @@ _HALVES = ("float16", "bfloat16")
 
 
 def _measure(f: Callable, x: float) -> dict:
-    """The sweeps of one x position (the scene cache keeps those of built-in and zoo functions)."""
     return scene_cache.fetch(
         scene_key("epsilon", f, x, EPS_GRID, [*DTYPES]), lambda: lab_point(f, x), _POINT
     )
 
 
-_GRID = (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
-#: What :func:`lab_point` returns: a value read from the cache must be exactly that.
-_POINT = fields(
-    error=("float64", _GRID),
-    numeric=("float64", _GRID),
-    flags=("float32", (*_GRID, len(FLAGS))),
-    theory=("float32", (*_GRID, len(THEORY))),
-    optima=("float64", (*_GRID[:2], len(OPTIMA))),
-    point=("float64", (len(POINT),)),
-)
+_POINT = fields(**KINDS)
 
 
 _READOUTS = [
@@ -104,12 +86,10 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
-        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
-        The values the page shows, traits named as the page names them (``x`` a slider
-        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
-        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``; ``shown``: the dtypes on screen); ``state`` holds them all.
+        The values the page shows (``state`` holds them all; ``shown``: the dtypes on screen;
+        see :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     sweeps : dict[str, gradkit.SweepResult]
@@ -157,7 +137,6 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     def _build(  # long: every control and panel of the lab, one call each
         self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
     ) -> None:
-        """The controls, in the order the page shows them, and the readout slots."""
         self.function_dropdown = dropdown(
             self,
             "function",
@@ -215,32 +194,31 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     # ------------------------------------------------------------------------------ state
     @property
     def sweeps(self) -> dict[str, SweepResult]:
-        """The curves on the eps grid at the current x, by scheme (empty where f has no slope),
-        as sent: the x position's arrays, never measured again."""
+        """The curves on the eps grid at the current x, by scheme (empty where f has no slope)."""
         if not has_slope(self.point):
             return {}
         return {s: sweep_of(self.point, s, self.x_value, EPS_GRID) for s in WIDGET_SCHEMES}
 
     @property
     def sweep(self) -> SweepResult | None:
-        """The curves on the eps grid for the current scheme (None where f has no slope)."""
+        """The curves for the current scheme (None where f has no slope)."""
         return self.sweeps.get(self.scheme_buttons.value)
 
     @property
     def at_eps(self) -> SweepResult:
-        """Every dtype at exactly the current eps, as sent: the grid's column of the x
-        position's arrays, or the answer for a typed eps (:meth:`exact_of`)."""
+        """Every dtype at exactly the current eps: the grid's column of the x position's
+        arrays, or the answer for a typed eps."""
         if not has_slope(self.point):
             raise ValueError(f"f has no slope to measure at x = {self.x_value:g}: nothing was sent")
         scheme, exact = self.scheme_buttons.value, self.state.get("eps_exact")
         if exact is None:
             g = int(self.state["eps"])
-            names = ("error", "numeric", "flags", "theory")
-            column = {k: self.point[k][:, :, g : g + 1] for k in names}
+            column = {
+                k: self.point[k][:, :, g : g + 1] for k in ("error", "numeric", "flags", "theory")
+            }
             return sweep_of(self.point, scheme, self.x_value, [EPS_GRID[g]], column)
-        sent = self.exact_here()  # one x position: the answer's first
-        at = {k: v[0] for k, v in sent.items()}
-        return sweep_of(self.point, scheme, self.x_value, [exact], at)
+        answer = {k: v[0] for k, v in self.exact_here().items()}  # one x position
+        return sweep_of(self.point, scheme, self.x_value, [exact], answer)
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:
         """Add dtypes to the picture (default: all of them), as the reveal button does."""
@@ -249,8 +227,8 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         self.update_state({"shown": [n for n in DTYPES if n in shown]})
 
     def _reveal_pressed(self) -> None:
-        """The reveal button, as the page presses it: every dtype, or back to the first ones
-        (the highlight moving to one of them if it was a half precision)."""
+        """As the page presses it: every dtype, or back to the first ones (the highlight moving
+        to one of them if it was a half precision)."""
         first, also = self.reveal_button.spec["unset"]
         if self.shown != list(DTYPES):
             self.reveal()
@@ -258,16 +236,8 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         moved = {key: v for key, v in also.items() if self.state.get(key) not in first}
         self.update_state({"shown": first, **moved})
 
-    #: The shown dtypes are a set: each once, in DTYPES order, whatever order the page sent.
+    #: The shown dtypes are a set: each once, in DTYPES order (a non-empty list of their names).
     PAGE_SETS: ClassVar[dict[str, tuple[str, ...]]] = {"shown": tuple(DTYPES)}
-
-    def check_page_value(self, key: str, value: Any) -> None:
-        """The base's checks, and the shown dtypes: a non-empty list of dtype names."""
-        if key == "shown" and not (
-            isinstance(value, list) and value and all(v in DTYPES for v in value)
-        ):
-            raise InputError(f"the page sent shown={value!r}; it must list some of {list(DTYPES)}")
-        super().check_page_value(key, value)
 
     # ---------------------------------------------------------------------------- updates
     def _theory_switch(self) -> None:
@@ -275,13 +245,11 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         self.theory_checkbox.hidden = "theory" not in self.panels
 
     def scene_of(self, measured: list[dict], label: str | None = None) -> dict:
-        """What the arrays mean: fields, gradcheck's defaults, unit roundoffs, curve styles (of
-        the function shown, or of the menu's ``label``)."""
         return {
             "function": label or self.function_dropdown.value,
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
-            "fields": {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT},
+            "fields": FIELDS,
             "atol": GRADCHECK_DEFAULTS["atol"],
             "rtol": GRADCHECK_DEFAULTS["rtol"],
             "default_eps": GRADCHECK_DEFAULTS["eps"],
@@ -290,17 +258,18 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         }
 
     def arrays_of(self, measured: list[dict]) -> dict:
-        """The sweeps of each x position, stacked (:func:`.base.window.stack_points`), less the
-        numeric slopes: the page draws errors, and only Python's readouts read ``numeric``
-        (from the same measurement, kept here)."""
+        """The sweeps of each x position, stacked, less ``numeric``: the page draws errors, and
+        only Python's readouts read the numeric slopes (kept here)."""
         return stack_points([{k: v for k, v in p.items() if k != "numeric"} for p in measured])
 
     def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
         """Every scheme and dtype at a typed eps, at x position k, with an eps axis of one
-        (nothing where f has no slope: the page says so). ``numeric`` goes too: Python's
-        readouts read it."""
-        x = self.x_at(k)
-        return exact_arrays(self.f, x, eps) if has_slope(self._window.at(k)) else {}
+        (nothing where f has no slope: the page says so; ``numeric`` too: Python reads it)."""
+        if not has_slope(self._window.at(k)):
+            return {}
+        return sweep_arrays(
+            {s: measure_sweep(self.f, self.x_at(k), eps=[eps], scheme=s) for s in WIDGET_SCHEMES}
+        )
 
 
 def _shown_dtypes(

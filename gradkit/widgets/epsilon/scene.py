@@ -1,11 +1,8 @@
 """EpsilonLab's numbers: per x position, :func:`gradkit.sweep` over every grid eps, dtype and
-scheme, laid out as the arrays the page reads (``epsilon.js``: ``labFound``).
+scheme, laid out as the arrays the page reads (``words.js``: ``labFound``).
 
-:func:`lab_point` measures one x as arrays only (what the scene cache keeps); the widget sends
-the positions around the current x (:class:`~gradkit.widgets.base.window.XWindow`), stacked.
-An x where f or its slope is not a finite number (log at 0, exp at 800) is no error: its
-arrays are NaN and the page says why from ``point`` (f(x) and the analytic slope as torch gives
-them); :func:`has_slope` tells the two apart.
+An x where f or its slope is not a finite number (log at 0, exp at 800) is no error: its arrays
+are NaN and the page says why from ``point`` (f(x) and the analytic slope as torch gives them).
 """
 
 from __future__ import annotations
@@ -21,11 +18,12 @@ from ...numerics import DtypeSweep, SweepResult, analytic_slope, sweep
 from ..base.floats import evaluate
 
 __all__ = [
+    "FIELDS",
     "FLAGS",
+    "KINDS",
     "OPTIMA",
     "POINT",
     "THEORY",
-    "exact_arrays",
     "has_slope",
     "lab_point",
     "sweep_arrays",
@@ -39,6 +37,18 @@ THEORY = ("truncation", "rounding")
 OPTIMA = ("optimal_eps", "optimal_error", "best_eps", "best_error")
 #: Per x: the analytic slope (float64 autograd), gradcheck's tolerance there, f(x) in float64.
 POINT = ("analytic", "tolerance", "fx")
+#: The names of the last axis of each table, as the scene sends them.
+FIELDS = {"flags": FLAGS, "theory": THEORY, "optima": OPTIMA, "point": POINT}
+_GRID = (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
+#: What :func:`lab_point` returns, each array's (dtype, shape): the cache checks a value read.
+KINDS = {
+    "error": ("float64", _GRID),
+    "numeric": ("float64", _GRID),
+    "flags": ("float32", (*_GRID, len(FLAGS))),
+    "theory": ("float32", (*_GRID, len(THEORY))),
+    "optima": ("float64", (*_GRID[:2], len(OPTIMA))),
+    "point": ("float64", (len(POINT),)),
+}
 
 
 def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
@@ -71,17 +81,12 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
     }
 
 
-def _empty(point: Sequence[float], n: int) -> dict[str, np.ndarray]:
-    """The arrays of an x with no slope to measure: NaN everywhere but ``point``."""
-    s, d = len(WIDGET_SCHEMES), len(DTYPES)
-    return {
-        "error": np.full((s, d, n), np.nan),
-        "numeric": np.full((s, d, n), np.nan),
-        "flags": np.zeros((s, d, n, len(FLAGS)), np.float32),
-        "theory": np.full((s, d, n, len(THEORY)), np.nan, np.float32),
-        "optima": np.full((s, d, len(OPTIMA)), np.nan),
-        "point": np.array(point, dtype=np.float64),
-    }
+def _empty(point: Sequence[float]) -> dict[str, np.ndarray]:
+    """The arrays of an x with no slope to measure: NaN everywhere but ``point`` (flags 0)."""
+    arrays = {k: np.full(shape, np.nan, dtype) for k, (dtype, shape) in KINDS.items()}
+    arrays["flags"][:] = 0
+    arrays["point"][:] = point
+    return arrays
 
 
 def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
@@ -90,7 +95,7 @@ def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
     fx = float(evaluate(f, torch.tensor([float(x)], dtype=torch.float64))[0])
     analytic = analytic_slope(f, x) if math.isfinite(fx) else math.nan
     if not (math.isfinite(fx) and math.isfinite(analytic)):
-        return _empty((analytic, math.nan, fx), len(EPS_GRID))
+        return _empty((analytic, math.nan, fx))
     sweeps = {s: sweep(f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
     arrays = sweep_arrays(sweeps)
     arrays["point"] = np.array([analytic, sweeps["central"].tolerance, fx])
@@ -100,11 +105,6 @@ def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
 def has_slope(point: Mapping[str, np.ndarray]) -> bool:
     """Whether :func:`lab_point` measured slopes there (its tolerance is a number)."""
     return math.isfinite(float(point["point"][POINT.index("tolerance")]))
-
-
-def exact_arrays(f: Callable, x: float, eps: float) -> dict[str, np.ndarray]:
-    """A typed eps off the grid: :func:`sweep_arrays` at exactly ``eps`` (an eps axis of one)."""
-    return sweep_arrays({s: sweep(f, x, eps=[eps], scheme=s) for s in WIDGET_SCHEMES})
 
 
 def sweep_of(
@@ -118,7 +118,7 @@ def sweep_of(
 
     ``point`` is one x position of :func:`lab_point`; ``per_eps`` (default ``point``) holds the
     arrays along ``eps`` (``error``, ``numeric``, ``flags``, ``theory``: a slice of the grid, or
-    :func:`exact_arrays`). The theory curves are the float32 numbers the page draws.
+    :meth:`EpsilonLab.exact_of`). The theory curves are the float32 numbers the page draws.
     """
     s, per_eps = WIDGET_SCHEMES.index(scheme), per_eps or point
     analytic, tolerance, _fx = (float(v) for v in point["point"])

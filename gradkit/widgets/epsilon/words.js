@@ -1,11 +1,11 @@
-// EpsilonLab's lookups and wording, from the scene lab.py sends (scene.py: error, flags, theory,
-// optima and point per x position, scheme, dtype and grid eps, every number gradkit.sweep's).
-// epsilon.js draws; this file finds the numbers for a state and words the readouts.
+// EpsilonLab's lookups and wording: the numbers of gradkit.sweep (scene.py) for a state, and the
+// readouts; epsilon.js draws.
 import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { record, rowOf } from "../base/tables.js";
 
-const orNaN = (v) => (v === null || v === undefined ? NaN : v);
+// The shown dtypes, in the scene's order.
+export const shownDtypes = (scene, state) => scene.dtypes.filter((n) => state.shown.includes(n));
 
 // The index of x's position k among the positions sent, or -1.
 export function labSlot(scene, k) {
@@ -112,7 +112,7 @@ export function noSlopeText(fname, x, point) {
 }
 
 function tableHtml(scene, state, found) {
-  const rows = scene.dtypes.filter((name) => state.shown.includes(name)).map((name) => {
+  const rows = shownDtypes(scene, state).map((name) => {
     const r = found.at[scene.dtypes.indexOf(name)];
     const verdict = r.passes ? marked("good", "passes") : marked("bad", "fails");
     const bold = name === state.dtype ? " style='font-weight:bold'" : "";

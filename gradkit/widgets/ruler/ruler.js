@@ -1,7 +1,5 @@
-// FloatRuler's picture and readouts, from the scene ruler.py sends (scene.py): per x position and
-// dtype, x as stored, the spacing above and below it, its neighbours in ulps, and where x − eps
-// and x + eps land for every grid eps, all computed by torch in that dtype. The page scales those
-// numbers to its two panels and words them; it never rounds a number itself.
+// FloatRuler's picture and readouts: the page scales torch's numbers (scene.py) to its two
+// panels and words them; it never rounds a number itself.
 import { EPS_GRID, epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
@@ -23,9 +21,9 @@ export function pyRepr(v) {
   return s.includes(".") ? s : `${s}.0`;
 }
 
-// What the state shows: x as stored, its spacing and neighbours, where x ± eps land, and the
-// flags a learner reads (null while the data is missing: an x beyond the positions sent, or a
-// typed eps the kernel is still measuring); state.x is x's position, `typed` its value.
+// What the state shows, named as Python's Ruler: x as stored, its spacing and neighbours, where
+// x ± eps land and the flags (scene.landing_flags); null while the data is missing (an x beyond
+// the positions sent, a typed eps the kernel is still measuring). `typed` is x's value.
 export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
   const w = state.x - scene.window[0];
@@ -34,16 +32,12 @@ export function rulerFound(scene, tables, exact, state, typed) {
   const offGrid = state.eps_exact != null;
   if (offGrid && !exact) return null;
   const [from, at, g] = offGrid ? [exact.tables, 0, 0] : [tables, w, state.eps];
-  const land = rowOf(from.landing, [at, d, g]);
+  const [x, ulp, ulp_below] = rowOf(tables.point, [w, d]);
+  const [h, lower, upper] = rowOf(from.landing, [at, d, g]);
   const raised = rowOf(from.flags, [at, d, g]);
-  const eps = offGrid ? state.eps_exact : EPS_GRID[state.eps];
-  const [x, ulp, ulpBelow] = rowOf(tables.point, [w, d]);
-  const [h, lower, upper] = land;
-  const flag = (name) => raised[scene.flags.indexOf(name)] === 1; // Python's (floats.landing_flags)
   return {
-    dtype: state.dtype, typed, x, ulp, ulpBelow, h, lower, upper, eps,
-    overflow: flag("overflow"), underflow: flag("underflow"), lowerCollapsed: flag("lower_collapsed"),
-    upperCollapsed: flag("upper_collapsed"), collapsed: flag("collapsed"),
+    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: offGrid ? state.eps_exact : EPS_GRID[state.eps],
+    ...Object.fromEntries(scene.flags.map((name, i) => [name, raised[i] === 1])),
     near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
   };
 }
@@ -111,11 +105,11 @@ export function rulerReadouts(r) {
 function ulpDetail(r) {
   const plain = r.ulp >= 1e-20 ? `= ${fmtPlain(r.ulp)}; ` : "";
   let below = "";
-  if (r.ulpBelow !== r.ulp && Number.isFinite(r.ulpBelow)) {
+  if (r.ulp_below !== r.ulp && Number.isFinite(r.ulp_below)) {
     const power = Number.isInteger(Math.log2(Math.abs(r.x)));
-    const closer = r.ulpBelow < r.ulp ? "twice as close" : "twice as far apart";
+    const closer = r.ulp_below < r.ulp ? "twice as close" : "twice as far apart";
     const why = power ? ` (x is a power of two: below it the numbers sit ${closer})` : "";
-    below = `; just below x it is ${pyFormat(r.ulpBelow, ".3g")}${why}`;
+    below = `; just below x it is ${pyFormat(r.ulp_below, ".3g")}${why}`;
   }
   return `${plain}eps is ${ulpsText(r.eps / r.ulp)}${below}`;
 }
@@ -150,8 +144,8 @@ function collapseText(r) {
     return marked("bad", `x − eps and x + eps both land on x: eps is less than half the spacing ` +
       `${pyFormat(r.ulp, ".3g")}, so f(x + eps) − f(x − eps) = 0 and the numeric slope is exactly 0.`);
   }
-  if (r.lowerCollapsed || r.upperCollapsed) {
-    const side = r.lowerCollapsed ? "x − eps" : "x + eps";
+  if (r.lower_collapsed || r.upper_collapsed) {
+    const side = r.lower_collapsed ? "x − eps" : "x + eps";
     return marked("warn", `${side} lands on x: only one side of the nudge survives, so the central ` +
       "difference sees half a step.");
   }
@@ -189,25 +183,26 @@ export function tickSegments(positions, half) {
 
 const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
 
-function ruler(ctx, lay, name, xlim, ylim, xticks, xlabel, title) {
+// A ruler's frame and the line its numbers sit on; where x overflows, the words why it is empty.
+function ruler(ctx, lay, r, name, xlim, ylim, xticks, xlabel, title) {
+  const dr = ctx.painter;
   const ax = new Axes({ name, box: lay[name], xlim, ylim });
-  ctx.painter.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
-  ctx.painter.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  dr.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
+  dr.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  if (r.overflow) {
+    const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
+    const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, dr.measure, 12);
+    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
+  }
   return ax;
-}
-
-function overflowNote(ctx, ax, r) {
-  const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
-  const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, ctx.painter.measure, 12);
-  ctx.painter.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
 }
 
 function drawLanding(ctx, lay, r) {
   const dr = ctx.painter;
   const V = ctx.scene.view;
-  const ax = ruler(ctx, lay, "landing", [-V * 1.04, V * 1.04], [-0.6, 1.3],
+  const ax = ruler(ctx, lay, r, "landing", [-V * 1.04, V * 1.04], [-0.6, 1.3],
     [[-1, "x − eps"], [0, "x"], [1, "x + eps"]], "offset from x, in units of eps", "where x − eps and x + eps land");
-  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { view_ticks: null } }; }
+  if (r.overflow) return { ax, drawn: { view_ticks: null } };
   const ticks = viewTicks(r, V);
   if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: COLORS.ink, lw: 1 });
   else {
@@ -229,9 +224,9 @@ function drawSpacing(ctx, lay, r) {
   const dr = ctx.painter;
   const U = ctx.scene.zoom_ulps;
   const xticks = Array.from({ length: 2 * U + 1 }, (_, i) => [i - U, pyFormat(i - U, ".0f").replace("-", "−")]);
-  const ax = ruler(ctx, lay, "spacing", [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
+  const ax = ruler(ctx, lay, r, "spacing", [-U - 0.6, U + 0.6], [-0.6, 1.0], xticks,
     "offset from x, in spacings (ulp) at x", "the representable numbers next to x");
-  if (r.overflow) { overflowNote(ctx, ax, r); return { ax, drawn: { zoom_ticks: 0 } }; }
+  if (r.overflow) return { ax, drawn: { zoom_ticks: 0 } };
   const ticks = zoomTicks(r, U);
   dr.line(ax, ...tickSegments(ticks, 0.25), { color: COLORS.ink, lw: 1.4 });
   dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });

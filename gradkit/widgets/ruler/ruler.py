@@ -1,10 +1,4 @@
-"""FloatRuler: the representable numbers around x, and where x − eps and x + eps land.
-
-Per x position torch measures, in every dtype, x as stored, its neighbours and where x ± eps
-land for every grid eps (:mod:`.scene`); the widget sends the positions around the current x, so
-the page (``ruler.js``) moves x, eps and dtype by itself, drawing and wording everything. Only a
-typed eps off the grid and an x near the edge of what was sent reach the kernel.
-"""
+"""FloatRuler: the representable numbers around x, and where x − eps and x + eps land."""
 
 from __future__ import annotations
 
@@ -18,8 +12,7 @@ from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
 from ..base.window import stack_points
-from .floats import FLAGS, Ruler
-from .scene import NEIGHBOURS, VIEW, ZOOM_ULPS, exact_landings, finfo_max, ruler_point
+from .scene import FLAGS, NEIGHBOURS, VIEW, ZOOM_ULPS, Ruler, ruler_point
 
 __all__ = ["FloatRuler"]
 
@@ -64,12 +57,10 @@ class FloatRuler(PointWidget):
     Attributes
     ----------
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
-        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     x, eps, eps_exact, dtype, panels
-        The values the page shows, traits named as the page names them (``x`` a slider
-        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
-        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``); ``state`` holds them all.
+        The values the page shows (``state`` holds them all; see
+        :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     ruler : Ruler
@@ -114,37 +105,27 @@ class FloatRuler(PointWidget):
     @property
     def ruler(self) -> Ruler:
         """Where x ± eps land in the dtype selected now, read from what was sent (the x
-        position's arrays, or the answer for a typed eps, :meth:`exact_of`): never measured
-        again, so it is what the page shows."""
+        position's arrays, or the answer for a typed eps): what the page shows."""
         d = list(DTYPES).index(self.dtype)
-        x, ulp, ulp_below = (float(v) for v in self.point["point"][d])
-        exact = self.state.get("eps_exact")
-        if exact is None:
+        if self.state.get("eps_exact") is None:
             landing = self.point["landing"][d, int(self.state["eps"])]
         else:
             landing = self.exact_here()["landing"][0, d, 0]
-        h, lower, upper = (float(v) for v in landing)
-        return Ruler(x=x, h=h, ulp=ulp, ulp_below=ulp_below, lower=lower, upper=upper)
+        return Ruler.of(self.point["point"][d], landing)
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:
-        """What the arrays mean: the dtypes, their largest numbers, the panels' reach."""
         return {
             "dtypes": list(DTYPES),
             "flags": list(FLAGS),  # the names of the flags table's last axis
-            "max": finfo_max(),
-            "grid_size": len(EPS_GRID),
-            "neighbours": NEIGHBOURS,
+            "max": {name: float(torch.finfo(dtype).max) for name, dtype in DTYPES.items()},
             "view": VIEW,
             "zoom_ulps": ZOOM_ULPS,
         }
 
     def arrays_of(self, measured: list) -> dict:
-        """Each x position's numbers in every dtype, stacked (:func:`.scene.stack_points`)."""
         return stack_points(measured)
 
     def exact_of(self, eps: float, k: int) -> dict:
-        """Where x ± eps land in every dtype at a typed eps (a dtype switch stays local), at x
-        position k, with an eps axis of one, as the scene's ``landing`` and ``flags``."""
-        landings = exact_landings(self.x_at(k), eps)
-        return {name: a[:, None] for name, a in landings.items()}
+        point = ruler_point(self.x_at(k), [eps])
+        return {"landing": point["landing"], "flags": point["flags"]}

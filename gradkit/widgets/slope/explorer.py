@@ -1,11 +1,4 @@
-"""SlopeExplorer: slide eps and watch the secant (numeric slope) leave the tangent (analytic).
-
-Per function, torch measures every grid eps × dtype × scheme at the x positions around the
-current one (:class:`~.scene.SlopeScene`); the page (``slope.js``) moves eps, dtype, scheme and
-x among them, drawing and wording everything itself. Only a typed eps off the grid, a new
-function and an x beyond the positions sent reach the kernel; its answer brings data, never a
-repaint of what the page already shows.
-"""
+"""SlopeExplorer: slide eps and watch the secant (numeric slope) leave the tangent (analytic)."""
 
 from __future__ import annotations
 
@@ -43,7 +36,6 @@ __all__ = ["SlopeExplorer"]
 
 
 def _measure(f: Callable, x: float) -> dict[str, float | np.ndarray]:
-    """The numbers of one x position (the scene cache keeps those of built-in and zoo functions)."""
     return scene_cache.fetch(
         scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x), _POINT
     )
@@ -86,12 +78,10 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons : gradkit.widgets.base.Control
-        Python handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
     function, x, eps, eps_exact, dtype, scheme, panels
-        The values the page shows, traits named as the page names them (``x`` a slider
-        position: the float x is ``x_slider.value``; ``eps`` a grid position: the float eps is
-        ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``); ``state`` holds them all.
+        The values the page shows (``state`` holds them all; see
+        :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
     error_area
         ``.value`` is the HTML of the error area (empty when all is well).
     numeric, analytic : float
@@ -102,7 +92,6 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     view = "slopeView"
     scripts = ("slope/slope.js",)
     PANELS = ("curve", "zoom")
-    #: The readouts the page writes: (name, CSS class).
     READOUTS = (
         ("numeric", "gradkit-numeric"),
         ("analytic", "gradkit-analytic"),
@@ -158,24 +147,13 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
 
     # ------------------------------------------------------------------------------ state
     @property
-    def custom(self) -> bool:
-        """Whether f is an autograd.Function: the analytic slope is what its backward says."""
-        return is_custom_function(self.f)
-
-    def _row(self) -> np.ndarray:
-        """The row of FIELDS the page shows now, read from what was sent: the x position's
-        rows, or the answer for a typed eps (:meth:`exact_of`); never measured again."""
-        s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
-        d = list(DTYPES).index(self.dtype)
-        exact = self.state.get("eps_exact")
-        if exact is None:
-            return self.point["rows"][s, d, int(self.state["eps"])]
-        return self.exact_here()["rows"][0, s, d, 0]
-
-    @property
     def numeric(self) -> float:
-        """The numeric slope the page shows now."""
-        return float(self._row()[FIELDS.index("numeric")])
+        """The numeric slope the page shows now (read from the row sent)."""
+        s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
+        d, c = list(DTYPES).index(self.dtype), FIELDS.index("numeric")
+        if self.state.get("eps_exact") is None:
+            return float(self.point["rows"][s, d, int(self.state["eps"]), c])
+        return float(self.exact_here()["rows"][0, s, d, 0, c])
 
     @property
     def analytic(self) -> float:
@@ -184,13 +162,12 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
 
     # ---------------------------------------------------------------------- what is sent
     def new_function(self) -> None:
-        """A new function: its curve once, then the positions around x (PointWidget)."""
+        """A new function: its curve once, then the positions around x."""
         lo, hi = (self.x_at(k) for k in self._window.x_range)
         self._curve = curve(self.f, lo, hi)
         super().new_function()
 
     def scene_of(self, measured: list, label: str | None = None) -> dict:
-        """What the arrays mean, and the function drawn (the one shown, or the menu's ``label``)."""
         label = label or self.function_dropdown.value
         return {
             "function": label,
@@ -205,7 +182,6 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         }
 
     def arrays_of(self, measured: list) -> dict[str, np.ndarray]:
-        """Per x position: analytic slope, rows, zoom; and the function's curve."""
         return {**stack_points(measured), **self._curve}
 
     def answer_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
@@ -217,7 +193,5 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         return arrays
 
     def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
-        """Every scheme and dtype at a typed eps, at x position k: rows and zoom, as a
-        position's."""
         rows, zoom = slope_rows(self.f, self.x_at(k), [eps])
         return {"rows": rows, "zoom": zoom}

@@ -1,10 +1,5 @@
-"""SlopeExplorer's numbers: for each x of its grid, every grid eps × dtype × scheme, by torch.
-
-:func:`slope_rows` measures one x in one batched pass per dtype; SlopeExplorer sends the x
-positions around the current one (the page moves x, eps, dtype and scheme among them with no
-kernel message) and the curve f drawn in the overview (:func:`curve`). The page looks rows up
-in ``slope.js`` (``slopeRow``).
-"""
+"""SlopeExplorer's numbers: for each x of its grid, every grid eps × dtype × scheme, by torch
+(:func:`slope_rows`: one batched pass per dtype), and the curve f drawn in the overview."""
 
 from __future__ import annotations
 
@@ -57,39 +52,20 @@ def slope_rows(f: Callable, x: float, eps: Sequence[float]) -> tuple[np.ndarray,
         t = x_t + (eps64[:, None] * u[None, :]).to(dtype)  # x + u·eps, rounded in the dtype
         values = evaluate(f, torch.cat([x_t + h, x_t - h, x_t.reshape(1), t.reshape(-1)]))
         values = values.to(torch.float64)
-        fx = float(values[2 * n])
+        plus, minus, fx = values[:n], values[n : 2 * n], values[2 * n].expand(n)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            zoom[d] = ((values[2 * n + 1 :].reshape(n, ZOOM_POINTS) - fx) / eps64[:, None]).numpy()
+            zoom[d] = (
+                (values[2 * n + 1 :].reshape(n, ZOOM_POINTS) - fx[0]) / eps64[:, None]
+            ).numpy()
         zoom[d][(h == 0).numpy()] = np.nan
         for s, scheme in enumerate(WIDGET_SCHEMES):
-            numeric = numeric_slopes(f, x, eps64, dtype=dtype, scheme=scheme).numpy()
-            _fill(rows[s, d], scheme, x_t, h, values[: 2 * n], fx, numeric)
+            backward_point = SCHEMES[scheme][1] < 0  # central: x − eps; forward: x itself
+            p0, p1 = x_t + h, (x_t - h if backward_point else x_t + 0.0 * h)
+            numeric = numeric_slopes(f, x, eps64, dtype=dtype, scheme=scheme)
+            v1 = minus if backward_point else fx
+            columns = [numeric, h, p0, p1, plus, v1, fx, x_t.expand(n), h == 0, p0 == p1]
+            rows[s, d] = torch.stack([c.to(torch.float64) for c in columns], -1).numpy()
     return rows, zoom
-
-
-def _fill(
-    r: np.ndarray,
-    scheme: str,
-    x_t: torch.Tensor,
-    h: torch.Tensor,
-    plus_minus: torch.Tensor,
-    fx: float,
-    numeric: np.ndarray,
-) -> None:
-    """Columns 0-9 of one (scheme, dtype) block: slope, stored eps, points, values, flags."""
-    n = len(h)
-    plus, minus = plus_minus[:n], plus_minus[n:]
-    backward_point = SCHEMES[scheme][1] < 0  # central: x − eps; forward: x itself
-    p0 = (x_t + h).to(torch.float64)
-    p1 = (x_t - h if backward_point else x_t + 0.0 * h).to(torch.float64)
-    r[:, 0] = numeric
-    r[:, 1] = h.to(torch.float64).numpy()
-    r[:, 2], r[:, 3] = p0.numpy(), p1.numpy()
-    r[:, 4] = plus.numpy()
-    r[:, 5] = minus.numpy() if backward_point else fx
-    r[:, 6], r[:, 7] = fx, float(x_t)
-    r[:, 8] = (h == 0).numpy()
-    r[:, 9] = (p0 == p1).numpy()
 
 
 def slope_point(f: Callable, x: float) -> dict[str, float | np.ndarray]:

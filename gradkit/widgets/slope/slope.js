@@ -1,7 +1,5 @@
-// SlopeExplorer's picture and readouts, from the scene explorer.py sends (scene.py: FIELDS):
-// the overview (f near x, tangent, secant, evaluation points, the zoom window) and the zoom in
-// units of eps (staircase of f in the dtype, tangent, secant, points). Every number is torch's,
-// looked up for the state; the page formats them.
+// SlopeExplorer's picture and readouts: the overview (f near x, tangent, secant, the zoom
+// window) and the zoom in units of eps (f in the dtype as a staircase), from torch's rows.
 import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
@@ -21,8 +19,7 @@ export const FORMULAS = {
 };
 
 // The row the state shows: {r: FIELDS -> number, zoom, analytic, eps, x}, or null while it has
-// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring);
-// state.x is x's position, `x` its value (tables.js pointRecord).
+// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring).
 export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
@@ -47,8 +44,8 @@ export function fmtSlope(v) {
 export function slopeReadouts(scene, state, found) {
   const { r, analytic: a, eps } = found;
   const name = state.dtype;
-  const err = Math.abs(r.numeric - a);
   const custom = scene.custom;
+  const err = Math.abs(r.numeric - a);
   const stored = r.h === eps ? "" : `; stored in ${name} as ${pyFormat(r.h, ".9g")}`;
   return {
     numeric: readoutHtml("numeric slope", fmtSlope(r.numeric),
@@ -101,8 +98,7 @@ export function overviewLimits(xs, ys, lo, hi, fx) {
   return paddedLimits(chosen, SLOPE_MARGIN);
 }
 
-// The zoom panel's y limits: the staircase, the tangent's ends, the evaluation points and 0,
-// padded.
+// The zoom panel's y limits: the staircase, the tangent's ends, the evaluation points and 0.
 export function zoomLimits(scene, found) {
   const { r, analytic: a, eps, zoom } = found;
   const hw = scene.half_width;
@@ -122,8 +118,8 @@ export const SLOPE_LAYOUT = {
 export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
 export const SIDE_BY_SIDE = 760;
 
-// The picture's size and each shown panel's box [left, top, width, height] in CSS pixels, for
-// the panels shown and the width the page gives (`room`; null: the design width).
+// The picture's size and each shown panel's box [left, top, width, height] at the width the
+// page gives (`room`; null: the design width).
 export function slopeLayout(panels, room) {
   const design = panelLayout(SLOPE_LAYOUT, panels, ["curve", "zoom"]);
   const names = ["curve", "zoom"].filter((n) => design[n]);
@@ -138,16 +134,15 @@ export function slopeLayout(panels, room) {
 }
 
 const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
+// points as CSS pixels of the figure (the browser tests read the canvas there)
+const pixels = (ax, xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
   const { r, analytic: a, eps, x } = found;
   const hw = scene.view_half_width;
   const xlim = [x - hw, x + hw];
-  const curve = tables.curve;
-  const n = curve.shape[1];
-  const cx = curve.data.subarray(0, n);
-  const cy = curve.data.subarray(n, 2 * n);
+  const [cx, cy] = [0, 1].map((i) => rowOf(tables.curve, [i]));
   const ylim = overviewLimits(cx, cy, xlim[0], xlim[1], r.fx);
   const ax = new Axes({ name: "curve", box: lay.curve, xlim, ylim });
   const named = scene.custom || scene.function.startsWith("your ") ? scene.function : `f(x) = ${scene.function}`;
@@ -172,8 +167,7 @@ function drawOverview(ctx, lay, found) {
   dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
   if (!r.underflow) windowBrackets(dr, ax, win);
-  const px = (xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
-  return { ax, drawn: { points_px: px([r.p0, r.p1], [r.v0, r.v1]), secant_px: px(...secant), tangent_px: px(...tangent), curve_ylim: ylim,
+  return { ax, drawn: { points_px: pixels(ax, [r.p0, r.p1], [r.v0, r.v1]), secant_px: pixels(ax, ...secant), tangent_px: pixels(ax, ...tangent), curve_ylim: ylim,
     window: { x: win, shaded: !r.underflow && shade.alpha > 0 } } };
 }
 
@@ -197,7 +191,7 @@ function drawZoom(ctx, lay, found) {
   dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
   const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
-  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: [o0, o1].map((u, i) => [+ax.px(u).toFixed(2), +ax.py(zv[i]).toFixed(2)]), zoom_levels: levels } };
+  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: pixels(ax, [o0, o1], zv), zoom_levels: levels } };
 }
 
 // How the zoom window is drawn on the overview whose x range is `xlim`: shaded while it is a
