@@ -1,8 +1,7 @@
 // A Jacobian drawn as a matrix, in JacobianBuilder (jacobian.js) and GradcheckLab (lab/lab.js):
-// row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
-// helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
+// row i is output entry i, column j input entry j, row 0 on top; one cell per entry.
 import { pyFormat } from "./format.js";
-import { Axes, FONT } from "./plot.js";
+import { Axes } from "./plot.js";
 import { LEAST_FONT, clampLeft, fitText } from "./fit.js";
 import { COLORS } from "./theme.js";
 
@@ -33,18 +32,9 @@ export function textWidth(text, size) {
   return String(text).length * 0.64 * size;
 }
 
-// A text measurer for the painter's canvas: (text, size) -> width in CSS pixels at that size and
-// weight, in the pictures' font; the estimate above where the canvas cannot measure.
+// The painter's text measurer at one weight: (text, size) -> width in CSS pixels.
 export function measurer(painter, weight = "normal") {
-  const g = painter.g;
-  if (!g || typeof g.measureText !== "function") return textWidth;
-  return (text, size) => {
-    g.save();
-    g.font = `${weight} ${size}px ${FONT}`;
-    const w = g.measureText(String(text)).width;
-    g.restore();
-    return w;
-  };
+  return (text, size) => painter.measure(text, size, weight);
 }
 
 // The largest font size from `size` down to `least` at which every line is at most `width`
