@@ -189,11 +189,10 @@ export function render({ model, el, experimental }, view) {
     for (const b of built) b.sync();
     note.hidden = !root.querySelector(".gk-needs-kernel");
     // a change that needs a new scene (another function, a typed atol): the old picture waits
-    if (!sceneFits(ctx.scene, ctx.state)) { waiting = true; markBusy(); return; }
-    // a typed eps the kernel could not measure: the error area says why, the picture stays
-    if (ctx.exact === FAILED) { waiting = false; markBusy(); return; }
+    // under the busy mark; a typed eps the kernel could not measure: the error area says why
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
-    if (key === lastKey && !force) { waiting = false; markBusy(); return; }
+    waiting = !sceneFits(ctx.scene, ctx.state);
+    if (waiting || ctx.exact === FAILED || (key === lastKey && !force)) { markBusy(); return; }
     measure();
     const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
     const scale = dpr();
