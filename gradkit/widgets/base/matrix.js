@@ -86,7 +86,7 @@ export function matrixFrame(painter, ax, title, o = {}) {
   const yticks = entryTicks(rows, ax.height / rows, LEAST_FONT + 3);
   const ylabel = o.ylabel === undefined ? "output entry i" : o.ylabel;
   painter.frame(ax, {
-    xticks, yticks, tickSize: LEAST_FONT, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    xticks, yticks, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
     xlabels: o.xlabels, xlabelRoom: o.xlabelRoom,
     ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
@@ -119,18 +119,16 @@ export function matrixCells(painter, ax, colour) {
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
-// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 11 px)
-// at which every label fits its cell; none when even 11 px is too large (a uniform look).
-export function cellLabels(painter, ax, text, ink, size = LEAST_FONT) {
-  const rows = ax.ylim[0];
-  const cols = ax.xlim[1];
+// The cells' labels, text(i, j) in ink(i, j), at 11 px where every label fits its cell; none
+// where one does not (a uniform look).
+export function cellLabels(painter, ax, text, ink) {
   const labels = [];
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
-  let s = size;
-  while (s >= LEAST_FONT && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
-  if (s < LEAST_FONT) return;
+  for (let i = 0; i < ax.ylim[0]; i++) {
+    for (let j = 0; j < ax.xlim[1]; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
+  }
+  if (!labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, LEAST_FONT))) return;
   for (const [i, j, t, [x, y, w, h]] of labels) {
-    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: s, color: ink(i, j) });
+    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: LEAST_FONT, color: ink(i, j) });
   }
 }
 

@@ -274,22 +274,21 @@ export function makePainter(g) {
     frame(ax, o = {}) {
       const { left: L, top: T, width: W, height: H } = ax;
       rect(L, T, W, H, { fill: COLORS.paper });
-      const tickSize = Math.max(o.tickSize || LEAST_FONT, LEAST_FONT);
       const xticks = (o.xticks || []).filter(([v]) => ax.px(v) >= L - 0.5 && ax.px(v) <= L + W + 0.5);
       // as many labels as fit side by side (every one, at the width a picture is designed for)
-      const stride = labelStride(xticks.map(([v]) => ax.px(v)), xticks.map(([, label]) => measure(label, tickSize)));
+      const stride = labelStride(xticks.map(([v]) => ax.px(v)), xticks.map(([, label]) => measure(label, LEAST_FONT)));
       xticks.forEach(([v, label], k) => {
         const X = ax.px(v);
         if (o.grid) segment(X, T, X, T + H, { color: COLORS.grid, lw: 0.8 });
         segment(X, T + H, X, T + H + 3.5, { color: COLORS.ink, lw: 0.8 });
-        if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: tickSize });
+        if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
       });
       for (const [v, label] of o.yticks || []) {
         const Y = ax.py(v, o.ylim);
         if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
         if (o.grid) segment(L, Y, L + W, Y, { color: COLORS.grid, lw: 0.8 });
         segment(L - 3.5, Y, L, Y, { color: COLORS.ink, lw: 0.8 });
-        text(L - 6, Y, label, { align: "right", size: tickSize });
+        text(L - 6, Y, label, { align: "right", size: LEAST_FONT });
       }
       if (o.spines === "bottom") segment(L, T + H, L + W, T + H, { color: COLORS.ink, lw: 0.8 });
       else rect(L, T, W, H, { color: COLORS.ink, lw: 0.8 });
@@ -301,7 +300,7 @@ export function makePainter(g) {
       }
       // the y label left of the tick labels (further left than o.ylabelGap when they are wide),
       // left out where that is past the picture's left edge
-      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, tickSize)));
+      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, LEAST_FONT)));
       const gap = Math.max(o.ylabelGap || 46, widest + 14);
       if (o.ylabel && L - gap >= 7) text(L - gap, T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
       // the title from the panel's left edge, within `o.right` (the picture's width) when given:
@@ -312,7 +311,7 @@ export function makePainter(g) {
       }
     },
     // a vertical colour bar: `cmap(t)` for t from lo (bottom) to hi (top), ticks [value, label]
-    colorbar(ax, cmap, lo, hi, ticks = [], label = "") {
+    colorbar(ax, cmap, lo, hi, ticks = []) {
       const n = 64;
       for (let k = 0; k < n; k++) {
         g.fillStyle = cmap(lo + ((hi - lo) * (k + 0.5)) / n);
@@ -324,7 +323,6 @@ export function makePainter(g) {
         segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: COLORS.ink, lw: 0.8 });
         text(ax.left + ax.width + 5, Y, lab, { size: LEAST_FONT });
       }
-      if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
     },
   };
 }
