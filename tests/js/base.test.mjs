@@ -517,6 +517,11 @@ test("the eps grid and a slider: step buttons move one step, say so at their end
   ctx.state.eps = 36;
   grid.sync();
   assert.deepEqual([down.disabled, down.title, up.disabled, up.title], [false, "smaller", true, "eps is already the largest here (1)"]);
+  const key = (node, name) => node.listeners.keydown[0]({ key: name, preventDefault() {}, stopPropagation() {} });
+  const epsInput = grid.row.all().find((n) => n.tagName === "INPUT");
+  Object.assign(epsInput, { min: epsInput.attrs.min, max: epsInput.attrs.max, value: "30" }); // as the DOM reflects them
+  key(epsInput, "PageUp"); // ÷10 / ×10 for Page Up/Down: one decade, three grid positions
+  assert.deepEqual(ctx.state, { eps: 33, eps_exact: null });
 
   const x = { kind: "slider", name: "x", label: "x =", tooltip: "where", lo: -2, hi: 2, values: [1.5, 1.75, 2, 2.25, 2.5],
     format: ".6g", down: { css: "d", label: "−", tooltip: "left" }, up: { css: "u", label: "+", tooltip: "right" } };
@@ -531,6 +536,9 @@ test("the eps grid and a slider: step buttons move one step, say so at their end
   assert.deepEqual([input.min, input.max, input.title], ["-1", "2", "where (this page holds x = from 1.75 to 2.5; x = 1.5 is not saved)"]);
   left.fire("click");
   assert.deepEqual([page.sets.at(-1)[0], page.state], ["x", { x: 1 }]);
+  input.value = "1";
+  key(input, "PageDown"); // ten positions down, within the positions this page holds
+  assert.deepEqual(page.state, { x: -1 });
   page.state.x = -1;
   slider.sync();
   assert.deepEqual([left.disabled, left.title, left.classes.has("gk-needs-kernel")], [true, "x = 1.5 is not saved", true]);

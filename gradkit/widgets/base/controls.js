@@ -73,27 +73,12 @@ function greyOut(node, why) {
   if (why) node.disabled = true;
 }
 
-// A range input over positions lo … hi, driven by our own keyboard rule (the same in every
-// front end); min and max as drawn: a slider spans only the positions the model answers.
-function rangeInput(spec, lo, hi, aria, onMove) {
-  const input = h("input", {
-    type: "range", class: spec.css, title: spec.tooltip, min: lo, max: hi, step: 1,
-    "aria-label": aria, "data-lm-suppress-shortcuts": "true",
-  });
-  input.addEventListener("keydown", (event) => {
-    const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), spec.page || 10);
-    if (next === null) return;
-    event.preventDefault();
-    event.stopPropagation();
-    onMove(next);
-  });
-  return input;
-}
-
 // The eps grid and a slider: a range input over positions lo … hi between − and + step buttons
 // (spec.down, spec.up), its value shown beside it. `o.changes(k)`: the values position k sets;
 // `o.text(state)`: the value as shown; `o.step(dir)` and `o.moves(dir)`: where − / + lead and
-// whether they lead anywhere; `o.ends`: the words for them at their end.
+// whether they lead anywhere; `o.ends`: the words for them at their end; `o.page`: the positions
+// Page Up/Down move. The keys follow our own rule (the same in every front end), within min and
+// max as drawn (a slider spans only the positions the model answers).
 function stepped(spec, ctx, o) {
   const name = spec.name;
   const label = spec.aria || spec.label || name;
@@ -102,7 +87,17 @@ function stepped(spec, ctx, o) {
     ctx.set(name, changes[name], { also: changes });
   };
   const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
-  const input = rangeInput({ ...spec, page: o.page }, o.lo, o.hi, label, move);
+  const input = h("input", {
+    type: "range", class: spec.css, title: spec.tooltip, min: o.lo, max: o.hi, step: 1,
+    "aria-label": label, "data-lm-suppress-shortcuts": "true",
+  });
+  input.addEventListener("keydown", (event) => {
+    const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), o.page);
+    if (next === null) return;
+    event.preventDefault();
+    event.stopPropagation();
+    move(next);
+  });
   if (spec.continuous === false) {
     input.addEventListener("input", () => { shown.textContent = o.text({ [name]: Number(input.value) }); });
     input.addEventListener("change", () => move(Number(input.value)));

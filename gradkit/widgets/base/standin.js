@@ -8,6 +8,7 @@ import { shownValue } from "./controls.js";
 import { EPS_GRID, epsLabel } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 import { decodeTables } from "./tables.js";
+import { valuesOf } from "./page.js";
 import { sceneFits } from "./host.js";
 
 export const NEEDS_KERNEL = "needs a running notebook (Python): open this lesson in Jupyter to use it";
@@ -48,7 +49,7 @@ export function standIn(model, view, refused = () => {}) {
     if (!decoded.has(buffer)) decoded.set(buffer, decodeTables(buffer, (scene || {}).tables));
     return decoded.get(buffer);
   };
-  const valuesNow = () => Object.fromEntries(names.map((n) => [n, model.get(n)]));
+  const valuesNow = () => valuesOf(model, names);
   const shown = () => ({ state: {}, scene: model.get("scene") || {}, tables: model.get("tables") });
   // the saved scene answers too (a page that went to another function can come back); an answer
   // sets the scene and the values the page shows, never the layout
