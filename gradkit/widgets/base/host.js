@@ -1,20 +1,10 @@
 // The browser half of every gradkit widget. initialize({model}) runs once per model (page.js
-// modelPart: what its views share). render({model, el, experimental}) runs per view: it builds the
-// layout from the spec Python sent, keeps the values the page shows in ctx.state (each a trait of
-// its own, spec.state names them; the page sets only what it changed) and paints once per action,
-// never again for the kernel's echo of a state already shown. The family's view supplies:
-//   drawsFrom   the state keys its picture and readouts are drawn from (with the panels shown,
-//               the paint key: the same key, nothing to repaint)
-//   size(ctx)   [width, height] of the picture in CSS pixels (0 height: none), at most ctx.room
-//               wide (the width the page gives it, null before layout; fit.js pictureWidth)
-//   paint(ctx)  draw on ctx.painter; return {readouts: {name: html}, drawn: {...}, axes}, or null
-//               while the data for this state has not arrived (the busy mark shows until it does)
-//   optional: init(ctx) before the first paint; attached(ctx), detached(ctx); ready(ctx), whether
-//   ctx.scene holds what it draws for ctx.state (standin.js asks); press(ctx, name) for a button
-//   whose spec has by_page (the view sets the state the press makes)
-// A model with no kernel behind it (the static site, standin.js) says why it cannot answer a
-// value or a command (model.cannotShow, model.cannotAsk); the page greys those controls out
-// (ctx.whyNot, ctx.whyNotAsk).
+// modelPart); render({model, el, experimental}, view) runs per view: it builds the layout from the
+// spec Python sent, keeps the values the page shows in ctx.state (the page sets only what it
+// changed) and paints once per action, never again for the kernel's echo of a state it shows.
+// The view (gradkit/widgets/README.md, "The browser side, in short"): drawsFrom, size(ctx) and
+// paint(ctx); optional init, attached, detached, ready and press. A model with no kernel behind
+// it (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";
@@ -82,7 +72,6 @@ export function render({ model, el, experimental }, view) {
     scene: {},
     tables: {},
     exact: null, // the kernel's answer for a typed eps off the grid (askExact), null until it comes
-    drawn: {},
     room: null, // the width the picture may take, CSS px (null: not laid out yet)
     controlState(name) { return (model.get("control_state") || {})[name] || {}; },
     // why the model cannot answer the values `changes` lead to, or control `name` asking the
@@ -210,7 +199,6 @@ export function render({ model, el, experimental }, view) {
     try {
       g.setTransform(scale, 0, 0, scale, 0, 0);
       cleared = false;
-      ctx.drawn = {};
       const colors = themeNow();
       useTheme(colors);
       paintedWith = JSON.stringify(colors);
