@@ -60,16 +60,13 @@ export function niceTicks(lo, hi, target = 5) {
   const raw = (hi - lo) / Math.max(target, 1);
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * 0.999) || 10 * mag;
-  const first = Math.ceil(lo / step - 1e-9);
+  const digits = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(step))));
   const out = [];
-  for (let k = first; k * step <= hi + step * 1e-9; k++) out.push(roundTo(k * step, step));
+  // each k * step rounded to two digits past the step's (+ 0 makes -0 a 0)
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) {
+    out.push(Number((k * step).toFixed(digits)) + 0);
+  }
   return out;
-}
-
-function roundTo(v, step) {
-  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 2);
-  const r = Number(v.toFixed(Math.min(digits, 20)));
-  return Object.is(r, -0) ? 0 : r;
 }
 
 // Tick labels for linear ticks: as few decimals as the step needs, "−" for minus (matplotlib's
