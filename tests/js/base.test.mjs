@@ -546,3 +546,16 @@ test("the eps grid and a slider: step buttons move one step, say so at their end
   slider.sync();
   assert.deepEqual([left.disabled, left.title, left.classes.has("gk-needs-kernel")], [false, "left", false]);
 });
+
+test("a greyed-out control gets its own tooltip back once the model answers it", () => {
+  const fast = { kind: "checkbox", name: "fast_mode", tooltip: "gradcheck's fast mode", text: "fast_mode" };
+  const ctx = controlPage({ fast_mode: false });
+  ctx.whyNot = (changes) => (changes.fast_mode ? "fast_mode on is not saved" : "");
+  const made = buildControl(fast, ctx);
+  const box = made.row.all().find((n) => n.tagName === "INPUT");
+  made.sync();
+  assert.deepEqual([box.title, box.disabled, box.classes.has("gk-needs-kernel")], ["fast_mode on is not saved", true, true]);
+  ctx.whyNot = () => "";
+  made.sync();
+  assert.deepEqual([box.title, box.disabled, box.classes.has("gk-needs-kernel")], ["gradcheck's fast mode", false, false]);
+});

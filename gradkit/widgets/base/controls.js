@@ -68,7 +68,8 @@ function ownTip(node) {
 // Grey `node` out, its tooltip saying why, while the model cannot answer its move (`why`: the
 // reason, "" when it can).
 function greyOut(node, why) {
-  node.title = why || ownTip(node);
+  const tip = ownTip(node);
+  node.title = why || tip;
   node.classList.toggle("gk-needs-kernel", !!why);
   if (why) node.disabled = true;
 }
