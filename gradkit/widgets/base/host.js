@@ -35,7 +35,7 @@ export function initialize({ model, experimental }) {
 
 export function render({ model, el, experimental }, view) {
   const spec = model.get("spec") || {};
-  const part = modelPart(model, experimental); // made by initialize, where one ran
+  const part = modelPart(model, experimental); // made by initialize (or here, where none ran)
   el.classList.add("gradkit-widget");
   if (spec.css) el.classList.add(spec.css); // the root hooks, in every front end (marimo too)
   const root = h("div", { class: "gk-inner" });
