@@ -498,3 +498,64 @@ test("a drop-down or toggle with `also` sets those values with each change (a ne
   buildControl({ ...menu, also: undefined }, ctx).row.all().find((n) => n.tagName === "SELECT").fire("change");
   assert.deepEqual(ctx.sets.at(-1)[2], {}); // without `also`: its own value only
 });
+
+test("the eps grid and a slider: step buttons move one step, say so at their end, and grey out", () => {
+  const eps = { kind: "grid", name: "eps", label: "eps", aria: "eps", css: "gradkit-eps",
+    down: { css: "gradkit-eps-down", label: "÷10", tooltip: "smaller" }, up: { css: "gradkit-eps-up", label: "×10", tooltip: "larger" } };
+  const ctx = controlPage({ eps: 0, eps_exact: 3e-7 });
+  const grid = buildControl(eps, ctx);
+  const [down, up] = grid.row.all().filter((n) => n.tagName === "BUTTON");
+  grid.sync();
+  assert.equal(grid.row.all().find((n) => n.tagName === "INPUT").attrs["aria-valuetext"], "eps 3e-07");
+  assert.deepEqual([down.disabled, down.title], [false, "smaller"]); // a typed eps steps back onto the grid
+  down.fire("click");
+  assert.deepEqual([ctx.sets.at(-1)[0], ctx.state], ["eps", { eps: 13, eps_exact: null }]);
+  ctx.state.eps = 0;
+  grid.sync();
+  assert.deepEqual([down.disabled, down.title, down.attrs["aria-label"]],
+    [true, "eps is already the smallest here (1e-12)", "eps is already the smallest here (1e-12)"]);
+  ctx.state.eps = 36;
+  grid.sync();
+  assert.deepEqual([down.disabled, down.title, up.disabled, up.title], [false, "smaller", true, "eps is already the largest here (1)"]);
+  const key = (node, name) => node.listeners.keydown[0]({ key: name, preventDefault() {}, stopPropagation() {} });
+  const epsInput = grid.row.all().find((n) => n.tagName === "INPUT");
+  Object.assign(epsInput, { min: epsInput.attrs.min, max: epsInput.attrs.max, value: "30" }); // as the DOM reflects them
+  key(epsInput, "PageUp"); // ÷10 / ×10 for Page Up/Down: one decade, three grid positions
+  assert.deepEqual(ctx.state, { eps: 33, eps_exact: null });
+
+  const x = { kind: "slider", name: "x", label: "x =", tooltip: "where", lo: -2, hi: 2, values: [1.5, 1.75, 2, 2.25, 2.5],
+    format: ".6g", down: { css: "d", label: "−", tooltip: "left" }, up: { css: "u", label: "+", tooltip: "right" } };
+  const page = controlPage({ x: 2 });
+  page.whyNot = (changes) => (changes.x === -2 ? "x = 1.5 is not saved" : "");
+  const slider = buildControl(x, page);
+  const [left, right] = slider.row.all().filter((n) => n.tagName === "BUTTON");
+  const input = slider.row.all().find((n) => n.tagName === "INPUT");
+  slider.sync();
+  assert.deepEqual([right.disabled, right.title], [true, "x = is already at the highest here (2.5)"]);
+  assert.equal(input.attrs["aria-valuetext"], "x = 2.5");
+  assert.deepEqual([input.min, input.max, input.title], ["-1", "2", "where (this page holds x = from 1.75 to 2.5; x = 1.5 is not saved)"]);
+  left.fire("click");
+  assert.deepEqual([page.sets.at(-1)[0], page.state], ["x", { x: 1 }]);
+  input.value = "1";
+  key(input, "PageDown"); // ten positions down, within the positions this page holds
+  assert.deepEqual(page.state, { x: -1 });
+  page.state.x = -1;
+  slider.sync();
+  assert.deepEqual([left.disabled, left.title, left.classes.has("gk-needs-kernel")], [true, "x = 1.5 is not saved", true]);
+  page.whyNot = () => "";
+  slider.sync();
+  assert.deepEqual([left.disabled, left.title, left.classes.has("gk-needs-kernel")], [false, "left", false]);
+});
+
+test("a greyed-out control gets its own tooltip back once the model answers it", () => {
+  const fast = { kind: "checkbox", name: "fast_mode", tooltip: "gradcheck's fast mode", text: "fast_mode" };
+  const ctx = controlPage({ fast_mode: false });
+  ctx.whyNot = (changes) => (changes.fast_mode ? "fast_mode on is not saved" : "");
+  const made = buildControl(fast, ctx);
+  const box = made.row.all().find((n) => n.tagName === "INPUT");
+  made.sync();
+  assert.deepEqual([box.title, box.disabled, box.classes.has("gk-needs-kernel")], ["fast_mode on is not saved", true, true]);
+  ctx.whyNot = () => "";
+  made.sync();
+  assert.deepEqual([box.title, box.disabled, box.classes.has("gk-needs-kernel")], ["gradcheck's fast mode", false, false]);
+});

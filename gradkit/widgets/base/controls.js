@@ -1,38 +1,25 @@
-// The controls of every widget, from the specs Python sends: toggles, drop-downs, sliders (x, n),
-// the eps grid slider with ÷10 / ×10 and a typed box, text boxes, check boxes and buttons. Each
-// control moves from the keyboard (arrows, Page Up/Down, Home/End; the notebook never steals the
-// keys: data-lm-suppress-shortcuts) and names itself to screen readers (aria-label, aria-valuetext
-// with the value as shown, aria-pressed). A toggle or drop-down whose spec has `also` sets those
-// values too with each change (a new specimen clears the prediction). A control, or one option
-// of it, whose move the model cannot answer (a page with no kernel, where its table has no
-// answer: ctx.whyNot) is greyed out, its tooltip saying why (greyOut).
+// The controls of every widget, from the specs Python sends: one builder per kind (KINDS). Each
+// moves from the keyboard (data-lm-suppress-shortcuts: the notebook never steals its keys) and
+// names itself to screen readers. A toggle or drop-down whose spec has `also` sets those values
+// too (a new specimen clears the prediction). A control, or one option of it, whose move the
+// model cannot answer (a page with no kernel: ctx.whyNot) is greyed out, its tooltip saying why.
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 
 // The keyboard rule of a slider over whole positions lo … hi: the new position for a key, or
 // null for a key it ignores; `page` positions for Page Up/Down.
 export function keyMove(key, position, lo, hi, page = 10) {
-  const moves = {
-    ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: page, PageDown: -page,
-  };
-  let next;
-  if (key in moves) next = position + moves[key];
-  else if (key === "Home") next = lo;
-  else if (key === "End") next = hi;
-  else return null;
-  return Math.min(hi, Math.max(lo, next));
+  const moves = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: page, PageDown: -page };
+  const next = key === "Home" ? lo : key === "End" ? hi : key in moves ? position + moves[key] : null;
+  return next === null ? null : Math.min(hi, Math.max(lo, next));
 }
 
-// A slider (x, n): its state is its whole position k in spec.lo … spec.hi, and the page sends
-// and reads positions only; the value shown at k is the one Python sent for it (spec.values,
-// controls.py holds the grid's rule).
-
-// Position k clamped to the slider's lo … hi.
+// A slider's state is its whole position k in spec.lo … spec.hi; the value shown at k is the
+// one Python sent for it (spec.values: controls.py holds the grid's rule).
 export function sliderClamp(spec, k) {
   return Math.min(spec.hi, Math.max(spec.lo, k));
 }
 
-// A slider's value at position k (clamped to lo … hi): the value Python sent for it.
 export function sliderValue(spec, k) {
   return spec.values[sliderClamp(spec, k) - spec.lo];
 }
@@ -59,17 +46,7 @@ export function savedRange(spec, position, shows) {
   return [lo, hi];
 }
 
-// A step button at the end of its range: disabled, its tooltip saying so (the tooltip it had
-// comes back when it leads somewhere again). Returns whether it leads somewhere.
-function atEnd(node, moves, words) {
-  if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
-  node.disabled = !moves;
-  node.title = moves ? node.dataset.tip : words;
-  node.setAttribute("aria-label", node.title);
-  return moves;
-}
-
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
@@ -81,124 +58,119 @@ function h(tag, attrs = {}, ...children) {
   for (const c of children) if (c) node.append(c);
   return node;
 }
-export { h };
 
-// A range input over positions lo … hi, driven by our own keyboard rule (the same in every
-// front end; data-lm-suppress-shortcuts keeps Notebook 7 / JupyterLab from taking the keys).
-function rangeInput(spec, lo, hi, aria, onMove) {
-  const input = h("input", {
-    type: "range", class: spec.css, title: spec.tooltip, min: lo, max: hi, step: 1,
-    "aria-label": aria, "data-lm-suppress-shortcuts": "true",
-  });
-  input.addEventListener("keydown", (event) => {
-    // min and max as drawn: a slider spans only the positions the model answers
-    const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), spec.page || 10);
-    if (next === null) return;
-    event.preventDefault();
-    event.stopPropagation();
-    onMove(next);
-  });
-  return input;
+// The tooltip a node had before it was greyed out or disabled: it comes back once the node can move.
+function ownTip(node) {
+  if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
+  return node.dataset.tip;
 }
 
-// Grey `node` out, its tooltip saying why, while the model cannot answer the values `changes`
-// lead to (`why`: the reason, "" when it can); its own tooltip comes back once it can.
+// Grey `node` out, its tooltip saying why, while the model cannot answer its move (`why`: the
+// reason, "" when it can).
 function greyOut(node, why) {
-  if (node.dataset.tip === undefined) node.dataset.tip = node.title || "";
+  const tip = ownTip(node);
+  node.title = why || tip;
   node.classList.toggle("gk-needs-kernel", !!why);
-  node.title = why || node.dataset.tip;
   if (why) node.disabled = true;
 }
 
-// A slider spans the positions around its own that the model answers; where it answers none but
-// the one shown, it is greyed out where it stands, its tooltip saying why.
-function spanAnswered(ctx, input, spec, label, fmt) {
-  const name = spec.name;
-  const why = (k) => ctx.whyNot({ [name]: k });
-  const [lo, hi] = savedRange(spec, ctx.state[name], (k) => !why(k));
-  const only = lo === hi && spec.lo !== spec.hi;
-  input.min = String(only ? spec.lo : lo);
-  input.max = String(only ? spec.hi : hi);
-  if (input.dataset.tip === undefined) input.dataset.tip = input.title || "";
-  input.disabled = only;
-  input.classList.toggle("gk-needs-kernel", only);
-  const cut = lo > spec.lo || hi < spec.hi;
-  const beyond = why(lo > spec.lo ? lo - 1 : hi + 1);
-  input.title = only ? beyond
-    : cut ? `${input.dataset.tip} (this page holds ${label} from ${fmt(sliderValue(spec, lo))} to ` +
-      `${fmt(sliderValue(spec, hi))}; ${beyond})`
-      : input.dataset.tip;
-}
-
-function stepButton(part, onclick) {
-  return h("button", { class: `gk-step ${part.css}`, title: part.tooltip, "aria-label": part.tooltip,
-    text: part.label, onclick });
-}
-
-function gridControl(spec, ctx) {
-  // eps on EPS_GRID: state.eps (index) and state.eps_exact (a typed value off the grid)
-  const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
-  const move = (k) => ctx.set("eps", k, { also: { eps_exact: null } });
-  const input = rangeInput({ ...spec, page: EPS_DECADE }, 0, EPS_GRID.length - 1, spec.aria || "eps", move);
-  input.addEventListener("input", () => move(Number(input.value)));
-  const down = stepButton(spec.down, () => move(stepEps(ctx.state, -1)));
-  const up = stepButton(spec.up, () => move(stepEps(ctx.state, 1)));
-  const sync = () => {
-    input.value = String(ctx.state.eps);
-    shown.textContent = epsLabel(epsOf(ctx.state));
-    input.setAttribute("aria-valuetext", `eps ${shown.textContent}`);
-    for (const [b, dir] of [[down, -1], [up, 1]]) {
-      const end = epsLabel(EPS_GRID[dir < 0 ? 0 : EPS_GRID.length - 1]);
-      const words = `eps is already the ${dir < 0 ? "smallest" : "largest"} here (${end})`;
-      if (atEnd(b, epsStepMoves(ctx.state, dir), words)) {
-        greyOut(b, ctx.whyNot({ eps: stepEps(ctx.state, dir), eps_exact: null }));
-      }
-    }
-  };
-  return { parts: [down, input, up, shown], sync };
-}
-
-function sliderControl(spec, ctx) {
-  // a whole position k in lo … hi (x, n), shown as its value spec.values[k - lo]
+// The eps grid and a slider: a range input over positions lo … hi between − and + step buttons
+// (spec.down, spec.up), its value shown beside it. `o.changes(k)`: the values position k sets;
+// `o.text(state)`: the value as shown; `o.step(dir)` and `o.moves(dir)`: where − / + lead and
+// whether they lead anywhere; `o.ends`: the words for them at their end; `o.page`: the positions
+// Page Up/Down move. The keys follow our own rule (the same in every front end), within min and
+// max as drawn (a slider spans only the positions the model answers).
+function stepped(spec, ctx, o) {
   const name = spec.name;
   const label = spec.aria || spec.label || name;
-  const fmt = (v) => pyFormat(Number(v), spec.format || ".6g");
+  const move = (k) => {
+    const changes = o.changes(k);
+    ctx.set(name, changes[name], { also: changes });
+  };
   const shown = h("span", { class: "gk-value", "aria-hidden": "true" });
-  const move = (k) => ctx.set(name, sliderClamp(spec, k));
-  const position = () => ctx.state[name];
-  const input = rangeInput(spec, spec.lo, spec.hi, label, move);
+  const input = h("input", {
+    type: "range", class: spec.css, title: spec.tooltip, min: o.lo, max: o.hi, step: 1,
+    "aria-label": label, "data-lm-suppress-shortcuts": "true",
+  });
+  input.addEventListener("keydown", (event) => {
+    const next = keyMove(event.key, Number(input.value), Number(input.min), Number(input.max), o.page);
+    if (next === null) return;
+    event.preventDefault();
+    event.stopPropagation();
+    move(next);
+  });
   if (spec.continuous === false) {
-    input.addEventListener("input", () => { shown.textContent = fmt(sliderValue(spec, Number(input.value))); });
+    input.addEventListener("input", () => { shown.textContent = o.text({ [name]: Number(input.value) }); });
     input.addEventListener("change", () => move(Number(input.value)));
   } else input.addEventListener("input", () => move(Number(input.value)));
-  const down = spec.down ? stepButton(spec.down, () => move(position() - 1)) : null;
-  const up = spec.up ? stepButton(spec.up, () => move(position() + 1)) : null;
+  const [down, up] = [spec.down, spec.up].map((part, i) => part && h("button", {
+    class: `gk-step ${part.css}`, title: part.tooltip, "aria-label": part.tooltip, text: part.label,
+    onclick: () => move(o.step(2 * i - 1)),
+  }));
   const sync = () => {
-    spanAnswered(ctx, input, spec, label, fmt);
-    input.value = String(position());
-    shown.textContent = fmt(sliderValue(spec, position()));
+    if (o.span) o.span(input, label);
+    input.value = String(ctx.state[name]);
+    shown.textContent = o.text(ctx.state);
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
     for (const [b, dir] of [[down, -1], [up, 1]]) {
       if (!b) continue;
-      const end = fmt(sliderValue(spec, dir < 0 ? spec.lo : spec.hi));
-      const words = `${label} is already at the ${dir < 0 ? "lowest" : "highest"} here (${end})`;
-      if (atEnd(b, sliderStepMoves(spec, position(), dir), words)) {
-        greyOut(b, ctx.whyNot({ [name]: sliderClamp(spec, position() + dir) }));
-      }
+      // at its end: disabled, its tooltip saying so
+      const moves = o.moves(dir);
+      const tip = ownTip(b);
+      b.disabled = !moves;
+      const end = o.text({ [name]: dir < 0 ? o.lo : o.hi });
+      b.title = moves ? tip : `${label} is already ${o.ends[dir < 0 ? 0 : 1]} here (${end})`;
+      b.setAttribute("aria-label", b.title);
+      if (moves) greyOut(b, ctx.whyNot(o.changes(o.step(dir))));
     }
   };
   return { parts: [down, input, up, shown], sync };
+}
+
+// eps on EPS_GRID: state.eps (index) and state.eps_exact (a typed value off the grid)
+function gridControl(spec, ctx) {
+  return stepped(spec, ctx, {
+    lo: 0, hi: EPS_GRID.length - 1, page: EPS_DECADE, ends: ["the smallest", "the largest"],
+    changes: (k) => ({ eps: k, eps_exact: null }),
+    text: (state) => epsLabel(epsOf(state)),
+    step: (dir) => stepEps(ctx.state, dir),
+    moves: (dir) => epsStepMoves(ctx.state, dir),
+  });
+}
+
+// A whole position k in lo … hi (x, n), shown as its value spec.values[k - lo]. It spans the
+// positions around its own that the model answers; where that is only the one shown, it is
+// greyed out where it stands, its tooltip saying why.
+function sliderControl(spec, ctx) {
+  const name = spec.name;
+  const text = (state) => pyFormat(Number(sliderValue(spec, state[name])), spec.format || ".6g");
+  const why = (k) => ctx.whyNot({ [name]: k });
+  const span = (input, label) => {
+    const [lo, hi] = savedRange(spec, ctx.state[name], (k) => !why(k));
+    const only = lo === hi && spec.lo !== spec.hi;
+    input.min = String(only ? spec.lo : lo);
+    input.max = String(only ? spec.hi : hi);
+    const tip = ownTip(input);
+    input.disabled = only;
+    input.classList.toggle("gk-needs-kernel", only);
+    const beyond = why(lo > spec.lo ? lo - 1 : hi + 1);
+    const held = `this page holds ${label} from ${text({ [name]: lo })} to ${text({ [name]: hi })}`;
+    input.title = only ? beyond : lo > spec.lo || hi < spec.hi ? `${tip} (${held}; ${beyond})` : tip;
+  };
+  return stepped(spec, ctx, {
+    lo: spec.lo, hi: spec.hi, ends: ["at the lowest", "at the highest"], span, text,
+    changes: (k) => ({ [name]: sliderClamp(spec, k) }),
+    step: (dir) => ctx.state[name] + dir,
+    moves: (dir) => sliderStepMoves(spec, ctx.state[name], dir),
+  });
 }
 
 function toggleControl(spec, ctx) {
   const name = spec.name;
-  const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name });
-  const buttons = spec.options.map((opt, i) => {
-    const b = h("button", { title: (spec.tooltips || [])[i], text: opt, "data-value": opt,
-      onclick: () => ctx.set(name, opt, { also: spec.also || {} }) });
-    group.append(b);
-    return b;
-  });
+  const buttons = spec.options.map((opt, i) => h("button", { title: (spec.tooltips || [])[i], text: opt,
+    "data-value": opt, onclick: () => ctx.set(name, opt, { also: spec.also || {} }) }));
+  const group = h("span", { class: `gk-toggle ${spec.css}`, role: "group", "aria-label": spec.label || name },
+    ...buttons);
   const sync = () => {
     const st = ctx.controlState(name);
     const visible = st.options || (spec.shown_key ? ctx.state[spec.shown_key] : null) || spec.options;
@@ -213,10 +185,9 @@ function toggleControl(spec, ctx) {
 }
 
 function dropdownControl(spec, ctx) {
-  const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
-    onchange: () => ctx.set(spec.name, select.value, { also: spec.also || {} }) });
   const options = spec.options.map((opt) => h("option", { value: opt, text: opt }));
-  select.append(...options);
+  const select = h("select", { class: spec.css, title: spec.tooltip, "aria-label": spec.label || spec.name,
+    onchange: () => ctx.set(spec.name, select.value, { also: spec.also || {} }) }, ...options);
   const sync = () => {
     select.value = ctx.state[spec.name];
     select.disabled = !!ctx.controlState(spec.name).disabled;
@@ -238,21 +209,16 @@ function textControl(spec, ctx) {
     "aria-label": spec.label || spec.name, "data-lm-suppress-shortcuts": "true" });
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") input.blur(); });
   input.addEventListener("change", () => {
-    if (spec.parse === "eps") {
-      // the eps rule: on the grid the page answers, off it the kernel computes, a slip is said
-      const got = parseEps(input.value);
-      if (got.error) { ctx.showError(got.error); return; }
-      const next = epsState(got.value);
-      const why = ctx.whyNot(next);
-      if (why) {
-        // a model that cannot measure it (no kernel): the box goes back to the eps shown, saying why
-        input.value = epsLabel(epsOf(ctx.state));
-        ctx.showError(escapeHtml(why));
-        return;
-      }
-      ctx.set("eps", next.eps, { also: { eps_exact: next.eps_exact } });
-      input.value = epsLabel(epsOf(ctx.state));
-    } else ctx.set(spec.name, input.value);
+    if (spec.parse !== "eps") return ctx.set(spec.name, input.value);
+    // the eps rule: on the grid the page answers, off it the kernel computes, a slip is said
+    const got = parseEps(input.value);
+    if (got.error) return ctx.showError(got.error);
+    const next = epsState(got.value);
+    // a model that cannot measure it (no kernel): the box goes back to the eps shown, saying why
+    const why = ctx.whyNot(next);
+    if (why) ctx.showError(escapeHtml(why));
+    else ctx.set("eps", next.eps, { also: next });
+    input.value = epsLabel(epsOf(ctx.state));
   });
   const sync = () => {
     if (document.activeElement === input) return;
@@ -274,13 +240,11 @@ function checkboxControl(spec, ctx) {
   return { parts: [label], sync };
 }
 
-// A button with spec.set = [key, value] sets that state in the page itself (no kernel message)
-// and hides once the state holds the value, unless spec.unset = [value, also]: then it is a
-// toggle, never hidden, aria-pressed while the state holds spec.set's value; pressed again it
-// sets `value`, and each key of `also` whose state is not among `value` to its fallback (the
-// highlighted dtype of dtypes hidden again). A counter, spec.count = [key, last] (Python's
-// button(counts=...)), sets key to min(state + 1, last): a hint more, a solution asked once
-// more. The change a press makes: {key, value, also}.
+// A button that sets state in the page itself (no kernel message): spec.set = [key, value] sets
+// it and hides once it holds; with spec.unset = [value, also] it is a toggle instead (never
+// hidden, aria-pressed), pressed again setting `value` and each key of `also` whose state is not
+// among `value` to its fallback. A counter, spec.count = [key, last], sets key to min(state + 1,
+// last). The change a press makes: {key, value, also}.
 export function buttonPress(spec, state) {
   if (spec.count) {
     const [key, last] = spec.count;
@@ -292,12 +256,11 @@ export function buttonPress(spec, state) {
   return { key, value: off, also: Object.fromEntries(Object.entries(also).filter(([k]) => !off.includes(state[k]))) };
 }
 
-// A counter's count in `state` (0 before its first press).
 export function buttonCount(spec, state) {
   return Number(state[spec.count[0]] ?? 0);
 }
 
-// Whether a counter has counted to its last (it is disabled there: no more hints).
+// A counter is disabled at its last count (no more hints).
 export function buttonSpent(spec, state) {
   return !!spec.count && buttonCount(spec, state) >= spec.count[1];
 }
@@ -319,9 +282,9 @@ export function buttonText(spec, state, controlState = {}) {
 
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// A click goes to the kernel, unless the page presses it itself: spec.set, spec.count, or the
+// view's press (spec.by_page, in ctx.click).
 function buttonControl(spec, ctx) {
-  // a click goes to the kernel (spec.kernel), unless the page presses it itself: spec.set, a
-  // counter (spec.count) or the view's press (spec.by_page)
   const press = () => {
     const { key, value, also } = buttonPress(spec, ctx.state);
     ctx.set(key, value, { also });

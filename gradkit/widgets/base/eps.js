@@ -1,6 +1,5 @@
-// The eps rule of the browser side, written once (base/eps.py is its Python twin; a shared
-// fixture written by Python keeps the two equal): the decimal 1-2-5 grid from 1e-12 to 1, its
-// limits, snapping a value to the grid, the label a learner reads, and parsing a typed eps.
+// The eps rule of the browser side (base/eps.py is its Python twin; a fixture written by Python
+// keeps the two equal): the decimal 1-2-5 grid from 1e-12 to 1, snapping, labels, parsing.
 import { escapeHtml, pyFormat } from "./format.js";
 
 export const EPS_MIN = 1e-12;

@@ -1,10 +1,7 @@
-// How a picture fits the width it is shown at (a phone's 390-px screen as a desktop's 860): the
-// width it is drawn at, labels thinned to fit side by side, texts that fit a width (a shorter
-// form, a smaller size down to 11 px, else cut with "…"), and no text under 11 px. Pure
-// functions, unit-tested with node --test (tests/js/fit.test.mjs).
+// How a picture fits the width it is shown at (a phone's 390-px screen as a desktop's 860).
 
-// The least font size of any text a picture draws, in CSS pixels: a phone's screen shows a
-// picture at the width it is drawn (pictureWidth), so this is the size a learner reads.
+// The least font size of any text a picture draws, in CSS pixels: a picture is shown at the width
+// it is drawn (pictureWidth), so this is the size a learner reads.
 export const LEAST_FONT = 11;
 
 // The width a picture designed `design` pixels wide is drawn at where its container has `room`

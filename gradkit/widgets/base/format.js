@@ -12,17 +12,9 @@ export function exactDecimal(x) {
   let e = biased - 1075;
   if (biased === 0) e = -1074; else m |= 1n << 52n;
   if (m === 0n) return { digits: "0", point: 1 };
-  let digits;
-  let point;
-  if (e >= 0) {
-    digits = (m << BigInt(e)).toString();
-    point = digits.length;
-  } else {
-    digits = (m * 5n ** BigInt(-e)).toString(); // m / 2^-e = m·5^-e / 10^-e
-    point = digits.length + e;
-  }
-  const trimmed = digits.replace(/0+$/, "");
-  return { digits: trimmed, point };
+  // m × 2^e as an integer's digits: m·2^e, or m·5^-e (m / 2^-e = m·5^-e / 10^-e, the point moved)
+  const digits = (e >= 0 ? m << BigInt(e) : m * 5n ** BigInt(-e)).toString();
+  return { digits: digits.replace(/0+$/, ""), point: digits.length + Math.min(e, 0) };
 }
 
 // Round decimal digits to `keep` significant digits, ties to even (Python's rounding of the

@@ -1,8 +1,7 @@
 // A Jacobian drawn as a matrix, in JacobianBuilder (jacobian.js) and GradcheckLab (lab/lab.js):
-// row i is output entry i, column j input entry j, row 0 on top; one cell per entry. Pure
-// helpers (ticks, cell text, what fits) are unit-tested; the drawing helpers use the painter.
+// row i is output entry i, column j input entry j, row 0 on top; one cell per entry.
 import { pyFormat } from "./format.js";
-import { Axes, FONT } from "./plot.js";
+import { Axes } from "./plot.js";
 import { LEAST_FONT, clampLeft, fitText } from "./fit.js";
 import { COLORS } from "./theme.js";
 
@@ -33,18 +32,9 @@ export function textWidth(text, size) {
   return String(text).length * 0.64 * size;
 }
 
-// A text measurer for the painter's canvas: (text, size) -> width in CSS pixels at that size and
-// weight, in the pictures' font; the estimate above where the canvas cannot measure.
+// The painter's text measurer at one weight: (text, size) -> width in CSS pixels.
 export function measurer(painter, weight = "normal") {
-  const g = painter.g;
-  if (!g || typeof g.measureText !== "function") return textWidth;
-  return (text, size) => {
-    g.save();
-    g.font = `${weight} ${size}px ${FONT}`;
-    const w = g.measureText(String(text)).width;
-    g.restore();
-    return w;
-  };
+  return (text, size) => painter.measure(text, size, weight);
 }
 
 // The largest font size from `size` down to `least` at which every line is at most `width`
@@ -96,7 +86,7 @@ export function matrixFrame(painter, ax, title, o = {}) {
   const yticks = entryTicks(rows, ax.height / rows, LEAST_FONT + 3);
   const ylabel = o.ylabel === undefined ? "output entry i" : o.ylabel;
   painter.frame(ax, {
-    xticks, yticks, tickSize: LEAST_FONT, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
+    xticks, yticks, ylabelGap: 30, xlabel: o.xlabel ?? "input entry j",
     xlabels: o.xlabels, xlabelRoom: o.xlabelRoom,
     ylabel: textWidth(ylabel, 12) <= ax.height ? ylabel : "", // a one-row matrix: its tick says it
   });
@@ -129,18 +119,16 @@ export function matrixCells(painter, ax, colour) {
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
-// The cells' labels, text(i, j) in ink(i, j), at the largest size (up to `size`, at least 11 px)
-// at which every label fits its cell; none when even 11 px is too large (a uniform look).
-export function cellLabels(painter, ax, text, ink, size = LEAST_FONT) {
-  const rows = ax.ylim[0];
-  const cols = ax.xlim[1];
+// The cells' labels, text(i, j) in ink(i, j), at 11 px where every label fits its cell; none
+// where one does not (a uniform look).
+export function cellLabels(painter, ax, text, ink) {
   const labels = [];
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
-  let s = size;
-  while (s >= LEAST_FONT && !labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, s))) s -= 1;
-  if (s < LEAST_FONT) return;
+  for (let i = 0; i < ax.ylim[0]; i++) {
+    for (let j = 0; j < ax.xlim[1]; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
+  }
+  if (!labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, LEAST_FONT))) return;
   for (const [i, j, t, [x, y, w, h]] of labels) {
-    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: s, color: ink(i, j) });
+    if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: LEAST_FONT, color: ink(i, j) });
   }
 }
 

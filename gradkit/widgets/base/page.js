@@ -1,19 +1,16 @@
 // How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
-// a synced trait of its own under the value's name (spec.state: the names), and requests,
-// anywidget commands; and what every view of one model shares (modelPart: made once, in
-// anywidget's initialize).
+// a synced trait (spec.state names them), and requests, anywidget commands; and what every view
+// of one model shares (modelPart).
 import { decodeTables } from "./tables.js";
 
-// The values the model holds, by name (`names`: spec.state).
 export function valuesOf(model, names) {
   return Object.fromEntries((names || []).map((name) => [name, model.get(name)]));
 }
 
-// A request to the kernel, answered by a Python method marked @anywidget.experimental.command,
-// as [answer, buffers]: anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell answers
-// late, never not at all). A front end whose invoke refuses (marimo's says "not supported") gets
-// the same anywidget command message by model.send, its answer a custom message, as
-// anywidget's own invoke sends and reads them.
+// A request to a Python method marked @anywidget.experimental.command, answered as [answer,
+// buffers]: anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell
+// answers late, never not at all); where invoke refuses (marimo's), the same command message by
+// model.send, its answer a custom message, as anywidget's own invoke sends and reads them.
 export function askKernel(model, experimental) {
   let viaInvoke = !!(experimental && typeof experimental.invoke === "function");
   let count = 0;
@@ -42,9 +39,8 @@ export function askKernel(model, experimental) {
 }
 
 // What every view of one model shares, made once (anywidget's initialize): the scene with its
-// tables decoded as they come, the way to ask the kernel, and the kernel's answers to numbers_at
-// kept by request (a request asked once, whichever view asked it). `views` holds each view's
-// callback, called when the scene or an answer came.
+// tables decoded, the way to ask the kernel, and the answers to numbers_at kept by request (asked
+// once, whichever view asked). `views`: each view's callback, called when a scene or answer came.
 const PARTS = new WeakMap();
 export function modelPart(model, experimental) {
   if (PARTS.has(model)) return PARTS.get(model);

@@ -1,8 +1,6 @@
-// The drawing of every gradkit picture, in the browser (no matplotlib on the page): axes that map
-// data to CSS pixels, nice tick positions, and canvas helpers for frames, lines, markers, bands,
-// text, heatmap cells and colour bars. Pure functions (Axes, ticks, colours) are unit-tested
-// with node --test; the helpers only draw what they are given. Colours are the theme's
-// (theme.js COLORS: ink, grid, paper, ... as the page computes them), read at each draw.
+// The drawing of every gradkit picture (no matplotlib on the page): axes that map data to CSS
+// pixels, nice ticks, colour scales, and a canvas painter. Colours are the theme's (theme.js
+// COLORS, as the page computes them), read at each draw.
 import { COLORS, contrast } from "./theme.js";
 import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
@@ -30,13 +28,8 @@ export class Axes {
   }
   px(x) { return this.left + Axes.frac(x, this.xlim, this.xscale) * this.width; }
   py(y, ylim = this.ylim) { return this.top + (1 - Axes.frac(y, ylim, this.yscale)) * this.height; }
-  // the same panel with other limits (e.g. a zoom whose y range changes with eps)
-  with(changes) { return new Axes({ ...this.spec(), ...changes }); }
   spec() {
     return { name: this.name, box: this.box, xlim: this.xlim, ylim: this.ylim, xscale: this.xscale, yscale: this.yscale };
-  }
-  contains(X, Y) {
-    return X >= this.left - 0.5 && X <= this.left + this.width + 0.5 && Y >= this.top - 0.5 && Y <= this.top + this.height + 0.5;
   }
 }
 
@@ -67,16 +60,13 @@ export function niceTicks(lo, hi, target = 5) {
   const raw = (hi - lo) / Math.max(target, 1);
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * 0.999) || 10 * mag;
-  const first = Math.ceil(lo / step - 1e-9);
+  const digits = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(step))));
   const out = [];
-  for (let k = first; k * step <= hi + step * 1e-9; k++) out.push(roundTo(k * step, step));
+  // each k * step rounded to two digits past the step's (+ 0 makes -0 a 0)
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) {
+    out.push(Number((k * step).toFixed(digits)) + 0);
+  }
   return out;
-}
-
-function roundTo(v, step) {
-  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 2);
-  const r = Number(v.toFixed(Math.min(digits, 20)));
-  return Object.is(r, -0) ? 0 : r;
 }
 
 // Tick labels for linear ticks: as few decimals as the step needs, "−" for minus (matplotlib's
@@ -104,8 +94,8 @@ export function logTicks(lo, hi, most = 8) {
   const b = Math.floor(Math.log10(hi) + 1e-9);
   const every = Math.max(1, Math.ceil((b - a + 1) / most));
   const out = [];
-  for (let k = a; k <= b; k++) if ((k - a) % every === 0) out.push(k);
-  return out.map((k) => [10 ** k, powerLabel(k)]);
+  for (let k = a; k <= b; k += every) out.push([10 ** k, powerLabel(k)]);
+  return out;
 }
 
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
@@ -134,13 +124,13 @@ export function paddedLimits(values, margin = 0.08) {
 }
 
 // -------------------------------------------------------------------------------- colours
-// Colour maps as anchor lists, interpolated in RGB: diverging blue-white-red for signed values in
-// [-1, 1] (the Jacobian heatmaps).
+// Diverging blue-white-red for signed values in [-1, 1] (the Jacobian heatmaps).
 const DIVERGING = ["#2166AC", "#4393C3", "#92C5DE", "#D1E5F0", "#F7F7F7", "#FDDBC7", "#F4A582", "#D6604D", "#B2182B"];
 
 function hexRgb(hex) { const n = parseInt(hex.slice(1), 16); return [(n >> 16) & 255, (n >> 8) & 255, n & 255]; }
 
-function interpolate(anchors, t) {
+// A colour scale: `anchors` ("#RRGGBB", low to high) interpolated in RGB at t in [0, 1].
+export function ramp(anchors, t) {
   if (!Number.isFinite(t)) return "#BBBBBB";
   const u = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
   const i = Math.min(anchors.length - 2, Math.floor(u));
@@ -150,9 +140,7 @@ function interpolate(anchors, t) {
   return `rgb(${a.map((c, k) => Math.round(c + (b[k] - c) * f)).join(",")})`;
 }
 
-export function diverging(t) { return interpolate(DIVERGING, (t + 1) / 2); }
-// A colour scale of one's own: `anchors` ("#RRGGBB", low to high) interpolated at t in [0, 1].
-export function ramp(anchors, t) { return interpolate(anchors, t); }
+export function diverging(t) { return ramp(DIVERGING, (t + 1) / 2); }
 
 // Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"), in any theme: of white and near
 // black, the one with the larger WCAG contrast (at least 4.5:1 on every fill).
@@ -178,11 +166,12 @@ export function makePainter(g) {
     fn();
     g.restore();
   };
+  const font = (size, weight) => { g.font = `${weight} ${size}px ${FONT}`; };
   const text = (x, y, s, st = {}) => {
     g.save();
     g.globalAlpha = st.alpha ?? 1;
     g.fillStyle = st.color || COLORS.ink;
-    g.font = `${st.weight || "normal"} ${st.size || 12}px ${FONT}`;
+    font(st.size || 12, st.weight || "normal");
     g.textAlign = st.align || "left";
     g.textBaseline = st.baseline || "middle";
     if (st.rotate) { g.translate(x, y); g.rotate(st.rotate); g.fillText(s, 0, 0); } else g.fillText(s, x, y);
@@ -192,7 +181,7 @@ export function makePainter(g) {
   const measure = (s, size = 12, weight = "normal") => {
     if (typeof g.measureText !== "function") return String(s).length * 0.64 * size;
     g.save();
-    g.font = `${weight} ${size}px ${FONT}`;
+    font(size, weight);
     const w = g.measureText(String(s)).width;
     g.restore();
     return w;
@@ -200,6 +189,19 @@ export function makePainter(g) {
   const segment = (x0, y0, x1, y1, st) => {
     g.save(); stroke(st); g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke(); g.restore();
   };
+  const rect = (x, y, w, h, st = {}) => {
+    g.save();
+    g.globalAlpha = st.alpha ?? 1;
+    if (st.fill) { g.fillStyle = st.fill; g.fillRect(x, y, w, h); }
+    if (st.color) { g.setLineDash([]); g.strokeStyle = st.color; g.lineWidth = st.lw || 1; g.strokeRect(x, y, w, h); }
+    g.restore();
+  };
+  // the points of xs, ys in pixels, [X, Y] (null for a NaN or infinite one)
+  const points = (ax, xs, ys, ylim) => Array.from(xs, (x, i) => {
+    const X = ax.px(x);
+    const Y = ax.py(ys[i], ylim);
+    return Number.isFinite(X) && Number.isFinite(Y) ? [X, Y] : null;
+  });
   const markerPath = (m, X, Y, r) => {
     if (m === "o") g.arc(X, Y, r, 0, 2 * Math.PI);
     else if (m === "s") g.rect(X - r, Y - r, 2 * r, 2 * r);
@@ -221,19 +223,15 @@ export function makePainter(g) {
     g,
     text,
     measure,
-    clipped,
     // a polyline in data coordinates; a NaN or infinite point breaks it
     line(ax, xs, ys, st = {}, ylim) {
       clipped(st.noclip ? null : ax, () => {
         stroke(st);
         g.beginPath();
         let pen = false;
-        for (let i = 0; i < xs.length; i++) {
-          const X = ax.px(xs[i]);
-          const Y = ax.py(ys[i], ylim);
-          if (!Number.isFinite(X) || !Number.isFinite(Y)) { pen = false; continue; }
-          if (pen) g.lineTo(X, Y); else g.moveTo(X, Y);
-          pen = true;
+        for (const p of points(ax, xs, ys, ylim)) {
+          if (p && pen) g.lineTo(...p); else if (p) g.moveTo(...p);
+          pen = !!p;
         }
         g.stroke();
       });
@@ -244,11 +242,8 @@ export function makePainter(g) {
         const r = (st.ms || 6) / 2;
         g.globalAlpha = st.alpha ?? 1;
         g.setLineDash([]);
-        for (let i = 0; i < xs.length; i++) {
-          const X = ax.px(xs[i]);
-          const Y = ax.py(ys[i], ylim);
-          if (!Number.isFinite(X) || !Number.isFinite(Y)) continue;
-          const m = st.marker || "o";
+        const m = st.marker || "o";
+        for (const [X, Y] of points(ax, xs, ys, ylim).filter(Boolean)) {
           g.beginPath();
           markerPath(m, X, Y, r);
           if (m === "x" || m === "|") { g.strokeStyle = st.color || COLORS.ink; g.lineWidth = st.mew || 1.5; g.stroke(); continue; }
@@ -270,46 +265,30 @@ export function makePainter(g) {
     vline(ax, x, st = {}) { const X = ax.px(x); if (Number.isFinite(X)) clipped(ax, () => segment(X, ax.top, X, ax.top + ax.height, st)); },
     hline(ax, y, st = {}, ylim) { const Y = ax.py(y, ylim); if (Number.isFinite(Y)) clipped(ax, () => segment(ax.left, Y, ax.left + ax.width, Y, st)); },
     segment,
-    rect(x, y, w, h, st = {}) {
-      g.save();
-      g.globalAlpha = st.alpha ?? 1;
-      if (st.fill) { g.fillStyle = st.fill; g.fillRect(x, y, w, h); }
-      if (st.color) { g.setLineDash([]); g.strokeStyle = st.color; g.lineWidth = st.lw || 1; g.strokeRect(x, y, w, h); }
-      g.restore();
-    },
+    rect,
     // the frame of a panel: the paper's face, spines, ticks with labels, grid, axis labels, title.
     // ticks are [value, label] pairs; spines "box" (four sides) or "bottom" (a ruler's line).
     frame(ax, o = {}) {
       const { left: L, top: T, width: W, height: H } = ax;
-      g.save();
-      g.fillStyle = COLORS.paper;
-      g.fillRect(L, T, W, H);
-      g.restore();
-      const tickSize = Math.max(o.tickSize || LEAST_FONT, LEAST_FONT);
+      rect(L, T, W, H, { fill: COLORS.paper });
       const xticks = (o.xticks || []).filter(([v]) => ax.px(v) >= L - 0.5 && ax.px(v) <= L + W + 0.5);
       // as many labels as fit side by side (every one, at the width a picture is designed for)
-      const stride = labelStride(xticks.map(([v]) => ax.px(v)), xticks.map(([, label]) => measure(label, tickSize)));
+      const stride = labelStride(xticks.map(([v]) => ax.px(v)), xticks.map(([, label]) => measure(label, LEAST_FONT)));
       xticks.forEach(([v, label], k) => {
         const X = ax.px(v);
         if (o.grid) segment(X, T, X, T + H, { color: COLORS.grid, lw: 0.8 });
         segment(X, T + H, X, T + H + 3.5, { color: COLORS.ink, lw: 0.8 });
-        if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: tickSize });
+        if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
       });
       for (const [v, label] of o.yticks || []) {
         const Y = ax.py(v, o.ylim);
         if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
         if (o.grid) segment(L, Y, L + W, Y, { color: COLORS.grid, lw: 0.8 });
         segment(L - 3.5, Y, L, Y, { color: COLORS.ink, lw: 0.8 });
-        text(L - 6, Y, label, { align: "right", size: tickSize });
+        text(L - 6, Y, label, { align: "right", size: LEAST_FONT });
       }
-      g.save();
-      g.strokeStyle = COLORS.ink;
-      g.lineWidth = 0.8;
-      g.setLineDash([]);
-      g.beginPath();
-      if (o.spines === "bottom") { g.moveTo(L, T + H); g.lineTo(L + W, T + H); } else g.rect(L, T, W, H);
-      g.stroke();
-      g.restore();
+      if (o.spines === "bottom") segment(L, T + H, L + W, T + H, { color: COLORS.ink, lw: 0.8 });
+      else rect(L, T, W, H, { color: COLORS.ink, lw: 0.8 });
       if (o.xlabel) {
         // centred under the panel, within the picture (o.right): it or a shorter form (o.xlabels)
         const room = o.xlabelRoom || (o.right ? 2 * Math.min(L + W / 2, o.right - L - W / 2) - 8 : Infinity);
@@ -318,7 +297,7 @@ export function makePainter(g) {
       }
       // the y label left of the tick labels (further left than o.ylabelGap when they are wide),
       // left out where that is past the picture's left edge
-      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, tickSize)));
+      const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, LEAST_FONT)));
       const gap = Math.max(o.ylabelGap || 46, widest + 14);
       if (o.ylabel && L - gap >= 7) text(L - gap, T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
       // the title from the panel's left edge, within `o.right` (the picture's width) when given:
@@ -329,20 +308,18 @@ export function makePainter(g) {
       }
     },
     // a vertical colour bar: `cmap(t)` for t from lo (bottom) to hi (top), ticks [value, label]
-    colorbar(ax, cmap, lo, hi, ticks = [], label = "") {
+    colorbar(ax, cmap, lo, hi, ticks = []) {
       const n = 64;
       for (let k = 0; k < n; k++) {
         g.fillStyle = cmap(lo + ((hi - lo) * (k + 0.5)) / n);
         g.fillRect(ax.left, ax.top + ax.height * (1 - (k + 1) / n), ax.width, Math.ceil(ax.height / n) + 0.5);
       }
-      this.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
-      const bar = ax.with({ ylim: [lo, hi] });
+      rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
       for (const [v, lab] of ticks) {
-        const Y = bar.py(v);
+        const Y = ax.py(v, [lo, hi]);
         segment(ax.left + ax.width, Y, ax.left + ax.width + 3, Y, { color: COLORS.ink, lw: 0.8 });
         text(ax.left + ax.width + 5, Y, lab, { size: LEAST_FONT });
       }
-      if (label) text(ax.left + ax.width / 2, ax.top + ax.height + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
     },
   };
 }

@@ -1,18 +1,14 @@
-// A page with no kernel (the static site): its model stands in for the kernel, answering the
-// page from a table. `gradkit export` saved each widget's state and, beside it, the kernel's
-// answers to the moves one step away (`answers`, base/standin.py): each a scene for other values
-// of the controls that need a new scene (another function, another n), with its tables and the
-// values Python changes along with them. `standIn` makes the site's model (anywidget's, played
-// over that state by the site's loader) answer what the page sends as the kernel would: a
-// change the shown scene holds needs nothing; one an answer holds gets that answer; any other is
-// refused as Python refuses a value (its values back, the error area saying why). Commands
-// (`ask`, given to the page as experimental.invoke) get the kernel's refusal. Where the table has
-// no answer it says why (cannotShow, cannotAsk): the page greys that control out with the reason,
-// and that is all it knows of having no kernel (host.js ctx.whyNot).
+// A page with no kernel (the static site): its model stands in for the kernel, answering the page
+// from the kernel's answers to the moves one step away, saved with the state (`answers`,
+// base/standin.py: a scene with its tables, and the values Python changes with it). A change the
+// shown scene holds needs nothing, one an answer holds gets it, any other is refused as Python
+// refuses a value; where the table has none it says why (cannotShow, cannotAsk: host.js greys
+// that control out, all the page knows of having no kernel).
 import { shownValue } from "./controls.js";
 import { EPS_GRID, epsLabel } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 import { decodeTables } from "./tables.js";
+import { valuesOf } from "./page.js";
 import { sceneFits } from "./host.js";
 
 export const NEEDS_KERNEL = "needs a running notebook (Python): open this lesson in Jupyter to use it";
@@ -35,23 +31,15 @@ export function offGridWords(value) {
     `${epsLabel(hi)}): type one of them, or open this lesson in Jupyter, where Python measures any eps.`;
 }
 
-// The label a control shows for the value `name` ("Function", "n"), else the name.
 function labelOf(spec, name) {
   const c = (spec.controls || []).find((s) => s.name === name) || {};
   return String(c.label || c.aria || c.text || name).replace(/\s*=\s*$/, "");
 }
 
-// The traits an answer may set: the scene and the values the page shows (never the layout).
-function allowed(spec, name) {
-  return name === "scene" || name === "tables" || (spec.state || []).includes(name);
-}
-
-// Make `model` (anywidget's model over a saved widget's state, as the site's loader plays it:
-// get, set, on, off; `answers` among its values, their tables as DataView) a stand-in for the
-// kernel: its save_changes answers the page's changes from the table, `ask` answers commands (as
-// experimental.invoke does), `cannotShow`/`cannotAsk` say why where the table has no answer.
-// `view` is the family's view (its `ready(ctx)` says whether a scene holds what it draws for a
-// state); `refused()` is called when the page asks what no table answers (the site shows its line).
+// Make `model` (the site loader's, over a saved widget's state: get, set, on, off; `answers`
+// among its values, their tables as DataView) a stand-in for the kernel. `view` is the family's
+// (its `ready(ctx)`: whether a scene holds what it draws for a state); `refused()` is called when
+// the page asks a command no table answers (the site shows its line).
 export function standIn(model, view, refused = () => {}) {
   const spec = model.get("spec") || {};
   const names = spec.state || [];
@@ -61,11 +49,13 @@ export function standIn(model, view, refused = () => {}) {
     if (!decoded.has(buffer)) decoded.set(buffer, decodeTables(buffer, (scene || {}).tables));
     return decoded.get(buffer);
   };
-  const valuesNow = () => Object.fromEntries(names.map((n) => [n, model.get(n)]));
+  const valuesNow = () => valuesOf(model, names);
   const shown = () => ({ state: {}, scene: model.get("scene") || {}, tables: model.get("tables") });
-  // the saved scene answers too (a page that went to another function can come back)
+  // the saved scene answers too (a page that went to another function can come back); an answer
+  // sets the scene and the values the page shows, never the layout
+  const allowed = (k) => k === "scene" || k === "tables" || names.includes(k);
   const answers = [shown(), ...saved.map((a) => ({ state: a.state || {}, scene: a.scene || {}, tables: a.tables }))]
-    .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(spec, k))) }));
+    .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(k))) }));
   const holds = (scene, buffer, state) => sceneFits(scene, state) &&
     (!view.ready || !!view.ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null,
       value: (name) => shownValue(spec.controls, name, state[name]) }));
@@ -79,7 +69,6 @@ export function standIn(model, view, refused = () => {}) {
   };
   let accepted = valuesNow(); // the values last answered: a refused change goes back to them
 
-  // the page's changes, answered from the table as the kernel would answer them
   model.save_changes = () => {
     const state = valuesNow();
     const found = answerFor(state);
@@ -98,7 +87,6 @@ export function standIn(model, view, refused = () => {}) {
     if (command !== "numbers_at") refused();
     return [{ error: command === "numbers_at" ? offGridWords(msg.eps) : model.cannotAsk(msg.name) }, []];
   };
-  // why the table has no answer for the page's values `state` ("" where it has one)
   model.cannotShow = (state) => {
     if (answerFor(state)) return "";
     if (state.eps_exact != null) return offGridWords(state.eps_exact);
@@ -107,8 +95,7 @@ export function standIn(model, view, refused = () => {}) {
     const value = shownValue(spec.controls, name, state[name]);
     return `${settingWords(labelOf(spec, name), name, value)} is not saved with this page: it ${NEEDS_KERNEL}.`;
   };
-  // why the table has no answer for control `name` asking the kernel (a button that runs
-  // Python, a text Python reads): none does
+  // a button that runs Python, a text Python reads: none is in the table
   model.cannotAsk = (name) => `${labelOf(spec, name)} ${NEEDS_KERNEL}.`;
   return model;
 }

@@ -1,8 +1,6 @@
 // Tables computed ahead by torch, as the kernel sends them (base/tables.py packs them): one
-// binary buffer of float64 (or, for curves only drawn, float32) arrays, laid out by
-// scene.tables = {name: {offset, shape, dtype}}.
-
-// The arrays of a scene: name -> {data: Float64Array (or Float32Array), shape} (views).
+// buffer of float64 (or float32) arrays laid out by scene.tables = {name: {offset, shape, dtype}},
+// decoded as name -> {data, shape} (views).
 export function decodeTables(buffer, layout) {
   const out = {};
   if (!buffer || !layout) return out;
@@ -46,11 +44,9 @@ export function record(fields, row) {
 }
 
 // The measured record a point widget draws now, found by its family's `lookup(scene, tables,
-// exact, state, x)` (`exact`: the kernel's answer for a typed eps off the grid, its tables laid
-// out as one x position and one eps of the scene's, or null while it has not come; state.x is
-// x's position, the window's index state.x − scene.window[0]; `x` its value, ctx.value("x")):
-// null until the scene of the state's function has come (a scene with the field `ready`), and
-// null while the record is still being measured.
+// exact, state, x)` (`exact`: the answer for a typed eps off the grid, or null; `x`: x's value,
+// ctx.value("x")); null until the scene of the state's function (with the field `ready`) has
+// come, and while the record is still being measured.
 export function pointRecord(ctx, ready, lookup) {
   const { scene, state } = ctx;
   if (!scene[ready] || state.function !== scene.function) return null;

@@ -1,8 +1,7 @@
-// The page's theme for the pictures. The stylesheet (theme.css, from gradkit/_palette.py) sets
-// the palette as --gk-<name> on the widget's root, light or dark as the page is; a picture reads
-// the computed values before it paints (readTheme -> useTheme) and draws with COLORS, and the
-// widget repaints when the page's theme changes (watchTheme). LIGHT is the palette's light half,
-// the fallback where no stylesheet applies (a test keeps it equal to _palette.PALETTE).
+// The page's theme for the pictures: theme.css sets the palette as --gk-<name> on the widget's
+// root, light or dark as the page is; a picture reads the computed values before it paints
+// (readTheme -> useTheme, into COLORS). LIGHT, the fallback where no stylesheet applies, is the
+// palette's light half (a test keeps it equal to _palette.PALETTE).
 
 export const LIGHT = Object.freeze({
   blue: "#0072B2", vermillion: "#C24E00", green: "#007A5A", pink: "#A8487F", orange: "#9A6700",
@@ -11,7 +10,7 @@ export const LIGHT = Object.freeze({
   face: "#F2F2F2", "face-hover": "#E4E4E4", paper: "#FFFFFF", grid: "#E3E3E3", line: "#D0D0D0",
 });
 
-// The colours the picture being painted uses: the theme's, by palette name.
+// The colours the picture being painted uses, by palette name.
 export const COLORS = { ...LIGHT };
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
