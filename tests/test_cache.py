@@ -26,8 +26,15 @@ from hypothesis import strategies as st
 
 from gradkit.widgets import SlopeExplorer
 from gradkit.widgets.base import cache as cache_module
-from gradkit.widgets.base import cache_entry, cache_places
-from gradkit.widgets.base.cache import SceneCache, cache_folder, scene_cache, scene_key, size_limit
+from gradkit.widgets.base import cache_entry
+from gradkit.widgets.base.cache import (
+    SceneCache,
+    cache_folder,
+    fields,
+    scene_cache,
+    scene_key,
+    size_limit,
+)
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.slope import scene as slope_scene
 from gradkit.zoo import CubeFn, NoisyBackwardTanhFn, RandomForwardFn, WrongSquareFn
@@ -57,12 +64,20 @@ def _entries() -> list[Path]:
     return sorted(scene_cache.folder.glob("*.gks"))
 
 
+#: What the tests' computes return: a number and a 3 x 4 float64 table.
+PAIR = fields(x=float, rows=("float64", (3, 4)))
+
+
+def pair(x: float, rows=None) -> dict:
+    return {"x": x, "rows": np.arange(12.0).reshape(3, 4) if rows is None else rows}
+
+
 class Counter:
     """A compute function that counts its calls."""
 
     def __init__(self, value=None):
         self.calls = 0
-        self.value = value if value is not None else (2.5, np.arange(12.0).reshape(3, 4))
+        self.value = value if value is not None else pair(2.5)
 
     def __call__(self):
         self.calls += 1
@@ -120,8 +135,8 @@ def test_only_stable_functions_have_keys():
 def test_a_changed_key_misses(monkeypatch, change):
     compute = Counter()
     parts = {"f": torch.sin, "x": 0.5, "dtype": torch.float32}
-    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute)
-    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute)
+    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute, PAIR)
+    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute, PAIR)
     assert compute.calls == 1
     if change == "function":
         parts["f"] = torch.cos
@@ -136,8 +151,8 @@ def test_a_changed_key_misses(monkeypatch, change):
     elif change == "cpu":
         monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX512-elsewhere")
     else:
-        monkeypatch.setattr(cache_entry, "_FINGERPRINT", ["another build"])
-    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute)
+        monkeypatch.setattr(cache_entry, "_fingerprint", lambda: "another build")
+    scene_cache.fetch(scene_key("t", parts["f"], parts["x"], parts["dtype"]), compute, PAIR)
     assert compute.calls == 2
 
 
@@ -146,7 +161,7 @@ def test_cache_off_stores_nothing(monkeypatch, tmp_path):
     assert cache_folder() is None
     compute = Counter()
     for _ in range(2):
-        scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute)
+        scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute, PAIR)
     assert compute.calls == 2
 
 
@@ -167,7 +182,7 @@ def _corrupt(path: Path, how: str, other: Path) -> None:
         magic, start = cache_entry.MAGIC, len(cache_entry.MAGIC) + 4
         size = int.from_bytes(data[len(magic) : start], "little")
         header = json.loads(data[start : start + size])
-        header["layout"]["0"]["shape"] = [1000, 1000]
+        header["layout"]["rows"]["shape"] = [1000, 1000]
         head, buffer = json.dumps(header).encode(), data[start + size + 32 :]
         digest = hashlib.sha256(head + buffer).digest()
         path.write_bytes(magic + len(head).to_bytes(4, "little") + head + digest + buffer)
@@ -179,29 +194,43 @@ def _corrupt(path: Path, how: str, other: Path) -> None:
 def test_a_bad_entry_is_recomputed_and_replaced(how):
     key, other_key = scene_key("t", torch.sin, 1.0), scene_key("t", torch.sin, 2.0)
     compute = Counter()
-    scene_cache.fetch(other_key, Counter((0.0, np.zeros((3, 4)))))
-    first = scene_cache.fetch(key, compute)
+    scene_cache.fetch(other_key, Counter(pair(0.0, np.zeros((3, 4)))), PAIR)
+    first = scene_cache.fetch(key, compute, PAIR)
     _corrupt(scene_cache.path(key), how, scene_cache.path(other_key))
-    again = scene_cache.fetch(key, compute)
+    again = scene_cache.fetch(key, compute, PAIR)
     assert compute.calls == 2
-    assert again[0] == first[0] and np.array_equal(again[1], first[1])
-    assert scene_cache.fetch(key, compute)[0] == 2.5 and compute.calls == 2  # whole again
+    assert again["x"] == first["x"] and np.array_equal(again["rows"], first["rows"])
+    assert scene_cache.fetch(key, compute, PAIR)["x"] == 2.5 and compute.calls == 2  # whole
 
 
 def test_values_come_back_exactly():
-    value = (
-        1 / 3,
-        {"rows": np.array([np.nan, -np.inf, 5e-324, 1 / 3]), "f32": np.float32([0.1, 2.0])},
-        [None, True, "x²", 7, float("nan")],
+    value = {
+        "third": 1 / 3,
+        "tiny": 5e-324,
+        "nan": float("nan"),
+        "count": 7,
+        "rows": np.array([np.nan, -np.inf, 5e-324, 1 / 3]),
+        "f32": np.float32([[0.1, 2.0]]),
+    }
+    kinds = fields(
+        third=float,
+        tiny=float,
+        nan=float,
+        count=float,
+        rows=("float64", (4,)),
+        f32=("float32", (1, 2)),
     )
-    scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: value)
-    got = scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: 1 / 0)
-    assert got[0] == value[0] and got[2][:4] == value[2][:4] and np.isnan(got[2][4])
-    assert got[1]["rows"].tobytes() == value[1]["rows"].tobytes()
-    assert got[1]["f32"].dtype == np.float32 and np.array_equal(got[1]["f32"], value[1]["f32"])
-    ints = scene_cache.fetch(scene_key("exact", torch.exp, 2.0), lambda: np.arange(3))
-    assert ints.dtype == np.int64  # returned as computed, not stored (it would not come back so)
-    assert not scene_cache.path(scene_key("exact", torch.exp, 2.0)).exists()
+    scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: value, kinds)
+    got = scene_cache.fetch(scene_key("exact", torch.exp, 1.0), lambda: 1 / 0, kinds)
+    assert (got["third"], got["tiny"], got["count"]) == (1 / 3, 5e-324, 7)
+    assert np.isnan(got["nan"]) and type(got["count"]) is int
+    assert got["rows"].tobytes() == value["rows"].tobytes()
+    assert got["f32"].dtype == np.float32 and got["f32"].tobytes() == value["f32"].tobytes()
+    for other in ({"rows": np.arange(3)}, {"flag": True}, {"x": None}, (1.0,), {1: 1.0}):
+        key = scene_key("exact", torch.exp, 2.0)
+        got = scene_cache.fetch(key, lambda v=other: v, lambda _: True)
+        assert got is other  # returned as computed, not stored (it would not come back so)
+        assert not scene_cache.path(key).exists()
 
 
 # ------------------------------------------------------------------------ two processes
@@ -209,7 +238,7 @@ _FILLER = """
 import json, sys, time
 from pathlib import Path
 import numpy as np, torch
-from gradkit.widgets.base.cache import scene_cache, scene_key
+from gradkit.widgets.base.cache import fields, scene_cache, scene_key
 
 start = Path(sys.argv[1])
 (start.parent / f"ready-{sys.argv[2]}").touch()  # imported: ready to race
@@ -218,10 +247,11 @@ while not start.exists():
 
 def compute():
     time.sleep(0.3)  # both processes are computing at once, then both write
-    return (0.25, np.linspace(0.0, 1.0, 200_000))
+    return {"x": 0.25, "rows": np.linspace(0.0, 1.0, 200_000)}
 
-value = scene_cache.fetch(scene_key("race", torch.sin, 0.5), compute)
-print(json.dumps([scene_cache.misses, scene_cache.stores, float(value[1].sum())]))
+kinds = fields(x=float, rows=("float64", (200_000,)))
+value = scene_cache.fetch(scene_key("race", torch.sin, 0.5), compute, kinds)
+print(json.dumps([scene_cache.misses, scene_cache.stores, float(value["rows"].sum())]))
 """
 
 
@@ -243,8 +273,9 @@ def test_two_processes_filling_one_entry_both_leave_a_valid_one(tmp_path):
     want = float(np.linspace(0.0, 1.0, 200_000).sum())
     assert results == [[1, 1, want], [1, 1, want]]  # each computed and wrote a whole entry
     assert [p.name for p in scene_cache.folder.iterdir()] == [_entries()[0].name]  # no temp left
-    got = scene_cache.fetch(scene_key("race", torch.sin, 0.5), lambda: 1 / 0)
-    assert got[0] == 0.25 and float(got[1].sum()) == want
+    kinds = fields(x=float, rows=("float64", (200_000,)))
+    got = scene_cache.fetch(scene_key("race", torch.sin, 0.5), lambda: 1 / 0, kinds)
+    assert got["x"] == 0.25 and float(got["rows"].sum()) == want
 
 
 # ---------------------------------------------------------------------------- read only
@@ -272,7 +303,7 @@ def test_an_unwritable_folder_is_no_error_and_misses_go_to_the_learners_own(monk
     monkeypatch.setenv("GRADKIT_CACHE", str(blocker / "cache"))  # unwritable even for root
     compute = Counter()
     told = _cache_warnings(
-        lambda: [scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute) for _ in range(2)]
+        lambda: [scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute, PAIR) for _ in "ab"]
     )
     assert len(told) == 1 and "a-file/cache cannot be opened (Not a directory)" in told[0]
     assert compute.calls == 1  # the second read the learner's own folder
@@ -322,20 +353,22 @@ def test_a_truly_read_only_mount_is_read(make):
 
 
 # ---------------------------------------------------------------------------- size limit
-def test_the_size_limit_evicts_the_oldest(tmp_path):
-    one = len(cache_entry.encode_entry("k", (1.0, np.zeros(1000))))
-    cache = SceneCache(tmp_path, limit=int(3.5 * one))
+def test_the_size_limit_evicts_the_oldest(monkeypatch):
+    key_length = len(cache_entry.key_text(scene_key("t", torch.sin, 0.0)))
+    one = len(cache_entry.encode_entry("k" * key_length, pair(1.0)))
+    monkeypatch.setenv("GRADKIT_CACHE_SIZE", str(int(3.5 * one)))
+    cache = SceneCache()
     keys = [scene_key("t", torch.sin, float(k)) for k in range(5)]
     for hours, key in zip((3, 2, 1.5), keys, strict=False):
-        cache.fetch(key, lambda: (1.0, np.zeros(1000)))
+        cache.fetch(key, lambda: pair(1.0), PAIR)
         os.utime(cache.path(key), (time.time() - hours * 3600,) * 2)
-    cache.fetch(keys[0], lambda: 1 / 0)  # a hit an hour on keeps the oldest young
-    assert cache.hits == 1 and cache.size() <= cache.limit
-    cache.fetch(keys[3], lambda: (1.0, np.zeros(1000)))  # 4 entries: over the limit
-    cache.fetch(keys[4], lambda: (1.0, np.zeros(1000)))
+    cache.fetch(keys[0], lambda: 1 / 0, PAIR)  # a hit an hour on keeps the oldest young
+    assert cache.hits == 1 and cache.size() <= size_limit()
+    cache.fetch(keys[3], lambda: pair(1.0), PAIR)  # 4 entries: over the limit
+    cache.fetch(keys[4], lambda: pair(1.0), PAIR)
     left = {p.name for _, _, p in cache.entries()}
     assert left == {cache.path(k).name for k in (keys[0], keys[3], keys[4])}
-    assert cache.size() <= cache.limit
+    assert cache.size() <= size_limit()
 
 
 @pytest.mark.parametrize(
@@ -350,14 +383,14 @@ def test_the_size_limit_evicts_the_oldest(tmp_path):
 )
 def test_size_limit_from_the_environment(monkeypatch, text, limit):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
-    monkeypatch.setattr(cache_places, "_WARNED", set())
+    monkeypatch.setattr(cache_module, "_WARNED", set())
     told = _cache_warnings(lambda: size_limit())
     assert size_limit() == limit
     assert len(told) == (text == "x")  # only a value that is not a size warns
 
 
 def test_the_real_cache_folder_is_never_the_tests():
-    assert os.environ["GRADKIT_CACHE"] != str(cache_module.default_folder())
+    assert os.environ["GRADKIT_CACHE"] != str(scene_cache.own_folder.parent)
     assert str(scene_cache.folder).startswith(tempfile.gettempdir())
 
 
@@ -402,7 +435,7 @@ def test_warm_fills_the_cache_that_the_next_kernel_reads(tmp_path, monkeypatch, 
 
 
 def test_only_the_caches_own_files_are_ever_removed(monkeypatch, tmp_path):
-    scene_cache.fetch(scene_key("t", torch.sin, 1.0), Counter())
+    scene_cache.fetch(scene_key("t", torch.sin, 1.0), Counter(), PAIR)
     folder, day = scene_cache.folder, time.time() - 86400
     for name in ("notes.txt", ".tmp-dead.gks", ".tmp-writing.gks"):
         (folder / name).write_text("x")
@@ -491,9 +524,8 @@ def _cache_warnings(action) -> list[str]:
 
 def _forged(folder_root: Path, key: tuple) -> Path:
     """An entry a forger wrote: whole, digest-valid, the right key, numbers of their choosing."""
-    value = (42.0, np.full((3, 4), 42.0))
-    cache = SceneCache(folder_root)
-    path = cache.path(key)
+    value = pair(42.0, np.full((3, 4), 42.0))
+    path = folder_root / "scenes" / scene_cache.path(key).name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), value))
     return path
@@ -535,18 +567,19 @@ ATTACKS = [
 
 @_needs_root
 @pytest.mark.parametrize("attack", ATTACKS)
-def test_a_planted_entry_is_never_read_and_one_warning_names_the_fix(tmp_path, attack):
+def test_a_planted_entry_is_never_read_and_one_warning_names_the_fix(monkeypatch, tmp_path, attack):
     root, outside = tmp_path / "class-cache", tmp_path / "elsewhere"
     outside.mkdir()
-    key = scene_key("t", torch.sin, 0.7)
+    monkeypatch.setenv("GRADKIT_CACHE", str(root))
+    key, other = scene_key("t", torch.sin, 0.7), scene_key("t", torch.sin, 0.8)
     entry = _forged(root, key)
-    assert SceneCache(root, own=tmp_path / "own").fetch(key, Counter())[0] == 42.0  # as forged
+    assert SceneCache().fetch(key, Counter(), PAIR)["x"] == 42.0  # as forged
     _plant(root, attack, entry, outside)
-    cache, compute = SceneCache(root, own=tmp_path / "own"), Counter()
+    cache, compute = SceneCache(), Counter()
     told = _cache_warnings(
-        lambda: [cache.fetch(key, compute), cache.fetch(scene_key("t", torch.sin, 0.8), Counter())]
+        lambda: [cache.fetch(key, compute, PAIR), cache.fetch(other, Counter(), PAIR)]
     )
-    assert cache.fetch(key, lambda: 1 / 0)[0] == 2.5  # torch's (here: compute's), never 42
+    assert cache.fetch(key, lambda: 1 / 0, PAIR)["x"] == 2.5  # compute's, never the forger's
     assert compute.calls == 1 and cache.hits == 1
     assert len(told) == 1  # one warning for the folder, not one per entry
     message = told[0]
@@ -557,39 +590,41 @@ def test_a_planted_entry_is_never_read_and_one_warning_names_the_fix(tmp_path, a
     )
     assert "chmod -R go-w" in message
     if attack.startswith("entry"):  # a trusted folder: the bad entry was replaced there
-        assert not entry.is_symlink() and SceneCache(root).fetch(key, Counter())[0] == 2.5
+        assert not entry.is_symlink() and SceneCache().fetch(key, Counter(), PAIR)["x"] == 2.5
     else:
-        assert (tmp_path / "own" / "scenes" / entry.name).is_file()
+        assert (cache.own_folder / entry.name).is_file()
 
 
 def test_a_trusted_read_only_class_cache_is_read_and_misses_go_to_the_learners_own(
     monkeypatch, tmp_path
 ):
     """A hub's class cache the learner cannot write: read, and misses go to their own folder."""
-    root, own = tmp_path / "class-cache", tmp_path / "own"
+    root = tmp_path / "class-cache"
+    monkeypatch.setenv("GRADKIT_CACHE", str(root))
     shipped = scene_key("t", torch.sin, 0.7)
-    SceneCache(root).fetch(shipped, Counter((1.5, np.ones(3))))  # the image's build
+    SceneCache().fetch(shipped, Counter(pair(1.5)), PAIR)  # the image's build
     before = sorted(p.name for p in (root / "scenes").iterdir())
     real_access = os.access
     monkeypatch.setattr(
         os, "access", lambda p, mode: real_access(p, mode) and not str(p).startswith(str(root))
     )
-    cache, compute = SceneCache(root, own=own), Counter()
-    assert cache.fetch(shipped, compute)[0] == 1.5 and compute.calls == 0
+    cache, compute = SceneCache(), Counter()
+    assert cache.fetch(shipped, compute, PAIR)["x"] == 1.5 and compute.calls == 0
     new = scene_key("t", torch.sin, 0.9)
-    assert cache.fetch(new, compute)[0] == 2.5 and cache.fetch(new, compute)[0] == 2.5
+    assert [cache.fetch(new, compute, PAIR)["x"] for _ in "ab"] == [2.5, 2.5]
     assert compute.calls == 1 and cache.hits == 2 and cache.stores == 1
     assert sorted(p.name for p in (root / "scenes").iterdir()) == before  # untouched
-    assert (own / "scenes" / cache.path(new).name).is_file()
+    assert (cache.own_folder / cache.path(new).name).is_file()
 
 
-def test_eviction_never_deletes_through_a_symlink(tmp_path):
+def test_eviction_never_deletes_through_a_symlink(monkeypatch, tmp_path):
     root, outside = tmp_path / "cache", tmp_path / "elsewhere"
     outside.mkdir()
     precious = outside / "precious.gks"
     precious.write_text("someone's file")
-    cache = SceneCache(root, limit=10**9)
-    cache.fetch(scene_key("t", torch.sin, 1.0), Counter())
+    monkeypatch.setenv("GRADKIT_CACHE", str(root))
+    cache = SceneCache()
+    cache.fetch(scene_key("t", torch.sin, 1.0), Counter(), PAIR)
     (root / "scenes" / "linked.gks").symlink_to(precious)
     cache.clear()
     assert precious.read_text() == "someone's file"
@@ -602,8 +637,9 @@ def test_eviction_never_deletes_through_a_symlink(tmp_path):
     assert precious.read_text() == "someone's file"
 
 
-def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(tmp_path):
+def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(monkeypatch, tmp_path):
     root, outside = tmp_path / "cache", tmp_path / "elsewhere"
+    monkeypatch.setenv("GRADKIT_CACHE", str(root))
     outside.mkdir()
     key = scene_key("t", torch.sin, 1.0)
     entry = _forged(root, key)
@@ -611,8 +647,8 @@ def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(tmp_path):
     entry.symlink_to(outside / entry.name)
     old = time.time() - 86400
     os.utime(outside / entry.name, (old, old))
-    cache = SceneCache(root)
-    told = _cache_warnings(lambda: cache.fetch(key, Counter()))
+    cache = SceneCache()
+    told = _cache_warnings(lambda: cache.fetch(key, Counter(), PAIR))
     assert len(told) == 1 and f"{entry} is a symlink" in told[0]
     assert cache.misses == 1 and cache.hits == 0
     assert (outside / entry.name).stat().st_mtime == old
@@ -621,13 +657,13 @@ def test_a_hit_through_a_symlinked_entry_touches_nothing_outside(tmp_path):
 @pytest.mark.parametrize("text", ["inf", "nan", "-1", "-5M", "0", "lots", "1e400", "infB"])
 def test_a_silly_size_is_the_default_with_one_warning(monkeypatch, text):
     monkeypatch.setenv("GRADKIT_CACHE_SIZE", text)
-    monkeypatch.setattr(cache_places, "_WARNED", set())
+    monkeypatch.setattr(cache_module, "_WARNED", set())
     told = _cache_warnings(lambda: [size_limit(), size_limit()])
     assert size_limit() == cache_module.DEFAULT_LIMIT
     assert len(told) == 1 and f"GRADKIT_CACHE_SIZE='{text}'" in told[0]
     compute = Counter()  # and every cached widget still works
     for _ in range(2):
-        assert scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute)[0] == 2.5
+        assert scene_cache.fetch(scene_key("t", torch.sin, 1.0), compute, PAIR)["x"] == 2.5
     assert compute.calls == 1
 
 
@@ -635,9 +671,11 @@ def test_the_default_folder_is_platformdirs_own(monkeypatch, tmp_path):
     import platformdirs
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache_module.default_folder() == Path(platformdirs.user_cache_dir("gradkit", False))
+    monkeypatch.delenv("GRADKIT_CACHE")
+    own = Path(platformdirs.user_cache_dir("gradkit", False))
+    assert cache_folder() == own and scene_cache.folder == scene_cache.own_folder == own / "scenes"
     if sys.platform.startswith("linux"):
-        assert cache_module.default_folder() == tmp_path / "xdg" / "gradkit"
+        assert own == tmp_path / "xdg" / "gradkit"
 
 
 # -------------------------------------------------------------------- any bytes: recompute
@@ -650,7 +688,7 @@ def _with_header(header_json: bytes, buffer: bytes = b"") -> bytes:
 
 
 def _good_header(text: str) -> dict:
-    return {"format": cache_entry.FORMAT, "key": text, "value": 1.0, "layout": {}, "nbytes": 0}
+    return {"key": text, "numbers": {"x": 1.0}, "layout": {}}
 
 
 @pytest.mark.parametrize(
@@ -660,45 +698,46 @@ def _good_header(text: str) -> dict:
         b'"a string"',
         b"[" * 100_000 + b"]" * 100_000,  # deeper than the JSON parser goes
         b"null",
-        "value: deep",
-        "value: list of strings",
-        "value: an unknown tag",
+        "key: missing",
+        "numbers: a list",
+        "numbers: a string",
+        "numbers: a bool",
+        "numbers: deep",
         "layout: a string",
         "layout: a negative offset",
         "layout: shape of strings",
         "layout: a bool shape",
-        "nbytes: a string",
+        "layout: ints",
+        "layout: off the buffer",
     ],
 )
 def test_a_digest_valid_entry_of_another_shape_is_recomputed(header):
     key = scene_key("t", torch.sin, 1.0)
     text = cache_entry.key_text(key)
-    buffer = b""
+    buffer = bytes(8)
     if isinstance(header, str):
         what, how = header.split(": ")
         made = _good_header(text)
-        if how == "deep":
-            value: object = 1.0
+        array = {"offset": 0, "shape": [1], "dtype": "float64"}
+        if how == "missing":
+            del made["key"]
+        elif what == "numbers":
+            deep: object = 1.0
             for _ in range(200):
-                value = {"$t": [value]}
-            made["value"] = value
-        elif how == "list of strings":
-            made["value"] = {"$a": ["0"]}
-        elif how == "an unknown tag":
-            made["value"] = {"$z": 1}
+                deep = {"x": deep}
+            forged = {"a list": [1.0], "a string": {"x": "1"}, "a bool": {"x": True}}
+            made["numbers"] = forged.get(how, deep)
         elif how == "a string":
             made["layout"] = "0"
-        elif how == "nbytes":
-            made["nbytes"] = "8"
         else:
-            buffer = bytes(8)
-            made["nbytes"] = 8
-            made["value"] = {"$a": "0"}
-            shape = {"a negative offset": [1], "shape of strings": ["1"], "a bool shape": [True]}
-            offset = -8 if how == "a negative offset" else 0
-            made["layout"] = {"0": {"offset": offset, "shape": shape[how], "dtype": "float64"}}
-        if what == "nbytes":
-            made["nbytes"] = "8"
+            changed = {
+                "a negative offset": {"offset": -8},
+                "shape of strings": {"shape": ["1"]},
+                "a bool shape": {"shape": [True]},
+                "ints": {"dtype": "int64"},
+                "off the buffer": {"shape": [2]},
+            }
+            made["layout"] = {"rows": {**array, **changed[how]}}
         header = json.dumps(made).encode()
     data = _with_header(header, buffer)
     with pytest.raises(ValueError, match=r".+"):
@@ -706,18 +745,18 @@ def test_a_digest_valid_entry_of_another_shape_is_recomputed(header):
     scene_cache.path(key).parent.mkdir(parents=True, exist_ok=True)
     scene_cache.path(key).write_bytes(data)
     compute = Counter()
-    assert scene_cache.fetch(key, compute)[0] == 2.5 and compute.calls == 1
+    assert scene_cache.fetch(key, compute, PAIR)["x"] == 2.5 and compute.calls == 1
 
 
 def test_the_cpu_capability_is_part_of_the_key(monkeypatch):
     compute = Counter()
     key = scene_key("t", torch.sin, 0.5, torch.float32)
-    scene_cache.fetch(key, compute)
-    scene_cache.fetch(key, compute)
+    scene_cache.fetch(key, compute, PAIR)
+    scene_cache.fetch(key, compute, PAIR)
     assert compute.calls == 1
     assert torch.backends.cpu.get_cpu_capability() in cache_entry.key_text(key)
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "ANOTHER_CPU")
-    scene_cache.fetch(key, compute)  # an image built on one node, read on another
+    scene_cache.fetch(key, compute, PAIR)  # an image built on one node, read on another
     assert compute.calls == 2
 
 
@@ -740,11 +779,10 @@ def test_any_bytes_are_an_entry_or_a_value_error(data):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(header=_JSON, value=_JSON, layout=_JSON, nbytes=_JSON)
-def test_any_digest_valid_header_is_an_entry_or_a_value_error(header, value, layout, nbytes):
+@given(header=_JSON, numbers=_JSON, layout=_JSON)
+def test_any_digest_valid_header_is_an_entry_or_a_value_error(header, numbers, layout):
     text = cache_entry.key_text(scene_key("t", torch.sin, 1.0))
-    shaped = {"format": cache_entry.FORMAT, "key": text, "value": value, "layout": layout,
-              "nbytes": nbytes}  # fmt: skip
+    shaped = {"key": text, "numbers": numbers, "layout": layout}
     for made in (header, shaped):
         head = json.dumps(made).encode()
         with contextlib.suppress(ValueError):
@@ -753,36 +791,25 @@ def test_any_digest_valid_header_is_an_entry_or_a_value_error(header, value, lay
 
 @pytest.mark.parametrize(
     "forged",
-    ["a string", ["a", "list"], (1.0,), (1.0, np.zeros(4, np.float32)), {"$d": 1}, None],
+    [
+        {},
+        {"x": 1.0},
+        {"x": 1.0, "rows": 1.0},
+        {**pair(1.0), "more": 1.0},
+        pair(1.0, np.zeros((4, 3))),
+        pair(1.0, np.zeros((3, 4), np.float32)),
+    ],
 )
-def test_a_value_of_another_shape_is_recomputed_not_handed_to_the_widget(tmp_path, forged):
-    """Digest-valid, the right key, a value no compute() of this family returns: recomputed."""
-    cache = SceneCache(tmp_path / "cache")
-    computed = scene_key("t", torch.sin, 1.0)
-    cache.fetch(computed, Counter())  # this family's values: (float, a float64 matrix)
+def test_a_value_of_another_shape_is_recomputed_not_handed_to_the_widget(forged):
+    """Digest-valid, the right key, a value its family's ``fields`` does not declare: recomputed,
+    in a process that has computed no value of that family too."""
     key = scene_key("t", torch.sin, 2.0)
-    path = cache.path(key)
-    path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
+    scene_cache.path(key).parent.mkdir(parents=True, exist_ok=True)
+    scene_cache.path(key).write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
     compute = Counter()
-    got = cache.fetch(key, compute)
-    assert compute.calls == 1 and got[0] == 2.5 and got[1].shape == (3, 4)
-    assert cache.fetch(key, compute)[0] == 2.5 and compute.calls == 1  # replaced by a whole one
-
-
-def test_expect_guards_the_first_read_of_a_family(tmp_path):
-    """Before this process computed any value of a family, ``expect`` says what one is."""
-    cache = SceneCache(tmp_path / "cache")
-    key = scene_key("t", torch.sin, 1.0)
-    cache.path(key).parent.mkdir(parents=True)
-    cache.path(key).write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), "a string"))
-
-    def is_pair(value):
-        _first, rows = value  # a string of another length: ValueError, read as "not expected"
-        return isinstance(rows, np.ndarray)
-
-    compute = Counter()
-    assert SceneCache(tmp_path / "cache").fetch(key, compute, is_pair)[0] == 2.5
-    assert compute.calls == 1
+    got = SceneCache().fetch(key, compute, PAIR)
+    assert compute.calls == 1 and got["x"] == 2.5 and got["rows"].shape == (3, 4)
+    assert SceneCache().fetch(key, compute, PAIR)["x"] == 2.5 and compute.calls == 1  # replaced
 
 
 # ------------------------------------------------------- a family's first read in a process
@@ -790,12 +817,12 @@ def test_expect_guards_the_first_read_of_a_family(tmp_path):
     ("family", "options"),
     [("SlopeExplorer", {"f": "sin(x)"}), ("EpsilonLab", {"f": "sin(x)"}), ("FloatRuler", {})],
 )
-@pytest.mark.parametrize("forged", ["a string", ["a", "list"], {"rows": 1.0}, {"$d": 1}])
+@pytest.mark.parametrize("forged", [{}, {"rows": 1.0}, {"$d": 1}, {"rows": np.zeros(3)}])
 def test_a_forged_value_is_recomputed_in_a_process_that_computed_none(
     make, monkeypatch, family, options, forged
 ):
-    """Digest-valid entries of every x position a widget reads, each a list, a string or a
-    dict, in a process that has not computed that family yet: the widget recomputes them
+    """Digest-valid entries of every x position a widget reads, each a dict of other keys or
+    shapes, in a process that has not computed that family yet: the widget recomputes them
     (no error, torch's numbers), never hands them on (a TypeError in the widget)."""
     import gradkit.widgets as widgets
 
@@ -803,7 +830,7 @@ def test_a_forged_value_is_recomputed_in_a_process_that_computed_none(
     keys: list[tuple] = []
     real_fetch = SceneCache.fetch
 
-    def recorded(self, key, compute, expect=None):
+    def recorded(self, key, compute, expect):
         keys.append(key)
         return real_fetch(self, key, compute, expect)
 
@@ -813,7 +840,6 @@ def test_a_forged_value_is_recomputed_in_a_process_that_computed_none(
     for key in keys:
         path = scene_cache.path(key)
         path.write_bytes(cache_entry.encode_entry(cache_entry.key_text(key), forged))
-    monkeypatch.setattr(scene_cache, "_shapes", {})  # a fresh kernel: no family computed yet
     hits = scene_cache.hits
     second = make(cls, **options)
     assert second.last_error is None, second.last_error
@@ -826,10 +852,9 @@ def test_a_forged_value_is_recomputed_in_a_process_that_computed_none(
 def test_a_huge_entry_is_never_read(tmp_path, monkeypatch):
     """A 4 GiB sparse entry (a valid one, padded) is a miss found from its size alone: not one
     byte of it is read into memory."""
-    cache = SceneCache(tmp_path / "cache")
     key = scene_key("t", torch.sin, 1.0)
-    cache.fetch(key, Counter())
-    path = cache.path(key)
+    scene_cache.fetch(key, Counter(), PAIR)
+    path = scene_cache.path(key)
     os.truncate(path, 4 * 2**30)  # sparse: no disk used
     reads: list[int] = []
     real_fdopen = os.fdopen
@@ -854,17 +879,17 @@ def test_a_huge_entry_is_never_read(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fdopen", watched)
     compute = Counter()
-    got = SceneCache(tmp_path / "cache").fetch(key, compute)
-    assert got[0] == 2.5 and compute.calls == 1 and reads == []
+    got = SceneCache().fetch(key, compute, PAIR)
+    assert got["x"] == 2.5 and compute.calls == 1 and reads == []
     monkeypatch.undo()
     assert path.stat().st_size < 2**20  # replaced by a whole entry
     assert cache_entry.MAX_ENTRY_BYTES < 4 * 2**30
 
 
-def test_a_value_too_large_for_an_entry_is_not_stored(tmp_path):
-    cache, compute = SceneCache(tmp_path / "cache"), Counter((1.0, np.zeros(5 * 2**20)))
+def test_a_value_too_large_for_an_entry_is_not_stored():
+    cache, compute = SceneCache(), Counter(pair(1.0, np.zeros(5 * 2**20)))
     key = scene_key("t", torch.sin, 1.0)
-    cache.fetch(key, compute)
+    cache.fetch(key, compute, fields(x=float, rows=("float64", (5 * 2**20,))))
     assert cache.stores == 0 and not cache.path(key).exists()
     with pytest.raises(cache_entry.Uncacheable, match="bytes is over"):
-        cache_entry.encode_entry("k", np.zeros(cache_entry.MAX_ENTRY_BYTES // 8))
+        cache_entry.encode_entry("k", {"rows": np.zeros(cache_entry.MAX_ENTRY_BYTES // 8)})
