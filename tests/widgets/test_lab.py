@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import random
@@ -188,12 +189,9 @@ def test_a_verdict_torch_does_not_give_is_redrawn(make, monkeypatch):
     here) is replaced under a new scene key, so the page redraws it once."""
     w = make(GradcheckLab, "SquareFn")
     target = (False, "float64", EPS_GRID[G6 - 3])
-    kept = w._states.kept(*target)
-    wrong = states_module.LabState(
-        {**kept.record, "passed": False, "cause": "bug"},
-        kept.numeric,
-        kept.analytic,
-        engine="batched",
+    kept = w._states._kept[target]
+    wrong = dataclasses.replace(
+        kept, record={**kept.record, "passed": False, "cause": "bug"}, engine="batched"
     )
     w._states._kept[target] = wrong
     w._sent[_key(w, eps=G6 - 3)] = wrong
