@@ -17,8 +17,8 @@ from typing import ClassVar
 import torch
 import traitlets
 
-from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
-from ...report import CAUSES, CheckReport
+from ..._args import EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
+from ...report import CheckReport
 from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
 from ..base.eps import eps_of, eps_state
@@ -291,8 +291,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         if window == self._sent and self.scene.get("key") == str(key):
             return
         self._sent = window
-        part, arrays = self._states.pack(window)
-        self.send_scene({**self._scene_json(self._states), **part}, arrays, key=key)
+        self.send_scene(*self._states.scene(window), key=key)
 
     def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict]:
         """A typed eps off the grid: torch's check for it, at the request's dtype and
@@ -315,19 +314,6 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         elif value != self._tolerance[name]:
             self._tolerance = {**self._tolerance, name: value}
             self._new_scene()
-
-    @staticmethod
-    def _scene_json(states: LabStates) -> dict:
-        """What the page needs beside the states: the Function, settings and words."""
-        return {
-            "function": states.label,
-            "about": states.about,
-            "atol": states.atol,
-            "rtol": states.rtol,
-            "dtypes": list(DTYPES),
-            "causes": CAUSES,
-            "ahead": states.ahead,
-        }
 
     def answers_ahead(self) -> list[dict]:
         """For a page with no kernel, within OFFLINE_BUDGET_S: fast_mode flipped for every
@@ -354,7 +340,5 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             states.fill(wanted, deadline=deadline)
             window = states.window(wanted)
             if window:
-                part, arrays = states.pack(window)
-                scene = {**self._scene_json(states), **part}
-                scenes.append(self.recorded_answer({"function": label}, scene, arrays))
+                scenes.append(self.recorded_answer({"function": label}, *states.scene(window)))
         return scenes

@@ -20,7 +20,7 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID
 from ...diagnosis import check
-from ...report import CheckReport
+from ...report import CAUSES, CheckReport
 from ..base.guard import InputError
 from ..base.jacobians import difference_ratio
 from .target import LabTargets
@@ -31,7 +31,6 @@ __all__ = [
     "AHEAD_TORCH_ENTRIES",
     "LabState",
     "LabStates",
-    "report_state",
     "state_key",
 ]
 
@@ -44,6 +43,8 @@ AHEAD_MAX_CELLS = 400
 AHEAD_TORCH_ENTRIES = 8
 #: Grid steps one click away: a slider step (arrow key) and ÷10 / ×10.
 CLICK_STEPS = (0, -3, 3, -1, 1)
+#: The worst entry's numbers the page reads out.
+WORST_FIELDS = ("position", "numeric", "analytic", "error", "tolerance", "outside", "shown")
 
 Grid = tuple[bool, str, int]  # a state on the grid: (fast_mode, dtype name, eps grid index)
 
@@ -80,25 +81,8 @@ def _joined(jacobian: Sequence[Sequence[torch.Tensor]] | None) -> tuple:
     return torch.cat(rows).numpy(), [r.shape[0] for r in rows], [b.shape[1] for b in jacobian[0]]
 
 
-def report_state(report: CheckReport, dtype: str, eps: float) -> LabState:
-    """A report as the page shows it: every string and number the readouts and heatmaps need.
-
-    Parameters
-    ----------
-    report : CheckReport
-        torch's verdict and gradkit's explanation for one state.
-    dtype : str
-        The inputs' dtype name, e.g. ``"float32"``.
-    eps : float
-        The step the report was computed with.
-
-    Returns
-    -------
-    LabState
-        The record (words, torch's message and warnings, the worst entry with its [row, col] in
-        the joined matrices) and the two Jacobians (None where the report has none, or the
-        analytic one has another shape).
-    """
+def _state_of(report: CheckReport, dtype: str, eps: float) -> LabState:
+    """A report as the page shows it; no analytic Jacobian where its shape is not numeric's."""
     numeric, rows, cols = _joined(report.numeric)
     analytic, rows_a, cols_a = _joined(report.analytic)
     if numeric is None:
@@ -108,24 +92,17 @@ def report_state(report: CheckReport, dtype: str, eps: float) -> LabState:
     w = report.worst
     worst = None
     if w is not None:
+        # the report's numbers as it writes them (shown) and gradcheck's test (outside): the
+        # page never redoes either
+        worst = {k: getattr(w, k) for k in WORST_FIELDS}
         cell = [sum(rows[: w.output]) + w.index[0], sum(cols[: w.input]) + w.index[1]]
-        worst = {
-            "position": w.position,
-            "numeric": w.numeric,
-            "analytic": w.analytic,
-            "error": w.error,
-            "tolerance": w.tolerance,
-            "outside": w.outside,  # gradcheck's test, Python's: the page never redoes it
-            "shown": w.shown,  # the numbers as the report writes them: one format
-            "cell": [int(c) for c in cell] if rows else None,
-        }
+        worst["cell"] = [int(c) for c in cell] if rows else None
     record = {
         "unavailable": "",
-        "passed": report.passed,
-        "verdict": report.verdict,
-        "cause": report.cause,
-        "explanation": report.explanation,
-        "suggestion": report.suggestion,
+        **{
+            k: getattr(report, k)
+            for k in ("passed", "verdict", "cause", "explanation", "suggestion")
+        },
         "message": report.torch_message,
         "warnings": list(report.warnings),
         "notes": list(report.notes),
@@ -216,7 +193,7 @@ class LabStates:
             engine=engine,
             **self.checks,
         )
-        state = report_state(report, dtype, eps)
+        state = _state_of(report, dtype, eps)
         if state.numeric is not None and state.numeric.size > AHEAD_MAX_CELLS:
             self.ahead = False
         return state
@@ -249,6 +226,11 @@ class LabStates:
         """The wanted states computed already, by page key (nothing is computed)."""
         found = {state_key(f, d, g): self._kept.get((f, d, EPS_GRID[g])) for f, d, g in wanted}
         return {key: state for key, state in found.items() if state is not None}
+
+    def scene(self, window: dict[str, LabState]) -> tuple[dict, dict[str, np.ndarray]]:
+        """The page's scene for a window of states: the Function, the words and the states."""
+        part, arrays = self.pack(window)
+        return {"function": self.label, "about": self.about, "causes": CAUSES, **part}, arrays
 
     def pack(self, states: dict[str, LabState]) -> tuple[dict, dict[str, np.ndarray]]:
         """States by page key as the page reads them: each distinct matrix sent once.
