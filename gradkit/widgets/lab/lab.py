@@ -1,11 +1,8 @@
 """GradcheckLab: run gradcheck on a Function and see its verdict, its cause and the Jacobians.
 
-torch checks the state the controls show (the first picture), then, after it, the states one
-click away in every dtype (:mod:`.states`); the page (``lab.js``) draws the heatmaps and writes
-every readout from them, so eps, dtype and fast_mode moves need no kernel message. A new
-Function or tolerance, and a typed eps off the grid, go to the kernel; a page with no kernel
-gets more states and the menu's other Functions when the lab's state is saved for it
-(:meth:`GradcheckLab.answers_ahead`).
+torch checks the state the controls show (the first picture), then the states one click away
+(:mod:`.states`), from which the page (``lab.js``) draws: eps, dtype and fast_mode moves need no
+kernel message; a new Function or tolerance, and a typed eps off the grid, do.
 """
 
 from __future__ import annotations
@@ -48,12 +45,8 @@ def parse_tolerance(typed: object, name: str) -> float:
 
 
 def parse_checks(checks: Sequence[str] | Mapping[str, bool] | None) -> dict[str, bool]:
-    """gradcheck's other checks as keyword arguments: names to switch on, or names to values.
-
-    ``("check_batched_grad", "check_forward_ad")`` switches those on;
-    ``{"check_undefined_grad": False}`` switches one off. Names are gradcheck's own
-    (:data:`gradkit.zoo.OTHER_CHECKS`).
-    """
+    """gradcheck's other checks (:data:`gradkit.zoo.OTHER_CHECKS`) as keyword arguments, from
+    names to switch on (``["check_forward_ad"]``) or names to values."""
     if checks is None:
         return {}
     if isinstance(checks, str):
@@ -100,14 +93,10 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     ----------
     function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
-        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``);
-        "retry in float64" switches the dtype to float64.
+        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``).
     function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
-        The values the page shows, traits named as the page names them (``eps`` a grid
-        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``); ``state`` holds them all.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
+        The values the page shows (``eps`` a grid position, ``dtype`` a name); ``state`` holds
+        them all.
     report : gradkit.CheckReport or None
         torch's report for the settings shown (None where the inputs cannot take the dtype).
     """
@@ -119,18 +108,12 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     #: A typed eps's check is one state: the dtype and fast_mode it is for go with the request.
     OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("dtype", "fast_mode")
 
-    function = traitlets.Unicode(
-        None, allow_none=True, help="the Function's label in the menu (function_dropdown)"
-    ).tag(sync=True, state=True)
-    atol = traitlets.Unicode(help="atol as typed (a number of 0 or more)").tag(
+    function = traitlets.Unicode(None, allow_none=True, help="the menu's label").tag(
         sync=True, state=True
     )
-    rtol = traitlets.Unicode(help="rtol as typed (a number of 0 or more)").tag(
-        sync=True, state=True
-    )
-    fast_mode = traitlets.Bool(help="gradcheck's fast_mode (the check box)").tag(
-        sync=True, state=True
-    )
+    atol = traitlets.Unicode(help="atol as typed").tag(sync=True, state=True)
+    rtol = traitlets.Unicode(help="rtol as typed").tag(sync=True, state=True)
+    fast_mode = traitlets.Bool(help="gradcheck's fast_mode").tag(sync=True, state=True)
 
     def __init__(  # noqa: PLR0913 - gradcheck's settings, as keyword arguments
         self,
@@ -271,23 +254,17 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         shown = self._sent.get(state_key(fast_mode, dtype, g))
         try:
             current = self._states.get(fast_mode, dtype, EPS_GRID[g])
-        except Exception:
-            self._send_window()  # the error is kept as the state's words: the page stops waiting
-            raise
-        if shown is not None and shown.verdict != current.verdict:
-            self._revision += 1  # the page showed a verdict torch does not give: redraw it
-        self._send_window()
+            agree = ("passed", "verdict", "cause", "unavailable")
+            if shown is not None and any(shown.record[k] != current.record[k] for k in agree):
+                self._revision += 1  # the page showed a verdict torch does not give: redraw it
+        finally:
+            self._send_window()  # an error is kept as the state's words: the page stops waiting
 
     def _send_window(self, extra: Sequence[Grid] = ()) -> None:
         """The computed states one click from the current one (and ``extra``), if changed."""
         here = self._here()
         window = self._states.window([here, *self._states.neighbours(*here), *extra])
-        key = (
-            self.function_dropdown.value,
-            *self._tolerance.values(),
-            self._scenes,
-            self._revision,
-        )
+        key = (self.function_dropdown.value, self._scenes, self._revision)
         if window == self._sent and self.scene.get("key") == str(key):
             return
         self._sent = window

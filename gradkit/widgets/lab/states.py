@@ -1,11 +1,5 @@
-"""GradcheckLab's states: one check as the page shows it, and the states computed ahead.
-
-A state is one setting of the page's controls: fast_mode, dtype and eps. :class:`LabStates`
-keeps the states of one Function and tolerance, computes the ones one click away nearest first,
-and packs a window of them for the page: records as JSON, each distinct matrix sent once. The
-heatmaps show a Jacobian's blocks ``J[o][i]`` (output o, input i) joined into one matrix, with
-lines between the blocks.
-"""
+"""GradcheckLab's states: one check (fast_mode, dtype, eps) as the page shows it, kept,
+computed ahead nearest first and packed for the page, each distinct matrix sent once."""
 
 from __future__ import annotations
 
@@ -66,12 +60,6 @@ class LabState:
     engine: str = "torch"
     report: CheckReport | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def verdict(self) -> tuple:
-        """What must agree with torch: passed, verdict, cause (or the reason it is unavailable)."""
-        r = self.record
-        return r["passed"], r["verdict"], r["cause"], r["unavailable"]
-
 
 def _joined(jacobian: Sequence[Sequence[torch.Tensor]] | None) -> tuple:
     """(one float64 matrix, each output's rows, each input's columns), or (None, [], [])."""
@@ -122,18 +110,8 @@ def _unavailable(message: str, fast_mode: bool, dtype: str, eps: float) -> LabSt
 
 
 class LabStates:
-    """The states of one Function of the menu and one tolerance: computed once, kept, packed.
-
-    Parameters
-    ----------
-    targets : LabTargets
-        The lab's menu; ``label`` names the Function checked.
-    label : str
-    atol, rtol : float
-        gradcheck's tolerances.
-    checks : dict of str to bool
-        gradcheck's other checks (GradcheckLab's ``checks=``).
-    """
+    """The states of the Function ``label`` of the menu, at gradcheck's ``atol``, ``rtol`` and
+    other ``checks``: computed once, kept, packed."""
 
     #: States kept (a learner walking back reuses them).
     KEEP = 128
@@ -146,6 +124,7 @@ class LabStates:
         entries = sum(t.numel() for t in own if isinstance(t, torch.Tensor))
         self.engine = "torch" if entries <= AHEAD_TORCH_ENTRIES else "batched"  # of the fill
         self.label, self.atol, self.rtol, self.checks = label, atol, rtol, checks
+        self.settings = {"atol": atol, "rtol": rtol, **checks}  # gradcheck's, for every check
         self.about = {"name": label, "yours": entry is None}  # the page's words on the Function
         if entry is not None:
             self.about.update(correct=entry.correct, description=entry.description, bug=entry.bug)
@@ -153,27 +132,20 @@ class LabStates:
         self.ahead = True  # turned off once a Jacobian proves too large to send ahead
 
     def get(self, fast_mode: bool, dtype: str, eps: float, engine: str = "torch") -> LabState:
-        """The state, computed now if needed (by torch itself unless ``engine`` says otherwise).
-
-        A state kept from the batched engine is recomputed by torch when ``engine`` is "torch".
-        An error is raised once; the state is then kept as unavailable, with the error's words.
-        """
+        """The state, computed now if needed, or if kept from another engine than torch when
+        ``engine`` is "torch"; an error is raised once, then kept as the state's words."""
         key = (bool(fast_mode), dtype, float(eps))
-        kept = self._kept.get(key)
-        if kept is None or (engine == "torch" and kept.engine != "torch"):
-            try:
+        kept = self._kept.pop(key, None)
+        try:
+            if kept is None or (engine == "torch" and kept.engine != "torch"):
                 kept = self._compute(*key, engine)
-            except Exception as error:
-                failed = f"{type(error).__name__}: {error}".splitlines()[0]
-                self._keep(key, _unavailable(failed, *key))
-                raise
-        return self._keep(key, kept)
-
-    def _keep(self, key: tuple, kept: LabState) -> LabState:
-        self._kept[key] = kept
-        self._kept.move_to_end(key)
-        while len(self._kept) > self.KEEP:
-            self._kept.popitem(last=False)
+        except Exception as error:
+            kept = _unavailable(f"{type(error).__name__}: {error}".splitlines()[0], *key)
+            raise
+        finally:
+            self._kept[key] = kept  # the newest last: the oldest goes first
+            if len(self._kept) > self.KEEP:
+                self._kept.popitem(last=False)
         return kept
 
     def _compute(self, fast_mode: bool, dtype: str, eps: float, engine: str) -> LabState:
@@ -184,14 +156,7 @@ class LabStates:
         if fast_mode or self.checks:
             engine = "torch"  # the batched engine: full Jacobians and the default checks only
         report = check(
-            self.fn,
-            inputs,
-            eps=eps,
-            atol=self.atol,
-            rtol=self.rtol,
-            fast_mode=fast_mode,
-            engine=engine,
-            **self.checks,
+            self.fn, inputs, eps=eps, fast_mode=fast_mode, engine=engine, **self.settings
         )
         state = _state_of(report, dtype, eps)
         if state.numeric is not None and state.numeric.size > AHEAD_MAX_CELLS:
@@ -233,17 +198,9 @@ class LabStates:
         return {"function": self.label, "about": self.about, "causes": CAUSES, **part}, arrays
 
     def pack(self, states: dict[str, LabState]) -> tuple[dict, dict[str, np.ndarray]]:
-        """States by page key as the page reads them: each distinct matrix sent once.
-
-        Returns
-        -------
-        tuple
-            ``(part, arrays)``: ``part`` holds ``states`` (records whose ``numeric``,
-            ``analytic`` and ``ratio`` are indices into the arrays, -1 where missing),
-            ``shape`` [rows, cols] and the block lines ``row_splits`` / ``col_splits``;
-            ``arrays`` holds ``matrices`` (float64, one per distinct Jacobian) and ``ratios``
-            (float32, |analytic − numeric| ÷ allowed: drawn, never read out).
-        """
+        """States by page key as ``(part, arrays)``: records whose ``numeric``, ``analytic`` and
+        ``ratio`` index ``matrices`` (float64) and ``ratios`` (float32, drawn, never read out),
+        -1 where missing; the block lines ``row_splits`` / ``col_splits``."""
         shaped = next((s for s in states.values() if s.rows), LabState({}, None, None, (1,), (1,)))
         shape = (sum(shaped.rows), sum(shaped.cols))
         matrices: list[np.ndarray] = []

@@ -20,16 +20,8 @@ COMPLEX_INPUT_DTYPES = (torch.float64, torch.float32)
 
 
 def cast_inputs(inputs: Sequence, dtype: torch.dtype) -> tuple:
-    """Fresh copies of the floating inputs in ``dtype`` (complex ones in its complex counterpart).
-
-    Other entries (integer tensors, numbers, None) pass through unchanged; each copy keeps its
-    ``requires_grad``.
-
-    Raises
-    ------
-    InputError
-        For a complex input when ``dtype`` is not in :data:`COMPLEX_INPUT_DTYPES`.
-    """
+    """Fresh copies of the floating inputs in ``dtype`` (complex ones in its complex counterpart,
+    InputError outside :data:`COMPLEX_INPUT_DTYPES`), keeping ``requires_grad``; the rest as is."""
     out = []
     for k, t in enumerate(inputs):
         if not is_floating(t):
