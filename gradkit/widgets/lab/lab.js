@@ -62,8 +62,8 @@ export function labState(scene, tables, exact, state) {
 export const FAST_MODE_WORDS = "fast_mode: one random projection of each Jacobian compared, not every entry";
 
 function verdictHtml(scene, rec) {
-  const inputs = `${(rec.dtypes || [rec.dtype]).join(", ")} inputs${rec.fast_mode ? `; ${FAST_MODE_WORDS}` : ""}`;
   if (rec.unavailable) return `${marked("bad", "<b>✘ not checked</b>")} — ${escapeHtml(rec.unavailable)}`;
+  const inputs = `${rec.dtypes.join(", ")} inputs${rec.fast_mode ? `; ${FAST_MODE_WORDS}` : ""}`;
   if (rec.passed) {
     return `${marked("good", "<b>✔ pass</b>")} — gradcheck returned True (${escapeHtml(inputs)}): ` +
       escapeHtml(scene.causes.pass);
@@ -102,23 +102,21 @@ function messageHtml(rec) {
 
 // The readouts of a state: the verdict always; the rest with the "verdict" panel.
 export function labReadouts(scene, rec, panels) {
-  const out = { verdict: verdictHtml(scene, rec), description: "", explanation: "", suggestion: "", worst: "", message: "" };
-  if (!panels.includes("verdict") || rec.unavailable) return out;
+  const words = panels.includes("verdict") && !rec.unavailable;
   return {
-    ...out,
-    description: aboutHtml(scene.about),
-    explanation: `<b>why:</b> ${escapeHtml(rec.explanation)}`,
-    suggestion: rec.suggestion ? `<b>try:</b> ${escapeHtml(rec.suggestion)}` : "",
-    worst: worstHtml(rec.worst),
-    message: messageHtml(rec),
+    verdict: verdictHtml(scene, rec),
+    description: words ? aboutHtml(scene.about) : "",
+    explanation: words ? `<b>why:</b> ${escapeHtml(rec.explanation)}` : "",
+    suggestion: words && rec.suggestion ? `<b>try:</b> ${escapeHtml(rec.suggestion)}` : "",
+    worst: words ? worstHtml(rec.worst) : "",
+    message: words ? messageHtml(rec) : "",
   };
 }
 
 // The picture's title: the Function, the inputs' dtype and the verdict.
 export function labTitle(scene, rec) {
   if (rec.unavailable) return `${scene.function}, ${rec.dtype} inputs: not checked`;
-  const dtypes = (rec.dtypes || [rec.dtype]).join(", ");
-  return `${scene.function}, ${dtypes} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
+  return `${scene.function}, ${rec.dtypes.join(", ")} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
 }
 
 // The picture's title within the picture `width` wide (8 px each side): its lines, size and

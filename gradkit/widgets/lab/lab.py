@@ -73,21 +73,18 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     fn : str, ZooEntry, torch.autograd.Function subclass or callable, optional
         A zoo name such as ``"WrongSquareFn"`` (default ``"SquareFn"``), or your own Function.
     inputs : tuple of tensors, optional
-        Needed for a Function outside the zoo (zoo entries bring their own). Floating inputs are
-        cast to the chosen dtype; your tensors are never changed.
+        Needed for a Function outside the zoo; cast to the chosen dtype, never changed.
     dtype : torch.dtype or str
         Input precision: float64 (default), float32, float16 or bfloat16.
     eps, atol, rtol : float
         gradcheck's settings (defaults 1e-6, 1e-5, 1e-3).
     fast_mode : bool
     panels : sequence of {"verdict", "jacobians", "difference"}, optional
-        What to show (default all): the verdict with its explanation and torch's message, the
-        numeric and analytic Jacobians, the heatmap of their difference.
+        What to show (default all): the verdict and its words, the two Jacobians, their
+        difference.
     checks : sequence of str or mapping of str to bool, optional
-        gradcheck's other checks for every check the lab runs: names to switch on
-        (``["check_batched_grad", "check_forward_ad"]``) or names to values
-        (``{"check_undefined_grad": False}``); torch's defaults otherwise. A Function needs a
-        ``jvp`` for ``check_forward_ad``.
+        gradcheck's other checks: names to switch on (``["check_forward_ad"]``, which needs a
+        ``jvp``) or names to values; torch's defaults otherwise.
 
     Attributes
     ----------
@@ -146,9 +143,8 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             moves = ["dtype", "eps", "eps_exact", "fast_mode"]
             self.observe(self.guard(lambda _change: self._moved()), names=moves)
             self.observe(self.guard(lambda _change: self._new_scene()), names=["function"])
-            for name in tolerance:
-                typed = self.guard(lambda _change, name=name: self._tolerance_typed(name))
-                self.observe(typed, names=[name])
+            typed = self.guard(lambda change: self._tolerance_typed(change["name"]))
+            self.observe(typed, names=list(tolerance))
             self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
             self.guard(self._new_scene)()
 

@@ -203,8 +203,8 @@ class LabStates:
         -1 where missing; the block lines ``row_splits`` / ``col_splits``."""
         shaped = next((s for s in states.values() if s.rows), LabState({}, None, None, (1,), (1,)))
         shape = (sum(shaped.rows), sum(shaped.cols))
-        matrices: list[np.ndarray] = []
-        ratios: list[np.ndarray] = []
+        matrices: dict[bytes, np.ndarray] = {}  # each distinct matrix once, by its bytes
+        ratios: dict[bytes, np.ndarray] = {}
         records = {}
         for key, s in states.items():
             refs = [_index(matrices, m, shape) for m in (s.numeric, s.analytic)]
@@ -217,18 +217,16 @@ class LabStates:
         for name, sizes in (("row_splits", shaped.rows), ("col_splits", shaped.cols)):
             part[name] = sorted({total for total in accumulate(sizes[:-1]) if total > 0})
         arrays = {
-            "matrices": np.stack(matrices) if matrices else np.zeros((0, *shape)),
-            "ratios": np.stack(ratios) if ratios else np.zeros((0, *shape), np.float32),
+            "matrices": np.stack([*matrices.values()]) if matrices else np.zeros((0, *shape)),
+            "ratios": np.stack([*ratios.values()]) if ratios else np.zeros((0, *shape), np.float32),
         }
         return part, arrays
 
 
-def _index(found: list[np.ndarray], matrix: np.ndarray | None, shape: Sequence[int]) -> int:
-    """The position of ``matrix`` in ``found`` (appended if new); -1 for None or another shape."""
-    if matrix is None or tuple(matrix.shape) != tuple(shape):
+def _index(found: dict[bytes, np.ndarray], matrix: np.ndarray | None, shape: tuple) -> int:
+    """The position of ``matrix`` in ``found`` (added if new); -1 for None or another shape."""
+    if matrix is None or matrix.shape != shape:
         return -1
-    for k, m in enumerate(found):
-        if m.dtype == matrix.dtype and np.array_equal(m, matrix, equal_nan=True):
-            return k
-    found.append(matrix)
-    return len(found) - 1
+    key = matrix.tobytes()
+    found.setdefault(key, matrix)
+    return list(found).index(key)
