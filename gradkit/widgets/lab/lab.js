@@ -1,8 +1,5 @@
-// GradcheckLab's picture and readouts, from the states lab.py sends (states.py): the numeric
-// and analytic Jacobians on one diverging scale, their difference as a ratio to gradcheck's
-// allowance on a log scale (above 1 fails), the worst entry boxed, and the verdict with gradkit's
-// explanation and torch's own words. Every number and string is Python's; the page looks the
-// state up, colours the cells and writes the readouts.
+// GradcheckLab's picture and readouts from the states states.py packs. Every number and string
+// is Python's; the page looks the state up, colours the cells and writes the readouts.
 import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked } from "../base/format.js";
 import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
@@ -119,9 +116,8 @@ export function labTitle(scene, rec) {
   return `${scene.function}, ${rec.dtypes.join(", ")} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
 }
 
-// The picture's title within the picture `width` wide (8 px each side): its lines, size and
-// middle heights: one line at 18 px, or two at 9 and 24 of 11 or 12 px (clear of the heatmaps'
-// own titles).
+// The picture's title in `width` less 8 px each side: one line at 18 px, or two at 9 and 24 of
+// at most 12 px (clear of the heatmaps' own titles).
 export function titleLines(text, width, measure) {
   const fit = fitTitle(text, width - 16, measure, 14, LEAST_FONT);
   if (fit.lines.length === 1) return { ...fit, y: [18] };

@@ -27,7 +27,10 @@ __all__ = ["GradcheckLab", "parse_checks", "parse_tolerance"]
 
 #: Seconds one lab may spend on what a page with no kernel gets beyond its window.
 OFFLINE_BUDGET_S = 10.0
-_TOLERANCE_TIP = "tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
+_TOLERANCE_TIPS = tuple(
+    f"{kind} tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
+    for kind in ("absolute", "relative")
+)
 
 
 def parse_tolerance(typed: object, name: str) -> float:
@@ -164,17 +167,8 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         self.eps_slider, self.eps_text = eps_row(self, eps)
         self.eps_down, self.eps_up = self._controls["eps_down"], self._controls["eps_up"]
         self.atol_text, self.rtol_text = (
-            text(
-                self,
-                name,
-                value=f"{value:g}",
-                label=name,
-                css=f"gradkit-{name}",
-                tooltip=f"{kind} {_TOLERANCE_TIP}",
-            )
-            for (name, value), kind in zip(
-                self._tolerance.items(), ("absolute", "relative"), strict=True
-            )
+            text(self, name, value=f"{value:g}", label=name, css=f"gradkit-{name}", tooltip=tip)
+            for (name, value), tip in zip(self._tolerance.items(), _TOLERANCE_TIPS, strict=True)
         )
         self.fast_mode_checkbox = checkbox(
             self,
@@ -274,9 +268,8 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         return self._states.pack({f"{int(fast_mode)}|{dtype}": state})
 
     def _tolerance_typed(self, name: str) -> None:
-        """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts.
-        The box then reads as Python writes the number (``1e-3`` becomes ``0.001``): the scene
-        names the text it was made for, and the page waits until they agree."""
+        """atol or rtol typed: a new scene, the box written as Python writes the number (the
+        scene is made for that text); a slip shows in the error area, the box reverts."""
         try:
             value = parse_tolerance(self.state[name], name)
         except InputError:
