@@ -141,7 +141,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             self._checks = switches
             self._tolerance = tolerance
             self._sent: dict[str, LabState] = {}
-            self._scenes = self._revision = 0
+            self._redraws = 0  # the scene key: a new scene, or a state the page must redraw
             self._build_controls(targets, dtype, eps, fast_mode)
             moves = ["dtype", "eps", "eps_exact", "fast_mode"]
             self.observe(self.guard(lambda _change: self._moved()), names=moves)
@@ -220,7 +220,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         """A new Function or tolerance: torch's verdict now, the states ahead after it."""
         label = self.function_dropdown.value
         self._states = LabStates(self._targets, label, checks=self._checks, **self._tolerance)
-        self._scenes += 1
+        self._redraws += 1
         self._sent = {}
         self._show_current()
         self.later(self._fill)
@@ -246,7 +246,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             current = self._states.get(fast_mode, dtype, EPS_GRID[g])
             agree = ("passed", "verdict", "cause", "unavailable")
             if shown is not None and any(shown.record[k] != current.record[k] for k in agree):
-                self._revision += 1  # the page showed a verdict torch does not give: redraw it
+                self._redraws += 1  # the page showed a verdict torch does not give
         finally:
             self._send_window()  # an error is kept as the state's words: the page stops waiting
 
@@ -254,7 +254,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         """The computed states one click from the current one (and ``extra``), if changed."""
         here = self._here()
         window = self._states.window([here, *self._states.neighbours(*here), *extra])
-        key = (self.function_dropdown.value, self._scenes, self._revision)
+        key = (self.function_dropdown.value, self._redraws)
         if window == self._sent and self.scene.get("key") == str(key):
             return
         self._sent = window
@@ -297,9 +297,8 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         wanted = [here, (not fast_mode, dtype, g)]
         wanted += [(fast_mode, dtype, g + d) for d in (-3, 3) if 0 <= g + d < len(EPS_GRID)]
         scenes = []
-        for label in self._targets.names:
-            if label == self.function_dropdown.value:
-                continue
+        others = [n for n in self._targets.names if n != self.function_dropdown.value]
+        for label in others:
             if time.perf_counter() > deadline:
                 break
             states = LabStates(self._targets, label, checks=self._checks, **self._tolerance)
