@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import random
@@ -188,12 +189,9 @@ def test_a_verdict_torch_does_not_give_is_redrawn(make, monkeypatch):
     here) is replaced under a new scene key, so the page redraws it once."""
     w = make(GradcheckLab, "SquareFn")
     target = (False, "float64", EPS_GRID[G6 - 3])
-    kept = w._states.kept(*target)
-    wrong = states_module.LabState(
-        {**kept.record, "passed": False, "cause": "bug"},
-        kept.numeric,
-        kept.analytic,
-        engine="batched",
+    kept = w._states._kept[target]
+    wrong = dataclasses.replace(
+        kept, record={**kept.record, "passed": False, "cause": "bug"}, engine="batched"
     )
     w._states._kept[target] = wrong
     w._sent[_key(w, eps=G6 - 3)] = wrong
@@ -232,7 +230,7 @@ def test_tolerances_and_functions_make_new_scenes(make, quiet_gradcheck):
     assert w.scene["row_splits"] == [] and w.scene["col_splits"] == [6]  # two inputs
     w.atol_text.value = "0"
     w.rtol_text.value = "0"
-    assert w.scene["key"] != key and (w.scene["atol"], w.scene["rtol"]) == (0.0, 0.0)
+    assert w.scene["key"] != key and (w.report.atol, w.report.rtol) == (0.0, 0.0)
     assert not w.report.passed and not _shown(w)[0]["passed"]  # nothing survives zero tolerance
     key = w.scene["key"]
     w.atol_text.value = "lots"
@@ -281,7 +279,7 @@ def test_large_jacobians_are_not_sent_ahead(make, monkeypatch):
     monkeypatch.setattr(states_module, "AHEAD_MAX_CELLS", 3)
     w = make(GradcheckLab, "SquareFn")  # 2 x 2 = 4 entries > 3
     first = _key(w)
-    assert list(w.scene["states"]) == [first] and w.scene["ahead"] is False
+    assert list(w.scene["states"]) == [first]
     w.eps_down.click()  # each move asks the kernel; only states seen are sent again
     assert set(w.scene["states"]) == {_key(w), first}
 

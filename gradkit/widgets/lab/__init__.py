@@ -1,9 +1,4 @@
-"""GradcheckLab: gradcheck's verdict, its cause and the two Jacobians, for the zoo and yours.
-
-``lab.py`` (the widget), ``target.py`` (what ``fn`` may be, its inputs in a dtype),
-``states.py`` (one check as the page shows it; the states computed ahead), ``matrices.py``
-(Jacobians as matrices, gradcheck's comparison) and ``lab.js`` (the picture and the readouts).
-"""
+"""GradcheckLab: gradcheck's verdict, its cause and the two Jacobians, for the zoo and yours."""
 
 from __future__ import annotations
 

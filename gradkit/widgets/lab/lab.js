@@ -1,8 +1,5 @@
-// GradcheckLab's picture and readouts, from the states lab.py sends (states.py): the numeric
-// and analytic Jacobians on one diverging scale, their difference as a ratio to gradcheck's
-// allowance on a log scale (above 1 fails), the worst entry boxed, and the verdict with gradkit's
-// explanation and torch's own words. Every number and string is Python's; the page looks the
-// state up, colours the cells and writes the readouts.
+// GradcheckLab's picture and readouts from the states states.py packs. Every number and string
+// is Python's; the page looks the state up, colours the cells and writes the readouts.
 import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked } from "../base/format.js";
 import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";
@@ -41,27 +38,20 @@ export function jacobianScale(...matrices) {
   return v || 1;
 }
 
-function matrixOf(source, name, k, rc) {
-  if (!(k >= 0) || !source[name]) return null;
-  return source[name].data.subarray(k * rc, (k + 1) * rc);
-}
-
 // The state the controls show: {rec, numeric, analytic, ratio} (Float arrays, row by row, or
 // null where missing), or null while it has not arrived (a typed eps, a state not sent yet).
 export function labState(scene, tables, exact, state) {
   if (!scene.states || state.function !== scene.function) return null;
-  let source = tables;
-  let rec;
-  if (state.eps_exact != null) {
-    // a typed eps off the grid: the kernel's answer for this dtype and fast_mode, packed as a scene
-    if (!exact) return null;
-    source = exact.tables;
-    rec = (exact.states || {})[`${+!!state.fast_mode}|${state.dtype}`];
-  } else rec = scene.states[`${+!!state.fast_mode}|${state.dtype}|${state.eps}`];
+  const typed = state.eps_exact != null; // off the grid: the kernel's answer, packed as a scene
+  if (typed && !exact) return null;
+  const key = `${+!!state.fast_mode}|${state.dtype}`;
+  const rec = typed ? (exact.states || {})[key] : scene.states[`${key}|${state.eps}`];
   if (!rec) return null;
+  const source = typed ? exact.tables : tables;
   const rc = scene.shape[0] * scene.shape[1];
-  return { rec, numeric: matrixOf(source, "matrices", rec.numeric, rc),
-    analytic: matrixOf(source, "matrices", rec.analytic, rc), ratio: matrixOf(source, "ratios", rec.ratio, rc) };
+  const matrix = (name, k) => (k >= 0 && source[name] ? source[name].data.subarray(k * rc, (k + 1) * rc) : null);
+  return { rec, numeric: matrix("matrices", rec.numeric), analytic: matrix("matrices", rec.analytic),
+    ratio: matrix("ratios", rec.ratio) };
 }
 
 // ------------------------------------------------------------------------------ readouts
@@ -69,8 +59,8 @@ export function labState(scene, tables, exact, state) {
 export const FAST_MODE_WORDS = "fast_mode: one random projection of each Jacobian compared, not every entry";
 
 function verdictHtml(scene, rec) {
-  const inputs = `${(rec.dtypes || [rec.dtype]).join(", ")} inputs${rec.fast_mode ? `; ${FAST_MODE_WORDS}` : ""}`;
   if (rec.unavailable) return `${marked("bad", "<b>✘ not checked</b>")} — ${escapeHtml(rec.unavailable)}`;
+  const inputs = `${rec.dtypes.join(", ")} inputs${rec.fast_mode ? `; ${FAST_MODE_WORDS}` : ""}`;
   if (rec.passed) {
     return `${marked("good", "<b>✔ pass</b>")} — gradcheck returned True (${escapeHtml(inputs)}): ` +
       escapeHtml(scene.causes.pass);
@@ -109,28 +99,25 @@ function messageHtml(rec) {
 
 // The readouts of a state: the verdict always; the rest with the "verdict" panel.
 export function labReadouts(scene, rec, panels) {
-  const out = { verdict: verdictHtml(scene, rec), description: "", explanation: "", suggestion: "", worst: "", message: "" };
-  if (!panels.includes("verdict") || rec.unavailable) return out;
+  const words = panels.includes("verdict") && !rec.unavailable;
   return {
-    ...out,
-    description: aboutHtml(scene.about),
-    explanation: `<b>why:</b> ${escapeHtml(rec.explanation)}`,
-    suggestion: rec.suggestion ? `<b>try:</b> ${escapeHtml(rec.suggestion)}` : "",
-    worst: worstHtml(rec.worst),
-    message: messageHtml(rec),
+    verdict: verdictHtml(scene, rec),
+    description: words ? aboutHtml(scene.about) : "",
+    explanation: words ? `<b>why:</b> ${escapeHtml(rec.explanation)}` : "",
+    suggestion: words && rec.suggestion ? `<b>try:</b> ${escapeHtml(rec.suggestion)}` : "",
+    worst: words ? worstHtml(rec.worst) : "",
+    message: words ? messageHtml(rec) : "",
   };
 }
 
 // The picture's title: the Function, the inputs' dtype and the verdict.
 export function labTitle(scene, rec) {
   if (rec.unavailable) return `${scene.function}, ${rec.dtype} inputs: not checked`;
-  const dtypes = (rec.dtypes || [rec.dtype]).join(", ");
-  return `${scene.function}, ${dtypes} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
+  return `${scene.function}, ${rec.dtypes.join(", ")} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
 }
 
-// The picture's title within the picture `width` wide (8 px each side): its lines, size and
-// middle heights: one line at 18 px, or two at 9 and 24 of 11 or 12 px (clear of the heatmaps'
-// own titles).
+// The picture's title in `width` less 8 px each side: one line at 18 px, or two at 9 and 24 of
+// at most 12 px (clear of the heatmaps' own titles).
 export function titleLines(text, width, measure) {
   const fit = fitTitle(text, width - 16, measure, 14, LEAST_FONT);
   if (fit.lines.length === 1) return { ...fit, y: [18] };
@@ -138,27 +125,17 @@ export function titleLines(text, width, measure) {
 }
 
 // -------------------------------------------------------------------------------- layout
-// Boxes [left, top, width, height] in CSS pixels, per panel choice: the heatmaps, the colour
-// bars (their labels go below the bar, left-aligned: clear of the tick labels beside the bar and
-// of the heatmap's own tick labels), and the picture's size.
+// Boxes [left, top, width, height] in CSS pixels: the heatmaps, the colour bars (their labels go
+// below the bar, left-aligned: clear of the tick labels beside the bar and of the heatmap's own
+// tick labels), and the picture's size. A row of the Jacobians or of the difference W wide
+// keeps the 52-px left margin, the gaps and the colour bar (with NARROW_BAR pixels for its tick
+// labels) and shares the rest; narrower than designed, both go one row each (ROW pixels high).
 const TOP = 66;
 const HEIGHT = 216;
-export const LAB_LAYOUT = {
-  all: { size: [860, 330], numeric: [52, TOP, 190, HEIGHT], analytic: [270, TOP, 190, HEIGHT],
-    jbar: [472, TOP, 12, HEIGHT], difference: [572, TOP, 190, HEIGHT], rbar: [774, TOP, 12, HEIGHT] },
-  jacobians: { size: [580, 330], numeric: [52, TOP, 190, HEIGHT], analytic: [270, TOP, 190, HEIGHT],
-    jbar: [472, TOP, 12, HEIGHT] },
-  difference: { size: [540, 330], difference: [52, TOP, 300, HEIGHT], rbar: [364, TOP, 12, HEIGHT] },
-};
-export const BAR_LABELS = { jbar: ["Jacobian", "entry"], rbar: ["ratio to", "allowed"] };
-
-// Narrower than designed, the heatmaps keep their 52-px left margin, the gaps and the colour
-// bars (with NARROW_BAR pixels for the bar's tick labels) and share the rest of the width; the
-// Jacobians and the difference go one row each (ROW pixels high) when both are shown.
 export const NARROW_BAR = { jbar: 44, rbar: 64 };
 export const ROW = 330;
 
-function narrowRow(kind, W, top) {
+function rowLayout(kind, W, top) {
   const [T, H] = [top + TOP, HEIGHT];
   if (kind === "difference") {
     const w = Math.min(300, W - 52 - 24 - NARROW_BAR.rbar);
@@ -168,6 +145,14 @@ function narrowRow(kind, W, top) {
   return { size: [W, top + ROW], numeric: [52, T, w, H], analytic: [52 + w + 28, T, w, H], jbar: [52 + 2 * w + 40, T, 12, H] };
 }
 
+export const LAB_LAYOUT = {
+  all: { ...rowLayout("jacobians", 580, 0), size: [860, ROW],
+    difference: [572, TOP, 190, HEIGHT], rbar: [774, TOP, 12, HEIGHT] },
+  jacobians: rowLayout("jacobians", 580, 0),
+  difference: rowLayout("difference", 540, 0),
+};
+export const BAR_LABELS = { jbar: ["Jacobian", "entry"], rbar: ["ratio to", "allowed"] };
+
 // The layout for the panels shown, at the width the page gives (`room`; null: the design width).
 export function layoutFor(panels, room) {
   const j = panels.includes("jacobians");
@@ -176,9 +161,8 @@ export function layoutFor(panels, room) {
   const design = LAB_LAYOUT[j && d ? "all" : j ? "jacobians" : "difference"];
   const W = pictureWidth(design.size[0], room);
   if (W === design.size[0]) return design;
-  if (!(j && d)) return narrowRow(j ? "jacobians" : "difference", W, 0);
-  const below = narrowRow("difference", W, ROW);
-  return { ...narrowRow("jacobians", W, 0), ...below, size: [W, 2 * ROW] };
+  if (!(j && d)) return rowLayout(j ? "jacobians" : "difference", W, 0);
+  return { ...rowLayout("jacobians", W, 0), ...rowLayout("difference", W, ROW), size: [W, 2 * ROW] };
 }
 
 // The pixels a heatmap's title may take: to the next heatmap's left edge in its row, or to the
@@ -213,14 +197,14 @@ function drawBar(ctx, lay, name, cmap, lo, hi, ticks) {
   });
 }
 
-function drawHeatmap(ctx, lay, name, found, colour, splits) {
+function drawHeatmap(ctx, lay, name, found, colour) {
   const { scene, painter: dr } = ctx;
   const [rows, cols] = scene.shape;
   const ax = matrixAxes(name, lay[name], rows, cols);
   const titles = { numeric: ["numeric Jacobian", "(nudges)"], analytic: ["analytic Jacobian", "(backward)"],
     difference: ["|analytic − numeric| ÷ allowed", "(above 1 fails)"] };
   const first = name === "numeric" || !lay.numeric;
-  const xlabel = `input entry j${splits.col_splits.length ? " (lines separate inputs)" : ""}`;
+  const xlabel = `input entry j${scene.col_splits.length ? " (lines separate inputs)" : ""}`;
   matrixFrame(dr, ax, titles[name], { xlabel, xlabels: ["input entry j"], xlabelRoom: titleRoom(lay, name) + 16,
     ylabel: first ? "output entry i" : "", titleWidth: titleRoom(lay, name) });
   const data = found[name === "difference" ? "ratio" : name];
@@ -228,40 +212,12 @@ function drawHeatmap(ctx, lay, name, found, colour, splits) {
   const fill = (i, j) => colour(data[i * cols + j]);
   matrixCells(dr, ax, fill);
   if (rows * cols <= 36) cellLabels(dr, ax, (i, j) => cellText(data[i * cols + j]), (i, j) => inkOn(fill(i, j)));
-  matrixLines(dr, ax, { rows: splits.row_splits, cols: splits.col_splits });
+  matrixLines(dr, ax, { rows: scene.row_splits, cols: scene.col_splits });
   const cell = found.rec.worst && found.rec.worst.cell;
   if (!cell) return { ax, box: null };
   outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], CELL_INKS[1], 3.4); // dark with a white core:
   outline(dr, ax, [cell[0], cell[1], cell[0], cell[1]], CELL_INKS[0], 1.2); // seen on any cell colour
   return { ax, box: [+ax.px(cell[1] + 0.5).toFixed(2), +ax.py(cell[0] + 0.5).toFixed(2)] };
-}
-
-function paintLab(ctx, found) {
-  const { scene, state, painter: dr } = ctx;
-  const lay = layoutFor(ctx.panels(), ctx.room);
-  const vmax = jacobianScale(found.numeric, found.analytic);
-  const axes = [];
-  const worstPx = {};
-  const splits = { row_splits: scene.row_splits, col_splits: scene.col_splits };
-  const scales = {
-    numeric: (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing),
-    analytic: (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing),
-    difference: ratioColour,
-  };
-  for (const name of ["numeric", "analytic", "difference"]) {
-    if (!lay[name]) continue;
-    const out = drawHeatmap(ctx, lay, name, found, scales[name], splits);
-    axes.push(out.ax);
-    if (out.box) worstPx[name] = out.box;
-  }
-  if (lay.jbar) drawBar(ctx, lay, "jbar", (t) => diverging(t / vmax), -vmax, vmax, linearTicks(-vmax, vmax, 4));
-  if (lay.rbar) drawBar(ctx, lay, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
-  const title = lay.size[1] > 0 ? titleLines(labTitle(scene, found.rec), lay.size[0], measurer(dr, "bold")) : null;
-  if (title) {
-    const color = found.rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
-    title.lines.forEach((line, k) => dr.text(lay.size[0] / 2, title.y[k], line, { align: "center", size: title.size, weight: "bold", color }));
-  }
-  return { axes, worstPx, vmax, title };
 }
 
 function failingCells(found, cols) {
@@ -277,11 +233,30 @@ export const labView = {
   ready(ctx) { return !!labState(ctx.scene, ctx.tables, ctx.exact, ctx.state); }, // a page with no kernel asks
   size(ctx) { return layoutFor(ctx.panels(), ctx.room).size; },
   paint(ctx) {
-    const { scene, state } = ctx;
+    const { scene, state, painter: dr } = ctx;
     const found = labState(scene, ctx.tables, ctx.exact, state);
     if (!found) return null;
-    const { axes, worstPx, vmax, title } = paintLab(ctx, found);
     const rec = found.rec;
+    const lay = layoutFor(ctx.panels(), ctx.room);
+    const vmax = jacobianScale(found.numeric, found.analytic);
+    const axes = [];
+    const worstPx = {};
+    const jacobian = (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing);
+    const scales = { numeric: jacobian, analytic: jacobian, difference: ratioColour };
+    for (const name of ["numeric", "analytic", "difference"]) {
+      if (!lay[name]) continue;
+      const out = drawHeatmap(ctx, lay, name, found, scales[name]);
+      axes.push(out.ax);
+      if (out.box) worstPx[name] = out.box;
+    }
+    if (lay.jbar) drawBar(ctx, lay, "jbar", jacobian, -vmax, vmax, linearTicks(-vmax, vmax, 4));
+    if (lay.rbar) drawBar(ctx, lay, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
+    const title = lay.size[1] > 0 ? titleLines(labTitle(scene, rec), lay.size[0], measurer(dr, "bold")) : null;
+    if (title) {
+      const color = rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
+      title.lines.forEach((line, k) => dr.text(lay.size[0] / 2, title.y[k], line,
+        { align: "center", size: title.size, weight: "bold", color }));
+    }
     const drawn = {
       function: scene.function, dtype: state.dtype, eps: rec.eps, eps_label: epsLabel(rec.eps),
       fast_mode: !!state.fast_mode, passed: rec.passed, cause: rec.cause, verdict: rec.verdict,

@@ -1,11 +1,8 @@
 """GradcheckLab: run gradcheck on a Function and see its verdict, its cause and the Jacobians.
 
-torch checks the state the controls show (the first picture), then, after it, the states one
-click away in every dtype (:mod:`.states`); the page (``lab.js``) draws the heatmaps and writes
-every readout from them, so eps, dtype and fast_mode moves need no kernel message. A new
-Function or tolerance, and a typed eps off the grid, go to the kernel; a page with no kernel
-gets more states and the menu's other Functions when the lab's state is saved for it
-(:mod:`.ahead`).
+torch checks the state the controls show (the first picture), then the states one click away
+(:mod:`.states`), from which the page (``lab.js``) draws: eps, dtype and fast_mode moves need no
+kernel message; a new Function or tolerance, and a typed eps off the grid, do.
 """
 
 from __future__ import annotations
@@ -17,19 +14,23 @@ from typing import ClassVar
 import torch
 import traitlets
 
-from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
-from ...report import CAUSES, CheckReport
+from ..._args import EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
+from ...report import CheckReport
 from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
 from ..base.eps import eps_of, eps_state
 from ..base.rows import EpsDtypeTraits, button, checkbox, dropdown, dtype_toggle, eps_row, text
-from .ahead import OFFLINE_BUDGET_S, about, fast_twins, menu_states
-from .states import AHEAD_TORCH_ENTRIES, LabState, LabStates, state_key
+from .states import Grid, LabState, LabStates, state_key
 from .target import LabTargets
 
 __all__ = ["GradcheckLab", "parse_checks", "parse_tolerance"]
 
-_TOLERANCE_TIP = "tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
+#: Seconds one lab may spend on what a page with no kernel gets beyond its window.
+OFFLINE_BUDGET_S = 10.0
+_TOLERANCE_TIPS = tuple(
+    f"{kind} tolerance: an entry passes when |analytic − numeric| ≤ atol + rtol·|numeric|"
+    for kind in ("absolute", "relative")
+)
 
 
 def parse_tolerance(typed: object, name: str) -> float:
@@ -47,12 +48,8 @@ def parse_tolerance(typed: object, name: str) -> float:
 
 
 def parse_checks(checks: Sequence[str] | Mapping[str, bool] | None) -> dict[str, bool]:
-    """gradcheck's other checks as keyword arguments: names to switch on, or names to values.
-
-    ``("check_batched_grad", "check_forward_ad")`` switches those on;
-    ``{"check_undefined_grad": False}`` switches one off. Names are gradcheck's own
-    (:data:`gradkit.zoo.OTHER_CHECKS`).
-    """
+    """gradcheck's other checks (:data:`gradkit.zoo.OTHER_CHECKS`) as keyword arguments, from
+    names to switch on (``["check_forward_ad"]``) or names to values."""
     if checks is None:
         return {}
     if isinstance(checks, str):
@@ -79,34 +76,27 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     fn : str, ZooEntry, torch.autograd.Function subclass or callable, optional
         A zoo name such as ``"WrongSquareFn"`` (default ``"SquareFn"``), or your own Function.
     inputs : tuple of tensors, optional
-        Needed for a Function outside the zoo (zoo entries bring their own). Floating inputs are
-        cast to the chosen dtype; your tensors are never changed.
+        Needed for a Function outside the zoo; cast to the chosen dtype, never changed.
     dtype : torch.dtype or str
         Input precision: float64 (default), float32, float16 or bfloat16.
     eps, atol, rtol : float
         gradcheck's settings (defaults 1e-6, 1e-5, 1e-3).
     fast_mode : bool
     panels : sequence of {"verdict", "jacobians", "difference"}, optional
-        What to show (default all): the verdict with its explanation and torch's message, the
-        numeric and analytic Jacobians, the heatmap of their difference.
+        What to show (default all): the verdict and its words, the two Jacobians, their
+        difference.
     checks : sequence of str or mapping of str to bool, optional
-        gradcheck's other checks for every check the lab runs: names to switch on
-        (``["check_batched_grad", "check_forward_ad"]``) or names to values
-        (``{"check_undefined_grad": False}``); torch's defaults otherwise. A Function needs a
-        ``jvp`` for ``check_forward_ad``.
+        gradcheck's other checks: names to switch on (``["check_forward_ad"]``, which needs a
+        ``jvp``) or names to values; torch's defaults otherwise.
 
     Attributes
     ----------
     function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
-        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``);
-        "retry in float64" switches the dtype to float64.
+        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``).
     function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
-        The values the page shows, traits named as the page names them (``eps`` a grid
-        position: the float eps is ``eps_slider.value``; ``dtype`` a name: the torch dtype is
-        ``dtype_buttons.value``); ``state`` holds them all.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
+        The values the page shows (``eps`` a grid position, ``dtype`` a name); ``state`` holds
+        them all.
     report : gradkit.CheckReport or None
         torch's report for the settings shown (None where the inputs cannot take the dtype).
     """
@@ -118,18 +108,12 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     #: A typed eps's check is one state: the dtype and fast_mode it is for go with the request.
     OFF_GRID_OF: ClassVar[tuple[str, ...]] = ("dtype", "fast_mode")
 
-    function = traitlets.Unicode(
-        None, allow_none=True, help="the Function's label in the menu (function_dropdown)"
-    ).tag(sync=True, state=True)
-    atol = traitlets.Unicode(help="atol as typed (a number of 0 or more)").tag(
+    function = traitlets.Unicode(None, allow_none=True, help="the menu's label").tag(
         sync=True, state=True
     )
-    rtol = traitlets.Unicode(help="rtol as typed (a number of 0 or more)").tag(
-        sync=True, state=True
-    )
-    fast_mode = traitlets.Bool(help="gradcheck's fast_mode (the check box)").tag(
-        sync=True, state=True
-    )
+    atol = traitlets.Unicode(help="atol as typed").tag(sync=True, state=True)
+    rtol = traitlets.Unicode(help="rtol as typed").tag(sync=True, state=True)
+    fast_mode = traitlets.Bool(help="gradcheck's fast_mode").tag(sync=True, state=True)
 
     def __init__(  # noqa: PLR0913 - gradcheck's settings, as keyword arguments
         self,
@@ -147,7 +131,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         targets = LabTargets.of(fn, inputs)
         switches = parse_checks(checks)
         dtype = as_dtype(dtype)
-        tolerance = (check_tolerance(atol, "atol"), check_tolerance(rtol, "rtol"))
+        tolerance = {"atol": check_tolerance(atol, "atol"), "rtol": check_tolerance(rtol, "rtol")}
         eps = eps_of(eps_state(eps))
         if not isinstance(fast_mode, bool):
             raise TypeError(f"fast_mode must be True or False, got {fast_mode!r}")
@@ -156,23 +140,20 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             self._targets = targets
             self._checks = switches
             self._tolerance = tolerance
-            self._states: LabStates | None = None
             self._sent: dict[str, LabState] = {}
-            self._scenes = self._revision = 0
+            self._redraws = 0  # the scene key: a new scene, or a state the page must redraw
             self._build_controls(targets, dtype, eps, fast_mode)
             moves = ["dtype", "eps", "eps_exact", "fast_mode"]
             self.observe(self.guard(lambda _change: self._moved()), names=moves)
             self.observe(self.guard(lambda _change: self._new_scene()), names=["function"])
-            for name in ("atol", "rtol"):
-                typed = self.guard(lambda _change, name=name: self._tolerance_typed(name))
-                self.observe(typed, names=[name])
+            typed = self.guard(lambda change: self._tolerance_typed(change["name"]))
+            self.observe(typed, names=list(tolerance))
             self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
             self.guard(self._new_scene)()
 
     def _build_controls(  # long: every control of the lab, one call each, in the order shown
         self, targets: LabTargets, dtype: torch.dtype, eps: float, fast_mode: bool
     ) -> None:
-        """The controls, in the page's order, and the readout slots."""
         self.function_dropdown = dropdown(
             self,
             "function",
@@ -185,22 +166,9 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         self.dtype_buttons = dtype_toggle(self, dtype, "inputs")
         self.eps_slider, self.eps_text = eps_row(self, eps)
         self.eps_down, self.eps_up = self._controls["eps_down"], self._controls["eps_up"]
-        atol, rtol = self._tolerance
-        self.atol_text = text(
-            self,
-            "atol",
-            value=f"{atol:g}",
-            label="atol",
-            css="gradkit-atol",
-            tooltip=f"absolute {_TOLERANCE_TIP}",
-        )
-        self.rtol_text = text(
-            self,
-            "rtol",
-            value=f"{rtol:g}",
-            label="rtol",
-            css="gradkit-rtol",
-            tooltip=f"relative {_TOLERANCE_TIP}",
+        self.atol_text, self.rtol_text = (
+            text(self, name, value=f"{value:g}", label=name, css=f"gradkit-{name}", tooltip=tip)
+            for (name, value), tip in zip(self._tolerance.items(), _TOLERANCE_TIPS, strict=True)
         )
         self.fast_mode_checkbox = checkbox(
             self,
@@ -218,6 +186,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             sets=("dtype", "float64"),
             tooltip="gradcheck's own advice: run the check with float64 inputs",
         )
+        readouts = ("verdict", "description", "explanation", "suggestion", "worst")
         self.layout(
             "GradcheckLab",
             "run torch.autograd.gradcheck and see why it passes or fails",
@@ -232,87 +201,64 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
                 self.retry_button,
             ],
             [
-                ("verdict", "gradkit-verdict"),
-                ("description", "gradkit-description"),
-                ("explanation", "gradkit-explanation"),
-                ("suggestion", "gradkit-suggestion"),
-                ("worst", "gradkit-worst"),
+                *((name, f"gradkit-{name}") for name in readouts),
                 ("message", "gradkit-torch-message"),
             ],
             alt="numeric, analytic and difference Jacobians as heatmaps, the worst entry boxed",
         )
 
-    # ------------------------------------------------------------------------------ state
     @property
     def report(self) -> CheckReport | None:
         """torch's report for the settings shown (checked now if needed)."""
         fast_mode, dtype, _ = self._here()
         return self._states.get(fast_mode, dtype, self.eps_slider.value).report
 
-    def _here(self) -> tuple[bool, str, int]:
-        """(fast_mode, dtype name, eps grid index) of the controls."""
+    def _here(self) -> Grid:
         return bool(self.state["fast_mode"]), str(self.state["dtype"]), int(self.state["eps"])
 
-    # ---------------------------------------------------------------------------- updates
     def _new_scene(self) -> None:
         """A new Function or tolerance: torch's verdict now, the states ahead after it."""
         label = self.function_dropdown.value
-        fn, own, entry = self._targets.target(label, torch.float64)
-        entries = sum(t.numel() for t in own if isinstance(t, torch.Tensor))
-        self._engine = "torch" if entries <= AHEAD_TORCH_ENTRIES else "batched"
-        self._about = about(label, entry)
-        self._states = LabStates(
-            lambda dt: self._targets.target(label, dt)[1], fn, *self._tolerance
-        )
-        self._states.checks = self._checks
-        self._scenes += 1
+        self._states = LabStates(self._targets, label, checks=self._checks, **self._tolerance)
+        self._redraws += 1
         self._sent = {}
         self._show_current()
         self.later(self._fill)
 
     def _moved(self) -> None:
-        """eps, dtype or fast_mode moved: torch's verdict here, then the states around it."""
         self._show_current()
         if self.state.get("eps_exact") is None:
             self._fill()
 
     def _fill(self) -> None:
         """The states one click away, computed and sent (no repaint: the page has its state)."""
-        states = self._states
-        states.fill(states.neighbours(*self._here()), self._engine)
+        self._states.fill(self._states.neighbours(*self._here()), self._states.engine)
         self._send_window()
 
     def _show_current(self) -> None:
         """torch's own check of the state shown; a state the page drew is redrawn only when
         torch's verdict differs from the one computed ahead."""
         if self.state.get("eps_exact") is not None:
-            return  # the page asks for a typed eps's check (numbers_at)
+            return  # the page asks for a typed eps's check (numbers_off_grid)
         fast_mode, dtype, g = self._here()
         shown = self._sent.get(state_key(fast_mode, dtype, g))
         try:
             current = self._states.get(fast_mode, dtype, EPS_GRID[g])
-        except Exception:
-            self._send_window()  # the error is kept as the state's words: the page stops waiting
-            raise
-        if shown is not None and shown.verdict != current.verdict:
-            self._revision += 1  # the page showed a verdict torch does not give: redraw it
-        self._send_window()
+            agree = ("passed", "verdict", "cause", "unavailable")
+            if shown is not None and any(shown.record[k] != current.record[k] for k in agree):
+                self._redraws += 1  # the page showed a verdict torch does not give
+        finally:
+            self._send_window()  # an error is kept as the state's words: the page stops waiting
 
-    def _send_window(self, extra: Sequence[tuple[bool, str, int]] = ()) -> None:
-        """The states one click from the current one that are computed (and ``extra`` ones),
-        when they changed."""
+    def _send_window(self, extra: Sequence[Grid] = ()) -> None:
+        """The computed states one click from the current one (and ``extra``), if changed."""
         here = self._here()
-        window = {}
-        for fast_mode, dtype, g in [here, *self._states.neighbours(*here), *extra]:
-            state = self._states.kept(fast_mode, dtype, EPS_GRID[g])
-            if state is not None:
-                window[state_key(fast_mode, dtype, g)] = state
-        key = self._scene_key()
+        window = self._states.window([here, *self._states.neighbours(*here), *extra])
+        key = (self.function_dropdown.value, self._redraws)
         if window == self._sent and self.scene.get("key") == str(key):
             return
         self._sent = window
-        part, arrays = self._states.pack(window)
-        self.send_scene({**self._scene_json(), **part}, arrays, key=key)
+        self.send_scene(*self._states.scene(window), key=key)
 
     def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict]:
         """A typed eps off the grid: torch's check for it, at the request's dtype and
@@ -322,62 +268,42 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
         return self._states.pack({f"{int(fast_mode)}|{dtype}": state})
 
     def _tolerance_typed(self, name: str) -> None:
-        """atol or rtol typed: a new scene; a slip shows in the error area, the box reverts.
-        The box then reads as Python writes the number (``1e-3`` becomes ``0.001``): the scene
-        names the text it was made for, and the page waits until they agree."""
-        k = ("atol", "rtol").index(name)
+        """atol or rtol typed: a new scene, the box written as Python writes the number (the
+        scene is made for that text); a slip shows in the error area, the box reverts."""
         try:
             value = parse_tolerance(self.state[name], name)
         except InputError:
-            self.update_state({name: f"{self._tolerance[k]:g}"})
+            self.update_state({name: f"{self._tolerance[name]:g}"})
             raise
         if self.state[name] != f"{value:g}":
             self.update_state({name: f"{value:g}"})  # its listener comes back here, once
-            return
-        if value != self._tolerance[k]:
-            self._tolerance = (value, self._tolerance[1]) if k == 0 else (self._tolerance[0], value)
+        elif value != self._tolerance[name]:
+            self._tolerance = {**self._tolerance, name: value}
             self._new_scene()
 
-    # ---------------------------------------------------------------------------- scene
-    def _scene_key(self) -> tuple:
-        return (self.function_dropdown.value, *self._tolerance, self._scenes, self._revision)
-
-    def _scene_json(
-        self, label: str | None = None, facts: dict | None = None, states: LabStates | None = None
-    ) -> dict:
-        """What the page needs beside the states: the Function, settings and words (of the
-        Function shown, or of the menu's ``label`` with its ``facts`` and ``states``)."""
-        atol, rtol = self._tolerance
-        return {
-            "function": label or self.function_dropdown.value,
-            "about": facts or self._about,
-            "atol": atol,
-            "rtol": rtol,
-            "dtypes": list(DTYPES),
-            "causes": CAUSES,
-            "ahead": (states or self._states).ahead,
-        }
-
     def answers_ahead(self) -> list[dict]:
-        """For a page with no kernel: fast_mode flipped for every state sent, and the menu's
-        other Functions at the settings shown (:mod:`.ahead`, within its time budget)."""
-        if self._states is None or self.state.get("eps_exact") is not None:
+        """For a page with no kernel, within OFFLINE_BUDGET_S: fast_mode flipped for every
+        state sent, and the menu's other Functions at the settings shown, fast_mode flipped,
+        ÷10 and ×10, so picking a Function works there too."""
+        if self.state.get("eps_exact") is not None:
             return []
         deadline = time.perf_counter() + OFFLINE_BUDGET_S
-        here = self._here()
-        sent = [
-            s
-            for s in [here, *self._states.neighbours(*here)]
-            if self._states.kept(s[0], s[1], EPS_GRID[s[2]]) is not None
-        ]
-        self._send_window(extra=fast_twins(self._states, sent, deadline))
-        others = [n for n in self._targets.names if n != self.function_dropdown.value]
+        fast_mode, dtype, g = here = self._here()
+        near = [here, *self._states.neighbours(*here)]
+        sent = self._states.window(near)
+        twins = [(not f, d, k) for f, d, k in near if state_key(f, d, k) in sent]
+        self._states.fill(twins, deadline=deadline)
+        self._send_window(extra=twins)
+        wanted = [here, (not fast_mode, dtype, g)]
+        wanted += [(fast_mode, dtype, g + d) for d in (-3, 3) if 0 <= g + d < len(EPS_GRID)]
         scenes = []
-        for label, facts, states, keys in menu_states(
-            others, self._targets.target, self._tolerance, self._checks, here, deadline
-        ):
-            window = {state_key(*k): states.kept(k[0], k[1], EPS_GRID[k[2]]) for k in keys}
-            part, arrays = states.pack(window)
-            scene = {**self._scene_json(label, facts, states), **part}
-            scenes.append(self.recorded_answer({"function": label}, scene, arrays))
+        others = [n for n in self._targets.names if n != self.function_dropdown.value]
+        for label in others:
+            if time.perf_counter() > deadline:
+                break
+            states = LabStates(self._targets, label, checks=self._checks, **self._tolerance)
+            states.fill(wanted, deadline=deadline)
+            window = states.window(wanted)
+            if window:
+                scenes.append(self.recorded_answer({"function": label}, *states.scene(window)))
         return scenes
