@@ -1,10 +1,7 @@
 """What every widget does over its life: show errors (never lose them), close last run's copies.
 
-- :class:`InputError`: a value a learner typed or a page sent that cannot be used; its message
-  says it all (no traceback).
-- :func:`error_html`: the error area's HTML for an exception.
-- :func:`register_for_cell`: re-running a notebook cell closes the widgets its previous run made
-  (and deleting a cell closes its widgets), so a class that runs a lesson twice leaks nothing.
+Re-running a notebook cell closes the widgets its previous run made, and deleting a cell closes
+its widgets (:func:`register_for_cell`), so a class that runs a lesson twice leaks nothing.
 """
 
 from __future__ import annotations

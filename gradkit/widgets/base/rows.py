@@ -192,22 +192,17 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     texts: Mapping[int, str] | None = None,
     by_page: Callable[[], object] | None = None,
 ) -> Control:
-    """A button: a click goes to the kernel, or the page makes the change itself (no kernel
-    needed), in one of these forms.
+    """A button: a click goes to the kernel (``on_click``), or the page makes the change itself
+    in one of these forms (Python's ``.click()`` makes the same change).
 
-    - ``sets=(key, value)``: the page sets that state and hides the button once it holds. With
-      ``unsets=(value, also)`` too it is a toggle instead (``aria-pressed``, never hidden):
-      pressed again it sets the list ``value``, and each key of ``also`` whose state is not in
-      that list to its fallback (``controls.js``: ``buttonPress``); ``pressed_text`` is its label
-      while pressed (what a press then does).
-    - ``counts=(key, last)``: a counter. The state trait ``key`` (a whole number, declared on the
-      class) starts at 0; a press sets it to ``min(key + 1, last)``, and the button is disabled
-      at ``last``. ``texts={count: label}`` is its label at those counts (its own ``text`` at
-      the others): a hint's "No more hints" at the last, a solution's "Sure? Click again" at 1.
-      Python's ``.click()`` makes the same change (:class:`~.controls.CountButton`).
-    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)`` sets the state
-      the press makes, with ``ctx.set``); Python's ``.click()`` calls ``press()``, which must
-      make the same change.
+    - ``sets=(key, value)``: sets that state; the button hides once it holds. With
+      ``unsets=(value, also)`` it is a toggle (``aria-pressed``): pressed again it sets the list
+      ``value`` and each key of ``also`` whose state is not in that list to its fallback;
+      ``pressed_text`` is its label while pressed.
+    - ``counts=(key, last)``: a counter of the declared whole-number trait ``key``, from 0 up to
+      ``last`` (then disabled); ``texts={count: label}`` is its label at those counts.
+    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)``); ``.click()``
+      calls ``press()``, which must make the same change.
     """
     forms = [f for f, given in (("sets", sets), ("counts", counts), ("by_page", by_page)) if given]
     if len(forms) > 1:
@@ -218,14 +213,8 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
         raise ValueError(f"button {name!r}: pressed_text= is for a toggle (give unsets= too)")
     if texts is not None and counts is None:
         raise ValueError(f"button {name!r}: texts= is for a counter (give counts= too)")
-    spec = {
-        "kind": "button",
-        "name": name,
-        "text": text,
-        "css": css,
-        "tooltip": tooltip,
-        "kernel": not forms,
-    }
+    spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tooltip}
+    spec["kernel"] = not forms
     if sets is not None:
         spec["set"] = list(sets)
     if unsets is not None:
@@ -240,11 +229,7 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     return w.add_control(Control(w, spec, click=click), has_value=False)
 
 
-def _counter(
-    w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping[int, str]
-) -> Control:
-    """A counter button (``button(counts=...)``): its spec's ``count`` and ``texts`` (keyed by
-    the count as text: JSON's keys), its state trait started at 0."""
+def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping) -> Control:
     key, last = counts
     if isinstance(last, bool) or not isinstance(last, int) or last < 0:
         raise ValueError(f"button {spec['name']!r}: counts=(key, last) needs a whole last >= 0")
@@ -253,7 +238,8 @@ def _counter(
     ]
     if wrong:
         raise ValueError(f"button {spec['name']!r}: texts= keys must be counts 0 … {last}: {wrong}")
-    spec = {**spec, "count": [key, last], "texts": {str(k): str(v) for k, v in texts.items()}}
+    spec["count"] = [key, last]
+    spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
     return w.add_control(CountButton(w, spec), has_value=False)
 
