@@ -219,15 +219,13 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
                 self.guard(fn)()
 
     @contextlib.contextmanager
-    def one_change(self) -> Iterator[bool]:
-        """One change, one outcome: the outermost change clears the error area once (yields
-        whether this is the outermost)."""
-        outermost = self._depth == 0
-        if outermost and self.error:
+    def one_change(self) -> Iterator[None]:
+        """One change, one outcome: the outermost change clears the error area once."""
+        if self._depth == 0 and self.error:
             self.error = ""
         self._depth += 1
         try:
-            yield outermost
+            yield
         finally:
             self._depth -= 1
 
@@ -258,14 +256,12 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
         """Send a scene: its JSON and its arrays (one buffer) in one message.
 
         ``key`` names what the scene is of (function, x, ...): the page repaints a state it
-        already shows only when the key changes, so a refill repaints nothing. ``send_scene``
-        writes ``for`` (:meth:`made_for`).
+        already shows only when the key changes, so a refill repaints nothing.
         """
-        if "for" in scene:
-            raise ValueError("a scene may not hold 'for': send_scene writes it (what it fits)")
         self._scene_count += 1
+        made_for = self.made_for(self.state)
         payload, buffer = packed_scene(
-            {**scene, "for": self.made_for(self.state)}, arrays, key=key, scene_id=self._scene_count
+            scene, arrays, key=key, scene_id=self._scene_count, made_for=made_for
         )
         with self.hold_sync():
             self.tables = buffer

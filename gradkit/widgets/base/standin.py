@@ -20,17 +20,23 @@ __all__ = ["RecordedAnswers", "packed_scene"]
 
 
 def packed_scene(
-    scene: dict, arrays: Mapping[str, np.ndarray] | None, *, key: object, scene_id: object
+    scene: dict,
+    arrays: Mapping[str, np.ndarray] | None,
+    *,
+    key: object,
+    scene_id: object,
+    made_for: dict,
 ) -> tuple[dict, bytes]:
-    """A scene as the page reads it: (JSON with its ``id``, ``key`` and tables, buffer)."""
-    taken = sorted({"id", "key", "tables"} & set(scene))
+    """A scene as the page reads it: (JSON with its ``id``, ``key``, ``for`` and tables,
+    buffer)."""
+    taken = sorted({"id", "key", "tables", "for"} & set(scene))
     if taken:
         raise ValueError(
             f"a scene may not hold {taken}: send_scene writes them (give the family's own a "
             "name of its own, e.g. 'entry')"
         )
     buffer, layout = pack(arrays or {})
-    payload = json_safe(scene)
+    payload = json_safe({**scene, "for": made_for})
     payload.update(id=scene_id, key=str(key), tables=layout)
     return payload, buffer
 
@@ -63,7 +69,7 @@ class RecordedAnswers:
         count = len(self.__dict__.setdefault("_recorded", []))
         key = ("recorded", self.css, tuple(sorted(json_safe(values).items())), count)
         payload, buffer = packed_scene(
-            {**scene, "for": made_for}, arrays, key=key, scene_id=f"recorded-{count}"
+            scene, arrays, key=key, scene_id=f"recorded-{count}", made_for=made_for
         )
         self._recorded.append(key)
         return {"state": json_safe(sets), "scene": payload, "tables": buffer}
