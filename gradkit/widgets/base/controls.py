@@ -70,11 +70,6 @@ class Control:
         self._pairs = list(pairs)
         self._read, self._write, self._click = read, write, click
 
-    @property
-    def names(self) -> list[str]:
-        """The widget's state traits this control shows (eps: ``eps`` and ``eps_exact``)."""
-        return [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
-
     def to_state(self, value: Any) -> Any:
         """The state's form of a value: an option's label for toggles and drop-downs."""
         if not self._pairs:
@@ -112,7 +107,8 @@ class Control:
         def changed(change: Any) -> None:
             fn({"name": "value", "old": change["old"], "new": self.value, "owner": self})
 
-        self._owner.observe(self._owner.guard(changed), names=self.names)
+        names = [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
+        self._owner.observe(self._owner.guard(changed), names=names)
 
     def click(self) -> None:
         """Press the button, as a click in the page does."""
@@ -121,24 +117,19 @@ class Control:
         else:
             self._owner.press(self.name)
 
-    def _flag(self, key: str) -> Any:
-        return self._owner.control_state.get(self.name, {}).get(key)
+    def _flag(self, key: str) -> bool:
+        return bool(self._owner.control_state.get(self.name, {}).get(key))
 
-    @property
-    def disabled(self) -> bool:
-        return bool(self._flag("disabled"))
-
-    @disabled.setter
-    def disabled(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, disabled=bool(value))
-
-    @property
-    def hidden(self) -> bool:
-        return bool(self._flag("hidden"))
-
-    @hidden.setter
-    def hidden(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, hidden=bool(value))
+    disabled = property(
+        lambda self: self._flag("disabled"),
+        lambda self, value: self._owner.set_control_state(self.name, disabled=bool(value)),
+        doc="Whether the page shows it greyed out (set it to change that).",
+    )
+    hidden = property(
+        lambda self: self._flag("hidden"),
+        lambda self, value: self._owner.set_control_state(self.name, hidden=bool(value)),
+        doc="Whether the page leaves it out (set it to change that).",
+    )
 
 
 class Slider(Control):
@@ -195,14 +186,10 @@ class CountButton(Control):
         """Its label now: the text for the count (``texts``), else its own (``buttonText``)."""
         return self.spec["texts"].get(str(self.count), self.spec["text"])
 
-    @property
+    @Control.disabled.getter
     def disabled(self) -> bool:
         """Disabled from Python, or at its last count (``buttonSpent``)."""
-        return bool(self._flag("disabled")) or self.count >= self.spec["count"][1]
-
-    @disabled.setter
-    def disabled(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, disabled=bool(value))
+        return self._flag("disabled") or self.count >= self.spec["count"][1]
 
 
 class ErrorArea:

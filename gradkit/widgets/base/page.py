@@ -220,8 +220,7 @@ class PageState:
         if not isinstance(msg, dict):
             raise InputError("the page asked for numbers without saying for what")
         wanted = ("key", "eps", *self.OFF_GRID_OF)
-        missing = [k for k in wanted if k not in msg]
-        if missing or len(msg) != len(wanted):
+        if set(msg) != set(wanted):
             raise InputError(f"the page asked for numbers at {sorted(msg)}; it must send {wanted}")
         for key, value in msg.items():
             check_page_bounds(key, value)
