@@ -18,6 +18,7 @@ __all__ = [
     "eps_label",
     "eps_of",
     "eps_state",
+    "page_eps",
     "parse_eps",
     "state_eps",
     "step_eps",
@@ -79,8 +80,11 @@ def state_eps(state: dict) -> dict:
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(EPS_GRID):
         raise InputError(f"the page sent eps position {k!r}; it must be 0 … {len(EPS_GRID) - 1}")
     exact = state.get("eps_exact")
-    if exact is None:
-        return {"eps": k, "eps_exact": None}
-    if isinstance(exact, bool) or not isinstance(exact, (int, float)):
-        raise InputError(f"the page sent eps {exact!r}; it must be a number")
-    return eps_state(parse_eps(repr(float(exact))))
+    return {"eps": k, "eps_exact": None} if exact is None else eps_state(page_eps(exact))
+
+
+def page_eps(value: object) -> float:
+    """An eps value the page sent, checked as a typed one is (:class:`InputError`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"the page sent eps {value!r}; it must be a number")
+    return parse_eps(repr(float(value)))

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import traitlets
 from anywidget.experimental import command
 
-from .eps import parse_eps, state_eps
+from .eps import page_eps, state_eps
 from .guard import InputError
 from .tables import json_safe, pack
 
@@ -224,12 +224,10 @@ class PageState:
             raise InputError(f"the page asked for numbers at {sorted(msg)}; it must send {wanted}")
         for key, value in msg.items():
             check_page_bounds(key, value)
-        key, eps = msg["key"], msg["eps"]
+        key = msg["key"]
         if not isinstance(key, str):
             raise InputError(f"the page sent the scene key {shown_value(key)}; it must be a text")
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
-            raise InputError(f"the page sent eps {shown_value(eps)}; it must be a number")
-        args = {"key": key, "eps": parse_eps(repr(float(eps)))}
+        args = {"key": key, "eps": page_eps(msg["eps"])}
         for name in self.OFF_GRID_OF:
             self.check_control_value(name, msg[name])
             args[name] = msg[name]
