@@ -51,9 +51,9 @@ SCHEME_TIPS: dict[str, str] = {
 }
 
 
-def _spec(kind: str, name: str, label: str, css: str, tooltip: str, **more: Any) -> dict:
+def _spec(kind: str, name: str, label: str, css: str, **more: Any) -> dict:
     """The parts every labelled control's spec has, then its own."""
-    return {"kind": kind, "name": name, "label": label, "css": css, "tooltip": tooltip, **more}
+    return {"kind": kind, "name": name, "label": label, "css": css, **more}
 
 
 def _step_buttons(
@@ -84,7 +84,7 @@ def toggle(  # noqa: PLR0913 - one keyword per part of the page's toggle spec
     ``also``: what a change of it in the page sets too (``{name: value}``, in the same message);
     Python's own changes follow the family's observers."""
     pairs = [o if isinstance(o, tuple) else (o, o) for o in options]
-    spec = _spec("toggle", name, label, css, "", scene=scene, options=[p[0] for p in pairs])
+    spec = _spec("toggle", name, label, css, scene=scene, options=[p[0] for p in pairs])
     spec["tooltips"] = list(tooltips)
     if also:
         spec["also"] = dict(also)
@@ -107,7 +107,7 @@ def dropdown(  # noqa: PLR0913 - one keyword per part of the page's drop-down sp
     """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene);
     ``also``: what a choice in the page sets too (``{name: value}``, in the same message: a new
     specimen clears the prediction); Python's own changes follow the family's observers."""
-    spec = _spec("dropdown", name, label, css, tooltip, options=list(options))
+    spec = _spec("dropdown", name, label, css, tooltip=tooltip, options=list(options))
     spec.update(scene=kernel, kernel=kernel)
     if also:
         spec["also"] = dict(also)
@@ -137,7 +137,7 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
     ``steps``: optional (down, up) buttons ``{name, css, label, tooltip}`` moving one step.
     """
     grid = {"origin": origin, "step": step}
-    spec = _spec("slider", name, label, css, tooltip, **grid, lo=lo, hi=hi, scene=scene)
+    spec = _spec("slider", name, label, css, tooltip=tooltip, **grid, lo=lo, hi=hi, scene=scene)
     spec.update(continuous=continuous, short=True, format=fmt)
     # the page shows a position's value from this list and never makes the sum itself
     spec["values"] = [grid_value(grid, k) for k in range(lo, hi + 1)]
@@ -165,7 +165,7 @@ def text(
 ) -> Control:
     """A text box (sent on Enter or when it loses focus); Python reads the text, so what it
     shows comes in a new scene."""
-    spec = _spec("text", name, label, css, tooltip, placeholder=placeholder)
+    spec = _spec("text", name, label, css, tooltip=tooltip, placeholder=placeholder)
     spec.update(kernel=True, scene=True)
     return w.add_control(Control(w, spec), value)
 
@@ -301,7 +301,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": "make eps 10 times smaller"}
     up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": "make eps 10 times larger"}
     tip = f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})"
-    spec = _spec("grid", "eps", "eps", "gradkit-eps", tip, short=True, aria="eps")
+    spec = _spec("grid", "eps", "eps", "gradkit-eps", tooltip=tip, short=True, aria="eps")
     spec.update(down=down, up=up)
 
     def typed(text: str) -> None:
@@ -323,7 +323,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     w.start_value("eps_exact", state["eps_exact"])
     _step_buttons(w, ("eps_down", "eps_up"), (down, up), move)
     tip = "type eps (e.g. 1e-6) and press Enter"
-    box = _spec("text", "eps_text", "type eps", "gradkit-eps-text", tip, parse="eps")
+    box = _spec("text", "eps_text", "type eps", "gradkit-eps-text", tooltip=tip, parse="eps")
     box["placeholder"] = "e.g. 1e-6"
     shown = Control(w, box, read=lambda: f"{eps_of(w.state):.3g}", write=typed)
     return made, w.add_control(shown, has_value=False)
