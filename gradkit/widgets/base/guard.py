@@ -43,12 +43,9 @@ _BY_CELL: dict[str, tuple[str, list[weakref.ref]]] = {}
 
 def _cell_context() -> tuple[str, str, Sequence[str]] | None:
     """(cell id, execution message id, deleted cell ids) of the running notebook cell, if any."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    ip = get_ipython()
-    kernel = getattr(ip, "kernel", None)
+    from IPython import get_ipython  # imported by ipywidgets already
+
+    kernel = getattr(get_ipython(), "kernel", None)
     if kernel is None or not hasattr(kernel, "get_parent"):
         return None
     try:
