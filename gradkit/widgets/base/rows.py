@@ -304,13 +304,6 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     spec = _spec("grid", "eps", "eps", "gradkit-eps", tooltip=tip, short=True, aria="eps")
     spec.update(down=down, up=up)
 
-    def typed(text: str) -> None:
-        with w.one_change():
-            try:
-                w.update_state(eps_state(parse_eps(text)))
-            except ValueError as error:
-                w.show_error(error)
-
     def move(direction: int) -> None:
         w.update_state({"eps": step_eps(w.state, direction), "eps_exact": None})
 
@@ -325,5 +318,7 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     tip = "type eps (e.g. 1e-6) and press Enter"
     box = _spec("text", "eps_text", "type eps", "gradkit-eps-text", tooltip=tip, parse="eps")
     box["placeholder"] = "e.g. 1e-6"
+    # a typed slip lands in the error area (guard), as the page's own message does
+    typed = w.guard(lambda text: w.update_state(eps_state(parse_eps(text))))
     shown = Control(w, box, read=lambda: f"{eps_of(w.state):.3g}", write=typed)
     return made, w.add_control(shown, has_value=False)
