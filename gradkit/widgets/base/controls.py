@@ -157,14 +157,10 @@ class Slider(Control):
             )
         return k
 
-    @property
+    @Control.value.getter
     def value(self) -> float:
-        """The value at the state's position: ``origin + k * step``."""
+        """The value at the state's position (set, it snaps: :meth:`to_state`)."""
         return grid_value(self.spec, self._owner.current(self.name))
-
-    @value.setter
-    def value(self, value: float) -> None:
-        self._owner.update_state({self.name: self.to_state(value)})
 
 
 class CountButton(Control):
