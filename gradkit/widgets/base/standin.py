@@ -66,12 +66,12 @@ class RecordedAnswers:
         ``sets`` it changes along with them."""
         sets = dict(sets or {})
         made_for = self.made_for({**self.state, **values, **sets})
-        count = len(self.__dict__.setdefault("_recorded", []))
+        count = self.__dict__.get("_recorded", 0)  # answers recorded for this state so far
+        self._recorded = count + 1
         key = ("recorded", self.css, tuple(sorted(json_safe(values).items())), count)
         payload, buffer = packed_scene(
             scene, arrays, key=key, scene_id=f"recorded-{count}", made_for=made_for
         )
-        self._recorded.append(key)
         return {"state": json_safe(sets), "scene": payload, "tables": buffer}
 
     def answers_for_page(self) -> list[dict]:
@@ -81,7 +81,7 @@ class RecordedAnswers:
         now = repr((self.scene.get("key"), sorted(self.state.items())))
         if self.__dict__.get("_answers_for") == now:
             return self._answers
-        self._recorded = []
+        self._recorded = 0
         try:
             answers = self.answers_ahead()
         except Exception:  # noqa: BLE001 - the page then refuses what it was not given
