@@ -62,6 +62,8 @@ def test_a_notebook_gets_nothing_ahead_until_the_state_is_saved(make, cls, monke
     found = answers(w)
     assert asked and found and all(a["tables"] for a in found)
     assert all(set(a) == {"state", "scene", "tables"} for a in found)
+    ids = [(a["scene"]["id"], a["scene"]["key"]) for a in found]  # each its own, as a scene is
+    assert len({i for i, _ in ids}) == len({k for _, k in ids}) == len(found)
 
 
 def test_a_second_save_of_the_same_state_computes_nothing_again(make, monkeypatch):

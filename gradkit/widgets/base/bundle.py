@@ -1,13 +1,9 @@
 """One ES module per widget family, from the plain ES files beside the code (no build step).
 
-The browser files are real ES modules (``import {x} from "./y.js"``, ``export function``) so
-``node --test`` imports them one by one. anywidget loads one module per widget class, so
-:func:`bundle` joins a family's files, dependencies first, dropping their relative imports and
-``export`` keywords, and appends ``export default { initialize, render, standIn }``: the
-base's ``initialize`` (once per model: what its views share), its ``render(args, view)`` with
-the family's view, and ``standIn(model, refused)``, which makes the model of a page with no
-kernel answer from the answers saved with it (``standin.js``). Top-level names must be unique
-across a bundle (a test checks it).
+The browser files are real ES modules, so ``node --test`` imports them one by one; anywidget
+loads one module per widget class, so :func:`bundle` joins a family's files, dependencies first,
+drops their relative imports and ``export`` keywords, and appends ``export default {
+initialize, render, standIn }``. Top-level names must be unique across a bundle (a test checks it).
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ import functools
 import re
 from pathlib import Path
 
-__all__ = ["BASE_FILES", "bundle", "module_files"]
+__all__ = ["BASE_FILES", "bundle"]
 
 HERE = Path(__file__).parent
 WIDGETS = HERE.parent
@@ -43,14 +39,8 @@ _EXPORT = re.compile(r"\nexport\s+(?=(?:async\s+)?(?:function|const|let|class)\b
 _EXPORT_LIST = re.compile(r"\nexport\s*\{[^}]*\};?[ \t]*(?=\n)")
 
 
-def module_files(*family_files: str) -> tuple[Path, ...]:
-    """The base's files and then ``family_files`` (paths relative to ``gradkit/widgets``)."""
-    return tuple(WIDGETS / name for name in (*BASE_FILES, *family_files))
-
-
 def strip_module(source: str) -> str:
-    """One ES module's text as part of a bundle: no relative imports, no ``export`` keywords
-    (each removed with its line, or the keyword alone before a declaration at a line's start)."""
+    """One ES module's text as part of a bundle: no relative imports, no ``export`` keywords."""
     source = _IMPORT.sub("", "\n" + source)
     source = _EXPORT_LIST.sub("", source)
     return _EXPORT.sub("\n", source)[1:]
@@ -58,15 +48,11 @@ def strip_module(source: str) -> str:
 
 @functools.cache
 def bundle(view: str, *family_files: str) -> str:
-    """The ES module of one widget family: base files, family files, ``export default``.
-
-    ``view`` names the object (defined in a family file) the base's ``render`` draws with: its
-    ``drawsFrom`` (the state keys it draws from), ``size(ctx)`` and ``paint(ctx)``, and the
-    optional hooks ``host.js`` lists at its top (``init``, ``attached``, ``ready``, ...).
-    """
+    """The ES module of one widget family: base files, family files, ``export default``
+    (``view`` names the family's object that the base's ``render`` draws with)."""
     parts = [
-        f"// ---- {path.relative_to(WIDGETS)}\n" + strip_module(path.read_text(encoding="utf-8"))
-        for path in module_files(*family_files)
+        f"// ---- {name}\n" + strip_module((WIDGETS / name).read_text(encoding="utf-8"))
+        for name in (*BASE_FILES, *family_files)
     ]
     parts.append(
         "export default {\n"

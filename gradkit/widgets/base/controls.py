@@ -1,16 +1,10 @@
 """Python handles onto what the page draws: controls and the error area.
 
-A handle holds no state of its own: ``.value`` reads and writes the widget's synced state
-trait of the control's name (declared on the widget's class) through the widget's public interface
-(:meth:`~GradkitWidget.current`, :meth:`~GradkitWidget.update_state`,
-:meth:`~GradkitWidget.press`, ...), so Python and the page always agree on what is shown. The
-eps handles go through the one eps rule (:mod:`.eps`).
-
-A slider's state is its whole position k in lo … hi, and its values are ``origin + k * step``
-(:func:`grid_value`): the spec sends the value of each position (:func:`grid_values`), and the
-page sends and reads positions only, showing a position's value from that list. Python alone
-finds a value's position (:func:`grid_position`: the nearest whole k, a tie going to the even k,
-as Python's ``round`` does), when a handle's ``.value`` is set (:class:`Slider`).
+A handle holds no state of its own: ``.value`` reads and writes the widget's state trait of the
+control's name through the widget (:meth:`~.host.GradkitWidget.current`,
+:meth:`~.host.GradkitWidget.update_state`), so Python and the page always agree on what is shown.
+A slider's state is its whole position k in lo … hi, its value ``origin + k * step``
+(:func:`grid_value`); Python alone finds a value's position (:func:`grid_position`).
 """
 
 from __future__ import annotations
@@ -19,25 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._args import check_x
-from .eps import eps_of, eps_state, parse_eps, step_eps
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = [
-    "Control",
-    "CountButton",
-    "EpsSlider",
-    "EpsStep",
-    "EpsText",
-    "ErrorArea",
-    "PagePress",
-    "Slider",
-    "SliderStep",
-    "grid_position",
-    "grid_value",
-    "grid_values",
-]
+__all__ = ["Control", "CountButton", "ErrorArea", "Slider", "grid_position", "grid_value"]
 
 
 def grid_value(grid: Mapping[str, float], k: int) -> float:
@@ -58,37 +38,38 @@ def grid_position(grid: Mapping[str, float], value: float) -> int:
     return round((value - grid["origin"]) / grid["step"])
 
 
-def grid_values(grid: Mapping[str, float], lo: int, hi: int) -> list[float]:
-    """The values of positions lo … hi, as a slider's spec sends them: the page takes a
-    position's value from this list and never makes the sum itself."""
-    return [grid_value(grid, k) for k in range(lo, hi + 1)]
-
-
 class Control:
     """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.disabled``, ``.hidden``.
 
     Toggle and drop-down options are ``(label, value)`` pairs: the state holds the label, and
-    ``.value`` gives the value (e.g. the dtype buttons: label ``"float32"``, value
-    ``torch.float32``).
+    ``.value`` gives the value (the dtype buttons: label ``"float32"``, value
+    ``torch.float32``). Where ``.value`` or ``.click()`` is not the state itself, the maker
+    passes ``read()``, ``write(value)`` or ``click()`` (the eps row, a slider's − / +, a button
+    the page presses itself); a button without ``click`` runs the widget's ``on_click``
+    callbacks (:meth:`~.host.GradkitWidget.press`).
     """
 
-    #: Whether the page may send None for it (nothing picked: a :class:`Choice` of the practice
+    #: Whether the page may send None for it (nothing picked: a ``Choice`` of the practice
     #: widgets); :meth:`~.page.PageState.check_page_value` reads it.
     accepts_none: ClassVar[bool] = False
 
-    def __init__(self, owner: GradkitWidget, spec: dict, pairs: Sequence[tuple] = ()) -> None:
+    def __init__(
+        self,
+        owner: GradkitWidget,
+        spec: dict,
+        pairs: Sequence[tuple] = (),
+        *,
+        read: Callable[[], Any] | None = None,
+        write: Callable[[Any], None] | None = None,
+        click: Callable[[], None] | None = None,
+    ) -> None:
         self._owner = owner
         self.spec = spec
         self.name: str = spec["name"]
         self.kind: str = spec["kind"]
         self._pairs = list(pairs)
+        self._read, self._write, self._click = read, write, click
 
-    @property
-    def names(self) -> list[str]:
-        """The widget's state traits this control shows (eps: ``eps`` and ``eps_exact``)."""
-        return [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
-
-    # ---------------------------------------------------------------------------- value
     def to_state(self, value: Any) -> Any:
         """The state's form of a value: an option's label for toggles and drop-downs."""
         if not self._pairs:
@@ -96,21 +77,21 @@ class Control:
         for label, v in self._pairs:
             if v is value or v == value or label == value:
                 return label
-        raise ValueError(
-            f"{self.name}={value!r} is not one of {[label for label, _ in self._pairs]}"
-        )
+        raise ValueError(f"{self.name}={value!r} is not one of {self.options}")
 
     @property
     def value(self) -> Any:
+        if self._read is not None:
+            return self._read()
         raw = self._owner.current(self.name)
-        for label, v in self._pairs:
-            if label == raw:
-                return v
-        return raw
+        return next((v for label, v in self._pairs if label == raw), raw)
 
     @value.setter
     def value(self, value: Any) -> None:
-        self._owner.update_state({self.name: self.to_state(value)})
+        if self._write is not None:
+            self._write(value)
+        else:
+            self._owner.update_state({self.name: self.to_state(value)})
 
     @property
     def options(self) -> list:
@@ -119,40 +100,36 @@ class Control:
 
     def observe(self, fn: Callable[[dict], None]) -> None:
         """Call ``fn(change)`` after the value changes (from Python or the page), through the
-        widget's ``guard``: traitlets' ``observe`` on the state traits it shows. ``change`` has
-        ``new`` (as ``.value`` gives it), ``old`` (the trait's value before: a label, an eps
-        grid index or typed eps), ``name`` (``"value"``) and ``owner`` (this control). For eps,
+        widget's ``guard``. ``change`` has ``new`` (as ``.value`` gives it), ``old`` (the
+        trait's value before), ``name`` (``"value"``) and ``owner`` (this control). For eps,
         ``fn`` may run twice for one typed eps (its grid position and its typed value)."""
 
         def changed(change: Any) -> None:
             fn({"name": "value", "old": change["old"], "new": self.value, "owner": self})
 
-        self._owner.observe(self._owner.guard(changed), names=self.names)
+        names = [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
+        self._owner.observe(self._owner.guard(changed), names=names)
 
-    # --------------------------------------------------------------------------- buttons
     def click(self) -> None:
         """Press the button, as a click in the page does."""
-        self._owner.press(self.name)
+        if self._click is not None:
+            self._click()
+        else:
+            self._owner.press(self.name)
 
-    # -------------------------------------------------------------------------- display
-    def _flag(self, key: str) -> Any:
-        return self._owner.control_state.get(self.name, {}).get(key)
+    def _flag(self, key: str) -> bool:
+        return bool(self._owner.control_state.get(self.name, {}).get(key))
 
-    @property
-    def disabled(self) -> bool:
-        return bool(self._flag("disabled"))
-
-    @disabled.setter
-    def disabled(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, disabled=bool(value))
-
-    @property
-    def hidden(self) -> bool:
-        return bool(self._flag("hidden"))
-
-    @hidden.setter
-    def hidden(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, hidden=bool(value))
+    disabled = property(
+        lambda self: self._flag("disabled"),
+        lambda self, value: self._owner.set_control_state(self.name, disabled=bool(value)),
+        doc="Whether the page shows it greyed out (set it to change that).",
+    )
+    hidden = property(
+        lambda self: self._flag("hidden"),
+        lambda self, value: self._owner.set_control_state(self.name, hidden=bool(value)),
+        doc="Whether the page leaves it out (set it to change that).",
+    )
 
 
 class Slider(Control):
@@ -162,8 +139,7 @@ class Slider(Control):
     def to_state(self, value: Any) -> int:
         """The position nearest ``value`` (:func:`grid_position`), clamped to lo … hi."""
         s = self.spec
-        # position q = (value - origin) / step, clamped to lo … hi before rounding: a huge
-        # value (1e308: q overflows to inf) is the slider's end
+        # clamped before rounding: a huge value (1e308: q overflows to inf) is the slider's end
         value = check_x(value, self.name)
         q = (value - s["origin"]) / s["step"]
         return s["hi"] if q >= s["hi"] else s["lo"] if q <= s["lo"] else grid_position(s, value)
@@ -181,69 +157,10 @@ class Slider(Control):
             )
         return k
 
-    @property
+    @Control.value.getter
     def value(self) -> float:
-        """The value at the state's position: ``origin + k * step``."""
+        """The value at the state's position (set, it snaps: :meth:`to_state`)."""
         return grid_value(self.spec, self._owner.current(self.name))
-
-    @value.setter
-    def value(self, value: float) -> None:
-        self._owner.update_state({self.name: self.to_state(value)})
-
-
-class EpsSlider(Control):
-    """The eps slider: ``.value`` is the widget's eps; setting it follows the one eps rule."""
-
-    @property
-    def value(self) -> float:
-        """eps exactly as shown (a grid value or the typed one)."""
-        return eps_of(self._owner.state)
-
-    @value.setter
-    def value(self, value: float) -> None:
-        self._owner.update_state(eps_state(value))
-
-
-class EpsText(Control):
-    """The typed eps box: ``.value`` is the text; setting it parses it as the page does."""
-
-    @property
-    def value(self) -> str:
-        return f"{eps_of(self._owner.state):.3g}"
-
-    @value.setter
-    def value(self, text: str) -> None:
-        with self._owner.one_change():
-            try:
-                self._owner.update_state(eps_state(parse_eps(text)))
-            except ValueError as error:
-                self._owner.show_error(error)
-
-
-class EpsStep(Control):
-    """÷10 (direction -1) or ×10 (+1): three grid positions, as the page's buttons do."""
-
-    def __init__(self, owner: GradkitWidget, spec: dict, direction: int) -> None:
-        super().__init__(owner, spec)
-        self.direction = direction
-
-    def click(self) -> None:
-        k = step_eps(self._owner.state, self.direction)
-        self._owner.update_state({"eps": k, "eps_exact": None})
-
-
-class SliderStep(Control):
-    """− / + beside a slider: one step along the slider's grid, as the page's buttons do."""
-
-    def __init__(self, owner: GradkitWidget, spec: dict, slider: dict, direction: int) -> None:
-        super().__init__(owner, spec)
-        self.slider = slider
-        self.direction = direction
-
-    def click(self) -> None:
-        s = self.slider
-        k = min(s["hi"], max(s["lo"], self._owner.current(s["name"]) + self.direction))
-        self._owner.update_state({s["name"]: k})
 
 
 class CountButton(Control):
@@ -265,28 +182,10 @@ class CountButton(Control):
         """Its label now: the text for the count (``texts``), else its own (``buttonText``)."""
         return self.spec["texts"].get(str(self.count), self.spec["text"])
 
-    @property
+    @Control.disabled.getter
     def disabled(self) -> bool:
         """Disabled from Python, or at its last count (``buttonSpent``)."""
-        return bool(self._flag("disabled")) or self.count >= self.spec["count"][1]
-
-    @disabled.setter
-    def disabled(self, value: bool) -> None:
-        self._owner.set_control_state(self.name, disabled=bool(value))
-
-
-class PagePress(Control):
-    """A button the family's view presses itself (``button(by_page=press)``, the spec's
-    ``by_page``): ``.click()`` calls ``press()`` through the widget's ``guard``, which makes the
-    change the view's ``press`` makes in the page."""
-
-    def __init__(self, owner: GradkitWidget, spec: dict, press: Callable[[], object]) -> None:
-        super().__init__(owner, spec)
-        self._press = press
-
-    def click(self) -> None:
-        """Press it, as a click in the page does."""
-        self._owner.guard(self._press)()
+        return self._flag("disabled") or self.count >= self.spec["count"][1]
 
 
 class ErrorArea:

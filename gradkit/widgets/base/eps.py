@@ -1,11 +1,8 @@
 """The eps rule of the widgets, written once (``eps.js`` beside this file is its browser twin).
 
-The grid and the limits are gradkit's own (:data:`gradkit._args.EPS_GRID`, ``EPS_MIN``,
-``EPS_MAX``); here is what the controls do with them. A widget's state holds eps as ``eps`` (the
-grid index the slider shows) and ``eps_exact`` (the value itself when it is off the grid, else
-None). Every way of setting eps goes through :func:`eps_state`: the slider's ``.value`` from
-Python (``w.eps_slider.value = 3e-7``), the typed box, and the state the page sends. ÷10 and
-×10 move :data:`EPS_DECADE` grid positions.
+A state holds eps as ``eps`` (the grid index of :data:`gradkit._args.EPS_GRID`) and ``eps_exact``
+(the value itself when it is off the grid, else None); every way of setting eps goes through
+:func:`eps_state`. ÷10 and ×10 move :data:`EPS_DECADE` grid positions.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ __all__ = [
     "eps_label",
     "eps_of",
     "eps_state",
+    "page_eps",
     "parse_eps",
     "state_eps",
     "step_eps",
@@ -38,8 +36,7 @@ def eps_label(eps: float) -> str:
 def eps_state(eps: object, argument: str = "eps") -> dict:
     """The state for an eps: ``{"eps": grid index, "eps_exact": value or None}``.
 
-    Raises the ValueError/TypeError of :func:`gradkit._args.check_control_eps` for anything that
-    is not a number in EPS_MIN..EPS_MAX (NaN, -1, 1e-20, 5, "x").
+    Raises the ValueError/TypeError of :func:`gradkit._args.check_control_eps`.
     """
     value = check_control_eps(eps, argument)
     k = snap_eps(value)
@@ -59,10 +56,8 @@ def step_eps(state: dict, direction: int) -> int:
 
 
 def parse_eps(text: object) -> float:
-    """A typed eps (``"1e-6"``, ``" 0.001 "``, ``"−1e-6"`` with a minus sign) as a float.
-
-    Raises :class:`InputError` with the words the browser shows for the same slip.
-    """
+    """A typed eps (``"1e-6"``, ``" 0.001 "``) as a float; an :class:`InputError` with the
+    words the browser shows for the same slip."""
     cleaned = str(text).strip().replace("−", "-").replace(" ", "")
     try:
         value = float(cleaned)
@@ -79,17 +74,17 @@ def parse_eps(text: object) -> float:
 
 
 def state_eps(state: dict) -> dict:
-    """The eps keys of a state that came from the page, checked: never trusted as they are.
-
-    A grid index outside the grid, a non-integer index, or an exact value outside the limits
-    raises :class:`InputError` (shown in the error area; the widget keeps its last good eps).
-    """
+    """The eps keys of a state from the page, checked (:class:`InputError` for a position off
+    the grid or an exact value outside the limits)."""
     k = state.get("eps")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(EPS_GRID):
         raise InputError(f"the page sent eps position {k!r}; it must be 0 … {len(EPS_GRID) - 1}")
     exact = state.get("eps_exact")
-    if exact is None:
-        return {"eps": k, "eps_exact": None}
-    if isinstance(exact, bool) or not isinstance(exact, (int, float)):
-        raise InputError(f"the page sent eps {exact!r}; it must be a number")
-    return eps_state(parse_eps(repr(float(exact))))
+    return {"eps": k, "eps_exact": None} if exact is None else eps_state(page_eps(exact))
+
+
+def page_eps(value: object) -> float:
+    """An eps value the page sent, checked as a typed one is (:class:`InputError`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"the page sent eps {value!r}; it must be a number")
+    return parse_eps(repr(float(value)))

@@ -1,9 +1,5 @@
-"""f evaluated in a dtype, entry by entry when it does not broadcast (torch only).
-
-Slopes, sweeps and verdicts come from :mod:`gradkit.numerics`; what a picture needs besides
-(f sampled along a range, f at the points where x ± eps land) is computed here, in the dtype,
-the way :func:`gradkit.numerics.numeric_slopes` rounds: x is cast to the dtype, eps is cast to
-the dtype, and x ± eps is computed in the dtype.
+"""f evaluated in a dtype, entry by entry when it does not broadcast (what a picture needs
+besides the slopes of :mod:`gradkit.numerics`, rounded as ``numeric_slopes`` rounds).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""What ``f`` may be in a one-variable widget, resolved in one place.
-
-``f`` is a function of a tensor (``torch.sin``, a lambda), an ``autograd.Function`` subclass or
-its ``apply`` (then the slope drawn is what its backward claims), or the name of a built-in
-scalar function from the zoo (``"x²"``, ``"sin(x)"``, ...). :func:`function_menu` turns it into
-the menu the widget shows: the built-in functions, with the learner's own first.
+"""What ``f`` may be in a one-variable widget: a function of a tensor, an ``autograd.Function``
+subclass or its ``apply`` (the slope drawn is what its backward claims), or the name of a
+built-in scalar function of the zoo; :func:`function_menu` makes the menu the widget shows.
 """
 
 from __future__ import annotations

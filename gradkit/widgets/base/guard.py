@@ -1,10 +1,7 @@
 """What every widget does over its life: show errors (never lose them), close last run's copies.
 
-- :class:`InputError`: a value a learner typed or a page sent that cannot be used; its message
-  says it all (no traceback).
-- :func:`error_html`: the error area's HTML for an exception.
-- :func:`register_for_cell`: re-running a notebook cell closes the widgets its previous run made
-  (and deleting a cell closes its widgets), so a class that runs a lesson twice leaks nothing.
+Re-running a notebook cell closes the widgets its previous run made, and deleting a cell closes
+its widgets (:func:`register_for_cell`), so a class that runs a lesson twice leaks nothing.
 """
 
 from __future__ import annotations
@@ -46,12 +43,9 @@ _BY_CELL: dict[str, tuple[str, list[weakref.ref]]] = {}
 
 def _cell_context() -> tuple[str, str, Sequence[str]] | None:
     """(cell id, execution message id, deleted cell ids) of the running notebook cell, if any."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    ip = get_ipython()
-    kernel = getattr(ip, "kernel", None)
+    from IPython import get_ipython  # imported by ipywidgets already
+
+    kernel = getattr(get_ipython(), "kernel", None)
     if kernel is None or not hasattr(kernel, "get_parent"):
         return None
     try:

@@ -1,28 +1,10 @@
 """GradkitWidget: the anywidget every gradkit widget is (``host.js`` is its browser half).
 
-Python computes, the page draws. A widget is a few synced traits:
-
-- ``spec``: the layout (title, hint, the controls and readouts in order, the panels) and
-  ``state``, the names of the values the page shows;
-- one typed trait per value the page shows, declared on the class under the page's name
-  (``x``, ``eps``, ``dtype``, ``panels``, ...), each with its ``help`` and tagged
-  ``sync=True, state=True``: ipywidgets sends only the value that changed, and its echo handling
-  keeps a newer click from being undone by the answer to an older one. A value from the page is
-  checked before it lands (:mod:`.page`); traitlets' ``observe`` is the listener system, each
-  callback run through :meth:`guard`;
-- ``scene`` + ``tables``: what torch computed for every place a control can reach (JSON, and one
-  binary buffer of float64 arrays, float32 for what is only drawn, :mod:`.tables`);
-- ``error`` (the error area's HTML), ``busy`` (work after the first picture), ``control_state``
-  (controls disabled, hidden or relabelled from Python);
-
-A page with no kernel (the static site) plays the same widget from its saved state and the
-kernel's answers saved with it (:mod:`.standin`).
-
-Requests are anywidget commands (:mod:`.page`) that name what they are for: a button that needs
-the kernel, and the numbers at a typed eps off the grid. The family's ES module draws everything
-and formats every readout from the scene. Every callback runs through :meth:`guard`: an error
-shows in the error area, never lost. Heavy tables are computed after the first picture
-(:meth:`later`), the widget marked busy meanwhile.
+A widget is a few synced traits: ``spec`` (the layout and ``state``, the names of the values the
+page shows), one typed trait per value (declared on the class, tagged ``sync=True,
+state=True``), ``scene`` + ``tables`` (what torch computed, :mod:`.tables`), ``error``, ``busy``
+and ``control_state``. What the page sends is checked in :mod:`.page`; what a page with no kernel
+plays from is saved by :mod:`.standin`. ``gradkit/widgets/README.md`` is the guide.
 """
 
 from __future__ import annotations
@@ -45,8 +27,7 @@ from .standin import RecordedAnswers, packed_scene
 
 __all__ = ["GradkitWidget"]
 
-#: The trait a control of each kind holds, as the class declares it (a toggle's, drop-down's
-#: or option buttons' label, or none yet: the last; a counter button's count: ``count``).
+#: The trait a control of each kind holds, for the TypeError's advice (the last: a label).
 KIND_TRAITS = {
     "slider": "Int(",
     "grid": "Int(",
@@ -62,9 +43,9 @@ THEME_CSS = (Path(__file__).parent / "theme.css").read_text(encoding="utf-8")
 class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
     """The base of every gradkit widget: controls, state, scene, error area, busy mark.
 
-    Subclasses set ``css`` (the root CSS hook), ``view`` (the JS object that draws) and
-    ``scripts`` (their ES files, relative to ``gradkit/widgets``), and ``PANELS`` when their
-    picture has parts a lesson may leave out. ``README.md`` in ``gradkit/widgets`` is the guide.
+    Subclasses set ``css`` (the root CSS hook), ``view`` (the JS object that draws), ``scripts``
+    (their ES files, relative to ``gradkit/widgets``) and ``PANELS`` (parts a lesson may leave
+    out).
     """
 
     css: ClassVar[str] = "gradkit-panel"
@@ -131,22 +112,19 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
 
     @traitlets.validate("panels")
     def _valid_panels(self, proposal: dict) -> list[str]:
-        """The rule of :meth:`check_panels` (a ValueError names the panels to pick from)."""
         return self.check_panels(proposal["value"])
 
     # ------------------------------------------------------------------------- building
     @classmethod
     def state_names(cls) -> tuple[str, ...]:
-        """The values the page shows: the traits declared with ``.tag(sync=True, state=True)``,
-        each named as the page names it (``ctx.state``)."""
+        """The values the page shows: the traits tagged ``state=True``."""
         names = cls.__dict__.get("_state_names")
         if names is None:  # once per class: every value read asks
             names = cls._state_names = tuple(sorted(cls.class_traits(state=True)))
         return names
 
     def start_value(self, name: str, value: Any, kind: str = "") -> None:
-        """Set the first value of the declared state trait ``name`` (a maker of ``rows.py``
-        calls it for its control); TypeError when the class declares no such trait."""
+        """Set the first value of the state trait ``name`` (TypeError: the class has none)."""
         if name not in self.state_names():
             line = KIND_TRAITS.get(kind, KIND_TRAITS[""])
             raise TypeError(
@@ -159,9 +137,7 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
     def add_control(
         self, control: Control, value: Any = None, *, has_value: bool = True
     ) -> Control:
-        """Register a control (its spec goes to the page with :meth:`layout`); with
-        ``has_value`` the class's state trait of its name starts at ``value``
-        (:meth:`start_value`)."""
+        """Register a control; with ``has_value`` its state trait starts at ``value``."""
         if has_value:
             self.start_value(control.name, value, control.kind)
         self._controls[control.name] = control
@@ -187,8 +163,7 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
 
     @contextlib.contextmanager
     def building(self) -> Iterator[None]:
-        """A constructor's work: what it sets goes to the page in one message (``hold_sync``);
-        a constructor that fails closes what it opened, then raises."""
+        """A constructor's work, sent in one message; a failing constructor closes the widget."""
         try:
             with self.hold_sync():
                 yield
@@ -207,8 +182,8 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
         return getattr(self, name) if name in self.state_names() else None
 
     def update_state(self, changes: dict) -> None:
-        """Change values from Python, in one message: the page draws them as it draws a click;
-        observers run after all of them changed (each trait's once), in one change."""
+        """Change values from Python in one message (drawn as a click is); observers run once
+        all of them changed, each trait's once."""
         unknown = [name for name in changes if name not in self.state_names()]
         if unknown:
             raise KeyError(
@@ -220,8 +195,7 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
                 setattr(self, name, value)
 
     def notify_change(self, change: Any) -> None:
-        """A state trait's observers run in one change (:meth:`one_change`): the error area is
-        cleared once, before the first of them."""
+        """A state trait's observers run in one change (:meth:`one_change`)."""
         if change.get("type") == "change" and change["name"] in self.state_names():
             with self.one_change():
                 super().notify_change(change)
@@ -245,17 +219,13 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
                 self.guard(fn)()
 
     @contextlib.contextmanager
-    def one_change(self) -> Iterator[bool]:
-        """One change, one outcome: the error area is cleared once, by the outermost change.
-
-        Yields whether this is the outermost change (callbacks it triggers are inner ones).
-        """
-        outermost = self._depth == 0
-        if outermost and self.error:
+    def one_change(self) -> Iterator[None]:
+        """One change, one outcome: the outermost change clears the error area once."""
+        if self._depth == 0 and self.error:
             self.error = ""
         self._depth += 1
         try:
-            yield outermost
+            yield
         finally:
             self._depth -= 1
 
@@ -286,24 +256,20 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
         """Send a scene: its JSON and its arrays (one buffer) in one message.
 
         ``key`` names what the scene is of (function, x, ...): the page repaints a state it
-        already shows only when the key changes, so a refill with more of the same (new x
-        positions around the current one) repaints nothing. The scene names the values of the
-        controls that need a new scene (``for``): until one made for its values comes, the page
-        keeps its picture under the busy mark.
+        already shows only when the key changes, so a refill repaints nothing.
         """
-        if "for" in scene:
-            raise ValueError("a scene may not hold 'for': send_scene writes it (what it fits)")
         self._scene_count += 1
+        made_for = self.made_for(self.state)
         payload, buffer = packed_scene(
-            {**scene, "for": self.made_for(self.state)}, arrays, key=key, scene_id=self._scene_count
+            scene, arrays, key=key, scene_id=self._scene_count, made_for=made_for
         )
         with self.hold_sync():
             self.tables = buffer
             self.scene = payload
 
     def made_for(self, state: dict) -> dict:
-        """What a scene for ``state`` is made for: the values of the controls that need a new
-        scene (made with ``scene=True``), as the page compares them (``sceneFits``)."""
+        """The values of the controls made with ``scene=True``: what the page compares
+        (``sceneFits``)."""
         return {
             name: state[name]
             for name, control in self._controls.items()

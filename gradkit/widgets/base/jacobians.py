@@ -1,7 +1,5 @@
-"""gradcheck's comparison of two Jacobians, entry by entry, as the pictures show it.
-
-Shared by GradcheckLab (the difference heatmap) and JacobianBuilder (entries outside the
-tolerance); the rule itself is :func:`gradkit._args.allowance`.
+"""gradcheck's comparison of two Jacobians entry by entry, for GradcheckLab and JacobianBuilder
+(the rule itself is :func:`gradkit._args.allowance`).
 """
 
 from __future__ import annotations

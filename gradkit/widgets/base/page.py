@@ -1,24 +1,11 @@
 """What the page sends a widget: its values (checked, never trusted) and its requests.
 
-:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value is a typed trait of
-its own, declared on the class under the page's name, so the page sends only the values it changed,
-and ipywidgets' echo handling keeps the answer to an older change from undoing a newer one (the
-lost-click race; ``test_busy_kernel_still_moves_eps_dtype_and_x`` holds it). Each value is
-checked before it lands (an eps position of 999 from a tampered page, an x of 0.7123 between
-two slider positions, n = 4.5): a refused value shows in the error area, and the page is sent
-Python's value back. Every value is bounded first (:func:`check_page_bounds`: a number, a text,
-true/false, none, or a short list of those; no whole number past 2**53, no text past
-:data:`MAX_PAGE_TEXT` characters, no list past :data:`MAX_PAGE_LIST` entries) and a value that is
-a set (``panels``, a family's :attr:`~PageState.PAGE_SETS`) is kept as one: each entry once, in
-the widget's order. Nothing the page sends ends as a kernel traceback.
-
-Requests are anywidget commands (``experimental.invoke`` in the page, ``@command`` here), each
-naming what it is for: a button that needs the kernel (:meth:`press_button`), and the numbers at a
-typed eps off the grid (:meth:`numbers_at`: the scene's key, the eps and the values they depend
-on), answered with arrays packed as a scene's tables, in the command's buffer. An answer is a pure
-function of its request, kept once by it (:meth:`numbers_for`): nothing to compare, nothing to
-ask again. A change that needs a new scene needs no request: the scene names the values it was
-made for (``for``), and the page shows the busy mark until one for its values has come.
+:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value from the page is
+bounded first (:func:`check_page_bounds`), then checked by its control and its trait's type: a
+refused value shows in the error area and the page is sent Python's value back; nothing the page
+sends ends as a kernel traceback. Requests are anywidget commands (``@command``): a kernel button
+(:meth:`~PageState.press_button`) and the numbers at a typed eps off the grid
+(:meth:`~PageState.numbers_at`), an answer kept once per request (:meth:`~PageState.numbers_for`).
 """
 
 from __future__ import annotations
@@ -31,7 +18,7 @@ from typing import Any, ClassVar
 import traitlets
 from anywidget.experimental import command
 
-from .eps import parse_eps, state_eps
+from .eps import page_eps, state_eps
 from .guard import InputError
 from .tables import json_safe, pack
 
@@ -50,8 +37,7 @@ _SHORT.maxlist, _SHORT.maxstring, _SHORT.maxother = 8, 60, 60
 
 
 def shown_value(value: Any) -> str:
-    """``value`` as a message shows it: short, whatever its size (a 400-digit number, a list of
-    200,000 entries)."""
+    """``value`` as a message shows it: short, whatever its size."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_PAGE_INT:
         digits = int(value.bit_length() * math.log10(2)) + 1  # never str(): 4300 digits at most
         return f"a whole number of about {digits} digits"
@@ -88,11 +74,6 @@ def check_page_bounds(key: str, value: Any) -> None:
         raise InputError(f"the page sent {key}={shown_value(value)}: {problem}")
 
 
-def _whole_within(value: Any, last: int) -> bool:
-    """Whether ``value`` is a whole number from 0 to ``last`` (a counter's count)."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= last
-
-
 class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
@@ -106,10 +87,8 @@ class PageState:
     def set_state(self, sync_data: dict) -> None:
         """Values from the page: checked, then applied as one change.
 
-        Only the values' traits are the page's to change: anything else it sends (the scene,
-        the tables, the spec, the error area, the module) is Python's alone, never applied, and
-        sent back as Python has it. A message with a value no control could have made is refused
-        whole, with a message in the error area, and the page is sent Python's values back.
+        Only the values' traits are the page's to change: anything else it sends is sent back as
+        Python has it. A message with a value no control could have made is refused whole.
         """
         if not isinstance(sync_data, dict):
             return
@@ -137,8 +116,7 @@ class PageState:
 
     def check_page_values(self, incoming: dict) -> dict:
         """The values from the page, checked (InputError for the first refused): eps by the eps
-        rule (its position and exact value together), the others by their trait's type and
-        :meth:`check_page_value`."""
+        rule, the others by :meth:`check_control_value`."""
         for key, value in incoming.items():
             check_page_bounds(key, value)
         updates = {key: self.page_set(key, value) for key, value in incoming.items()}
@@ -155,8 +133,7 @@ class PageState:
         return updates
 
     def check_control_value(self, key: str, value: Any) -> None:
-        """One value from the page, checked by its control (:meth:`check_page_value`, whose words
-        come first) and by its trait's type: an InputError for one no control could make."""
+        """One value, checked by :meth:`check_page_value` and by its trait's type."""
         try:
             self.check_page_value(key, value)
             getattr(type(self), key)._validate(self, value)
@@ -167,8 +144,8 @@ class PageState:
             raise InputError(words) from None
 
     def page_set(self, key: str, value: Any) -> Any:
-        """A value that is a set (``panels``, :attr:`PAGE_SETS`) as one: each entry once, in
-        the widget's order (InputError for an entry that is none of its own); others as sent."""
+        """A value that is a set (``panels``, :attr:`PAGE_SETS`): each entry once, in the
+        widget's order; others as sent."""
         members = dict(self.PAGE_SETS, **({"panels": tuple(self.PANELS)} if self.PANELS else {}))
         if key not in members:
             return value
@@ -185,7 +162,8 @@ class PageState:
         with a value of its own checks it in an override, then calls this."""
         for counter in self._controls.values():  # a counter button's count: 0 … its last
             key_last = counter.spec.get("count")
-            if key_last and key_last[0] == key and not _whole_within(value, key_last[1]):
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            if key_last and key_last[0] == key and not (whole and 0 <= value <= key_last[1]):
                 raise InputError(
                     f"the page sent {key}={shown_value(value)}; it must be a whole number from "
                     f"0 to {key_last[1]}"
@@ -211,8 +189,8 @@ class PageState:
     # ------------------------------------------------------------------------- requests
     @command
     def press_button(self, msg: Any, buffers: list) -> tuple[dict, list]:
-        """The page pressed a button that needs the kernel (``{"name": ...}``); the answer
-        comes once its callbacks ran (their errors are in the error area)."""
+        """The page pressed a kernel button (``{"name": ...}``); answered once its callbacks
+        ran."""
         name = msg.get("name") if isinstance(msg, dict) else None
         if isinstance(name, str) and name in self._clicks:
             self.press(name)
@@ -220,12 +198,10 @@ class PageState:
 
     @command
     def numbers_at(self, msg: Any, buffers: list) -> tuple[dict, list]:
-        """The numbers at a typed eps off the grid, for what the request names: ``{"key": the
-        scene's key, "eps": the typed eps, ...}`` with the values of :attr:`OFF_GRID_OF` (x for
-        a point widget). The answer is a pure function of the request: its JSON, and its arrays
-        in the command's buffer, packed as a scene's tables. A request for a scene the kernel
-        has replaced is answered ``{"stale": true}`` (the page asks again with the new one); one
-        no control could have made, ``{"error": words}``."""
+        """The numbers at a typed eps off the grid: ``{"key": the scene's key, "eps": ...}``
+        and the values of :attr:`OFF_GRID_OF`, answered with arrays packed as a scene's tables
+        in the command's buffer; ``{"stale": true}`` for a replaced scene, ``{"error": words}``
+        for a request no control could have made."""
         try:
             args = self.off_grid_args(msg)
         except InputError as error:
@@ -240,33 +216,27 @@ class PageState:
         return {**json_safe(meta), "tables": layout}, [buffer]
 
     def off_grid_args(self, msg: Any) -> dict:
-        """A request for the numbers at a typed eps, checked as the page's values are (an
-        InputError for anything no control could have sent)."""
+        """A request for the numbers at a typed eps, checked as the page's values are."""
         if not isinstance(msg, dict):
             raise InputError("the page asked for numbers without saying for what")
         wanted = ("key", "eps", *self.OFF_GRID_OF)
-        missing = [k for k in wanted if k not in msg]
-        if missing or len(msg) != len(wanted):
+        if set(msg) != set(wanted):
             raise InputError(f"the page asked for numbers at {sorted(msg)}; it must send {wanted}")
         for key, value in msg.items():
             check_page_bounds(key, value)
-        key, eps = msg["key"], msg["eps"]
+        key = msg["key"]
         if not isinstance(key, str):
             raise InputError(f"the page sent the scene key {shown_value(key)}; it must be a text")
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
-            raise InputError(f"the page sent eps {shown_value(eps)}; it must be a number")
-        args = {"key": key, "eps": parse_eps(repr(float(eps)))}
+        args = {"key": key, "eps": page_eps(msg["eps"])}
         for name in self.OFF_GRID_OF:
             self.check_control_value(name, msg[name])
             args[name] = msg[name]
         return args
 
     def numbers_for(self, args: dict) -> tuple[dict, dict] | None:
-        """The answer for a checked request (:meth:`off_grid_args`), computed once by the family
-        (:meth:`numbers_off_grid`) and kept by its arguments: the page's requests and Python's
-        readouts (:meth:`numbers_here`) read the same answer. A failure is said in the error
-        area once per request (asking is no action of the learner's: the area keeps what is in
-        it), and the answer is None."""
+        """The answer for a checked request, computed once (:meth:`numbers_off_grid`) and kept:
+        the page and Python's readouts read the same. A failure is said in the error area once
+        per request, and the answer is None."""
         kept = self.__dict__.setdefault("_numbers", OrderedDict())
         token = repr(sorted(args.items()))
         if token not in kept:
@@ -294,7 +264,6 @@ class PageState:
         return None if request is None else self.numbers_for(request)
 
     def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict]:
-        """A family's numbers at the typed ``eps`` for the request ``args`` (its
-        :attr:`OFF_GRID_OF` values), for the scene it now shows: ``(JSON, arrays)``, the
-        arrays laid out as the scene's tables are (a window of one x position, one eps)."""
+        """A family's numbers at the typed ``eps`` for the request ``args``: ``(JSON, arrays)``,
+        laid out as the scene's tables (one x position, one eps)."""
         raise NotImplementedError(f"{type(self).__name__} measures no eps off the grid")

@@ -1,16 +1,11 @@
 """PointWidget: the widgets about one x (SlopeExplorer, EpsilonLab, FloatRuler).
 
-They share one flow: what torch measures at an x position (``measure(x)``) is kept in an
-:class:`~.window.XWindow`; the first picture sends the current x alone, the positions around it
-follow after the cell (``later``), and the kernel refills as x nears the edge of what was sent.
-The state ``x`` is x's whole position on its slider (the page sends positions only; the float x
-is :attr:`x_value`). A typed eps off the grid is measured at the x position the page names when
-it asks (``numbers_at``, :mod:`.page`; Python's readouts read the same answer, ``numbers_here``).
-A subclass builds its controls (x and eps with :meth:`point_rows`, ``dtype_toggle``, maybe a
-``function`` drop-down over ``self._menu``), then calls :meth:`track_x`, and says what a window
-sends (:meth:`scene_of`, :meth:`arrays_of`) and what a typed eps sends (:meth:`exact_of`). A
-family with a function menu passes ``of_function`` too: a page with no kernel then gets every
-other function of the menu at the current x (:meth:`answers_ahead`).
+What torch measures at an x position (``measure(x)``) is kept in an :class:`~.window.XWindow`;
+the first picture sends the current x alone, the positions around it follow after the cell, and
+the kernel refills as x nears the edge of what was sent. A subclass builds its controls
+(:meth:`~PointWidget.point_rows`, ``dtype_toggle``, maybe a ``function`` drop-down over
+``self._menu``), calls :meth:`~PointWidget.track_x`, and says what a window sends
+(``scene_of``, ``arrays_of``) and what a typed eps sends (``exact_of``).
 """
 
 from __future__ import annotations
@@ -40,10 +35,8 @@ def x_row(
     step: float,
     tooltip: str = "where the slope is measured",
 ) -> Control:
-    """x on a grid of steps through x itself, with − / +.
-
-    The grid covers lo … hi when x lies inside; an x outside gets a range as wide, centred on it.
-    """
+    """x on a grid of steps through x itself, with − / +: over lo … hi when x lies inside,
+    else a range as wide, centred on it."""
     x = check_x(x)
     if lo <= x <= hi:
         lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
@@ -53,7 +46,6 @@ def x_row(
     tip = f"move x by {step:g}"
     down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
     up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
-    steps = (down, up)
     return slider(
         w,
         "x",
@@ -65,16 +57,14 @@ def x_row(
         label="x",
         css="gradkit-x",
         tooltip=tooltip,
-        steps=steps,
+        steps=(down, up),
         scene=False,  # the window sent around x answers a move; the kernel refills near its edge
     )
 
 
 class PointWidget(GradkitWidget, EpsDtypeTraits):
-    """A widget about one x on a grid of steps, with eps and dtype (see the module): the state
-    traits ``x`` (x's position on the slider; the float x is ``x_value``), ``eps``,
-    ``eps_exact`` and ``dtype`` (the float eps is ``eps_slider.value``, the torch dtype
-    ``dtype_buttons.value``)."""
+    """A widget about one x on a grid of steps, with eps and dtype: the state traits ``x`` (the
+    float x is ``x_value``), ``eps``, ``eps_exact`` and ``dtype``."""
 
     x = traitlets.Int(
         help="x's whole position on the x slider, lo … hi (the float x: x_slider.value)"
@@ -96,9 +86,8 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         step: float,
         tooltip: str = "where the slope is measured",
     ) -> None:
-        """The x row (on a grid of ``step`` over ``lo`` … ``hi``, see :func:`x_row`) and the
-        eps row, with their handles: ``x_slider``, ``eps_slider``, ``eps_text`` and the step
-        buttons ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
+        """The x row (:func:`x_row`) and the eps row, with their handles: ``x_slider``,
+        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
         self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)
         self.eps_slider, self.eps_text = eps_row(self, eps)
         for name in ("x_down", "x_up", "eps_down", "eps_up"):
@@ -117,7 +106,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         self._measure_of = of_function
         self._functions_seen = 0
         self._window: XWindow = XWindow(measure, self.x_slider.spec, self.RADIUS)
-        self._window.follow(self, self._send_window)
+        self.observe(self.guard(self._x_moved), names=["x"])
         if "function" in self._controls:
             self.observe(self.guard(lambda _change: self.new_function()), names=["function"])
         self.guard(self.new_function)()
@@ -125,17 +114,16 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
     # ------------------------------------------------------------------------------ state
     @traitlets.validate("x")
     def _valid_x(self, proposal: dict) -> int:
-        """A whole position of the x slider (a ValueError names the range)."""
         control = self.__dict__.get("_controls", {}).get("x")
         return proposal["value"] if control is None else control.check_position(proposal["value"])
 
     @property
     def x_value(self) -> float:
-        """x, the value at the x slider's position (float64)."""
+        """x, the value at the x slider's position."""
         return self.x_slider.value
 
     def x_at(self, k: int) -> float:
-        """The x of the x slider's position ``k`` (the value the page shows there)."""
+        """The x at the x slider's position ``k``."""
         return self._window.x_at(k)
 
     @property
@@ -153,7 +141,13 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         """A new function (or the first picture): x alone now, the positions around it later."""
         self._functions_seen += 1  # part of the scene's key: a new function, a new picture
         self._window.clear()
-        self._window.first(self._send_window, self.later)
+        self._send_window(0)
+        self.later(lambda: self._send_window(self.RADIUS))
+
+    def _x_moved(self, _change: dict) -> None:
+        # inside the window sent the page moves alone; near its edge, a refill
+        if self._window.needs_refill(self.x):
+            self._send_window(self.RADIUS)
 
     def _send_window(self, radius: int) -> None:
         ks, measured = self._window.window(self.x, radius)
@@ -162,8 +156,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         self.send_scene(scene, self.arrays_of(measured), key=key)
 
     def answers_ahead(self) -> list[dict]:
-        """For a page with no kernel: every other function of the menu, at the current x only
-        (picking one there needs no kernel; moving x then does)."""
+        """For a page with no kernel: every other function of the menu, at the current x only."""
         measure = self.__dict__.get("_measure_of")
         if measure is None or "function" not in self._controls:
             return []
@@ -179,18 +172,17 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         return scenes
 
     def answer_arrays(self, f: Callable, measured: list) -> dict[str, np.ndarray]:
-        """The arrays of another function's scene for a page with no kernel (default: as a
-        window's, :meth:`arrays_of`)."""
+        """The arrays of another function's scene for a page with no kernel (default:
+        :meth:`arrays_of`)."""
         return self.arrays_of(measured)
 
     def numbers_off_grid(self, eps: float, args: dict) -> tuple[dict, dict[str, np.ndarray]]:
-        """A typed eps off the grid at the request's x position: every dtype and scheme (a switch
-        stays in the page), laid out as a window of that one x position (:meth:`exact_of`)."""
+        """A typed eps at the request's x position, as a window of that one position."""
         return {}, stack_points([self.exact_of(eps, args["x"])])
 
     def exact_here(self) -> dict[str, np.ndarray]:
-        """The arrays answered for the typed eps at the current x, as the page gets them (one
-        x position, one eps): Python's readouts read them, never measure again."""
+        """The arrays answered for the typed eps at the current x (Python's readouts read them,
+        never measure again)."""
         found = self.numbers_here()
         if found is None:
             eps = self.current("eps_exact")

@@ -1,14 +1,14 @@
 """The controls every widget builds the same way: toggles, drop-downs, sliders, buttons, and the
-shared rows (dtype, scheme, eps with ÷10 / ×10 and a typed box, x with − / +).
+shared rows (dtype, scheme, eps with ÷10 / ×10 and a typed box).
 
-Each maker returns a :class:`~.controls.Control` registered on the widget, the state trait of its
-name (declared on the widget's class: a TypeError names the line to add when it is not) set to
-its first value; :meth:`~.host.GradkitWidget.layout` then sends the specs, in order, to the page.
-:class:`EpsDtypeTraits` declares the traits the eps and dtype rows hold.
+Each maker registers a :class:`~.controls.Control` on the widget and sets the state trait of its
+name (declared on the widget's class) to its first value; :meth:`~.host.GradkitWidget.layout`
+sends the specs to the page.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,18 +17,8 @@ import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES
 from ...numerics import unit_roundoff
-from .controls import (
-    Control,
-    CountButton,
-    EpsSlider,
-    EpsStep,
-    EpsText,
-    PagePress,
-    Slider,
-    SliderStep,
-    grid_values,
-)
-from .eps import eps_state
+from .controls import Control, CountButton, Slider, grid_value
+from .eps import eps_of, eps_state, parse_eps, step_eps
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
@@ -61,6 +51,22 @@ SCHEME_TIPS: dict[str, str] = {
 }
 
 
+def _spec(kind: str, name: str, label: str, css: str, **more: Any) -> dict:
+    """The parts every labelled control's spec has, then its own."""
+    return {"kind": kind, "name": name, "label": label, "css": css, **more}
+
+
+def _step_buttons(
+    w: GradkitWidget, names: Sequence[str], parts: Sequence[dict], move: Callable[[int], None]
+) -> None:
+    """The down / up buttons beside a slider (``parts``: ``css``, ``label``, ``tooltip``): the
+    page moves by itself; Python's ``.click()`` makes the same ``move(-1)`` or ``move(1)``."""
+    for name, part, direction in zip(names, parts, (-1, 1), strict=True):
+        spec = {"kind": "button", "name": name, "text": part["label"]}
+        spec.update(css=part["css"], tooltip=part["tooltip"])
+        w.add_control(Control(w, spec, click=functools.partial(move, direction)), has_value=False)
+
+
 def toggle(  # noqa: PLR0913 - one keyword per part of the page's toggle spec
     w: GradkitWidget,
     name: str,
@@ -78,15 +84,8 @@ def toggle(  # noqa: PLR0913 - one keyword per part of the page's toggle spec
     ``also``: what a change of it in the page sets too (``{name: value}``, in the same message);
     Python's own changes follow the family's observers."""
     pairs = [o if isinstance(o, tuple) else (o, o) for o in options]
-    spec = {
-        "kind": "toggle",
-        "name": name,
-        "label": label,
-        "css": css,
-        "scene": scene,
-        "options": [p[0] for p in pairs],
-        "tooltips": list(tooltips),
-    }
+    spec = _spec("toggle", name, label, css, scene=scene, options=[p[0] for p in pairs])
+    spec["tooltips"] = list(tooltips)
     if also:
         spec["also"] = dict(also)
     c = Control(w, spec, pairs)
@@ -108,20 +107,11 @@ def dropdown(  # noqa: PLR0913 - one keyword per part of the page's drop-down sp
     """A drop-down of labels; ``kernel``: choosing one needs the kernel (a new scene);
     ``also``: what a choice in the page sets too (``{name: value}``, in the same message: a new
     specimen clears the prediction); Python's own changes follow the family's observers."""
-    spec = {
-        "kind": "dropdown",
-        "name": name,
-        "label": label,
-        "css": css,
-        "tooltip": tooltip,
-        "options": list(options),
-        "scene": kernel,
-        "kernel": kernel,
-    }
+    spec = _spec("dropdown", name, label, css, tooltip=tooltip, options=list(options))
+    spec.update(scene=kernel, kernel=kernel)
     if also:
         spec["also"] = dict(also)
-    c = Control(w, spec, [(o, o) for o in options])
-    return w.add_control(c, value)
+    return w.add_control(Control(w, spec, [(o, o) for o in options]), value)
 
 
 def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
@@ -146,37 +136,21 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
 
     ``steps``: optional (down, up) buttons ``{name, css, label, tooltip}`` moving one step.
     """
-    spec = {
-        "kind": "slider",
-        "name": name,
-        "label": label,
-        "css": css,
-        "tooltip": tooltip,
-        "origin": origin,
-        "step": step,
-        "lo": lo,
-        "hi": hi,
-        "scene": scene,
-        "continuous": continuous,
-        "short": True,
-        "format": fmt,
-    }
-    spec["values"] = grid_values(spec, lo, hi)  # the page shows a position's value from here
+    grid = {"origin": origin, "step": step}
+    spec = _spec("slider", name, label, css, tooltip=tooltip, **grid, lo=lo, hi=hi, scene=scene)
+    spec.update(continuous=continuous, short=True, format=fmt)
+    # the page shows a position's value from this list and never makes the sum itself
+    spec["values"] = [grid_value(grid, k) for k in range(lo, hi + 1)]
+    made = Slider(w, spec)
+    w.add_control(made, made.to_state(value))
     if steps is not None:
         spec["down"], spec["up"] = steps
-    made = Slider(w, spec)
-    c = w.add_control(made, made.to_state(value))
-    if steps is not None:
-        for part, direction in zip(steps, (-1, 1), strict=True):
-            part_spec = {
-                "kind": "button",
-                "name": part["name"],
-                "css": part["css"],
-                "text": part["label"],
-                "tooltip": part["tooltip"],
-            }
-            w.add_control(SliderStep(w, part_spec, spec, direction), has_value=False)
-    return c
+
+        def move(direction: int) -> None:
+            w.update_state({name: min(hi, max(lo, w.current(name) + direction))})
+
+        _step_buttons(w, [part["name"] for part in steps], steps, move)
+    return made
 
 
 def text(
@@ -189,17 +163,10 @@ def text(
     tooltip: str = "",
     placeholder: str = "",
 ) -> Control:
-    """A text box (sent on Enter or when it loses focus)."""
-    spec = {
-        "kind": "text",
-        "name": name,
-        "label": label,
-        "css": css,
-        "tooltip": tooltip,
-        "placeholder": placeholder,
-        "kernel": True,
-        "scene": True,  # Python reads the text: what it shows comes in a new scene
-    }
+    """A text box (sent on Enter or when it loses focus); Python reads the text, so what it
+    shows comes in a new scene."""
+    spec = _spec("text", name, label, css, tooltip=tooltip, placeholder=placeholder)
+    spec.update(kernel=True, scene=True)
     return w.add_control(Control(w, spec), value)
 
 
@@ -225,22 +192,17 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     texts: Mapping[int, str] | None = None,
     by_page: Callable[[], object] | None = None,
 ) -> Control:
-    """A button: a click goes to the kernel, or the page makes the change itself (no kernel
-    needed), in one of these forms.
+    """A button: a click goes to the kernel (``on_click``), or the page makes the change itself
+    in one of these forms (Python's ``.click()`` makes the same change).
 
-    - ``sets=(key, value)``: the page sets that state and hides the button once it holds. With
-      ``unsets=(value, also)`` too it is a toggle instead (``aria-pressed``, never hidden):
-      pressed again it sets the list ``value``, and each key of ``also`` whose state is not in
-      that list to its fallback (``controls.js``: ``buttonPress``); ``pressed_text`` is its label
-      while pressed (what a press then does).
-    - ``counts=(key, last)``: a counter. The state trait ``key`` (a whole number, declared on the
-      class) starts at 0; a press sets it to ``min(key + 1, last)``, and the button is disabled
-      at ``last``. ``texts={count: label}`` is its label at those counts (its own ``text`` at
-      the others): a hint's "No more hints" at the last, a solution's "Sure? Click again" at 1.
-      Python's ``.click()`` makes the same change (:class:`~.controls.CountButton`).
-    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)`` sets the state
-      the press makes, with ``ctx.set``); Python's ``.click()`` calls ``press()``, which must
-      make the same change (:class:`~.controls.PagePress`).
+    - ``sets=(key, value)``: sets that state; the button hides once it holds. With
+      ``unsets=(value, also)`` it is a toggle (``aria-pressed``): pressed again it sets the list
+      ``value`` and each key of ``also`` whose state is not in that list to its fallback;
+      ``pressed_text`` is its label while pressed.
+    - ``counts=(key, last)``: a counter of the declared whole-number trait ``key``, from 0 up to
+      ``last`` (then disabled); ``texts={count: label}`` is its label at those counts.
+    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)``); ``.click()``
+      calls ``press()``, which must make the same change.
     """
     forms = [f for f, given in (("sets", sets), ("counts", counts), ("by_page", by_page)) if given]
     if len(forms) > 1:
@@ -251,14 +213,8 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
         raise ValueError(f"button {name!r}: pressed_text= is for a toggle (give unsets= too)")
     if texts is not None and counts is None:
         raise ValueError(f"button {name!r}: texts= is for a counter (give counts= too)")
-    spec = {
-        "kind": "button",
-        "name": name,
-        "text": text,
-        "css": css,
-        "tooltip": tooltip,
-        "kernel": not forms,
-    }
+    spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tooltip}
+    spec["kernel"] = not forms
     if sets is not None:
         spec["set"] = list(sets)
     if unsets is not None:
@@ -268,15 +224,12 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     if counts is not None:
         return _counter(w, spec, counts, texts or {})
     if by_page is not None:
-        return w.add_control(PagePress(w, {**spec, "by_page": True}, by_page), has_value=False)
-    return w.add_control(Control(w, spec), has_value=False)
+        spec["by_page"] = True
+    click = None if by_page is None else w.guard(by_page)
+    return w.add_control(Control(w, spec, click=click), has_value=False)
 
 
-def _counter(
-    w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping[int, str]
-) -> Control:
-    """A counter button (``button(counts=...)``): its spec's ``count`` and ``texts`` (keyed by
-    the count as text: JSON's keys), its state trait started at 0."""
+def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping) -> Control:
     key, last = counts
     if isinstance(last, bool) or not isinstance(last, int) or last < 0:
         raise ValueError(f"button {spec['name']!r}: counts=(key, last) needs a whole last >= 0")
@@ -285,7 +238,8 @@ def _counter(
     ]
     if wrong:
         raise ValueError(f"button {spec['name']!r}: texts= keys must be counts 0 … {last}: {wrong}")
-    spec = {**spec, "count": [key, last], "texts": {str(k): str(v) for k, v in texts.items()}}
+    spec["count"] = [key, last]
+    spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
     return w.add_control(CountButton(w, spec), has_value=False)
 
@@ -294,6 +248,7 @@ def dtype_toggle(
     w: GradkitWidget, value: torch.dtype, label: str = "dtype", *, scene: bool = False
 ) -> Control:
     """float64 / float32 / float16 / bfloat16, each with its unit roundoff in the tooltip."""
+    tips = [DTYPE_TIPS[n] for n in DTYPES]
     return toggle(
         w,
         "dtype",
@@ -301,7 +256,7 @@ def dtype_toggle(
         value=value,
         label=label,
         css="gradkit-dtype",
-        tooltips=[DTYPE_TIPS[n] for n in DTYPES],
+        tooltips=tips,
         scene=scene,
     )
 
@@ -335,47 +290,35 @@ class EpsDtypeTraits(traitlets.HasTraits):
     ).tag(sync=True, state=True)
 
 
-_SMALLER, _LARGER = "make eps 10 times smaller", "make eps 10 times larger"
-
-
 def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     """eps on the grid with ÷10 / ×10 (``eps_down``, ``eps_up``) and a typed box.
 
     The page moves along the grid by itself; a typed eps off the grid is kept exactly
-    (the value ``eps_exact``) and measured by the kernel. Returns (slider, text box).
+    (the value ``eps_exact``) and measured by the kernel. Returns (slider, text box): the
+    slider's ``.value`` is the float eps, the box's the text (set, it is parsed as the page
+    parses it), both through the one eps rule (:mod:`.eps`).
     """
-    down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": _SMALLER}
-    up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": _LARGER}
-    spec = {
-        "kind": "grid",
-        "name": "eps",
-        "label": "eps",
-        "css": "gradkit-eps",
-        "short": True,
-        "aria": "eps",
-        "down": down,
-        "up": up,
-        "tooltip": f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})",
-    }
+    down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": "make eps 10 times smaller"}
+    up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": "make eps 10 times larger"}
+    tip = f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})"
+    spec = _spec("grid", "eps", "eps", "gradkit-eps", tooltip=tip, short=True, aria="eps")
+    spec.update(down=down, up=up)
+
+    def move(direction: int) -> None:
+        w.update_state({"eps": step_eps(w.state, direction), "eps_exact": None})
+
+    def write(value: float) -> None:
+        w.update_state(eps_state(value))
+
     state = eps_state(eps)
-    slider_control = w.add_control(EpsSlider(w, spec), state["eps"])
+    made = Control(w, spec, read=lambda: eps_of(w.state), write=write)
+    w.add_control(made, state["eps"])
     w.start_value("eps_exact", state["eps_exact"])
-    for name, part, direction in (("eps_down", down, -1), ("eps_up", up, 1)):
-        part_spec = {
-            "kind": "button",
-            "name": name,
-            "css": part["css"],
-            "text": part["label"],
-            "tooltip": part["tooltip"],
-        }
-        w.add_control(EpsStep(w, part_spec, direction), has_value=False)
-    box = {
-        "kind": "text",
-        "name": "eps_text",
-        "label": "type eps",
-        "css": "gradkit-eps-text",
-        "parse": "eps",
-        "placeholder": "e.g. 1e-6",
-        "tooltip": "type eps (e.g. 1e-6) and press Enter",
-    }
-    return slider_control, w.add_control(EpsText(w, box), has_value=False)
+    _step_buttons(w, ("eps_down", "eps_up"), (down, up), move)
+    tip = "type eps (e.g. 1e-6) and press Enter"
+    box = _spec("text", "eps_text", "type eps", "gradkit-eps-text", tooltip=tip, parse="eps")
+    box["placeholder"] = "e.g. 1e-6"
+    # a typed slip lands in the error area (guard), as the page's own message does
+    typed = w.guard(lambda text: w.update_state(eps_state(parse_eps(text))))
+    shown = Control(w, box, read=lambda: f"{eps_of(w.state):.3g}", write=typed)
+    return made, w.add_control(shown, has_value=False)

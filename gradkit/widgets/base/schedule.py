@@ -1,16 +1,15 @@
 """Work after the first picture: run a function once the current notebook cell has finished.
 
-In a Jupyter kernel the function is queued on the kernel's event loop, so it runs as soon as
-the cell that built the widget returns (before the next cell of a Run All); the widget shows
-its first picture meanwhile. Anywhere else (a script, a test, marimo, a kernel without a running
-loop) it runs at once. :func:`deferring` turns deferral on or off for a block (benchmarks
-measure the first picture alone; tests that check the busy mark see it).
+In a Jupyter kernel the function is queued on the kernel's event loop (it runs before the next
+cell of a Run All); anywhere else it runs at once. :func:`deferring` turns deferral on or off
+for a block (benchmarks measure the first picture alone; tests see the busy mark).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 
 __all__ = ["deferring", "pending", "run_later", "run_pending"]
@@ -20,9 +19,6 @@ _MODE: list[bool | None] = [None]  # None: defer only inside a running event loo
 
 
 def _loop() -> asyncio.AbstractEventLoop | None:
-    """The running event loop of a Jupyter kernel (None elsewhere: a script, a test, marimo)."""
-    import sys
-
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if getattr(shell, "kernel", None) is None:

@@ -1,15 +1,10 @@
 """What a page with no kernel answers from: the kernel's answers to the moves one step away.
 
-``gradkit export`` saves each widget's state for the static site: ``ipywidgets`` asks each
-widget for it (``get_manager_state``, :meth:`RecordedAnswers._get_embed_state`). Beside the
-state go ``answers``: for each value of a control that needs a new scene one move away (another
-function of the menu, another n), the scene Python sends for it, with its tables and the values
-Python changes along with it (a new n starts at step 1). The site's model (``standin.js``)
-answers the page from them as the kernel would, and the page greys a control out, saying why,
-exactly where they hold no answer. They cost torch work no notebook needs (its kernel answers),
-so they are computed only when the state is saved for such a page, by a family's hook
-(:meth:`~RecordedAnswers.answers_ahead`); a family whose saved scene differs for such a page
-says how (:meth:`~RecordedAnswers.scene_without_kernel`).
+``gradkit export`` saves each widget's state (``get_manager_state``); beside it go ``answers``:
+for each value one move away that needs a new scene, the scene Python sends for it and the
+values Python changes along with it. The site's model (``standin.js``) answers the page from
+them, and greys out what they do not hold. They are computed only when the state is saved for
+such a page (:meth:`~RecordedAnswers.answers_ahead`, a family's hook).
 """
 
 from __future__ import annotations
@@ -25,17 +20,23 @@ __all__ = ["RecordedAnswers", "packed_scene"]
 
 
 def packed_scene(
-    scene: dict, arrays: Mapping[str, np.ndarray] | None, *, key: object, scene_id: object
+    scene: dict,
+    arrays: Mapping[str, np.ndarray] | None,
+    *,
+    key: object,
+    scene_id: object,
+    made_for: dict,
 ) -> tuple[dict, bytes]:
-    """A scene as the page reads it: (JSON with its ``id``, ``key`` and table layout, buffer)."""
-    taken = sorted({"id", "key", "tables"} & set(scene))
+    """A scene as the page reads it: (JSON with its ``id``, ``key``, ``for`` and tables,
+    buffer)."""
+    taken = sorted({"id", "key", "tables", "for"} & set(scene))
     if taken:
         raise ValueError(
             f"a scene may not hold {taken}: send_scene writes them (give the family's own a "
             "name of its own, e.g. 'entry')"
         )
     buffer, layout = pack(arrays or {})
-    payload = json_safe(scene)
+    payload = json_safe({**scene, "for": made_for})
     payload.update(id=scene_id, key=str(key), tables=layout)
     return payload, buffer
 
@@ -44,14 +45,13 @@ class RecordedAnswers:
     """The answers saved for a page with no kernel, mixed into :class:`~.host.GradkitWidget`."""
 
     def answers_ahead(self) -> list[dict]:
-        """A family's hook: the kernel's answers to the moves one step away that need a new
-        scene, each made by :meth:`recorded_answer`; default none."""
+        """A family's hook: its :meth:`recorded_answer` for each move one step away that needs a
+        new scene; default none."""
         return []
 
     def scene_without_kernel(self) -> dict | None:
-        """The scene JSON a page with no kernel starts from where it differs from the kernel's
-        (a hunt's every verdict, an exercise's words for a page that cannot check code), with
-        the same tables; default None: the kernel's own. A family's hook."""
+        """A family's hook: the scene JSON a page with no kernel starts from where it differs from
+        the kernel's (a hunt's every verdict); default None."""
         return None
 
     def recorded_answer(
@@ -62,28 +62,26 @@ class RecordedAnswers:
         *,
         sets: dict | None = None,
     ) -> dict:
-        """The kernel's answer to a page that sets ``values``: the scene it sends (JSON and
-        arrays, made for the state those values lead to) and the values ``sets`` it changes
-        along with them."""
+        """The kernel's answer to a page that sets ``values``: the scene it sends and the values
+        ``sets`` it changes along with them."""
         sets = dict(sets or {})
         made_for = self.made_for({**self.state, **values, **sets})
-        count = len(self.__dict__.setdefault("_recorded", []))
+        count = self.__dict__.get("_recorded", 0)  # answers recorded for this state so far
+        self._recorded = count + 1
         key = ("recorded", self.css, tuple(sorted(json_safe(values).items())), count)
         payload, buffer = packed_scene(
-            {**scene, "for": made_for}, arrays, key=key, scene_id=f"recorded-{count}"
+            scene, arrays, key=key, scene_id=f"recorded-{count}", made_for=made_for
         )
-        self._recorded.append(key)
         return {"state": json_safe(sets), "scene": payload, "tables": buffer}
 
     def answers_for_page(self) -> list[dict]:
-        """:meth:`answers_ahead`, computed once per state shown. A failure records none: the
-        page then greys out what needs the kernel."""
+        """:meth:`answers_ahead`, once per state shown (a failure records none)."""
         if self._closed:
             return []
         now = repr((self.scene.get("key"), sorted(self.state.items())))
         if self.__dict__.get("_answers_for") == now:
             return self._answers
-        self._recorded = []
+        self._recorded = 0
         try:
             answers = self.answers_ahead()
         except Exception:  # noqa: BLE001 - the page then refuses what it was not given
@@ -92,8 +90,7 @@ class RecordedAnswers:
         return answers
 
     def _get_embed_state(self, drop_defaults: bool = False) -> dict:
-        """The state ``ipywidgets`` saves for a page with no kernel, with ``answers`` beside it
-        (their tables as buffers, as a scene's) and the scene such a page starts from."""
+        """The state ``ipywidgets`` saves for a page with no kernel, with ``answers`` beside it."""
         answers = self.answers_for_page()  # first: a family may send more of its scene
         saved = super()._get_embed_state(drop_defaults=drop_defaults)
         if self._closed:

@@ -1,11 +1,8 @@
 """Tables computed ahead, as the page receives them (``tables.js`` beside this file decodes them).
 
-A scene is a JSON dict (what the tables mean: fields, labels, the grid they cover) plus one
-binary buffer of arrays: float64 (every number a readout shows), or float32 where only pixels
-depend on it (a curve drawn, never read out). :func:`pack` lays the arrays out one after
-another, 8-byte aligned, and returns the buffer and the layout
-``{name: {"offset", "shape", "dtype"}}`` that goes into the scene as ``scene["tables"]``.
-:func:`unpack` reads them back (tests, the scene cache).
+A scene's arrays travel in one binary buffer: float64 for every number a readout shows, float32
+where only pixels depend on it. :func:`pack` lays them out one after another, 8-byte aligned,
+with the layout ``{name: {"offset", "shape", "dtype"}}`` that goes into ``scene["tables"]``.
 """
 
 from __future__ import annotations
@@ -20,10 +17,8 @@ __all__ = ["json_safe", "pack", "unpack"]
 
 
 def pack(arrays: Mapping[str, np.ndarray]) -> tuple[bytes, dict[str, dict]]:
-    """Arrays as one buffer (C order, each 8-byte aligned) and its layout.
-
-    float32 arrays stay float32; everything else is stored as float64.
-    """
+    """Arrays as one buffer (C order, each 8-byte aligned; float32 stays float32, the rest is
+    float64) and its layout."""
     layout: dict[str, dict] = {}
     chunks: list[bytes] = []
     offset = 0

@@ -1,24 +1,19 @@
 """Numbers per x position, measured once and sent as a window around the current x.
 
-A widget whose x slider moves on a grid (``origin + k * step``, :func:`.point.x_row`) sends
-the numbers of the positions around the current one, so the page moves x on its own; the
-kernel refills when x comes near the edge of what was sent. :class:`XWindow` keeps what was
-measured (a learner walking along x reuses it) and says when to refill; a family whose
-measurement is a dict of arrays stacks a window with :func:`stack_points`.
+:class:`XWindow` keeps what was measured at each position of an x slider (a learner walking
+along x reuses it) and says when x nears the edge of the window sent; :func:`stack_points`
+stacks a window of measurements that are dicts of arrays.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 
 from .controls import grid_value
-
-if TYPE_CHECKING:
-    from .host import GradkitWidget
 
 __all__ = ["XWindow", "stack_points"]
 
@@ -49,32 +44,29 @@ class XWindow(Generic[T]):
         self, measure: Callable[[float], T], slider: dict, radius: int, keep: int = 64
     ) -> None:
         self.measure = measure
-        self.origin, self.step = float(slider["origin"]), float(slider["step"])
-        self.grid = {"origin": self.origin, "step": self.step}  # grid_value's: x of a position
+        self.origin = float(slider["origin"])
+        self.grid = {"origin": self.origin, "step": float(slider["step"])}
         self.x_range = (int(slider["lo"]), int(slider["hi"]))
         self.radius, self.keep = radius, keep
         self.sent: tuple[int, int] = (0, -1)
         self._kept: OrderedDict[int, T] = OrderedDict()
 
     def x_at(self, k: int) -> float:
-        """The x of position k (:func:`.controls.grid_value`: what the x slider shows there)."""
+        """The x of position k (what the x slider shows there)."""
         return grid_value(self.grid, k)
 
     def at(self, k: int) -> T:
         """The measurement at position k (measured once, then kept)."""
-        if k in self._kept:
-            self._kept.move_to_end(k)
-            return self._kept[k]
-        self._kept[k] = self.measure(self.x_at(k))
+        if k not in self._kept:
+            self._kept[k] = self.measure(self.x_at(k))
+        self._kept.move_to_end(k)
         while len(self._kept) > self.keep:
             self._kept.popitem(last=False)
         return self._kept[k]
 
     def window(self, center: int, radius: int) -> tuple[list[int], list[T]]:
-        """Positions center ± radius inside the slider's range, and their measurements.
-
-        The window is remembered as sent (:meth:`needs_refill` reads it).
-        """
+        """Positions center ± radius inside the slider's range, and their measurements,
+        remembered as sent."""
         lo, hi = self.x_range
         ks = list(range(max(lo, center - radius), min(hi, center + radius) + 1))
         measured = [self.at(k) for k in ks]
@@ -89,21 +81,6 @@ class XWindow(Generic[T]):
         low_edge = lo > self.x_range[0] and k < lo + margin
         high_edge = hi < self.x_range[1] and k > hi - margin
         return not lo <= k <= hi or low_edge or high_edge
-
-    def first(self, send: Callable[[int], None], later: Callable[[Callable], None]) -> None:
-        """The first picture: ``send(0)`` (x alone) now, ``send(radius)`` after the picture."""
-        send(0)
-        later(lambda: send(self.radius))
-
-    def follow(self, widget: GradkitWidget, send: Callable[[int], None]) -> None:
-        """As x moves on ``widget``: nothing to send inside the window sent, ``send(radius)``
-        near its edge (the page asks for a typed eps's numbers at the new x itself)."""
-
-        def moved(_change: dict) -> None:
-            if self.needs_refill(widget.current("x")):  # the state is x's position
-                send(self.radius)
-
-        widget.observe(widget.guard(moved), names=["x"])
 
     def clear(self) -> None:
         """Forget every measurement (a new function)."""
