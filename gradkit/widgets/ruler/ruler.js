@@ -1,11 +1,11 @@
 // FloatRuler's picture and readouts: the page scales torch's numbers (scene.py) to its two
 // panels and words them; it never rounds a number itself.
-import { EPS_GRID, epsLabel } from "../base/eps.js";
+import { epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
-import { pointRecord, rowOf } from "../base/tables.js";
+import { pointRecord, pointSlot, rowOf } from "../base/tables.js";
 
 // the theme's colours, read at each paint
 export const RULER_COLORS = { get blue() { return COLORS.blue; }, get red() { return COLORS.vermillion; }, get grey() { return COLORS.grey; } };
@@ -26,19 +26,15 @@ export function pyRepr(v) {
 // the positions sent, a typed eps the kernel is still measuring). `typed` is x's value.
 export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
-  const w = state.x - scene.window[0];
-  if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
-  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const offGrid = state.eps_exact != null;
-  if (offGrid && !exact) return null;
-  const [from, at, g] = offGrid ? [exact.tables, 0, 0] : [tables, w, state.eps];
-  const [x, ulp, ulp_below] = rowOf(tables.point, [w, d]);
-  const [h, lower, upper] = rowOf(from.landing, [at, d, g]);
-  const raised = rowOf(from.flags, [at, d, g]);
+  const p = pointSlot(scene, tables, exact, state);
+  if (d < 0 || !p || !p.from || !tables.landing || !tables.flags) return null;
+  const [x, ulp, ulp_below] = rowOf(tables.point, [p.w, d]);
+  const [h, lower, upper] = rowOf(p.from.landing, [p.at, d, p.g]);
+  const raised = rowOf(p.from.flags, [p.at, d, p.g]);
   return {
-    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: offGrid ? state.eps_exact : EPS_GRID[state.eps],
+    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: p.eps,
     ...Object.fromEntries(scene.flags.map((name, i) => [name, raised[i] === 1])),
-    near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
+    near: rowOf(tables.near, [p.w, d]), max: scene.max[state.dtype],
   };
 }
 

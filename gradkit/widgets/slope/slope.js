@@ -1,10 +1,10 @@
 // SlopeExplorer's picture and readouts: the overview (f near x, tangent, secant, the zoom
 // window) and the zoom in units of eps (f in the dtype as a staircase), from torch's rows.
-import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
+import { epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { pictureWidth } from "../base/fit.js";
-import { pointRecord, record, rowOf } from "../base/tables.js";
+import { pointRecord, pointSlot, record, rowOf } from "../base/tables.js";
 import { COLORS, cssColor } from "../base/theme.js";
 
 // Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
@@ -23,15 +23,11 @@ export const FORMULAS = {
 export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const w = state.x - scene.window[0];
-  if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
-  const analytic = tables.analytic.data[w];
-  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const typed = state.eps_exact != null;
-  if (typed && !exact) return null;
-  const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
+  const p = pointSlot(scene, tables, exact, state);
+  if (s < 0 || d < 0 || !p || !p.from || !tables.rows) return null;
+  const { from, at, g } = p;
   return { r: record(scene.fields, rowOf(from.rows, [at, s, d, g])), zoom: rowOf(from.zoom, [at, d, g]),
-    analytic, eps: typed ? state.eps_exact : EPS_GRID[g], x };
+    analytic: tables.analytic.data[p.w], eps: p.eps, x };
 }
 
 // A slope for a readout: three decimals, or four significant digits when huge (never a
