@@ -170,7 +170,7 @@ const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
   const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, value: () => sc.x_value, painter: makePainter(canvas), h: node,
-    legend: node(), panels: () => ALL, set() {}, drawn: {} };
+    legend: node(), showLegend() {}, panels: () => ALL, set() {}, drawn: {} };
   return epsilonView.paint(ctx).drawn;
 }
 

@@ -2,8 +2,8 @@
 // modelPart); render({model, el, experimental}, view) runs per view: it builds the layout from the
 // spec Python sent, keeps the values the page shows in ctx.state (the page sets only what it
 // changed) and paints once per action, never again for the kernel's echo of a state it shows.
-// The view (gradkit/widgets/README.md, "The browser side, in short"): drawsFrom, size(ctx) and
-// paint(ctx); optional init, attached, detached, ready and press. A model with no kernel behind
+// The view (gradkit/widgets/README.md, "The browser side, in short"): drawsFrom and paint(ctx);
+// optional size(ctx) (none: no picture), init, attached, detached, ready and press. A model with no kernel behind
 // it (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
@@ -82,6 +82,20 @@ export function render({ model, el, experimental }, view) {
     // a value as the learner reads it: a slider's position as its value (its spec's values)
     value(name) { return shownValue(spec.controls, name, ctx.state[name]); },
     showError(message) { localError = message; showErrors(); },
+    // the legend's entries {swatch (its CSS), mark (its text), glyph [text, colour], label,
+    // attrs}, rebuilt only when they change
+    showLegend(items) {
+      const key = JSON.stringify(items);
+      if (legend.dataset.key === key) return;
+      legend.dataset.key = key;
+      legend.replaceChildren(...items.map(({ swatch, mark, glyph, label, attrs = {} }) => {
+        const sw = h("span", { class: "gk-swatch", text: mark });
+        Object.assign(sw.style, swatch);
+        const glyphNode = glyph && h("span", { "aria-hidden": "true", text: `${glyph[0]} ` });
+        if (glyphNode) glyphNode.style.color = glyph[1];
+        return h("span", { class: "gk-legend-item", ...attrs }, sw, glyphNode, document.createTextNode(label));
+      }));
+    },
     set(name, value, opts = {}) {
       const changes = { [name]: value, ...(opts.also || {}) };
       Object.assign(ctx.state, changes);

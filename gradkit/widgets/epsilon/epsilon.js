@@ -229,18 +229,13 @@ export function dtypeSwatch(style, color, mine) {
 
 function dtypeLegend(ctx) {
   const { scene, state } = ctx;
-  ctx.legend.innerHTML = "";
-  for (const name of shownDtypes(scene, state)) {
+  ctx.showLegend(shownDtypes(scene, state).map((name) => {
     const mine = name === state.dtype;
     const color = styleColor(scene, name);
     const look = dtypeSwatch(scene.styles[name], color, mine);
-    const sw = ctx.h("span", { class: "gk-swatch" });
-    Object.assign(sw.style, { background: look.background, height: look.height });
-    const glyph = ctx.h("span", { "aria-hidden": "true", text: `${look.glyph} ` });
-    glyph.style.color = color;
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw, glyph,
-      document.createTextNode(name + (mine ? " (highlighted)" : ""))));
-  }
+    return { swatch: { background: look.background, height: look.height }, glyph: [look.glyph, color],
+      label: name + (mine ? " (highlighted)" : ""), attrs: { "data-dtype": name } };
+  }));
 }
 
 function drawPicture(ctx, found, parts) {
@@ -288,7 +283,7 @@ export const epsilonView = {
     if (!found) return null;
     const parts = labParts(ctx);
     if (parts.picture) dtypeLegend(ctx);
-    else ctx.legend.innerHTML = "";
+    else ctx.showLegend([]);
     const drawn = { eps: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme,
       shown: state.shown, x: found.x, theory: parts.theory };
     const picture = parts.picture ? drawPicture(ctx, found, parts) : { drawn: {}, axes: [] };

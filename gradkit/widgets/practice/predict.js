@@ -303,7 +303,6 @@ export const predictView = {
     dropGate(ctx.el);
   },
   drawsFrom: ["guess", "locked", "second"],
-  size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;
     const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;

@@ -25,7 +25,6 @@ export const quizView = {
     ctx.el.querySelector(".gk-title").innerHTML = richText(scene.question);
   },
   drawsFrom: ["choice"],
-  size() { return [0, 0]; },
   paint(ctx) {
     const o = quizOption(ctx.scene, ctx.state.choice);
     ctx.quiz.sync(ctx.state.choice, o ? o.right : null);

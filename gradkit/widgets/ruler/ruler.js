@@ -240,18 +240,12 @@ function drawSpacing(ctx, lay, r) {
 }
 
 function legend(ctx) {
-  ctx.legend.innerHTML = "";
-  const items = [
+  ctx.showLegend([
     [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
     [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
     [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
     [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
-  ];
-  for (const [style, label] of items) {
-    const sw = ctx.h("span", { class: "gk-swatch" });
-    Object.assign(sw.style, style);
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
-  }
+  ].map(([swatch, label]) => ({ swatch, label })));
 }
 
 export const rulerView = {

@@ -232,19 +232,14 @@ export function slopeLegendItems(scene, lay) {
 
 function legend(ctx, lay) {
   const items = slopeLegendItems(ctx.scene, lay);
-  const key = JSON.stringify(items);
-  if (ctx.legend.dataset.key === key) return items;
-  ctx.legend.dataset.key = key;
-  ctx.legend.innerHTML = "";
-  for (const [part, label, swatch] of items) {
+  ctx.showLegend(items.map(([part, label, swatch]) => {
     const color = cssColor(SLOPE_PALETTE[part]);
-    const sw = ctx.h("span", { class: "gk-swatch" });
     if (swatch === "window") {
-      sw.textContent = "[ ]";
-      Object.assign(sw.style, { width: "auto", height: "auto", color, fontWeight: "bold", background: "none" });
-    } else sw.style.background = swatch === "dashed" ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
-  }
+      return { label, mark: "[ ]", swatch: { width: "auto", height: "auto", color, fontWeight: "bold", background: "none" } };
+    }
+    const dashed = `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)`;
+    return { label, swatch: { background: swatch === "dashed" ? dashed : color } };
+  }));
   return items;
 }
 
