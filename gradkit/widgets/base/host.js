@@ -41,8 +41,8 @@ export function render({ model, el, experimental }, view) {
   const root = h("div", { class: "gk-inner" });
   el.append(root);
   const busy = h("span", { class: "gk-busy", role: "status", text: "computing…" });
-  const header = h("div", { class: "gk-header" },
-    h("span", { class: "gk-title", text: spec.title || "" }),
+  const title = h("span", { class: "gk-title", text: spec.title || "" });
+  const header = h("div", { class: "gk-header" }, title,
     h("span", { class: "gk-hint", text: spec.hint ? `— ${spec.hint}` : "" }), busy);
   const controls = h("div", { class: "gradkit-controls" });
   const readouts = h("div", { class: "gradkit-readouts", "aria-live": "polite" });
@@ -66,7 +66,7 @@ export function render({ model, el, experimental }, view) {
   let waiting = false;
 
   const ctx = {
-    model, el, legend, h,
+    model, el, legend, controls, title, h,
     spec,
     state: valuesOf(model, names),
     scene: {},

@@ -147,7 +147,7 @@ function buttons(ctx) {
   }
   const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
   row.append(...Object.values(ctx.jbButtons));
-  ctx.el.querySelector(".gradkit-controls").append(row);
+  ctx.controls.append(row);
 }
 
 export const jacobianView = {

@@ -66,8 +66,3 @@ export function optionButtons(h, options, order, { label, css, pick }) {
   };
   return { group, buttons, sync };
 }
-
-// The element the practice views put their own controls in (the base builds it).
-export function controlArea(ctx) {
-  return ctx.el.querySelector(".gradkit-controls");
-}

@@ -3,7 +3,7 @@
 // the lesson is out of sight (unfold.js). A wrong guess gets one more try (the value "second")
 // after a hint that gives nothing away; the first guess keeps the score.
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
-import { controlArea, feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
+import { feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
 import { recalledProgress, rememberProgress } from "./progress.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
@@ -289,8 +289,8 @@ export const predictView = {
     ctx.predict = firstRow(ctx);
     ctx.predict.gate = gateRow(ctx);
     ctx.predict.retry = retryRow(ctx);
-    controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
-    ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
+    ctx.controls.append(ctx.predict.row, ctx.predict.gate);
+    ctx.title.innerHTML = richText(ctx.scene.prompt);
   },
   attached(ctx) {
     ctx.predict.forget?.();

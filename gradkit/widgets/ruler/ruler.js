@@ -7,9 +7,6 @@ import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
 import { pointRecord, pointSlot, rowOf } from "../base/tables.js";
 
-// the theme's colours, read at each paint
-export const RULER_COLORS = { get blue() { return COLORS.blue; }, get red() { return COLORS.vermillion; }, get grey() { return COLORS.grey; } };
-
 // A double as Python's repr writes it: the shortest text that reads back the same number,
 // with an exponent below 1e-4 and from 1e16 on ("1e-05", "0.0999755859375", "65504.0").
 export function pyRepr(v) {
@@ -184,11 +181,11 @@ function ruler(ctx, lay, r, name, xlim, ylim, xticks, xlabel, title) {
   const dr = ctx.painter;
   const ax = new Axes({ name, box: lay[name], xlim, ylim });
   dr.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
-  dr.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  dr.hline(ax, 0, { color: COLORS.grey, lw: 1 });
   if (r.overflow) {
     const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
     const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, dr.measure, 12);
-    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
+    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: COLORS.vermillion, size: fit.size });
   }
   return ax;
 }
@@ -202,17 +199,17 @@ function drawLanding(ctx, lay, r) {
   const ticks = viewTicks(r, V);
   if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: COLORS.ink, lw: 1 });
   else {
-    dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: RULER_COLORS.grey, alpha: 0.25 });
+    dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: COLORS.grey, alpha: 0.25 });
     dr.text(ax.px(-V), ax.py(-0.4), "too many numbers to draw one by one", { size: 11 });
   }
   const [lo, hi] = landed(r).eps;
   const finite = Number.isFinite(lo) && Number.isFinite(hi);
   if (finite) {
-    dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: RULER_COLORS.red, lw: 1, ls: ":" });
+    dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: COLORS.vermillion, lw: 1, ls: ":" });
   }
-  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
-  if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: RULER_COLORS.red, ms: 7 });
-  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
+  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: COLORS.vermillion, mew: 1.8, ms: 9 });
+  if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: COLORS.vermillion, ms: 7 });
+  dr.markers(ax, [0], [0], { marker: "|", color: COLORS.blue, ms: 22, mew: 2.5 });
   return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
 }
 
@@ -225,14 +222,14 @@ function drawSpacing(ctx, lay, r) {
   if (r.overflow) return { ax, drawn: { zoom_ticks: 0 } };
   const ticks = zoomTicks(r, U);
   dr.line(ax, ...tickSegments(ticks, 0.25), { color: COLORS.ink, lw: 1.4 });
-  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
+  dr.markers(ax, [0], [0], { marker: "|", color: COLORS.blue, ms: 22, mew: 2.5 });
   const within = (q) => Number.isFinite(q) && Math.abs(q) <= U + 0.5;
   const lands = landed(r).ulps.filter(within);
-  dr.markers(ax, lands, lands.map(() => 0), { color: RULER_COLORS.red, ms: 7 });
+  dr.markers(ax, lands, lands.map(() => 0), { color: COLORS.vermillion, ms: 7 });
   const asked = [-r.eps / r.ulp, r.eps / r.ulp].filter(within);
-  dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: COLORS.vermillion, mew: 1.8, ms: 9 });
   const [lo, hi] = landed(r).ulps;
-  const further = { color: RULER_COLORS.red, size: 11 };
+  const further = { color: COLORS.vermillion, size: 11 };
   const out = lay.narrow ? "further out" : "lands further out"; // two fit side by side
   if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), `← x − eps ${out}`, further);
   if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), `x + eps ${out} →`, { ...further, align: "right" });
