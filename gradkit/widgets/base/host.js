@@ -2,9 +2,8 @@
 // modelPart); render({model, el, experimental}, view) runs per view: it builds the layout from the
 // spec Python sent, keeps the values the page shows in ctx.state (the page sets only what it
 // changed) and paints once per action, never again for the kernel's echo of a state it shows.
-// The view (gradkit/widgets/README.md, "The browser side, in short"): drawsFrom and paint(ctx);
-// optional size(ctx) (none: no picture), init, attached, detached, ready and press. A model with no kernel behind
-// it (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
+// The view: gradkit/widgets/README.md, "The browser side, in short". A model with no kernel
+// (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";
@@ -79,7 +78,6 @@ export function render({ model, el, experimental }, view) {
     whyNot(changes) { return model.cannotShow ? model.cannotShow({ ...ctx.state, ...changes }) : ""; },
     whyNotAsk(name) { return model.cannotAsk ? model.cannotAsk(name) : ""; },
     panels() { return ctx.state.panels || spec.panels || []; },
-    // a value as the learner reads it: a slider's position as its value (its spec's values)
     value(name) { return shownValue(spec.controls, name, ctx.state[name]); },
     showError(message) { localError = message; showErrors(); },
     // the legend's entries {swatch (its CSS), mark (its text), glyph [text, colour], label,
@@ -162,8 +160,7 @@ export function render({ model, el, experimental }, view) {
   }
 
   function loadScene() {
-    ctx.scene = part.scene;
-    ctx.tables = part.tables;
+    Object.assign(ctx, { scene: part.scene, tables: part.tables });
     figure.dataset.scene = String(ctx.scene.id ?? "");
   }
 

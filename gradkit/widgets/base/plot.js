@@ -6,7 +6,6 @@ import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
 export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
 
-// ---------------------------------------------------------------------------------- axes
 // One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
 // or "log" scales. px/py map data to pixels (NaN outside a log axis' domain).
 export class Axes {
@@ -53,7 +52,6 @@ export function drawPanels(ctx, lay, record, draws, drawn) {
   return outs.map((out) => out.ax);
 }
 
-// --------------------------------------------------------------------------------- ticks
 // About `target` round tick values (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi].
 export function niceTicks(lo, hi, target = 5) {
   if (!(Number.isFinite(lo) && Number.isFinite(hi)) || hi <= lo) return Number.isFinite(lo) ? [lo] : [];
@@ -105,7 +103,6 @@ export function powerLabel(k) {
   return "10" + String(k).split("").map((c) => SUPERSCRIPT[c]).join("");
 }
 
-// Linear ticks as [value, label] pairs.
 export function linearTicks(lo, hi, target = 5) {
   const values = niceTicks(lo, hi, target);
   const labels = tickLabels(values);
@@ -123,7 +120,6 @@ export function paddedLimits(values, margin = 0.08) {
   return [lo - pad, hi + pad];
 }
 
-// -------------------------------------------------------------------------------- colours
 // Diverging blue-white-red for signed values in [-1, 1] (the Jacobian heatmaps).
 const DIVERGING = ["#2166AC", "#4393C3", "#92C5DE", "#D1E5F0", "#F7F7F7", "#FDDBC7", "#F4A582", "#D6604D", "#B2182B"];
 
@@ -150,7 +146,6 @@ export function inkOn(fill) {
   return contrast(fill, light) >= contrast(fill, dark) ? light : dark;
 }
 
-// ------------------------------------------------------------------------------- painter
 // Canvas helpers in CSS pixels. `g` is a 2D context already scaled for devicePixelRatio.
 export function makePainter(g) {
   const dash = { "-": [], "--": [6, 4], ":": [1.5, 3], "-.": [6, 3, 1.5, 3] };

@@ -32,9 +32,8 @@ export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row:
 export function epsilonLayout(room, rows, strip) {
   const W = pictureWidth(LAB_LAYOUT.sizes.plain[0], room);
   const { main, sizes } = LAB_LAYOUT;
-  if (W === sizes.plain[0]) return { ...LAB_LAYOUT, size: sizes[strip ? "strip" : "plain"] };
   if (W >= BESIDE) {
-    // the legend still beside the plot, which gives up the width lost
+    // the legend still beside the plot, which gives up the width lost (none at the design width)
     const less = sizes.plain[0] - W;
     const narrower = ([l, t, w, h]) => [l, t, w - less, h];
     return { main: narrower(main), strip: narrower(LAB_LAYOUT.strip), legend: [LAB_LAYOUT.legend[0] - less, LAB_LAYOUT.legend[1]],
@@ -48,7 +47,6 @@ export function epsilonLayout(room, rows, strip) {
   return { main: plot, strip: stripBox, legend, size: [W, strip ? stripBox[1] + stripBox[3] + tail : end + tail] };
 }
 
-// Which parts of the picture the state shows.
 export function labParts(ctx) {
   const p = ctx.panels();
   const curves = p.includes("curves");

@@ -4,7 +4,6 @@ import { EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { pointSlot, record, rowOf } from "../base/tables.js";
 
-// The shown dtypes, in the scene's order.
 export const shownDtypes = (scene, state) => scene.dtypes.filter((n) => state.shown.includes(n));
 
 // One dtype's numbers at one eps of a table (the scene's, or the kernel's answer for a typed eps):

@@ -69,7 +69,6 @@ function overflowWords(r) {
   return `the largest ${r.dtype} number is ${pyFormat(r.max, ".6g")}`;
 }
 
-// The five readouts, worded as a learner reads them.
 export function rulerReadouts(r) {
   const name = r.dtype;
   const out = {};
@@ -145,7 +144,6 @@ function collapseText(r) {
   return marked("good", `x − eps, x and x + eps are three different ${name} numbers.`);
 }
 
-// ----------------------------------------------------------------------------- the picture
 export const RULER_LAYOUT = {
   both: { size: [860, 330], landing: [34, 44, 792, 84], spacing: [34, 214, 792, 70] },
   landing: { size: [860, 176], landing: [34, 44, 792, 84] },

@@ -36,7 +36,6 @@ export function fmtSlope(v) {
   return Number.isFinite(v) && Math.abs(v) >= 1e6 ? pyFormat(v, ".4e") : pyFormat(v, ".3f");
 }
 
-// The readouts of one row, worded as a learner reads them.
 export function slopeReadouts(scene, state, found) {
   const { r, analytic: a, eps } = found;
   const name = state.dtype;
