@@ -1,9 +1,6 @@
-// The browser half of every gradkit widget. initialize({model}) runs once per model (page.js
-// modelPart); render({model, el, experimental}, view) runs per view: it builds the layout from the
-// spec Python sent, keeps the values the page shows in ctx.state (the page sets only what it
-// changed) and paints once per action, never again for the kernel's echo of a state it shows.
-// The view: gradkit/widgets/README.md, "The browser side, in short". A model with no kernel
-// (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
+// The browser half of every gradkit widget (its view: gradkit/widgets/README.md, "The browser
+// side, in short"). The page sets only what it changed and paints once per action, never again
+// for the kernel's echo of a state it shows.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";

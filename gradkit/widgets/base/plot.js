@@ -1,6 +1,5 @@
-// The drawing of every gradkit picture (no matplotlib on the page): axes that map data to CSS
-// pixels, nice ticks, colour scales, and a canvas painter. Colours are the theme's (theme.js
-// COLORS, as the page computes them), read at each draw.
+// The drawing of every gradkit picture (no matplotlib on the page). Colours are the theme's
+// (theme.js COLORS, as the page computes them), read at each draw.
 import { COLORS, contrast } from "./theme.js";
 import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
