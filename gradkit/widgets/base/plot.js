@@ -26,6 +26,8 @@ export class Axes {
   }
   px(x) { return this.left + Axes.frac(x, this.xlim, this.xscale) * this.width; }
   py(y, ylim = this.ylim) { return this.top + (1 - Axes.frac(y, ylim, this.yscale)) * this.height; }
+  // points as CSS pixels of the figure, to 0.01 px (the browser tests read the canvas there)
+  pixels(xs, ys) { return Array.from(xs, (x, i) => [+this.px(x).toFixed(2), +this.py(ys[i]).toFixed(2)]); }
   spec() {
     return { name: this.name, box: this.box, xlim: this.xlim, ylim: this.ylim, xscale: this.xscale, yscale: this.yscale };
   }

@@ -172,8 +172,6 @@ export function tickSegments(positions, half) {
   return [xs, ys];
 }
 
-const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
-
 // A ruler's frame and the line its numbers sit on; where x overflows, the words why it is empty.
 function ruler(ctx, lay, r, name, xlim, ylim, xticks, xlabel, title) {
   const dr = ctx.painter;
@@ -208,7 +206,7 @@ function drawLanding(ctx, lay, r) {
   dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: COLORS.vermillion, mew: 1.8, ms: 9 });
   if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: COLORS.vermillion, ms: 7 });
   dr.markers(ax, [0], [0], { marker: "|", color: COLORS.blue, ms: 22, mew: 2.5 });
-  return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
+  return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? ax.pixels([lo, hi], [0, 0]) : [] } };
 }
 
 function drawSpacing(ctx, lay, r) {
@@ -231,7 +229,7 @@ function drawSpacing(ctx, lay, r) {
   const out = lay.narrow ? "further out" : "lands further out"; // two fit side by side
   if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), `← x − eps ${out}`, further);
   if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), `x + eps ${out} →`, { ...further, align: "right" });
-  return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: lands.map((q) => px2(ax, q, 0)) } };
+  return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: ax.pixels(lands, lands.map(() => 0)) } };
 }
 
 function legend(ctx) {

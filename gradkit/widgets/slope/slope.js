@@ -129,8 +129,6 @@ export function slopeLayout(panels, room) {
 }
 
 const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
-// points as CSS pixels of the figure (the browser tests read the canvas there)
-const pixels = (ax, xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
@@ -162,7 +160,7 @@ function drawOverview(ctx, lay, found) {
   dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
   if (!r.underflow) windowBrackets(dr, ax, win);
-  return { ax, drawn: { points_px: pixels(ax, [r.p0, r.p1], [r.v0, r.v1]), secant_px: pixels(ax, ...secant), tangent_px: pixels(ax, ...tangent), curve_ylim: ylim,
+  return { ax, drawn: { points_px: ax.pixels([r.p0, r.p1], [r.v0, r.v1]), secant_px: ax.pixels(...secant), tangent_px: ax.pixels(...tangent), curve_ylim: ylim,
     window: { x: win, shaded: !r.underflow && shade.alpha > 0 } } };
 }
 
@@ -186,7 +184,7 @@ function drawZoom(ctx, lay, found) {
   dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
   const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
-  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: pixels(ax, [o0, o1], zv), zoom_levels: levels } };
+  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: ax.pixels([o0, o1], zv), zoom_levels: levels } };
 }
 
 // How the zoom window is drawn on the overview whose x range is `xlim`: shaded while it is a
