@@ -80,11 +80,6 @@ function layoutOf(ctx) {
   return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
 }
 
-function sizeOf(ctx) {
-  if (!labParts(ctx).picture) return [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
-  return layoutOf(ctx).size;
-}
-
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
 
 // The order and widths of the shown dtypes' curves: the highlighted one first, wide, under the
@@ -274,7 +269,9 @@ function drawPicture(ctx, found, parts) {
 export const epsilonView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
   ready(ctx) { return !!pointRecord(ctx, "schemes", labFound); }, // a page with no kernel asks
-  size: sizeOf,
+  size(ctx) {
+    return labParts(ctx).picture ? layoutOf(ctx).size : [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
+  },
   paint(ctx) {
     const { scene, state } = ctx;
     const found = pointRecord(ctx, "schemes", labFound);

@@ -232,17 +232,15 @@ function drawSpacing(ctx, lay, r) {
   return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: ax.pixels(lands, lands.map(() => 0)) } };
 }
 
-function legend(ctx) {
-  ctx.showLegend([
-    [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
-    [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
-    [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
-    [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
-  ].map(([swatch, label]) => ({ swatch, label })));
-}
-
 export const rulerView = {
-  init: legend,
+  init(ctx) {
+    ctx.showLegend([
+      [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
+      [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
+      [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
+      [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
+    ].map(([swatch, label]) => ({ swatch, label })));
+  },
   drawsFrom: ["x", "eps", "eps_exact", "dtype"],
   size(ctx) { return layoutOf(ctx).size; },
   paint(ctx) {
