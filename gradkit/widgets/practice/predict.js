@@ -20,7 +20,6 @@ export const GUESS_SLIPS = {
   not_option: "“{text}” is not one of the options [{options}].",
 };
 
-// The second try's words.
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",
