@@ -151,6 +151,7 @@ test("axes map data to pixels, linear and log", () => {
   assert.equal(ax.px(10), 110);
   assert.equal(ax.py(1), 20);
   assert.equal(ax.py(-1), 70);
+  assert.deepEqual(ax.pixels([1 / 3, 5], [0, 1]), [[13.33, 45], [60, 20]]); // to 0.01 px, as the tests read them
   const lg = new Axes({ box: [0, 0, 120, 60], xlim: [1e-12, 1], ylim: [1e-16, 1], xscale: "log", yscale: "log" });
   assert.equal(lg.px(1e-6), 60);
   assert.ok(Number.isNaN(lg.px(0)));

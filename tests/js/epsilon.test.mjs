@@ -7,12 +7,13 @@ import { test } from "node:test";
 import { buttonLook, buttonPress, buttonText } from "../../gradkit/widgets/base/controls.js";
 import { EPS_GRID, epsState } from "../../gradkit/widgets/base/eps.js";
 import { viewKey } from "../../gradkit/widgets/base/host.js";
+import { pointSlot } from "../../gradkit/widgets/base/tables.js";
 import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import {
   LAB_LAYOUT, curveOrder, dtypeSwatch, epsilonView, labParts, shelfRun,
 } from "../../gradkit/widgets/epsilon/epsilon.js";
 import {
-  errorLimits, errorText, labFound, labReadouts, labSlot, noSlopeLines, optimumInRange, theoryText, verdictText,
+  errorLimits, errorText, labFound, labReadouts, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
 import { answerOf, named, readFixture, stateOf as rowState, tablesOf } from "./fixture.mjs";
 
@@ -65,8 +66,9 @@ test("a typed eps off the grid reads the kernel's answer, and waits for it", () 
   assert.ok(Object.is(found.at[1].error, num(sc.exact_want.forward.float32)));
   assert.equal(labFound(sc.scene, sc.tables, null, state, sc.x_value), null); // not come yet: the page waits
   assert.equal(labFound(sc.scene, sc.tables, answerOf(sc), { ...state, x: 1 }, 0.55), null); // beyond the window
-  assert.equal(labSlot(sc.scene, 0), 0); // x's position: the window's first
-  assert.equal(labSlot(sc.scene, 1), -1);
+  assert.equal(pointSlot(sc.scene, sc.tables, null, { ...state, x: 0 }).w, 0); // x's position: the window's first
+  assert.equal(pointSlot(sc.scene, sc.tables, null, { ...state, x: 1 }), null);
+  assert.equal(pointSlot(sc.scene, sc.tables, null, state).from, null); // the typed eps's answer: not come yet
 });
 
 test("at gradcheck's eps float32 fails 13 times over the tolerance and float64 passes", () => {
@@ -168,7 +170,7 @@ const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
   const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, value: () => sc.x_value, painter: makePainter(canvas), h: node,
-    legend: node(), panels: () => ALL, set() {}, drawn: {} };
+    legend: node(), showLegend() {}, panels: () => ALL, set() {}, drawn: {} };
   return epsilonView.paint(ctx).drawn;
 }
 

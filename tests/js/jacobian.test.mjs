@@ -6,7 +6,7 @@ import { test } from "node:test";
 import {
   MOVES, callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
-import { cellEdges, cellText, entryTicks, fits, textWidth } from "../../gradkit/widgets/base/matrix.js";
+import { cellBox, cellText, entryTicks, fits, matrixAxes, textWidth } from "../../gradkit/widgets/base/matrix.js";
 import { ramp } from "../../gradkit/widgets/base/plot.js";
 import { readFixture, tablesOf } from "./fixture.mjs";
 
@@ -93,8 +93,10 @@ test("matrix helpers: entry ticks thin out before they collide, cells print shor
   assert.deepEqual([0, 0.25, -1.5, 2e-7, 123456, 3.14159, NaN].map(cellText),
     ["0", "0.25", "−1.5", "2.0e−07", "1.2e+05", "3.14", ""]);
   assert.ok(fits("0.25", 40, 20, 11) && !fits("1.2e+05", 30, 20, 11) && !fits("1", 30, 10, 11));
-  const edges = cellEdges(66.4, 216, 10);
-  assert.ok(edges.every(Number.isInteger) && edges[0] === 66 && edges[10] === 282, String(edges));
+  // cells on whole-pixel edges, each sharing its neighbour's (no pale seam between them)
+  const boxes = Array.from({ length: 10 }, (_, j) => cellBox(matrixAxes("m", [66.4, 0, 216, 20], 1, 10), 0, j));
+  assert.ok(boxes.flat().every(Number.isInteger) && boxes[0][0] === 66 && boxes[9][0] + boxes[9][2] === 282, String(boxes));
+  assert.ok(boxes.slice(1).every(([x], j) => x === boxes[j][0] + boxes[j][2]));
   // a cell's fill: the palette colour over the paper at the entry's strength (base/plot.js ramp)
   assert.equal(ramp(["#FFFFFF", "#0072B2"], 1), "rgb(0,114,178)");
   assert.equal(ramp(["#FFFFFF", "#0072B2"], 0), "rgb(255,255,255)");

@@ -45,6 +45,8 @@ test("a lock is kept and recalled; nothing before a lock, and a storage that ref
   } finally {
     delete globalThis.localStorage;
   }
+  rememberProgress("x", { guess: "1", locked: true }, "/"); // no storage at all: nothing kept, no error
+  assert.equal(recalledProgress("x", "/"), null);
 });
 
 test("a fresh Predict takes back a kept guess it can read, and a second try only where one may be", () => {

@@ -84,7 +84,7 @@ const canvas = new Proxy({}, { get: (t, k) => (k === "measureText" ? (s) => ({ w
 globalThis.document ??= { createTextNode: (text) => ({ text }) };
 const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paint(state, scene = fixture.scene) {
-  const ctx = { scene, tables, exact: null, state, value: () => X, painter: makePainter(canvas), h: node, legend: node(),
+  const ctx = { scene, tables, exact: null, state, value: () => X, painter: makePainter(canvas), h: node, legend: node(), showLegend() {},
     panels: () => state.panels, set() {}, drawn: {} };
   return slopeView.paint(ctx).drawn;
 }

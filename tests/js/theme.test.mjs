@@ -118,7 +118,7 @@ function paintMarks(view, { scene, tables, x }, state, palette) {
   const { g, marks } = recordingContext();
   const el = () => ({ style: {}, dataset: {}, append() {} });
   const ctx = {
-    scene, tables, exact: null, state, value: () => x, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" },
+    scene, tables, exact: null, state, value: () => x, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" }, showLegend() {},
     panels: () => state.panels || scene.panels || [], set() {}, drawn: {},
   };
   const shown = view.paint(ctx);

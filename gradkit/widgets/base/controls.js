@@ -1,8 +1,6 @@
-// The controls of every widget, from the specs Python sends: one builder per kind (KINDS). Each
-// moves from the keyboard (data-lm-suppress-shortcuts: the notebook never steals its keys) and
-// names itself to screen readers. A toggle or drop-down whose spec has `also` sets those values
-// too (a new specimen clears the prediction). A control, or one option of it, whose move the
-// model cannot answer (a page with no kernel: ctx.whyNot) is greyed out, its tooltip saying why.
+// The controls of every widget, from the specs Python sends: one builder per kind (KINDS), each
+// moved from the keyboard (data-lm-suppress-shortcuts: the notebook never steals its keys). A
+// move the model cannot answer (no kernel: ctx.whyNot) is greyed out, its tooltip saying why.
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 

@@ -1,10 +1,6 @@
-// The browser half of every gradkit widget. initialize({model}) runs once per model (page.js
-// modelPart); render({model, el, experimental}, view) runs per view: it builds the layout from the
-// spec Python sent, keeps the values the page shows in ctx.state (the page sets only what it
-// changed) and paints once per action, never again for the kernel's echo of a state it shows.
-// The view (gradkit/widgets/README.md, "The browser side, in short"): drawsFrom, size(ctx) and
-// paint(ctx); optional init, attached, detached, ready and press. A model with no kernel behind
-// it (standin.js) says why it cannot answer (cannotShow, cannotAsk): ctx.whyNot, ctx.whyNotAsk.
+// The browser half of every gradkit widget (its view: gradkit/widgets/README.md, "The browser
+// side, in short"). The page sets only what it changed and paints once per action, never again
+// for the kernel's echo of a state it shows.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";
@@ -41,8 +37,8 @@ export function render({ model, el, experimental }, view) {
   const root = h("div", { class: "gk-inner" });
   el.append(root);
   const busy = h("span", { class: "gk-busy", role: "status", text: "computing…" });
-  const header = h("div", { class: "gk-header" },
-    h("span", { class: "gk-title", text: spec.title || "" }),
+  const title = h("span", { class: "gk-title", text: spec.title || "" });
+  const header = h("div", { class: "gk-header" }, title,
     h("span", { class: "gk-hint", text: spec.hint ? `— ${spec.hint}` : "" }), busy);
   const controls = h("div", { class: "gradkit-controls" });
   const readouts = h("div", { class: "gradkit-readouts", "aria-live": "polite" });
@@ -66,7 +62,7 @@ export function render({ model, el, experimental }, view) {
   let waiting = false;
 
   const ctx = {
-    model, el, legend, h,
+    model, el, legend, controls, title, h,
     spec,
     state: valuesOf(model, names),
     scene: {},
@@ -79,9 +75,22 @@ export function render({ model, el, experimental }, view) {
     whyNot(changes) { return model.cannotShow ? model.cannotShow({ ...ctx.state, ...changes }) : ""; },
     whyNotAsk(name) { return model.cannotAsk ? model.cannotAsk(name) : ""; },
     panels() { return ctx.state.panels || spec.panels || []; },
-    // a value as the learner reads it: a slider's position as its value (its spec's values)
     value(name) { return shownValue(spec.controls, name, ctx.state[name]); },
     showError(message) { localError = message; showErrors(); },
+    // the legend's entries {swatch (its CSS), mark (its text), glyph [text, colour], label,
+    // attrs}, rebuilt only when they change
+    showLegend(items) {
+      const key = JSON.stringify(items);
+      if (legend.dataset.key === key) return;
+      legend.dataset.key = key;
+      legend.replaceChildren(...items.map(({ swatch, mark, glyph, label, attrs = {} }) => {
+        const sw = h("span", { class: "gk-swatch", text: mark });
+        Object.assign(sw.style, swatch);
+        const glyphNode = glyph && h("span", { "aria-hidden": "true", text: `${glyph[0]} ` });
+        if (glyphNode) glyphNode.style.color = glyph[1];
+        return h("span", { class: "gk-legend-item", ...attrs }, sw, glyphNode, document.createTextNode(label));
+      }));
+    },
     set(name, value, opts = {}) {
       const changes = { [name]: value, ...(opts.also || {}) };
       Object.assign(ctx.state, changes);
@@ -148,8 +157,7 @@ export function render({ model, el, experimental }, view) {
   }
 
   function loadScene() {
-    ctx.scene = part.scene;
-    ctx.tables = part.tables;
+    Object.assign(ctx, { scene: part.scene, tables: part.tables });
     figure.dataset.scene = String(ctx.scene.id ?? "");
   }
 

@@ -103,10 +103,6 @@ export function matrixFrame(painter, ax, title, o = {}) {
 
 // Cell edges on whole pixels: neighbouring cells share an edge, so no pale seam shows between
 // two cells of one colour (two anti-aliased half-covered edges let the white through).
-export function cellEdges(start, size, count) {
-  return Array.from({ length: count + 1 }, (_, k) => edgeAt(start, size, count, k));
-}
-
 function edgeAt(start, size, count, k) {
   return Math.round(start + (size * k) / count);
 }

@@ -1,6 +1,5 @@
-// How the page talks to the kernel (base/page.py is the kernel's side): the values it shows, each
-// a synced trait (spec.state names them), and requests, anywidget commands; and what every view
-// of one model shares (modelPart).
+// How the page talks to the kernel (base/page.py is the kernel's side), and what every view of
+// one model shares (modelPart).
 import { decodeTables } from "./tables.js";
 
 export function valuesOf(model, names) {

@@ -1,12 +1,10 @@
-// The drawing of every gradkit picture (no matplotlib on the page): axes that map data to CSS
-// pixels, nice ticks, colour scales, and a canvas painter. Colours are the theme's (theme.js
-// COLORS, as the page computes them), read at each draw.
+// The drawing of every gradkit picture (no matplotlib on the page). Colours are the theme's
+// (theme.js COLORS, as the page computes them), read at each draw.
 import { COLORS, contrast } from "./theme.js";
 import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
 export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
 
-// ---------------------------------------------------------------------------------- axes
 // One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
 // or "log" scales. px/py map data to pixels (NaN outside a log axis' domain).
 export class Axes {
@@ -28,6 +26,8 @@ export class Axes {
   }
   px(x) { return this.left + Axes.frac(x, this.xlim, this.xscale) * this.width; }
   py(y, ylim = this.ylim) { return this.top + (1 - Axes.frac(y, ylim, this.yscale)) * this.height; }
+  // points as CSS pixels of the figure, to 0.01 px (the browser tests read the canvas there)
+  pixels(xs, ys) { return Array.from(xs, (x, i) => [+this.px(x).toFixed(2), +this.py(ys[i]).toFixed(2)]); }
   spec() {
     return { name: this.name, box: this.box, xlim: this.xlim, ylim: this.ylim, xscale: this.xscale, yscale: this.yscale };
   }
@@ -53,7 +53,6 @@ export function drawPanels(ctx, lay, record, draws, drawn) {
   return outs.map((out) => out.ax);
 }
 
-// --------------------------------------------------------------------------------- ticks
 // About `target` round tick values (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi].
 export function niceTicks(lo, hi, target = 5) {
   if (!(Number.isFinite(lo) && Number.isFinite(hi)) || hi <= lo) return Number.isFinite(lo) ? [lo] : [];
@@ -105,7 +104,6 @@ export function powerLabel(k) {
   return "10" + String(k).split("").map((c) => SUPERSCRIPT[c]).join("");
 }
 
-// Linear ticks as [value, label] pairs.
 export function linearTicks(lo, hi, target = 5) {
   const values = niceTicks(lo, hi, target);
   const labels = tickLabels(values);
@@ -123,7 +121,6 @@ export function paddedLimits(values, margin = 0.08) {
   return [lo - pad, hi + pad];
 }
 
-// -------------------------------------------------------------------------------- colours
 // Diverging blue-white-red for signed values in [-1, 1] (the Jacobian heatmaps).
 const DIVERGING = ["#2166AC", "#4393C3", "#92C5DE", "#D1E5F0", "#F7F7F7", "#FDDBC7", "#F4A582", "#D6604D", "#B2182B"];
 
@@ -150,7 +147,6 @@ export function inkOn(fill) {
   return contrast(fill, light) >= contrast(fill, dark) ? light : dark;
 }
 
-// ------------------------------------------------------------------------------- painter
 // Canvas helpers in CSS pixels. `g` is a 2D context already scaled for devicePixelRatio.
 export function makePainter(g) {
   const dash = { "-": [], "--": [6, 4], ":": [1.5, 3], "-.": [6, 3, 1.5, 3] };

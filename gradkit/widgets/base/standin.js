@@ -1,9 +1,6 @@
-// A page with no kernel (the static site): its model stands in for the kernel, answering the page
-// from the kernel's answers to the moves one step away, saved with the state (`answers`,
-// base/standin.py: a scene with its tables, and the values Python changes with it). A change the
-// shown scene holds needs nothing, one an answer holds gets it, any other is refused as Python
-// refuses a value; where the table has none it says why (cannotShow, cannotAsk: host.js greys
-// that control out, all the page knows of having no kernel).
+// A page with no kernel (the static site): its model answers the page from the kernel's answers
+// saved with the state (base/standin.py). A change no saved answer holds is refused as Python
+// refuses a value, saying why (cannotShow, cannotAsk: all the page knows of having no kernel).
 import { shownValue } from "./controls.js";
 import { EPS_GRID, epsLabel } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";

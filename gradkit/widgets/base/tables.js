@@ -1,6 +1,8 @@
 // Tables computed ahead by torch, as the kernel sends them (base/tables.py packs them): one
 // buffer of float64 (or float32) arrays laid out by scene.tables = {name: {offset, shape, dtype}},
 // decoded as name -> {data, shape} (views).
+import { EPS_GRID } from "./eps.js";
+
 export function decodeTables(buffer, layout) {
   const out = {};
   if (!buffer || !layout) return out;
@@ -41,6 +43,17 @@ export function record(fields, row) {
   const out = {};
   fields.forEach((f, i) => { const v = row[i]; out[f] = v === null || v === undefined ? NaN : v; });
   return out;
+}
+
+// Where a point widget's tables hold the state's x and eps: x's slot `w` among the positions
+// sent, and the table `from` with the indexes [at, ..., g] of the eps shown (the scene's at
+// [w, state.eps]; a typed eps's answer, laid out as one x and one eps, at [0, 0], `from` null
+// until it comes); null for an x beyond the positions sent.
+export function pointSlot(scene, tables, exact, state) {
+  const w = state.x - scene.window[0];
+  if (!(w >= 0 && w < scene.window[1])) return null;
+  if (state.eps_exact == null) return { w, from: tables, at: w, g: state.eps, eps: EPS_GRID[state.eps] };
+  return { w, from: exact ? exact.tables : null, at: 0, g: 0, eps: state.eps_exact };
 }
 
 // The measured record a point widget draws now, found by its family's `lookup(scene, tables,

@@ -1,7 +1,6 @@
-// The page's theme for the pictures: theme.css sets the palette as --gk-<name> on the widget's
-// root, light or dark as the page is; a picture reads the computed values before it paints
-// (readTheme -> useTheme, into COLORS). LIGHT, the fallback where no stylesheet applies, is the
-// palette's light half (a test keeps it equal to _palette.PALETTE).
+// The page's theme for the pictures: theme.css sets the palette as --gk-<name>, read before each
+// paint (readTheme -> useTheme, into COLORS). LIGHT, the fallback where no stylesheet applies, is
+// the palette's light half (a test keeps it equal to _palette.PALETTE).
 
 export const LIGHT = Object.freeze({
   blue: "#0072B2", vermillion: "#C24E00", green: "#007A5A", pink: "#A8487F", orange: "#9A6700",

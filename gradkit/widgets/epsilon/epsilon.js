@@ -32,9 +32,8 @@ export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row:
 export function epsilonLayout(room, rows, strip) {
   const W = pictureWidth(LAB_LAYOUT.sizes.plain[0], room);
   const { main, sizes } = LAB_LAYOUT;
-  if (W === sizes.plain[0]) return { ...LAB_LAYOUT, size: sizes[strip ? "strip" : "plain"] };
   if (W >= BESIDE) {
-    // the legend still beside the plot, which gives up the width lost
+    // the legend still beside the plot, which gives up the width lost (none at the design width)
     const less = sizes.plain[0] - W;
     const narrower = ([l, t, w, h]) => [l, t, w - less, h];
     return { main: narrower(main), strip: narrower(LAB_LAYOUT.strip), legend: [LAB_LAYOUT.legend[0] - less, LAB_LAYOUT.legend[1]],
@@ -48,7 +47,6 @@ export function epsilonLayout(room, rows, strip) {
   return { main: plot, strip: stripBox, legend, size: [W, strip ? stripBox[1] + stripBox[3] + tail : end + tail] };
 }
 
-// Which parts of the picture the state shows.
 export function labParts(ctx) {
   const p = ctx.panels();
   const curves = p.includes("curves");
@@ -80,11 +78,6 @@ function layoutOf(ctx) {
   const found = ctx.scene && ctx.scene.schemes ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
   const rows = found && found.noSlope ? 0 : parts.theory ? 6 : 3; // drawLegend's rows
   return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
-}
-
-function sizeOf(ctx) {
-  if (!labParts(ctx).picture) return [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
-  return layoutOf(ctx).size;
 }
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
@@ -229,18 +222,13 @@ export function dtypeSwatch(style, color, mine) {
 
 function dtypeLegend(ctx) {
   const { scene, state } = ctx;
-  ctx.legend.innerHTML = "";
-  for (const name of shownDtypes(scene, state)) {
+  ctx.showLegend(shownDtypes(scene, state).map((name) => {
     const mine = name === state.dtype;
     const color = styleColor(scene, name);
     const look = dtypeSwatch(scene.styles[name], color, mine);
-    const sw = ctx.h("span", { class: "gk-swatch" });
-    Object.assign(sw.style, { background: look.background, height: look.height });
-    const glyph = ctx.h("span", { "aria-hidden": "true", text: `${look.glyph} ` });
-    glyph.style.color = color;
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item", "data-dtype": name }, sw, glyph,
-      document.createTextNode(name + (mine ? " (highlighted)" : ""))));
-  }
+    return { swatch: { background: look.background, height: look.height }, glyph: [look.glyph, color],
+      label: name + (mine ? " (highlighted)" : ""), attrs: { "data-dtype": name } };
+  }));
 }
 
 function drawPicture(ctx, found, parts) {
@@ -281,14 +269,16 @@ function drawPicture(ctx, found, parts) {
 export const epsilonView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
   ready(ctx) { return !!pointRecord(ctx, "schemes", labFound); }, // a page with no kernel asks
-  size: sizeOf,
+  size(ctx) {
+    return labParts(ctx).picture ? layoutOf(ctx).size : [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
+  },
   paint(ctx) {
     const { scene, state } = ctx;
     const found = pointRecord(ctx, "schemes", labFound);
     if (!found) return null;
     const parts = labParts(ctx);
     if (parts.picture) dtypeLegend(ctx);
-    else ctx.legend.innerHTML = "";
+    else ctx.showLegend([]);
     const drawn = { eps: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme,
       shown: state.shown, x: found.x, theory: parts.theory };
     const picture = parts.picture ? drawPicture(ctx, found, parts) : { drawn: {}, axes: [] };

@@ -1,17 +1,10 @@
 // EpsilonLab's lookups and wording: the numbers of gradkit.sweep (scene.py) for a state, and the
 // readouts; epsilon.js draws.
-import { EPS_MAX, EPS_MIN, epsLabel, epsOf } from "../base/eps.js";
+import { EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
-import { record, rowOf } from "../base/tables.js";
+import { pointSlot, record, rowOf } from "../base/tables.js";
 
-// The shown dtypes, in the scene's order.
 export const shownDtypes = (scene, state) => scene.dtypes.filter((n) => state.shown.includes(n));
-
-// The index of x's position k among the positions sent, or -1.
-export function labSlot(scene, k) {
-  const w = k - scene.window[0];
-  return w >= 0 && w < scene.window[1] ? w : -1;
-}
 
 // One dtype's numbers at one eps of a table (the scene's, or the kernel's answer for a typed eps):
 // error, flags, theory.
@@ -31,17 +24,16 @@ export function labFound(scene, tables, exact, state, x) {
   if (!tables.error || !scene.schemes) return null;
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const w = labSlot(scene, state.x);
-  if (s < 0 || d < 0 || w < 0) return null;
+  const p = pointSlot(scene, tables, exact, state);
+  if (s < 0 || d < 0 || !p) return null;
+  const w = p.w;
   const point = record(scene.fields.point, rowOf(tables.point, [w]));
   const optima = scene.dtypes.map((_, k) => record(scene.fields.optima, rowOf(tables.optima, [w, s, k])));
   const noSlope = !(Number.isFinite(point.fx) && Number.isFinite(point.analytic));
-  const found = { w, s, d, eps: epsOf(state), x, point, optima, noSlope, at: null };
+  const found = { w, s, d, eps: p.eps, x, point, optima, noSlope, at: null };
   if (noSlope) return found;
-  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const typed = state.eps_exact != null;
-  if (typed && !exact) return null;
-  found.at = scene.dtypes.map((_, k) => (typed ? cell(scene, exact.tables, 0, s, k, 0) : cell(scene, tables, w, s, k, state.eps)));
+  if (!p.from) return null;
+  found.at = scene.dtypes.map((_, k) => cell(scene, p.from, p.at, s, k, p.g));
   return found;
 }
 

@@ -137,21 +137,19 @@ function drawMatrix(ctx, lay, name, parts) {
 // Where step / run all / reset move from step s of `last`; a button that would stay is disabled.
 export const MOVES = { step_button: (s, last) => Math.min(s + 1, last), run_button: (s, last) => last, reset_button: () => 0 };
 
-function buttons(ctx) {
-  // beside the n control: the page moves by itself (no kernel)
-  ctx.jbButtons = {};
-  for (const spec of ctx.spec.steps) {
-    const move = () => MOVES[spec.name](ctx.state.step || 0, ctx.scene.n + ctx.scene.m);
-    ctx.jbButtons[spec.name] = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-      onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", move()); } });
-  }
-  const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
-  row.append(...Object.values(ctx.jbButtons));
-  ctx.el.querySelector(".gradkit-controls").append(row);
-}
-
 export const jacobianView = {
-  init: buttons,
+  // step / run all / reset beside the n control: the page moves by itself (no kernel)
+  init(ctx) {
+    ctx.jbButtons = {};
+    for (const spec of ctx.spec.steps) {
+      const move = () => MOVES[spec.name](ctx.state.step || 0, ctx.scene.n + ctx.scene.m);
+      ctx.jbButtons[spec.name] = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
+        onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", move()); } });
+    }
+    const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
+    row.append(...Object.values(ctx.jbButtons));
+    ctx.controls.append(row);
+  },
   // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
   // (with no kernel: the scene saved for that n, or the page goes back and says why)
   drawsFrom: ["n", "step"],

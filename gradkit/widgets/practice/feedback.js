@@ -2,7 +2,6 @@
 // buttons (toggles with aria-pressed, each reached by Tab) and the learner's own option order.
 import { escapeHtml } from "../base/format.js";
 
-// The words of a verdict.
 export const VERDICT = { right: "Right.", wrong: "Not quite.", retry: "Try another answer." };
 
 // Quiz text as HTML: escaped, with `backticks` shown as code.
@@ -65,9 +64,4 @@ export function optionButtons(h, options, order, { label, css, pick }) {
     }
   };
   return { group, buttons, sync };
-}
-
-// The element the practice views put their own controls in (the base builds it).
-export function controlArea(ctx) {
-  return ctx.el.querySelector(".gradkit-controls");
 }

@@ -69,7 +69,6 @@ export function huntReadouts(scene, state) {
 export const exerciseView = {
   // the scene's own key changes with every new feedback
   drawsFrom: ["hints_shown", "solution_step"],
-  size() { return [0, 0]; },
   paint(ctx) {
     const { hints_shown: hints = 0, solution_step: solution = 0 } = ctx.state;
     return { readouts: exerciseReadouts(ctx.scene, ctx.state), drawn: { hints_shown: hints, solution_step: solution } };
@@ -78,7 +77,6 @@ export const exerciseView = {
 
 export const huntView = {
   drawsFrom: ["entry", "runs", "first_guesses"],
-  size() { return [0, 0]; },
   ready(ctx) { return ctx.state.entry in (ctx.scene.specimens || {}); },
   // Run gradcheck (by_page): the run is page state; the verdict comes in the scene
   press(ctx) {

@@ -3,7 +3,7 @@
 // the lesson is out of sight (unfold.js). A wrong guess gets one more try (the value "second")
 // after a hint that gives nothing away; the first guess keeps the score.
 import { escapeHtml, pyFormat, readoutHtml } from "../base/format.js";
-import { controlArea, feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
+import { feedbackHtml, optionButtons, richText, verdictBox } from "./feedback.js";
 import { recalledProgress, rememberProgress } from "./progress.js";
 import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 
@@ -20,7 +20,6 @@ export const GUESS_SLIPS = {
   not_option: "“{text}” is not one of the options [{options}].",
 };
 
-// The second try's words.
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",
@@ -289,8 +288,8 @@ export const predictView = {
     ctx.predict = firstRow(ctx);
     ctx.predict.gate = gateRow(ctx);
     ctx.predict.retry = retryRow(ctx);
-    controlArea(ctx).append(ctx.predict.row, ctx.predict.gate);
-    ctx.el.querySelector(".gk-title").innerHTML = richText(ctx.scene.prompt);
+    ctx.controls.append(ctx.predict.row, ctx.predict.gate);
+    ctx.title.innerHTML = richText(ctx.scene.prompt);
   },
   attached(ctx) {
     ctx.predict.forget?.();
@@ -303,7 +302,6 @@ export const predictView = {
     dropGate(ctx.el);
   },
   drawsFrom: ["guess", "locked", "second"],
-  size() { return [0, 0]; },
   paint(ctx) {
     const { scene, state } = ctx;
     const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;

@@ -17,34 +17,25 @@ export function progressKey(predictId, pathname) {
   return `${PROGRESS_PREFIX}:${serverPath(pathname)}:${predictId}`;
 }
 
-function storage() {
-  try {
-    return globalThis.localStorage || null;
-  } catch {
-    return null; // storage refused (a sandboxed frame, a browser setting): nothing is kept
-  }
-}
-
 const here = () => (globalThis.location ? globalThis.location.pathname : "");
 
 // Keep a locked Predict's guess (and second try) for a reload; a state not locked keeps nothing.
 export function rememberProgress(predictId, state, pathname = here()) {
-  const store = storage();
-  if (!store || !state.locked) return;
+  if (!state.locked) return;
   const record = { guess: String(state.guess ?? ""), second: String(state.second ?? "") };
   try {
-    store.setItem(progressKey(predictId, pathname), JSON.stringify(record));
+    globalThis.localStorage.setItem(progressKey(predictId, pathname), JSON.stringify(record));
   } catch {
-    // full or refused: the lesson still works, it only forgets on a reload
+    // no storage, full or refused (a sandboxed frame, a browser setting): the lesson still
+    // works, it only forgets on a reload
   }
 }
 
-// The progress kept for a Predict: {guess, second} (strings, as the page sends them), or null.
+// The progress kept for a Predict: {guess, second} (strings, as the page sends them), or null
+// (none kept, or no storage).
 export function recalledProgress(predictId, pathname = here()) {
-  const store = storage();
-  if (!store) return null;
   try {
-    const record = JSON.parse(store.getItem(progressKey(predictId, pathname)) || "null");
+    const record = JSON.parse(globalThis.localStorage.getItem(progressKey(predictId, pathname)) || "null");
     if (!record || typeof record.guess !== "string" || !record.guess) return null;
     return { guess: record.guess.slice(0, 100), second: String(record.second || "").slice(0, 100) };
   } catch {

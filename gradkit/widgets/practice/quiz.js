@@ -1,7 +1,7 @@
 // Quiz (quiz.py): the options in the learner's own order, the chosen one marked right or wrong
 // with its explanation, all decided in the page from the scene Python sent, so a page with no
 // kernel (a static export) answers as the notebook does. Python reads the choice from the state.
-import { controlArea, feedbackHtml, optionButtons, richText, seededOrder } from "./feedback.js";
+import { feedbackHtml, optionButtons, richText, seededOrder } from "./feedback.js";
 
 // The option a choice is ({text, right, explanation}), or null for none.
 export function quizOption(scene, choice) {
@@ -21,11 +21,10 @@ export const quizView = {
     ctx.quiz = optionButtons(ctx.h, texts, seededOrder(texts.length, scene.seed), {
       label: scene.question, css: "gradkit-choices", pick: (text) => ctx.set("choice", text),
     });
-    controlArea(ctx).append(ctx.quiz.group);
-    ctx.el.querySelector(".gk-title").innerHTML = richText(scene.question);
+    ctx.controls.append(ctx.quiz.group);
+    ctx.title.innerHTML = richText(scene.question);
   },
   drawsFrom: ["choice"],
-  size() { return [0, 0]; },
   paint(ctx) {
     const o = quizOption(ctx.scene, ctx.state.choice);
     ctx.quiz.sync(ctx.state.choice, o ? o.right : null);

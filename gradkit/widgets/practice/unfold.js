@@ -23,11 +23,6 @@ const shared = (globalThis.__gradkitUnfold ??= {
 shared.openers ??= new Set(); // called when the page opens whole (each Predict drops its note)
 const { gates, cells, containers, page, openers } = shared;
 
-// The cell a widget's element sits in, or null.
-export function cellOf(el) {
-  return el && el.closest ? el.closest(CELLS) : null;
-}
-
 // The cell a widget sits in and the list it is an item of: the cell itself where the cells are
 // siblings (JupyterLab, the site), the wrapper that holds it where each cell has its own (Voilà).
 export function itemOf(cell) {
@@ -109,7 +104,7 @@ export function onOpenAll(opened) {
 // whether it hides anything (so the widget says why the rest is hidden only when it is).
 export function setGate(el, open, { allOpen = false } = {}) {
   if (allOpen) page.allOpen = true;
-  const found = cellOf(el);
+  const found = el.closest ? el.closest(CELLS) : null;
   const item = found ? itemOf(found) : cells.get(el);
   if (!item || !item.parentElement) return false;
   cells.set(el, item);

@@ -1,14 +1,11 @@
 // FloatRuler's picture and readouts: the page scales torch's numbers (scene.py) to its two
 // panels and words them; it never rounds a number itself.
-import { EPS_GRID, epsLabel } from "../base/eps.js";
+import { epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";
 import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
-import { pointRecord, rowOf } from "../base/tables.js";
-
-// the theme's colours, read at each paint
-export const RULER_COLORS = { get blue() { return COLORS.blue; }, get red() { return COLORS.vermillion; }, get grey() { return COLORS.grey; } };
+import { pointRecord, pointSlot, rowOf } from "../base/tables.js";
 
 // A double as Python's repr writes it: the shortest text that reads back the same number,
 // with an exponent below 1e-4 and from 1e16 on ("1e-05", "0.0999755859375", "65504.0").
@@ -26,19 +23,15 @@ export function pyRepr(v) {
 // the positions sent, a typed eps the kernel is still measuring). `typed` is x's value.
 export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
-  const w = state.x - scene.window[0];
-  if (d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.landing || !tables.flags) return null;
-  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const offGrid = state.eps_exact != null;
-  if (offGrid && !exact) return null;
-  const [from, at, g] = offGrid ? [exact.tables, 0, 0] : [tables, w, state.eps];
-  const [x, ulp, ulp_below] = rowOf(tables.point, [w, d]);
-  const [h, lower, upper] = rowOf(from.landing, [at, d, g]);
-  const raised = rowOf(from.flags, [at, d, g]);
+  const p = pointSlot(scene, tables, exact, state);
+  if (d < 0 || !p || !p.from || !tables.landing || !tables.flags) return null;
+  const [x, ulp, ulp_below] = rowOf(tables.point, [p.w, d]);
+  const [h, lower, upper] = rowOf(p.from.landing, [p.at, d, p.g]);
+  const raised = rowOf(p.from.flags, [p.at, d, p.g]);
   return {
-    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: offGrid ? state.eps_exact : EPS_GRID[state.eps],
+    dtype: state.dtype, typed, x, ulp, ulp_below, h, lower, upper, eps: p.eps,
     ...Object.fromEntries(scene.flags.map((name, i) => [name, raised[i] === 1])),
-    near: rowOf(tables.near, [w, d]), max: scene.max[state.dtype],
+    near: rowOf(tables.near, [p.w, d]), max: scene.max[state.dtype],
   };
 }
 
@@ -76,7 +69,6 @@ function overflowWords(r) {
   return `the largest ${r.dtype} number is ${pyFormat(r.max, ".6g")}`;
 }
 
-// The five readouts, worded as a learner reads them.
 export function rulerReadouts(r) {
   const name = r.dtype;
   const out = {};
@@ -152,7 +144,6 @@ function collapseText(r) {
   return marked("good", `x − eps, x and x + eps are three different ${name} numbers.`);
 }
 
-// ----------------------------------------------------------------------------- the picture
 export const RULER_LAYOUT = {
   both: { size: [860, 330], landing: [34, 44, 792, 84], spacing: [34, 214, 792, 70] },
   landing: { size: [860, 176], landing: [34, 44, 792, 84] },
@@ -181,18 +172,16 @@ export function tickSegments(positions, half) {
   return [xs, ys];
 }
 
-const px2 = (ax, x, y) => [+ax.px(x).toFixed(2), +ax.py(y).toFixed(2)];
-
 // A ruler's frame and the line its numbers sit on; where x overflows, the words why it is empty.
 function ruler(ctx, lay, r, name, xlim, ylim, xticks, xlabel, title) {
   const dr = ctx.painter;
   const ax = new Axes({ name, box: lay[name], xlim, ylim });
   dr.frame(ax, { xticks, spines: "bottom", xlabel, title, right: lay.size[0] });
-  dr.hline(ax, 0, { color: RULER_COLORS.grey, lw: 1 });
+  dr.hline(ax, 0, { color: COLORS.grey, lw: 1 });
   if (r.overflow) {
     const text = `x = ${pyFormat(r.typed, ".6g")} overflows to ${pyFormat(r.x)} in ${r.dtype}: no ${r.dtype} numbers to draw here`;
     const fit = fitText([text, `x overflows to ${pyFormat(r.x)} in ${r.dtype}`], ax.width, dr.measure, 12);
-    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: RULER_COLORS.red, size: fit.size });
+    dr.text(ax.left + ax.width / 2, ax.py(0.55), fit.text, { align: "center", color: COLORS.vermillion, size: fit.size });
   }
   return ax;
 }
@@ -206,18 +195,18 @@ function drawLanding(ctx, lay, r) {
   const ticks = viewTicks(r, V);
   if (ticks) dr.line(ax, ...tickSegments(ticks, 0.2), { color: COLORS.ink, lw: 1 });
   else {
-    dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: RULER_COLORS.grey, alpha: 0.25 });
+    dr.rect(ax.px(-V), ax.py(0.2), ax.px(V) - ax.px(-V), ax.py(-0.2) - ax.py(0.2), { fill: COLORS.grey, alpha: 0.25 });
     dr.text(ax.px(-V), ax.py(-0.4), "too many numbers to draw one by one", { size: 11 });
   }
   const [lo, hi] = landed(r).eps;
   const finite = Number.isFinite(lo) && Number.isFinite(hi);
   if (finite) {
-    dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: RULER_COLORS.red, lw: 1, ls: ":" });
+    dr.line(ax, [-1, lo, NaN, 1, hi], [0.52, 0.06, NaN, 0.52, 0.06], { color: COLORS.vermillion, lw: 1, ls: ":" });
   }
-  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
-  if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: RULER_COLORS.red, ms: 7 });
-  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
-  return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? [px2(ax, lo, 0), px2(ax, hi, 0)] : [] } };
+  dr.markers(ax, [-1, 1], [0.6, 0.6], { color: COLORS.paper, mec: COLORS.vermillion, mew: 1.8, ms: 9 });
+  if (finite) dr.markers(ax, [lo, hi], [0, 0], { color: COLORS.vermillion, ms: 7 });
+  dr.markers(ax, [0], [0], { marker: "|", color: COLORS.blue, ms: 22, mew: 2.5 });
+  return { ax, drawn: { view_ticks: ticks ? ticks.length : null, landed_px_landing: finite ? ax.pixels([lo, hi], [0, 0]) : [] } };
 }
 
 function drawSpacing(ctx, lay, r) {
@@ -229,37 +218,29 @@ function drawSpacing(ctx, lay, r) {
   if (r.overflow) return { ax, drawn: { zoom_ticks: 0 } };
   const ticks = zoomTicks(r, U);
   dr.line(ax, ...tickSegments(ticks, 0.25), { color: COLORS.ink, lw: 1.4 });
-  dr.markers(ax, [0], [0], { marker: "|", color: RULER_COLORS.blue, ms: 22, mew: 2.5 });
+  dr.markers(ax, [0], [0], { marker: "|", color: COLORS.blue, ms: 22, mew: 2.5 });
   const within = (q) => Number.isFinite(q) && Math.abs(q) <= U + 0.5;
   const lands = landed(r).ulps.filter(within);
-  dr.markers(ax, lands, lands.map(() => 0), { color: RULER_COLORS.red, ms: 7 });
+  dr.markers(ax, lands, lands.map(() => 0), { color: COLORS.vermillion, ms: 7 });
   const asked = [-r.eps / r.ulp, r.eps / r.ulp].filter(within);
-  dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: RULER_COLORS.red, mew: 1.8, ms: 9 });
+  dr.markers(ax, asked, asked.map(() => 0.6), { color: COLORS.paper, mec: COLORS.vermillion, mew: 1.8, ms: 9 });
   const [lo, hi] = landed(r).ulps;
-  const further = { color: RULER_COLORS.red, size: 11 };
+  const further = { color: COLORS.vermillion, size: 11 };
   const out = lay.narrow ? "further out" : "lands further out"; // two fit side by side
   if (lo < -U - 0.5) dr.text(ax.px(-U - 0.5), ax.py(0.55), `← x − eps ${out}`, further);
   if (hi > U + 0.5) dr.text(ax.px(U + 0.5), ax.py(0.55), `x + eps ${out} →`, { ...further, align: "right" });
-  return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: lands.map((q) => px2(ax, q, 0)) } };
-}
-
-function legend(ctx) {
-  ctx.legend.innerHTML = "";
-  const items = [
-    [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
-    [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
-    [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
-    [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
-  ];
-  for (const [style, label] of items) {
-    const sw = ctx.h("span", { class: "gk-swatch" });
-    Object.assign(sw.style, style);
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
-  }
+  return { ax, drawn: { zoom_ticks: ticks.length, landed_px_spacing: ax.pixels(lands, lands.map(() => 0)) } };
 }
 
 export const rulerView = {
-  init: legend,
+  init(ctx) {
+    ctx.showLegend([
+      [{ background: cssColor("ink"), width: "2px", height: "12px" }, "representable number"],
+      [{ border: `1.8px solid ${cssColor("vermillion")}`, width: "7px", height: "7px", borderRadius: "50%" }, "requested x ± eps"],
+      [{ background: cssColor("vermillion"), width: "8px", height: "8px", borderRadius: "50%" }, "where it lands"],
+      [{ background: cssColor("blue"), width: "3px", height: "14px" }, "x (as stored)"],
+    ].map(([swatch, label]) => ({ swatch, label })));
+  },
   drawsFrom: ["x", "eps", "eps_exact", "dtype"],
   size(ctx) { return layoutOf(ctx).size; },
   paint(ctx) {

@@ -1,10 +1,10 @@
 // SlopeExplorer's picture and readouts: the overview (f near x, tangent, secant, the zoom
 // window) and the zoom in units of eps (f in the dtype as a staircase), from torch's rows.
-import { EPS_GRID, epsLabel, epsOf } from "../base/eps.js";
+import { epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, linearTicks, panelBox, panelLayout, paddedLimits } from "../base/plot.js";
 import { pictureWidth } from "../base/fit.js";
-import { pointRecord, record, rowOf } from "../base/tables.js";
+import { pointRecord, pointSlot, record, rowOf } from "../base/tables.js";
 import { COLORS, cssColor } from "../base/theme.js";
 
 // Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
@@ -23,15 +23,11 @@ export const FORMULAS = {
 export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
-  const w = state.x - scene.window[0];
-  if (s < 0 || d < 0 || !(w >= 0 && w < scene.window[1]) || !tables.rows) return null;
-  const analytic = tables.analytic.data[w];
-  // a typed eps off the grid: the kernel's answer, laid out as one x position and one eps
-  const typed = state.eps_exact != null;
-  if (typed && !exact) return null;
-  const [from, at, g] = typed ? [exact.tables, 0, 0] : [tables, w, state.eps];
+  const p = pointSlot(scene, tables, exact, state);
+  if (s < 0 || d < 0 || !p || !p.from || !tables.rows) return null;
+  const { from, at, g } = p;
   return { r: record(scene.fields, rowOf(from.rows, [at, s, d, g])), zoom: rowOf(from.zoom, [at, d, g]),
-    analytic, eps: typed ? state.eps_exact : EPS_GRID[g], x };
+    analytic: tables.analytic.data[p.w], eps: p.eps, x };
 }
 
 // A slope for a readout: three decimals, or four significant digits when huge (never a
@@ -40,7 +36,6 @@ export function fmtSlope(v) {
   return Number.isFinite(v) && Math.abs(v) >= 1e6 ? pyFormat(v, ".4e") : pyFormat(v, ".3f");
 }
 
-// The readouts of one row, worded as a learner reads them.
 export function slopeReadouts(scene, state, found) {
   const { r, analytic: a, eps } = found;
   const name = state.dtype;
@@ -134,8 +129,6 @@ export function slopeLayout(panels, room) {
 }
 
 const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
-// points as CSS pixels of the figure (the browser tests read the canvas there)
-const pixels = (ax, xs, ys) => xs.map((x, i) => [+ax.px(x).toFixed(2), +ax.py(ys[i]).toFixed(2)]);
 
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
@@ -167,7 +160,7 @@ function drawOverview(ctx, lay, found) {
   dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
   if (!r.underflow) windowBrackets(dr, ax, win);
-  return { ax, drawn: { points_px: pixels(ax, [r.p0, r.p1], [r.v0, r.v1]), secant_px: pixels(ax, ...secant), tangent_px: pixels(ax, ...tangent), curve_ylim: ylim,
+  return { ax, drawn: { points_px: ax.pixels([r.p0, r.p1], [r.v0, r.v1]), secant_px: ax.pixels(...secant), tangent_px: ax.pixels(...tangent), curve_ylim: ylim,
     window: { x: win, shaded: !r.underflow && shade.alpha > 0 } } };
 }
 
@@ -191,7 +184,7 @@ function drawZoom(ctx, lay, found) {
   dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: COLORS.paper, mew: 0.8 });
   dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
   const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
-  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: pixels(ax, [o0, o1], zv), zoom_levels: levels } };
+  return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: ax.pixels([o0, o1], zv), zoom_levels: levels } };
 }
 
 // How the zoom window is drawn on the overview whose x range is `xlim`: shaded while it is a
@@ -236,19 +229,14 @@ export function slopeLegendItems(scene, lay) {
 
 function legend(ctx, lay) {
   const items = slopeLegendItems(ctx.scene, lay);
-  const key = JSON.stringify(items);
-  if (ctx.legend.dataset.key === key) return items;
-  ctx.legend.dataset.key = key;
-  ctx.legend.innerHTML = "";
-  for (const [part, label, swatch] of items) {
+  ctx.showLegend(items.map(([part, label, swatch]) => {
     const color = cssColor(SLOPE_PALETTE[part]);
-    const sw = ctx.h("span", { class: "gk-swatch" });
     if (swatch === "window") {
-      sw.textContent = "[ ]";
-      Object.assign(sw.style, { width: "auto", height: "auto", color, fontWeight: "bold", background: "none" });
-    } else sw.style.background = swatch === "dashed" ? `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)` : color;
-    ctx.legend.append(ctx.h("span", { class: "gk-legend-item" }, sw, document.createTextNode(label)));
-  }
+      return { label, mark: "[ ]", swatch: { width: "auto", height: "auto", color, fontWeight: "bold", background: "none" } };
+    }
+    const dashed = `repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 9px)`;
+    return { label, swatch: { background: swatch === "dashed" ? dashed : color } };
+  }));
   return items;
 }
 
