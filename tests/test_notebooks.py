@@ -81,14 +81,14 @@ def _drive_slopes(explorer):
 def _build(builder, bigger):
     builder.next_step()
     builder.run_all()
-    numeric, analytic = torch.as_tensor(builder.numeric), torch.as_tensor(builder.analytic)
-    assert numeric.shape == analytic.shape == (builder.n, builder.n)
-    assert torch.allclose(numeric, analytic, atol=1e-5, rtol=1e-3)
-    before = repr(builder.calls)
+    built = builder.result  # both Jacobians and the running call counts the page draws
+    assert builder.position == built.steps
+    assert built.numeric.shape == built.analytic.shape == (builder.n, builder.n)
+    assert torch.allclose(built.numeric, built.analytic, atol=1e-5, rtol=1e-3)
     builder.n = bigger
     builder.run_all()
-    assert torch.as_tensor(builder.numeric).shape == (bigger, bigger)
-    assert repr(builder.calls) != before
+    assert builder.result.numeric.shape == (bigger, bigger)
+    assert builder.result.forward_calls[-1] > built.forward_calls[-1]
     _clean(builder)
 
 
