@@ -107,11 +107,7 @@ class FloatRuler(PointWidget):
         """Where x ± eps land in the dtype selected now, read from what was sent (the x
         position's arrays, or the answer for a typed eps): what the page shows."""
         d = list(DTYPES).index(self.dtype)
-        if self.state.get("eps_exact") is None:
-            landing = self.point["landing"][d, int(self.state["eps"])]
-        else:
-            landing = self.exact_here()["landing"][0, d, 0]
-        return Ruler.of(self.point["point"][d], landing)
+        return Ruler.of(self.point["point"][d], self.eps_column("landing", 1)[d, 0])
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:
