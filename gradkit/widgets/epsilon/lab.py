@@ -40,9 +40,7 @@ _measure = cached_measure("epsilon", lab_point, **KINDS)
 _READOUTS = [
     ("eps", "gradkit-eps-readout"),
     ("error", "gradkit-error-readout"),
-    ("tolerance", "gradkit-tolerance"),
-    ("optimal", "gradkit-optimal"),
-    ("table", "gradkit-table"),
+    *("tolerance", "optimal", "table"),
 ]
 
 

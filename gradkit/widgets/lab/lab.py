@@ -179,7 +179,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             sets=("dtype", "float64"),
             tooltip="gradcheck's own advice: run the check with float64 inputs",
         )
-        readouts = ("verdict", "description", "explanation", "suggestion", "worst")
+        readouts = ["verdict", "description", "explanation", "suggestion", "worst"]
         self.layout(
             "GradcheckLab",
             "run torch.autograd.gradcheck and see why it passes or fails",
@@ -193,10 +193,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
                 self.fast_mode_checkbox,
                 self.retry_button,
             ],
-            [
-                *((name, f"gradkit-{name}") for name in readouts),
-                ("message", "gradkit-torch-message"),
-            ],
+            [*readouts, ("message", "gradkit-torch-message")],
             alt="numeric, analytic and difference Jacobians as heatmaps, the worst entry boxed",
         )
 

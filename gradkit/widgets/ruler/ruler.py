@@ -24,13 +24,7 @@ _POINT = fields(
     flags=("float32", (len(DTYPES), len(EPS_GRID), len(FLAGS))),
 )
 
-_READOUTS = [
-    ("x", "gradkit-x-readout"),
-    ("ulp", "gradkit-ulp"),
-    ("landing", "gradkit-landing"),
-    ("step", "gradkit-step"),
-    ("collapse", "gradkit-collapse"),
-]
+_READOUTS = [("x", "gradkit-x-readout"), "ulp", "landing", "step", "collapse"]
 
 
 class FloatRuler(PointWidget):

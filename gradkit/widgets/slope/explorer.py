@@ -88,12 +88,12 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     scripts = ("slope/slope.js",)
     PANELS = ("curve", "zoom")
     READOUTS = (
-        ("numeric", "gradkit-numeric"),
-        ("analytic", "gradkit-analytic"),
-        ("abs_error", "gradkit-abs-error"),
-        ("rel_error", "gradkit-rel-error"),
+        "numeric",
+        "analytic",
+        "abs_error",
+        "rel_error",
         ("eps", "gradkit-eps-readout"),
-        ("note", "gradkit-note"),
+        "note",
     )
 
     def __init__(
