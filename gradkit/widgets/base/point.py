@@ -100,13 +100,15 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         hi: float,
         step: float,
         tooltip: str = "where the slope is measured",
-    ) -> None:
+    ) -> list[Control]:
         """The x row (:func:`x_row`) and the eps row, with their handles: ``x_slider``,
-        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
+        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``; returns
+        the first three, in the order shown."""
         self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)
         self.eps_slider, self.eps_text = eps_row(self, eps)
         for name in ("x_down", "x_up", "eps_down", "eps_up"):
             setattr(self, name, self._controls[name])
+        return [self.x_slider, self.eps_slider, self.eps_text]
 
     def function_row(self, menu: dict[str, Callable], selected: str) -> None:
         """The ``function`` drop-down over ``menu`` (``function_dropdown``; the callable: f)."""

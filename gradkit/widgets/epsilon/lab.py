@@ -127,10 +127,11 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     def _build(  # long: every control and panel of the lab, one call each
         self, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
     ) -> None:
-        self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
+        rows = self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
         self.dtype_buttons = dtype_toggle(self, dtype, "highlight")
         self.dtype_buttons.spec["shown_key"] = "shown"  # only the shown dtypes' buttons
         self.scheme_buttons = scheme_toggle(self, scheme)
+        toggles = [self.dtype_buttons, self.scheme_buttons]
         self.theory_checkbox = checkbox(
             self,
             "theory",
@@ -156,16 +157,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         self.layout(
             "EpsilonLab",
             "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
-            [
-                self.function_dropdown,
-                self.x_slider,
-                self.eps_slider,
-                self.eps_text,
-                self.dtype_buttons,
-                self.scheme_buttons,
-                self.theory_checkbox,
-                self.reveal_button,
-            ],
+            [self.function_dropdown, *rows, *toggles, self.theory_checkbox, self.reveal_button],
             _READOUTS,
             alt="error of the numeric slope versus eps, log-log, one curve per dtype",
         )

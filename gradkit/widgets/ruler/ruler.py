@@ -78,12 +78,14 @@ class FloatRuler(PointWidget):
         dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
         with self.building():
-            self.point_rows(x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around")
+            rows = self.point_rows(
+                x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
+            )
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.layout(
                 "FloatRuler",
                 "the numbers a dtype can hold near x, and where x ± eps land",
-                [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
+                [*rows, self.dtype_buttons],
                 _READOUTS,
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )

@@ -112,20 +112,13 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         super().__init__(panels)
         with self.building():
             self.function_row(menu, selected)
-            self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
+            rows = self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.scheme_buttons = scheme_toggle(self, scheme)
             self.layout(
                 "SlopeExplorer",
                 "nudge x by eps and compare the measured slope with the exact one",
-                [
-                    self.function_dropdown,
-                    self.x_slider,
-                    self.eps_slider,
-                    self.eps_text,
-                    self.dtype_buttons,
-                    self.scheme_buttons,
-                ],
+                [self.function_dropdown, *rows, self.dtype_buttons, self.scheme_buttons],
                 list(self.READOUTS),
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )
