@@ -245,9 +245,7 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
     return w.add_control(PageButton(w, spec), has_value=False)
 
 
-def dtype_toggle(
-    w: GradkitWidget, value: torch.dtype, label: str = "dtype", *, scene: bool = False
-) -> Control:
+def dtype_toggle(w: GradkitWidget, value: torch.dtype, label: str = "dtype") -> Control:
     """float64 / float32 / float16 / bfloat16, each with its unit roundoff in the tooltip."""
     tips = [DTYPE_TIPS[n] for n in DTYPES]
     return toggle(
@@ -258,7 +256,6 @@ def dtype_toggle(
         label=label,
         css="gradkit-dtype",
         tooltips=tips,
-        scene=scene,
     )
 
 
