@@ -17,7 +17,7 @@ from ..._args import check_x
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = ["Control", "CountButton", "ErrorArea", "Slider", "grid_position", "grid_value"]
+__all__ = ["Control", "ErrorArea", "PageButton", "Slider", "grid_position", "grid_value"]
 
 
 def grid_value(grid: Mapping[str, float], k: int) -> float:
@@ -163,29 +163,41 @@ class Slider(Control):
         return grid_value(self.spec, self._owner.current(self.name))
 
 
-class CountButton(Control):
-    """A counter the page presses itself (``button(counts=(key, last), texts=...)``): a press
-    sets the state ``key`` to ``min(key + 1, last)``, as ``buttonPress`` in ``controls.js``."""
+class PageButton(Control):
+    """A button the page presses itself (``button(sets=...)``, ``button(counts=...)``):
+    ``.click()`` makes the change ``buttonPress`` in ``controls.js`` makes."""
 
     @property
     def count(self) -> int:
-        """The state it counts now."""
+        """A counter's state now."""
         return int(self._owner.current(self.spec["count"][0]))
 
     def click(self) -> None:
-        """Count one more (at most ``last``), as a click in the page does."""
-        key, last = self.spec["count"]
-        self._owner.update_state({key: min(self.count + 1, last)})
+        """Press it, as a click in the page does: a counter counts one more (at most ``last``);
+        a toggle pressed again sets its ``unset`` value and moves the keys of ``also``."""
+        spec, now = self.spec, self._owner.current
+        if "count" in spec:
+            key, last = spec["count"]
+            self._owner.update_state({key: min(self.count + 1, last)})
+            return
+        key, value = spec["set"]
+        if "unset" not in spec or now(key) != value:
+            self._owner.update_state({key: value})
+            return
+        first, also = spec["unset"]
+        moved = {k: fallback for k, fallback in also.items() if now(k) not in first}
+        self._owner.update_state({key: first, **moved})
 
     @property
     def text(self) -> str:
-        """Its label now: the text for the count (``texts``), else its own (``buttonText``)."""
+        """A counter's label now: the text for the count (``texts``), else its own."""
         return self.spec["texts"].get(str(self.count), self.spec["text"])
 
     @Control.disabled.getter
     def disabled(self) -> bool:
-        """Disabled from Python, or at its last count (``buttonSpent``)."""
-        return self._flag("disabled") or self.count >= self.spec["count"][1]
+        """Disabled from Python, or a counter at its last count (``buttonSpent``)."""
+        spent = "count" in self.spec and self.count >= self.spec["count"][1]
+        return self._flag("disabled") or spent
 
 
 class ErrorArea:

@@ -20,6 +20,7 @@ __all__ = [
     "eps_state",
     "page_eps",
     "parse_eps",
+    "parse_number",
     "state_eps",
     "step_eps",
 ]
@@ -55,16 +56,25 @@ def step_eps(state: dict, direction: int) -> int:
     return min(len(EPS_GRID) - 1, max(0, k))
 
 
-def parse_eps(text: object) -> float:
-    """A typed eps (``"1e-6"``, ``" 0.001 "``) as a float; an :class:`InputError` with the
-    words the browser shows for the same slip."""
+def parse_number(text: object, name: str = "eps", example: str = "1e-6") -> tuple[float, str]:
+    """A typed number (``" 1e-6 "``, ``"−0"``) and its text cleaned; an :class:`InputError`
+    in the browser's words for what is no finite number (``"abc"``, ``"nan"``, ``"inf"``)."""
     cleaned = str(text).strip().replace("−", "-").replace(" ", "")
     try:
         value = float(cleaned)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value):  # "abc", "nan", "inf": not a number a learner can nudge by
-        raise InputError(f"eps must be a number written like 1e-6 or 0.001; “{text}” is not one")
+    if not math.isfinite(value):  # not a number a learner can nudge by
+        raise InputError(
+            f"{name} must be a number written like {example} or 0.001; “{text}” is not one"
+        )
+    return value, cleaned
+
+
+def parse_eps(text: object) -> float:
+    """A typed eps (``"1e-6"``, ``" 0.001 "``) as a float; an :class:`InputError` with the
+    words the browser shows for the same slip."""
+    value, cleaned = parse_number(text)
     if value <= 0:
         raise InputError(f"eps must be a number > 0 (e.g. 1e-6), got {cleaned}")
     try:

@@ -148,17 +148,21 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
         title: str,
         hint: str,
         controls: Sequence[Control],
-        readouts: Sequence[tuple[str, str]] = (),
+        readouts: Sequence[str | tuple[str, str]] = (),
         alt: str = "",
     ) -> None:
-        """Send the controls (in this order) and the readout slots ``(name, css)``."""
+        """Send the controls (in this order) and the readout slots: ``(name, css)``, or a name
+        alone, its css ``gradkit-`` and the name with ``-`` for ``_``."""
+        pairs = [
+            (r, f"gradkit-{r.replace('_', '-')}") if isinstance(r, str) else r for r in readouts
+        ]
         self.spec = {
             **self.spec,
             "title": title,
             "hint": hint,
             "alt": alt,
             "controls": [c.spec for c in controls],
-            "readouts": [{"name": n, "css": c} for n, c in readouts],
+            "readouts": [{"name": n, "css": c} for n, c in pairs],
         }
 
     @contextlib.contextmanager

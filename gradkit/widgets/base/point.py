@@ -17,13 +17,28 @@ from typing import Any, ClassVar
 import numpy as np
 import traitlets
 
-from ..._args import WIDGET_SCHEMES, check_x
+from ..._args import DTYPES, EPS_GRID, WIDGET_SCHEMES, check_x
+from .cache import fields, scene_cache, scene_key
 from .controls import Control
 from .host import GradkitWidget
-from .rows import EpsDtypeTraits, eps_row, slider
+from .rows import EpsDtypeTraits, dropdown, eps_row, slider
 from .window import XWindow, stack_points
 
-__all__ = ["MenuSchemeTraits", "PointWidget"]
+__all__ = ["MenuSchemeTraits", "PointWidget", "cached_measure"]
+
+
+def cached_measure(
+    family: str, compute: Callable[[Callable, float], Any], **kinds: Any
+) -> Callable[[Callable, float], Any]:
+    """``compute(f, x)`` (every eps of the grid, every dtype) through the scene cache; a value
+    read back must hold exactly ``kinds`` (:func:`~.cache.fields`)."""
+    expect = fields(**kinds)
+
+    def measure(f: Callable, x: float) -> Any:
+        key = scene_key(family, f, x, EPS_GRID, [*DTYPES])
+        return scene_cache.fetch(key, lambda: compute(f, x), expect)
+
+    return measure
 
 
 def x_row(
@@ -85,13 +100,28 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         hi: float,
         step: float,
         tooltip: str = "where the slope is measured",
-    ) -> None:
+    ) -> list[Control]:
         """The x row (:func:`x_row`) and the eps row, with their handles: ``x_slider``,
-        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``."""
+        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``; returns
+        the first three, in the order shown."""
         self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)
         self.eps_slider, self.eps_text = eps_row(self, eps)
         for name in ("x_down", "x_up", "eps_down", "eps_up"):
             setattr(self, name, self._controls[name])
+        return [self.x_slider, self.eps_slider, self.eps_text]
+
+    def function_row(self, menu: dict[str, Callable], selected: str) -> None:
+        """The ``function`` drop-down over ``menu`` (``function_dropdown``; the callable: f)."""
+        self._menu = menu
+        self.function_dropdown = dropdown(
+            self,
+            "function",
+            list(menu),
+            value=selected,
+            label="f(x) =",
+            css="gradkit-function",
+            tooltip="the function whose slope is measured",
+        )
 
     def track_x(
         self,
@@ -180,14 +210,16 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         """A typed eps at the request's x position, as a window of that one position."""
         return {}, stack_points([self.exact_of(eps, args["x"])])
 
-    def exact_here(self) -> dict[str, np.ndarray]:
-        """The arrays answered for the typed eps at the current x (Python's readouts read them,
-        never measure again)."""
+    def eps_column(self, key: str, axis: int) -> np.ndarray:
+        """The array ``key`` of the current x at the eps shown, its eps ``axis`` one long: the
+        grid's column sent, or the typed eps's answer (Python's readouts never measure again)."""
+        if self.state.get("eps_exact") is None:
+            return np.take(self.point[key], [int(self.state["eps"])], axis=axis)
         found = self.numbers_here()
         if found is None:
             eps = self.current("eps_exact")
             raise RuntimeError(f"no numbers for eps={eps!r} at x={self.x_value!r}")
-        return found[1]
+        return found[1][key][0]  # the answer's one x position
 
     # ------------------------------------------------------------------- the family's part
     def scene_of(self, measured: list, label: str | None = None) -> dict:

@@ -17,7 +17,7 @@ import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES
 from ...numerics import unit_roundoff
-from .controls import Control, CountButton, Slider, grid_value
+from .controls import Control, PageButton, Slider, grid_value
 from .eps import eps_of, eps_state, parse_eps, step_eps
 
 if TYPE_CHECKING:
@@ -225,8 +225,9 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
         return _counter(w, spec, counts, texts or {})
     if by_page is not None:
         spec["by_page"] = True
-    click = None if by_page is None else w.guard(by_page)
-    return w.add_control(Control(w, spec, click=click), has_value=False)
+        return w.add_control(Control(w, spec, click=w.guard(by_page)), has_value=False)
+    made = Control(w, spec) if sets is None else PageButton(w, spec)
+    return w.add_control(made, has_value=False)
 
 
 def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping) -> Control:
@@ -241,12 +242,10 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
     spec["count"] = [key, last]
     spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
-    return w.add_control(CountButton(w, spec), has_value=False)
+    return w.add_control(PageButton(w, spec), has_value=False)
 
 
-def dtype_toggle(
-    w: GradkitWidget, value: torch.dtype, label: str = "dtype", *, scene: bool = False
-) -> Control:
+def dtype_toggle(w: GradkitWidget, value: torch.dtype, label: str = "dtype") -> Control:
     """float64 / float32 / float16 / bfloat16, each with its unit roundoff in the tooltip."""
     tips = [DTYPE_TIPS[n] for n in DTYPES]
     return toggle(
@@ -257,7 +256,6 @@ def dtype_toggle(
         label=label,
         css="gradkit-dtype",
         tooltips=tips,
-        scene=scene,
     )
 
 

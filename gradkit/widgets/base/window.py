@@ -36,18 +36,17 @@ class XWindow(Generic[T]):
         The x slider's spec: ``origin``, ``step``, ``lo``, ``hi`` (whole positions).
     radius : int
         Positions sent either side of the current one once the first picture is out.
-    keep : int
-        Positions kept in memory.
     """
 
-    def __init__(
-        self, measure: Callable[[float], T], slider: dict, radius: int, keep: int = 64
-    ) -> None:
+    #: Positions kept in memory.
+    KEEP = 64
+
+    def __init__(self, measure: Callable[[float], T], slider: dict, radius: int) -> None:
         self.measure = measure
         self.origin = float(slider["origin"])
         self.grid = {"origin": self.origin, "step": float(slider["step"])}
         self.x_range = (int(slider["lo"]), int(slider["hi"]))
-        self.radius, self.keep = radius, keep
+        self.radius = radius
         self.sent: tuple[int, int] = (0, -1)
         self._kept: OrderedDict[int, T] = OrderedDict()
 
@@ -60,7 +59,7 @@ class XWindow(Generic[T]):
         if k not in self._kept:
             self._kept[k] = self.measure(self.x_at(k))
         self._kept.move_to_end(k)
-        while len(self._kept) > self.keep:
+        while len(self._kept) > self.KEEP:
             self._kept.popitem(last=False)
         return self._kept[k]
 

@@ -22,11 +22,10 @@ from ..._args import (
 from ..._palette import DTYPE_STYLES
 from ...numerics import SweepResult, unit_roundoff
 from ...numerics import sweep as measure_sweep
-from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
-from ..base.point import MenuSchemeTraits, PointWidget
-from ..base.rows import button, checkbox, dropdown, dtype_toggle, scheme_toggle
+from ..base.point import MenuSchemeTraits, PointWidget, cached_measure
+from ..base.rows import button, checkbox, dtype_toggle, scheme_toggle
 from ..base.window import stack_points
 from .scene import FIELDS, KINDS, has_slope, lab_point, sweep_arrays, sweep_of
 
@@ -36,21 +35,13 @@ __all__ = ["EpsilonLab"]
 _HALVES = ("float16", "bfloat16")
 
 
-def _measure(f: Callable, x: float) -> dict:
-    return scene_cache.fetch(
-        scene_key("epsilon", f, x, EPS_GRID, [*DTYPES]), lambda: lab_point(f, x), _POINT
-    )
-
-
-_POINT = fields(**KINDS)
-
+#: lab_point looked up at each call, so that a stand-in for it (a test's counter) is used.
+_measure = cached_measure("epsilon", lambda f, x: lab_point(f, x), **KINDS)
 
 _READOUTS = [
     ("eps", "gradkit-eps-readout"),
     ("error", "gradkit-error-readout"),
-    ("tolerance", "gradkit-tolerance"),
-    ("optimal", "gradkit-optimal"),
-    ("table", "gradkit-table"),
+    *("tolerance", "optimal", "table"),
 ]
 
 
@@ -129,27 +120,19 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         shown, dtype = _shown_dtypes(dtypes, as_dtype(dtype))
         super().__init__(panels)
         with self.building():
-            self._menu = menu
-            self._build(selected, x, eps, dtype, scheme, shown)
+            self.function_row(menu, selected)
+            self._build(x, eps, dtype, scheme, shown)
             self.observe(self.guard(lambda _change: self._theory_switch()), names=["panels"])
             self.track_x(lambda at: _measure(self.f, at), _measure)
 
     def _build(  # long: every control and panel of the lab, one call each
-        self, selected: str, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
+        self, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
     ) -> None:
-        self.function_dropdown = dropdown(
-            self,
-            "function",
-            list(self._menu),
-            value=selected,
-            label="f(x) =",
-            css="gradkit-function",
-            tooltip="the function whose slope is measured",
-        )
-        self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
+        rows = self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
         self.dtype_buttons = dtype_toggle(self, dtype, "highlight")
         self.dtype_buttons.spec["shown_key"] = "shown"  # only the shown dtypes' buttons
         self.scheme_buttons = scheme_toggle(self, scheme)
+        toggles = [self.dtype_buttons, self.scheme_buttons]
         self.theory_checkbox = checkbox(
             self,
             "theory",
@@ -171,21 +154,11 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
             sets=("shown", list(DTYPES)),
             unsets=(first, {"dtype": fallback}),
         )
-        self.on_click("reveal", self._reveal_pressed)
         self.shown = shown
         self.layout(
             "EpsilonLab",
             "why the error of a numeric slope is V-shaped, and where gradcheck's eps sits",
-            [
-                self.function_dropdown,
-                self.x_slider,
-                self.eps_slider,
-                self.eps_text,
-                self.dtype_buttons,
-                self.scheme_buttons,
-                self.theory_checkbox,
-                self.reveal_button,
-            ],
+            [self.function_dropdown, *rows, *toggles, self.theory_checkbox, self.reveal_button],
             _READOUTS,
             alt="error of the numeric slope versus eps, log-log, one curve per dtype",
         )
@@ -210,31 +183,15 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
         arrays, or the answer for a typed eps."""
         if not has_slope(self.point):
             raise ValueError(f"f has no slope to measure at x = {self.x_value:g}: nothing was sent")
-        scheme, exact = self.scheme_buttons.value, self.state.get("eps_exact")
-        if exact is None:
-            g = int(self.state["eps"])
-            column = {
-                k: self.point[k][:, :, g : g + 1] for k in ("error", "numeric", "flags", "theory")
-            }
-            return sweep_of(self.point, scheme, self.x_value, [EPS_GRID[g]], column)
-        answer = {k: v[0] for k, v in self.exact_here().items()}  # one x position
-        return sweep_of(self.point, scheme, self.x_value, [exact], answer)
+        column = {k: self.eps_column(k, 2) for k in ("error", "numeric", "flags", "theory")}
+        eps = [self.eps_slider.value]
+        return sweep_of(self.point, self.scheme_buttons.value, self.x_value, eps, column)
 
     def reveal(self, *dtypes: str | torch.dtype) -> None:
         """Add dtypes to the picture (default: all of them), as the reveal button does."""
         names = [dtype_name(as_dtype(d, "dtypes")) for d in dtypes] or list(DTYPES)
         shown = set(self.shown) | set(names)
         self.update_state({"shown": [n for n in DTYPES if n in shown]})
-
-    def _reveal_pressed(self) -> None:
-        """As the page presses it: every dtype, or back to the first ones (the highlight moving
-        to one of them if it was a half precision)."""
-        first, also = self.reveal_button.spec["unset"]
-        if self.shown != list(DTYPES):
-            self.reveal()
-            return
-        moved = {key: v for key, v in also.items() if self.state.get(key) not in first}
-        self.update_state({"shown": first, **moved})
 
     #: The shown dtypes are a set: each once, in DTYPES order (a non-empty list of their names).
     PAGE_SETS: ClassVar[dict[str, tuple[str, ...]]] = {"shown": tuple(DTYPES)}

@@ -18,7 +18,7 @@ from ..._args import EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
 from ...report import CheckReport
 from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
-from ..base.eps import eps_of, eps_state
+from ..base.eps import eps_of, eps_state, parse_number
 from ..base.rows import EpsDtypeTraits, button, checkbox, dropdown, dtype_toggle, eps_row, text
 from .states import Grid, LabState, LabStates, state_key
 from .target import LabTargets
@@ -35,14 +35,8 @@ _TOLERANCE_TIPS = tuple(
 
 def parse_tolerance(typed: object, name: str) -> float:
     """A typed tolerance (``"1e-5"``, ``" 0 "``) as a float in 0 … 1e6; InputError otherwise."""
-    cleaned = str(typed).strip().replace("−", "-").replace(" ", "")
-    try:
-        value = float(cleaned)
-    except ValueError:
-        raise InputError(
-            f"{name} must be a number written like 1e-5 or 0.001; “{typed}” is not one"
-        ) from None
-    if not 0.0 <= value <= 1e6:  # NaN fails too
+    value, cleaned = parse_number(typed, name, "1e-5")
+    if not 0.0 <= value <= 1e6:
         raise InputError(f"{name} must be between 0 and 1e+06; got {cleaned}")
     return check_tolerance(value, name)
 
@@ -148,7 +142,6 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             self.observe(self.guard(lambda _change: self._new_scene()), names=["function"])
             typed = self.guard(lambda change: self._tolerance_typed(change["name"]))
             self.observe(typed, names=list(tolerance))
-            self.on_click("retry", lambda: self.update_state({"dtype": "float64"}))
             self.guard(self._new_scene)()
 
     def _build_controls(  # long: every control of the lab, one call each, in the order shown
@@ -186,7 +179,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
             sets=("dtype", "float64"),
             tooltip="gradcheck's own advice: run the check with float64 inputs",
         )
-        readouts = ("verdict", "description", "explanation", "suggestion", "worst")
+        readouts = ["verdict", "description", "explanation", "suggestion", "worst"]
         self.layout(
             "GradcheckLab",
             "run torch.autograd.gradcheck and see why it passes or fails",
@@ -200,10 +193,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
                 self.fast_mode_checkbox,
                 self.retry_button,
             ],
-            [
-                *((name, f"gradkit-{name}") for name in readouts),
-                ("message", "gradkit-torch-message"),
-            ],
+            [*readouts, ("message", "gradkit-torch-message")],
             alt="numeric, analytic and difference Jacobians as heatmaps, the worst entry boxed",
         )
 

@@ -24,13 +24,7 @@ _POINT = fields(
     flags=("float32", (len(DTYPES), len(EPS_GRID), len(FLAGS))),
 )
 
-_READOUTS = [
-    ("x", "gradkit-x-readout"),
-    ("ulp", "gradkit-ulp"),
-    ("landing", "gradkit-landing"),
-    ("step", "gradkit-step"),
-    ("collapse", "gradkit-collapse"),
-]
+_READOUTS = [("x", "gradkit-x-readout"), "ulp", "landing", "step", "collapse"]
 
 
 class FloatRuler(PointWidget):
@@ -84,12 +78,14 @@ class FloatRuler(PointWidget):
         dtype, x, eps = as_dtype(dtype), check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
         with self.building():
-            self.point_rows(x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around")
+            rows = self.point_rows(
+                x, eps, lo=-4.0, hi=4.0, step=0.01, tooltip="the number to look around"
+            )
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.layout(
                 "FloatRuler",
                 "the numbers a dtype can hold near x, and where x ± eps land",
-                [self.x_slider, self.eps_slider, self.eps_text, self.dtype_buttons],
+                [*rows, self.dtype_buttons],
                 _READOUTS,
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )
@@ -107,11 +103,7 @@ class FloatRuler(PointWidget):
         """Where x ± eps land in the dtype selected now, read from what was sent (the x
         position's arrays, or the answer for a typed eps): what the page shows."""
         d = list(DTYPES).index(self.dtype)
-        if self.state.get("eps_exact") is None:
-            landing = self.point["landing"][d, int(self.state["eps"])]
-        else:
-            landing = self.exact_here()["landing"][0, d, 0]
-        return Ruler.of(self.point["point"][d], landing)
+        return Ruler.of(self.point["point"][d], self.eps_column("landing", 1)[d, 0])
 
     # ---------------------------------------------------------------------- what is sent
     def scene_of(self, measured: list) -> dict:

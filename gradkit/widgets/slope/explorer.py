@@ -16,11 +16,10 @@ from ..._args import (
     check_scheme,
     check_x,
 )
-from ..base.cache import fields, scene_cache, scene_key
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
-from ..base.point import MenuSchemeTraits, PointWidget
-from ..base.rows import dropdown, dtype_toggle, scheme_toggle
+from ..base.point import MenuSchemeTraits, PointWidget, cached_measure
+from ..base.rows import dtype_toggle, scheme_toggle
 from ..base.window import stack_points
 from .scene import (
     FIELDS,
@@ -35,14 +34,10 @@ from .scene import (
 __all__ = ["SlopeExplorer"]
 
 
-def _measure(f: Callable, x: float) -> dict[str, float | np.ndarray]:
-    return scene_cache.fetch(
-        scene_key("slope", f, x, EPS_GRID, [*DTYPES]), lambda: slope_point(f, x), _POINT
-    )
-
-
-#: What :func:`slope_point` returns: a value read from the cache must be exactly that.
-_POINT = fields(
+#: What :func:`slope_point` returns, measured once per function and x.
+_measure = cached_measure(
+    "slope",
+    slope_point,
     analytic=float,
     rows=("float64", (len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID), len(FIELDS))),
     zoom=("float32", (len(DTYPES), len(EPS_GRID), ZOOM_POINTS)),
@@ -93,12 +88,12 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     scripts = ("slope/slope.js",)
     PANELS = ("curve", "zoom")
     READOUTS = (
-        ("numeric", "gradkit-numeric"),
-        ("analytic", "gradkit-analytic"),
-        ("abs_error", "gradkit-abs-error"),
-        ("rel_error", "gradkit-rel-error"),
+        "numeric",
+        "analytic",
+        "abs_error",
+        "rel_error",
         ("eps", "gradkit-eps-readout"),
-        ("note", "gradkit-note"),
+        "note",
     )
 
     def __init__(
@@ -116,30 +111,14 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         x, eps = check_x(x), eps_of(eps_state(eps))
         super().__init__(panels)
         with self.building():
-            self._menu = menu
-            self.function_dropdown = dropdown(
-                self,
-                "function",
-                list(menu),
-                value=selected,
-                label="f(x) =",
-                css="gradkit-function",
-                tooltip="the function whose slope is measured",
-            )
-            self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
+            self.function_row(menu, selected)
+            rows = self.point_rows(x, eps, lo=-3.0, hi=3.0, step=0.05)
             self.dtype_buttons = dtype_toggle(self, dtype)
             self.scheme_buttons = scheme_toggle(self, scheme)
             self.layout(
                 "SlopeExplorer",
                 "nudge x by eps and compare the measured slope with the exact one",
-                [
-                    self.function_dropdown,
-                    self.x_slider,
-                    self.eps_slider,
-                    self.eps_text,
-                    self.dtype_buttons,
-                    self.scheme_buttons,
-                ],
+                [self.function_dropdown, *rows, self.dtype_buttons, self.scheme_buttons],
                 list(self.READOUTS),
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )
@@ -151,9 +130,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         """The numeric slope the page shows now (read from the row sent)."""
         s = WIDGET_SCHEMES.index(self.scheme_buttons.value)
         d, c = list(DTYPES).index(self.dtype), FIELDS.index("numeric")
-        if self.state.get("eps_exact") is None:
-            return float(self.point["rows"][s, d, int(self.state["eps"]), c])
-        return float(self.exact_here()["rows"][0, s, d, 0, c])
+        return float(self.eps_column("rows", 2)[s, d, 0, c])
 
     @property
     def analytic(self) -> float:
