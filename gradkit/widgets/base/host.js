@@ -10,8 +10,7 @@ export function viewKey(view, ctx) {
   return JSON.stringify([...(view.drawsFrom || []).map((k) => ctx.state[k] ?? null), ctx.panels()]);
 }
 
-// The request for a typed eps's numbers in `state` (null on the grid) as one text, its answer kept
-// under it: the scene's key, the eps and the values spec.off_grid_of names.
+// A typed eps's request for numbers (null on the grid), as the one text its answer is kept under.
 export function offGridRequest(spec, scene, state) {
   if (state.eps_exact == null || scene.key == null) return null;
   const msg = { key: scene.key, eps: state.eps_exact };
@@ -19,8 +18,7 @@ export function offGridRequest(spec, scene, state) {
   return JSON.stringify(msg);
 }
 
-// Whether a scene was made for the values the page shows (`scene.for`: those of the controls that
-// need a new scene); until one comes, the page keeps its picture under the busy mark.
+// Whether the scene was made for the values shown (scene.for); until one is, the picture waits.
 export function sceneFits(scene, state) {
   return Object.entries(scene.for || {}).every(([k, v]) => JSON.stringify(state[k] ?? null) === JSON.stringify(v));
 }
@@ -46,11 +44,10 @@ export function render({ model, el, experimental }, view) {
   const canvas = h("canvas", { role: "img", "aria-label": spec.alt || "" });
   const figure = h("div", { class: "gradkit-figure" }, canvas);
   const legend = h("div", { class: "gk-legend" });
-  const note = h("div", { class: "gk-greyed-note", text: model.greyedNote || "" });
+  const note = h("div", { class: "gk-greyed-note", text: model.greyedNote || "", hidden: true });
   // the legend above the picture: read before the marks it names, and never below the fold
   root.append(header, h("div", { class: "gk-row" }, controls, readouts), errorArea, legend, figure);
-  note.hidden = true; // shown while some control is greyed out (a model with no kernel)
-  if (model.greyedNote) root.append(note);
+  if (model.greyedNote) root.append(note); // shown while some control is greyed out (no kernel)
 
   const names = spec.state || []; // the values the page shows: each a trait of that name
   let asking = 0; // kernel buttons in flight: the busy mark waits for them
@@ -62,23 +59,20 @@ export function render({ model, el, experimental }, view) {
   let waiting = false;
 
   const ctx = {
-    model, el, legend, controls, title, h,
-    spec,
+    model, el, controls, title, h, spec,
     state: valuesOf(model, names),
     scene: {},
     tables: {},
     exact: null, // the kernel's answer for a typed eps off the grid (askExact), null until it comes
     room: null, // the width the picture may take, CSS px (null: not laid out yet)
     controlState(name) { return (model.get("control_state") || {})[name] || {}; },
-    // why the model cannot answer the values `changes` lead to, or control `name` asking the
-    // kernel ("" where it can: always, with a kernel)
+    // why the model cannot answer these changes, or control `name` asking ("" with a kernel)
     whyNot(changes) { return model.cannotShow ? model.cannotShow({ ...ctx.state, ...changes }) : ""; },
     whyNotAsk(name) { return model.cannotAsk ? model.cannotAsk(name) : ""; },
     panels() { return ctx.state.panels || spec.panels || []; },
     value(name) { return shownValue(spec.controls, name, ctx.state[name]); },
     showError(message) { localError = message; showErrors(); },
-    // the legend's entries {swatch (its CSS), mark (its text), glyph [text, colour], label,
-    // attrs}, rebuilt only when they change
+    // the legend's entries {swatch (CSS), mark (text), glyph [text, colour], label, attrs}
     showLegend(items) {
       const key = JSON.stringify(items);
       if (legend.dataset.key === key) return;
@@ -97,17 +91,15 @@ export function render({ model, el, experimental }, view) {
       ctx.showError("");
       askExact();
       paint();
-      // only the values changed travel, each in its own trait
-      setting = true;
+      setting = true; // only the values changed travel, each in its own trait
       try {
         for (const [k, v] of Object.entries(changes)) if (names.includes(k)) model.set(k, v);
       } finally { setting = false; }
       model.save_changes();
     },
     click(name) {
-      const pressed = (spec.controls || []).find((s) => s.name === name) || {};
       ctx.showError("");
-      if (pressed.by_page && view.press) {
+      if ((spec.controls || []).find((s) => s.name === name)?.by_page && view.press) {
         view.press(ctx, name); // the view sets the state the press makes
         paint();
         return;
@@ -125,8 +117,7 @@ export function render({ model, el, experimental }, view) {
     [r.name, h("div", { class: `gradkit-readout ${r.css}` })]));
   readouts.append(...Object.values(readoutNodes));
   const g = canvas.getContext("2d");
-  // The canvas keeps its last picture until the view draws the next one: a view whose data has
-  // not arrived (paint returns null) leaves the old picture on screen, dimmed by the busy mark.
+  // the last picture stays until the view draws the next (paint null: dimmed by the busy mark)
   let cleared = false;
   const clearOnce = () => {
     if (cleared) return;
@@ -137,8 +128,7 @@ export function render({ model, el, experimental }, view) {
   ctx.painter = Object.fromEntries(Object.entries(painter).map(([k, v]) =>
     [k, typeof v === "function" ? (...args) => { clearOnce(); return v.apply(painter, args); } : v]));
 
-  // The error area, painted from its HTML as new nodes of a few plain tags (their class kept,
-  // every other attribute dropped) and text: a saved or tampered trait never runs or loads.
+  // The error HTML rebuilt as plain tags (class kept) and text: a tampered trait never runs or loads.
   function showErrors() {
     const fromPython = model.get("error") || "";
     const mine = localError ? `<div class="gk-alert"><b>Could not use that:</b> ${localError}</div>` : "";
@@ -161,12 +151,9 @@ export function render({ model, el, experimental }, view) {
     figure.dataset.scene = String(ctx.scene.id ?? "");
   }
 
-  function markBusy() {
-    el.classList.toggle("gk-is-busy", (waiting || asking > 0 || !!model.get("busy")));
-  }
+  const markBusy = () => el.classList.toggle("gk-is-busy", waiting || asking > 0 || !!model.get("busy"));
 
-  // a typed eps off the grid: its numbers, asked once per model (askNumbers), come to every view
-  function askExact() {
+  function askExact() { // a typed eps off the grid: asked once per model, told to every view
     const token = offGridRequest(spec, ctx.scene, ctx.state);
     ctx.exact = token ? askNumbers(part, token) : null;
   }
@@ -185,8 +172,7 @@ export function render({ model, el, experimental }, view) {
   function paint(force = false, quiet = false) {
     for (const b of built) b.sync();
     note.hidden = !root.querySelector(".gk-needs-kernel");
-    // a change that needs a new scene (another function, a typed atol): the old picture waits
-    // under the busy mark; a typed eps the kernel could not measure: the error area says why
+    // a new scene pending: the old picture waits, dimmed; a typed eps not measured: the error says why
     const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
     waiting = !sceneFits(ctx.scene, ctx.state);
     if (waiting || ctx.exact === FAILED || (key === lastKey && !force)) { markBusy(); return; }
@@ -196,8 +182,7 @@ export function render({ model, el, experimental }, view) {
     if (canvas.width !== Math.round(w * scale) || canvas.height !== Math.round(hgt * scale)) {
       canvas.width = Math.round(w * scale);
       canvas.height = Math.round(hgt * scale);
-      // drawn in CSS pixels of this size, at most the room's width (shown as drawn); an output
-      // area narrower than its last measure shrinks it whole until the redraw (aspect kept)
+      // drawn at this CSS size; an output area narrower than its last measure shrinks it whole
       canvas.style.width = `${w}px`;
       canvas.style.maxWidth = "100%";
       canvas.style.height = "auto";
@@ -261,8 +246,7 @@ export function render({ model, el, experimental }, view) {
     if (lastKey === null || !view.size) return;
     if (canvas.width !== Math.round(view.size(ctx)[0] * dpr())) paint(true, true);
   };
-  // a change seen by the observer is drawn at the next frame (drawing inside its callback would
-  // resize what it observes, a loop the browser reports as an error)
+  // drawn at the next frame: drawing inside the observer would resize what it observes (a loop)
   let widthQueued = false;
   const widthChanged = () => {
     if (widthQueued || gone) return;
@@ -271,8 +255,7 @@ export function render({ model, el, experimental }, view) {
   };
   const watcher = typeof ResizeObserver === "function" ? new ResizeObserver(widthChanged) : null;
   if (watcher) watcher.observe(root);
-  // the first paint may come before the page attaches `el`: look again once it is there (and
-  // tell the view, whose `attached(ctx)` may look at the page around it)
+  // the first paint may come before `el` is attached: look again then, and tell view.attached
   let tries = 0;
   const untilAttached = () => {
     if (el.isConnected) {

@@ -32,11 +32,6 @@ export function textWidth(text, size) {
   return String(text).length * 0.64 * size;
 }
 
-// The painter's text measurer at one weight: (text, size) -> width in CSS pixels.
-export function measurer(painter, weight = "normal") {
-  return (text, size) => painter.measure(text, size, weight);
-}
-
 // The largest font size from `size` down to `least` at which every line is at most `width`
 // pixels wide (`least` when none is).
 export function fitSize(lines, width, measure, size, least) {
@@ -44,10 +39,8 @@ export function fitSize(lines, width, measure, size, least) {
   return least;
 }
 
-// A title that fits `width` pixels, as {lines, size}: one line at the largest size from `size`
-// down to `least` at which it fits, else two lines at the largest size both fit (at least
-// `least`). The split: after ": ", else ", ", else a space, among those whose lines fit at
-// `least`; of equals, the most even one.
+// A title that fits `width` pixels, as {lines, size}: one line at the largest size that fits, else
+// two split after ": ", else ", ", else a space (lines that fit at `least` first; then the most even).
 export function fitTitle(text, width, measure, size = 14, least = LEAST_FONT) {
   const largest = (lines) => fitSize(lines, width, measure, size, least);
   const one = largest([text]);
@@ -75,10 +68,8 @@ export function cellBox(ax, i, j) {
   return [x(j), y(i), x(j + 1) - x(j), y(i + 1) - y(i)];
 }
 
-// The frame: entry ticks, axis labels and a title of one or two lines above the panel. With
-// o.titleWidth each title line fits that many pixels (12 px down to 11, else cut short); with
-// o.right (the picture's width) a line too long to start at the panel's left edge starts further
-// left. o.xlabels: shorter forms of the x label, for a label wider than o.xlabelRoom.
+// The frame: entry ticks, axis labels (o.xlabels: shorter forms within o.xlabelRoom) and a title of
+// one or two lines, each within o.titleWidth and o.right (the picture's width), moved left to fit.
 export function matrixFrame(painter, ax, title, o = {}) {
   const rows = ax.ylim[0];
   const cols = ax.xlim[1];
@@ -93,7 +84,7 @@ export function matrixFrame(painter, ax, title, o = {}) {
   const lines = Array.isArray(title) ? title : [title];
   lines.forEach((line, k) => {
     const weight = k === 0 ? "bold" : "normal";
-    const measure = measurer(painter, weight);
+    const measure = (text, size) => painter.measure(text, size, weight);
     const room = Math.min(o.titleWidth || Infinity, o.right ? o.right - 8 : Infinity);
     const fit = room < Infinity ? fitText(line, room, measure, 12) : { text: line, size: 12 };
     const x = o.right ? clampLeft(ax.left, measure(fit.text, fit.size), o.right - 4, 4) : ax.left;
@@ -101,8 +92,7 @@ export function matrixFrame(painter, ax, title, o = {}) {
   });
 }
 
-// Cell edges on whole pixels: neighbouring cells share an edge, so no pale seam shows between
-// two cells of one colour (two anti-aliased half-covered edges let the white through).
+// Cell edges on whole pixels: two anti-aliased half-covered edges would show a pale seam.
 function edgeAt(start, size, count, k) {
   return Math.round(start + (size * k) / count);
 }
@@ -115,8 +105,7 @@ export function matrixCells(painter, ax, colour) {
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
-// The cells' labels, text(i, j) in ink(i, j), at 11 px where every label fits its cell; none
-// where one does not (a uniform look).
+// The cells' labels, text(i, j) in ink(i, j), at 11 px: all where every one fits its cell, else none.
 export function cellLabels(painter, ax, text, ink) {
   const labels = [];
   for (let i = 0; i < ax.ylim[0]; i++) {

@@ -3,19 +3,14 @@
 import { COLORS, contrast } from "./theme.js";
 import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
-export const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
+const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
 
 // One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
 // or "log" scales. px/py map data to pixels (NaN outside a log axis' domain).
 export class Axes {
   constructor({ box, xlim = [0, 1], ylim = [0, 1], xscale = "linear", yscale = "linear", name = "" }) {
-    this.name = name;
-    this.box = box;
+    Object.assign(this, { name, box, xlim, ylim, xscale, yscale });
     [this.left, this.top, this.width, this.height] = box;
-    this.xlim = xlim;
-    this.ylim = ylim;
-    this.xscale = xscale;
-    this.yscale = yscale;
   }
   static frac(v, lim, scale) {
     if (scale === "log") {
@@ -29,7 +24,8 @@ export class Axes {
   // points as CSS pixels of the figure, to 0.01 px (the browser tests read the canvas there)
   pixels(xs, ys) { return Array.from(xs, (x, i) => [+this.px(x).toFixed(2), +this.py(ys[i]).toFixed(2)]); }
   spec() {
-    return { name: this.name, box: this.box, xlim: this.xlim, ylim: this.ylim, xscale: this.xscale, yscale: this.yscale };
+    const { name, box, xlim, ylim, xscale, yscale } = this;
+    return { name, box, xlim, ylim, xscale, yscale };
   }
 }
 
@@ -45,8 +41,7 @@ export function panelLayout(layouts, shown, [a, b]) {
   return layouts[shown.includes(a) && shown.includes(b) ? "both" : shown.includes(b) ? b : a];
 }
 
-// Draws each panel the layout has, in order, with its `draw(ctx, lay, record)` -> {ax, drawn};
-// merges each panel's drawn facts into `drawn` and returns the panels' axes.
+// Draws each panel the layout has with its draw(ctx, lay, record) -> {ax, drawn}: the axes, the facts merged.
 export function drawPanels(ctx, lay, record, draws, drawn) {
   const outs = draws.filter(([panel]) => lay[panel]).map(([, draw]) => draw(ctx, lay, record));
   for (const out of outs) Object.assign(drawn, out.drawn);
@@ -68,8 +63,7 @@ export function niceTicks(lo, hi, target = 5) {
   return out;
 }
 
-// Tick labels for linear ticks: as few decimals as the step needs, "−" for minus (matplotlib's
-// look), an offset-free scientific form for very small or large values.
+// Linear tick labels as matplotlib writes them: as few decimals as the step needs, "−", no offset.
 export function tickLabels(ticks) {
   if (ticks.length === 0) return [];
   const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) : Math.abs(ticks[0]) || 1;
@@ -139,8 +133,7 @@ export function ramp(anchors, t) {
 
 export function diverging(t) { return ramp(DIVERGING, (t + 1) / 2); }
 
-// Ink that reads on a fill colour ("#RRGGBB" or "rgb(r,g,b)"), in any theme: of white and near
-// black, the one with the larger WCAG contrast (at least 4.5:1 on every fill).
+// Ink that reads on a fill colour in any theme: white or near black, the larger WCAG contrast (>= 4.5:1).
 export const CELL_INKS = Object.freeze(["#FFFFFF", "#111111"]);
 export function inkOn(fill) {
   const [light, dark] = CELL_INKS;
@@ -262,8 +255,7 @@ export function makePainter(g) {
     hline(ax, y, st = {}, ylim) { const Y = ax.py(y, ylim); if (Number.isFinite(Y)) clipped(ax, () => segment(ax.left, Y, ax.left + ax.width, Y, st)); },
     segment,
     rect,
-    // the frame of a panel: the paper's face, spines, ticks with labels, grid, axis labels, title.
-    // ticks are [value, label] pairs; spines "box" (four sides) or "bottom" (a ruler's line).
+    // a panel's face, spines ("box", or "bottom": a ruler's), [value, label] ticks, grid, labels, title
     frame(ax, o = {}) {
       const { left: L, top: T, width: W, height: H } = ax;
       rect(L, T, W, H, { fill: COLORS.paper });
@@ -291,13 +283,11 @@ export function makePainter(g) {
         const fit = fitText([o.xlabel, ...(o.xlabels || [])], room, measure, 12);
         text(L + W / 2, T + H + (o.xticks && o.xticks.length ? 22 : 8), fit.text, { align: "center", baseline: "top", size: fit.size });
       }
-      // the y label left of the tick labels (further left than o.ylabelGap when they are wide),
-      // left out where that is past the picture's left edge
+      // the y label left of the tick labels (o.ylabelGap or more), left out past the picture's edge
       const widest = Math.max(0, ...(o.yticks || []).map(([, label]) => measure(label, LEAST_FONT)));
       const gap = Math.max(o.ylabelGap || 46, widest + 14);
       if (o.ylabel && L - gap >= 7) text(L - gap, T + H / 2, o.ylabel, { align: "center", rotate: -Math.PI / 2 });
-      // the title from the panel's left edge, within `o.right` (the picture's width) when given:
-      // the first of it and its shorter forms (o.titles) that fits, at 13 px down to 11
+      // the title, or the first shorter form (o.titles) that fits within o.right, at 13 px down to 11
       if (o.title) {
         const fit = o.right ? fitText([o.title, ...(o.titles || [])], o.right - L - 4, measure) : { text: o.title, size: 13 };
         text(L, T - 9, fit.text, { baseline: "bottom", size: fit.size });

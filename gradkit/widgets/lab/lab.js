@@ -6,7 +6,7 @@ import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../b
 import { COLORS } from "../base/theme.js";
 import { LEAST_FONT, clampLeft, pictureWidth } from "../base/fit.js";
 import {
-  cellLabels, cellText, fitTitle, matrixAxes, matrixCells, matrixFrame, matrixLines, measurer, outline, panelNote,
+  cellLabels, cellText, fitTitle, matrixAxes, matrixCells, matrixFrame, matrixLines, outline, panelNote,
 } from "../base/matrix.js";
 
 // the verdict colours are the theme's (read at each paint); a missing entry's cell a light grey
@@ -251,7 +251,7 @@ export const labView = {
     }
     if (lay.jbar) drawBar(ctx, lay, "jbar", jacobian, -vmax, vmax, linearTicks(-vmax, vmax, 4));
     if (lay.rbar) drawBar(ctx, lay, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
-    const title = lay.size[1] > 0 ? titleLines(labTitle(scene, rec), lay.size[0], measurer(dr, "bold")) : null;
+    const title = lay.size[1] > 0 ? titleLines(labTitle(scene, rec), lay.size[0], (t, s) => dr.measure(t, s, "bold")) : null;
     if (title) {
       const color = rec.passed ? LAB_COLORS.pass : LAB_COLORS.fail;
       title.lines.forEach((line, k) => dr.text(lay.size[0] / 2, title.y[k], line,
