@@ -4,16 +4,14 @@
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 
-// The keyboard rule of a slider over whole positions lo … hi: the new position for a key, or
-// null for a key it ignores; `page` positions for Page Up/Down.
+// A slider's keyboard rule over positions lo … hi: the new position for a key (null: ignored).
 export function keyMove(key, position, lo, hi, page = 10) {
   const moves = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: page, PageDown: -page };
   const next = key === "Home" ? lo : key === "End" ? hi : key in moves ? position + moves[key] : null;
   return next === null ? null : Math.min(hi, Math.max(lo, next));
 }
 
-// A slider's state is its whole position k in spec.lo … spec.hi; the value shown at k is the
-// one Python sent for it (spec.values: controls.py holds the grid's rule).
+// A slider's state is its position k in spec.lo … spec.hi; its value, the one Python sent (spec.values).
 export function sliderClamp(spec, k) {
   return Math.min(spec.hi, Math.max(spec.lo, k));
 }
@@ -22,8 +20,7 @@ export function sliderValue(spec, k) {
   return spec.values[sliderClamp(spec, k) - spec.lo];
 }
 
-// A value as a learner reads it: a slider's position as the slider's value, any other as held
-// (`controls`: the widget's control specs).
+// A value as a learner reads it: a slider's position as its value, any other as held.
 export function shownValue(controls, name, value) {
   const spec = (controls || []).find((s) => s.name === name && s.kind === "slider");
   return spec ? sliderValue(spec, value) : value;
@@ -34,8 +31,7 @@ export function sliderStepMoves(spec, k, dir) {
   return k + dir >= spec.lo && k + dir <= spec.hi;
 }
 
-// The positions lo … hi around `position` that the model answers (shows(k)), each one next to
-// the last, within spec.lo … spec.hi.
+// The run of positions around `position` that the model answers (shows(k)), within spec.lo … spec.hi.
 export function savedRange(spec, position, shows) {
   let lo = position;
   let hi = position;
@@ -63,8 +59,7 @@ function ownTip(node) {
   return node.dataset.tip;
 }
 
-// Grey `node` out, its tooltip saying why, while the model cannot answer its move (`why`: the
-// reason, "" when it can).
+// Grey `node` out, its tooltip saying why ("" : the model can answer its move).
 function greyOut(node, why) {
   const tip = ownTip(node);
   node.title = why || tip;
@@ -72,12 +67,10 @@ function greyOut(node, why) {
   if (why) node.disabled = true;
 }
 
-// The eps grid and a slider: a range input over positions lo … hi between − and + step buttons
-// (spec.down, spec.up), its value shown beside it. `o.changes(k)`: the values position k sets;
-// `o.text(state)`: the value as shown; `o.step(dir)` and `o.moves(dir)`: where − / + lead and
-// whether they lead anywhere; `o.ends`: the words for them at their end; `o.page`: the positions
-// Page Up/Down move. The keys follow our own rule (the same in every front end), within min and
-// max as drawn (a slider spans only the positions the model answers).
+// The eps grid and a slider: a range input over lo … hi between − and + (spec.down, spec.up), its
+// value beside it. o.changes(k): the values k sets; o.text(state): the value shown; o.step(dir),
+// o.moves(dir): where − / + lead, and whether; o.ends: their words at an end; o.page: Page Up/Down.
+// The keys follow our own rule (the same in every front end), within min and max as drawn.
 function stepped(spec, ctx, o) {
   const name = spec.name;
   const label = spec.aria || spec.label || name;
@@ -112,8 +105,7 @@ function stepped(spec, ctx, o) {
     input.setAttribute("aria-valuetext", `${label} ${shown.textContent}`);
     for (const [b, dir] of [[down, -1], [up, 1]]) {
       if (!b) continue;
-      // at its end: disabled, its tooltip saying so
-      const moves = o.moves(dir);
+      const moves = o.moves(dir); // at its end: disabled, its tooltip saying so
       const tip = ownTip(b);
       b.disabled = !moves;
       const end = o.text({ [name]: dir < 0 ? o.lo : o.hi });
@@ -136,9 +128,8 @@ function gridControl(spec, ctx) {
   });
 }
 
-// A whole position k in lo … hi (x, n), shown as its value spec.values[k - lo]. It spans the
-// positions around its own that the model answers; where that is only the one shown, it is
-// greyed out where it stands, its tooltip saying why.
+// A position k in lo … hi (x, n) shown as spec.values[k - lo], spanning the positions around it that
+// the model answers; greyed out where that is only the one shown, its tooltip saying why.
 function sliderControl(spec, ctx) {
   const name = spec.name;
   const text = (state) => pyFormat(Number(sliderValue(spec, state[name])), spec.format || ".6g");
@@ -208,12 +199,10 @@ function textControl(spec, ctx) {
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") input.blur(); });
   input.addEventListener("change", () => {
     if (spec.parse !== "eps") return ctx.set(spec.name, input.value);
-    // the eps rule: on the grid the page answers, off it the kernel computes, a slip is said
-    const got = parseEps(input.value);
+    const got = parseEps(input.value); // on the grid the page answers, off it the kernel computes
     if (got.error) return ctx.showError(got.error);
     const next = epsState(got.value);
-    // a model that cannot measure it (no kernel): the box goes back to the eps shown, saying why
-    const why = ctx.whyNot(next);
+    const why = ctx.whyNot(next); // no kernel: the box goes back to the eps shown, saying why
     if (why) ctx.showError(escapeHtml(why));
     else ctx.set("eps", next.eps, { also: next });
     input.value = epsLabel(epsOf(ctx.state));
@@ -238,11 +227,9 @@ function checkboxControl(spec, ctx) {
   return { parts: [label], sync };
 }
 
-// A button that sets state in the page itself (no kernel message): spec.set = [key, value] sets
-// it and hides once it holds; with spec.unset = [value, also] it is a toggle instead (never
-// hidden, aria-pressed), pressed again setting `value` and each key of `also` whose state is not
-// among `value` to its fallback. A counter, spec.count = [key, last], sets key to min(state + 1,
-// last). The change a press makes: {key, value, also}.
+// The change {key, value, also} a page-side button makes: spec.set = [key, value] sets it (hidden
+// once it holds); with spec.unset = [value, also] a toggle (aria-pressed), pressed again setting
+// `value` and each key of `also` not among `value` to its fallback; spec.count = [key, last] counts.
 export function buttonPress(spec, state) {
   if (spec.count) {
     const [key, last] = spec.count;
@@ -263,16 +250,14 @@ export function buttonSpent(spec, state) {
   return !!spec.count && buttonCount(spec, state) >= spec.count[1];
 }
 
-// How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed); a pressed
-// toggle reads spec.pressed_text (what pressing it again does) where it has one.
+// How such a button shows the state: {hidden, pressed} (pressed null: no aria-pressed).
 export function buttonLook(spec, state) {
   if (!spec.set) return { hidden: false, pressed: null };
   const held = sameValue(state[spec.set[0]], spec.set[1]);
   return spec.unset ? { hidden: false, pressed: held } : { hidden: held, pressed: null };
 }
 
-// A button's label: the one its control state holds, else a counter's text for its count
-// (spec.texts, keyed by the count), else a pressed toggle's spec.pressed_text, else its own.
+// A button's label: its control state's, a counter's spec.texts[count], a pressed toggle's, its own.
 export function buttonText(spec, state, controlState = {}) {
   const counted = spec.count ? (spec.texts || {})[String(buttonCount(spec, state))] : undefined;
   return controlState.text || counted || (buttonLook(spec, state).pressed && spec.pressed_text) || spec.text;
@@ -280,8 +265,7 @@ export function buttonText(spec, state, controlState = {}) {
 
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-// A click goes to the kernel, unless the page presses it itself: spec.set, spec.count, or the
-// view's press (spec.by_page, in ctx.click).
+// A click goes to the kernel, unless the page presses it (spec.set, spec.count; by_page: ctx.click).
 function buttonControl(spec, ctx) {
   const press = () => {
     const { key, value, also } = buttonPress(spec, ctx.state);
@@ -309,8 +293,7 @@ const KINDS = {
   text: textControl, checkbox: checkboxControl, button: buttonControl,
 };
 
-// One control row: its label, its parts, and sync() (show the state; hide or disable it as the
-// kernel's control_state says).
+// One control row: its label, its parts, and sync() (the state, and the kernel's control_state).
 export function buildControl(spec, ctx) {
   const row = h("div", { class: `gk-control gk-${spec.kind}` });
   if (spec.label && spec.kind !== "button" && spec.kind !== "checkbox") {
@@ -322,8 +305,7 @@ export function buildControl(spec, ctx) {
     made.sync();
     const st = ctx.controlState(spec.name);
     row.hidden = !!st.hidden;
-    // a control that asks the kernel (a button that runs Python, a text Python reads), where the
-    // model cannot answer it, is greyed out saying why (its tooltip, read by screen readers too)
+    // a button that runs Python or a text Python reads, with no kernel: greyed out, its tooltip why
     const asks = spec.kernel && (spec.kind === "button" || spec.kind === "text");
     const why = asks ? ctx.whyNotAsk(spec.name) : "";
     row.classList.toggle("gk-needs-kernel", !!why);

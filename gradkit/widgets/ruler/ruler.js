@@ -7,8 +7,7 @@ import { fitText, pictureWidth } from "../base/fit.js";
 import { COLORS, cssColor } from "../base/theme.js";
 import { pointRecord, pointSlot, rowOf } from "../base/tables.js";
 
-// A double as Python's repr writes it: the shortest text that reads back the same number,
-// with an exponent below 1e-4 and from 1e16 on ("1e-05", "0.0999755859375", "65504.0").
+// A double as Python's repr writes it: "1e-05", "0.0999755859375", "65504.0".
 export function pyRepr(v) {
   if (!Number.isFinite(v)) return pyFormat(v);
   const [mant, ex] = v.toExponential().split("e");
@@ -19,8 +18,7 @@ export function pyRepr(v) {
 }
 
 // What the state shows, named as Python's Ruler: x as stored, its spacing and neighbours, where
-// x ± eps land and the flags (scene.landing_flags); null while the data is missing (an x beyond
-// the positions sent, a typed eps the kernel is still measuring). `typed` is x's value.
+// x ± eps land and the flags; null until it comes. `typed` is x's value.
 export function rulerFound(scene, tables, exact, state, typed) {
   const d = (scene.dtypes || []).indexOf(state.dtype);
   const p = pointSlot(scene, tables, exact, state);
@@ -35,8 +33,7 @@ export function rulerFound(scene, tables, exact, state, typed) {
   };
 }
 
-// The representable numbers within x ± view·eps, in units of eps; null when the neighbours sent
-// do not reach that far on both sides (too many to draw one by one).
+// The representable numbers within x ± view·eps, in eps; null where those sent do not reach.
 export function viewTicks(r, view) {
   if (r.overflow) return null;
   const n = r.near.length;
@@ -150,8 +147,7 @@ export const RULER_LAYOUT = {
   spacing: { size: [860, 160], spacing: [34, 44, 792, 70] },
 };
 
-// The layout at the width the page gives (`room`; null: the design width): each ruler keeps its
-// 34-px margins and spans the rest; heights as designed.
+// The layout at the page's width (`room`; null: as designed): 34-px margins, heights as designed.
 export function rulerLayout(panels, room) {
   const design = panelLayout(RULER_LAYOUT, panels, ["landing", "spacing"]);
   const W = pictureWidth(design.size[0], room);

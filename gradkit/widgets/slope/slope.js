@@ -7,9 +7,8 @@ import { pictureWidth } from "../base/fit.js";
 import { pointRecord, pointSlot, record, rowOf } from "../base/tables.js";
 import { COLORS, cssColor } from "../base/theme.js";
 
-// Palette names (the legend's swatches follow the page's theme by themselves) and the theme's
-// colours of them, read at each paint. The zoom window is purple, dotted and bracketed: told apart
-// from the dashed vermillion secant by hue, dash pattern and shape, in the legend too.
+// Palette names and their colours in the theme painted. The zoom window is purple, dotted and
+// bracketed: told apart from the dashed vermillion secant by hue, dash pattern and shape.
 export const SLOPE_PALETTE = { tangent: "blue", secant: "vermillion", ink: "ink", window: "purple" };
 export const SLOPE_COLORS = Object.defineProperties({}, Object.fromEntries(Object.entries(SLOPE_PALETTE)
   .map(([part, name]) => [part, { get: () => COLORS[name], enumerable: true }])));
@@ -18,8 +17,7 @@ export const FORMULAS = {
   forward: "(f(x+eps) − f(x)) / eps",
 };
 
-// The row the state shows: {r: FIELDS -> number, zoom, analytic, eps, x}, or null while it has
-// not arrived (an x beyond the positions sent, a typed eps the kernel is still measuring).
+// The row the state shows: {r: field -> number, zoom, analytic, eps, x}, or null until it comes.
 export function slopeRow(scene, tables, exact, state, x) {
   const s = scene.schemes.indexOf(state.scheme);
   const d = scene.dtypes.indexOf(state.dtype);
@@ -30,8 +28,7 @@ export function slopeRow(scene, tables, exact, state, x) {
     analytic: tables.analytic.data[p.w], eps: p.eps, x };
 }
 
-// A slope for a readout: three decimals, or four significant digits when huge (never a
-// 351-digit integer for x = 1e300).
+// A slope for a readout: three decimals, or four significant digits when huge (x = 1e300).
 export function fmtSlope(v) {
   return Number.isFinite(v) && Math.abs(v) >= 1e6 ? pyFormat(v, ".4e") : pyFormat(v, ".3f");
 }
@@ -74,12 +71,10 @@ function slopeNote(scene, state, { r, eps, x }) {
   return `The evaluation points land on ${pyFormat(r.p1, ".10g")} and ${pyFormat(r.p0, ".10g")} in ${name}.`;
 }
 
-// How far each panel's y range reaches past what it draws (plot.js paddedLimits pads it: the
-// page's one padding rule; Python sends no limits, layout is the page's own).
+// How far each panel's y range reaches past what it draws (paddedLimits; Python sends no limits).
 export const SLOPE_MARGIN = 0.12;
 
-// The overview's y limits: f over the visible window and f(x), padded; a pole (1/x near 0) is
-// cut to the bulk of the curve so the rest stays readable.
+// The overview's y limits: f over the view and f(x), padded; a pole (1/x near 0) cut to the bulk.
 export function overviewLimits(xs, ys, lo, hi, fx) {
   const vis = [];
   for (let i = 0; i < xs.length; i++) if (xs[i] >= lo && xs[i] <= hi && Number.isFinite(ys[i])) vis.push(ys[i]);
@@ -107,14 +102,12 @@ export const SLOPE_LAYOUT = {
   zoom: { size: [560, 330], zoom: [0.14, 0.16, 0.82, 0.7] },
 };
 
-// Narrower than designed, each panel keeps its margins in pixels (tick labels, the y label, the
-// title) and takes the rest of the width: side by side down to SIDE_BY_SIDE pixels, one above
-// the other below it.
+// Narrower than designed, each panel keeps its margins in pixels and takes the rest of the width:
+// side by side down to SIDE_BY_SIDE pixels, one above the other below it.
 export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
 export const SIDE_BY_SIDE = 760;
 
-// The picture's size and each shown panel's box [left, top, width, height] at the width the
-// page gives (`room`; null: the design width).
+// The picture's size and each shown panel's box at the page's width (`room`; null: as designed).
 export function slopeLayout(panels, room) {
   const design = panelLayout(SLOPE_LAYOUT, panels, ["curve", "zoom"]);
   const names = ["curve", "zoom"].filter((n) => design[n]);
@@ -187,16 +180,14 @@ function drawZoom(ctx, lay, found) {
   return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: ax.pixels([o0, o1], zv), zoom_levels: levels } };
 }
 
-// How the zoom window is drawn on the overview whose x range is `xlim`: shaded while it is a
-// window (at most half the view), only its dotted edges and [ ] ends once it covers more (a
-// shaded panel reads as no window at all); `wider` when both ends are beyond the view.
+// The zoom window on the overview: shaded while it covers at most half the view, else only its
+// dotted edges and [ ] ends (a shaded panel reads as no window); `wider`: both ends beyond it.
 export function windowShade([a, b], [lo, hi]) {
   const covered = Math.max(0, Math.min(b, hi) - Math.max(a, lo)) / (hi - lo);
   return { alpha: covered > 0.5 ? 0 : 0.16, covered, wider: a < lo && b > hi };
 }
 
-// The zoom window's ends on the overview, as brackets "[ ]" under the curve's frame top: a shape
-// no other mark of the picture has, seen even when the window is a pixel wide.
+// The window's ends as brackets "[ ]": a shape no other mark has, seen even a pixel wide.
 function windowBrackets(dr, ax, [a, b]) {
   const style = { color: SLOPE_COLORS.window, lw: 2 };
   const [top, bottom] = [ax.top + 3, ax.top + 17];
@@ -208,10 +199,8 @@ function windowBrackets(dr, ax, [a, b]) {
   }
 }
 
-// The legend's entries for the panels shown, [part, label, swatch]: the blue line is the tangent
-// only where autograd gives the slope; for a Function it has the slope its backward claims (a
-// wrong one crosses the curve). The zoom window wherever the curve is drawn. Swatches: "solid",
-// "dashed" (the secant) or "window" (its [ ] ends, as drawn).
+// The legend's [part, label, swatch] for the panels shown: the blue line is the tangent only where
+// autograd gives the slope (a Function's backward may claim a wrong one); the window with the curve.
 export function slopeLegendItems(scene, lay) {
   const hw = scene.half_width;
   const items = [
