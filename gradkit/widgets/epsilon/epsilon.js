@@ -9,8 +9,7 @@ import { LEAST_FONT, clampLeft, fitText, pictureWidth } from "../base/fit.js";
 import { pointRecord, rowOf } from "../base/tables.js";
 import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange, shownDtypes } from "./words.js";
 
-// the theme's colours, read at each paint; a dtype's colour (Python sends the palette's light
-// value, scene.styles) is the theme's colour of that name: styleColor
+// the theme's colours; a dtype's (scene.styles: the palette's light value) in the theme painted
 export const LAB_COLORS = { get grey() { return COLORS.grey; }, get tolerance() { return COLORS.error; } };
 const styleColor = (scene, name) => themed(scene.styles[name][0]);
 export const LAB_LAYOUT = {
@@ -20,15 +19,13 @@ export const LAB_LAYOUT = {
   sizes: { strip: [860, 448], plain: [860, 366], none: [860, 0] },
 };
 const XLIM = [EPS_MIN / 2.5, EPS_MAX * 2.5];
-// the picture in CSS pixels, as axes (the legend's keys are placed in pixels)
+// the picture in CSS pixels, as axes (for the legend's keys)
 const PIXELS = new Axes({ name: "pixels", box: [0, 0, 1, 1], xlim: [0, 1], ylim: [1, 0] });
-// Narrower than BESIDE pixels, the legend's keys go below the plot (one a row, 20 px apart), the
-// strip below them.
+// Narrower than BESIDE pixels, the legend's keys go below the plot (one a row), the strip below them.
 export const BESIDE = 700;
 export const NARROW = { left: 78, right: 14, legendLeft: 24, legendGap: 52, row: 20, stripGap: 34, tail: 16 };
 
-// The picture's layout at the width the page gives (`room`; null: the design width), for the
-// number of legend rows drawn and with or without the strip: {size, main, strip, legend}.
+// The layout at the page's width (`room`; null: as designed) for `rows` legend rows, with or without the strip.
 export function epsilonLayout(room, rows, strip) {
   const W = pictureWidth(LAB_LAYOUT.sizes.plain[0], room);
   const { main, sizes } = LAB_LAYOUT;
@@ -82,9 +79,8 @@ function layoutOf(ctx) {
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
 
-// The order and widths of the shown dtypes' curves: the highlighted one first, wide, under the
-// others, which are drawn on top of it, narrower, so that a curve it covers (float64's right arm
-// under float32's, bfloat16's shelf under float32's) still shows. [name, line width, marker size].
+// [name, line width, marker size] of the shown curves: the highlighted one first, wide, under the
+// others, narrower, so that a curve it covers (float64's right arm under float32's) still shows.
 export function curveOrder(shown, highlighted) {
   return [...shown.filter((n) => n === highlighted).map((n) => [n, 3.4, 6]),
     ...shown.filter((n) => n !== highlighted).map((n) => [n, 1.8, 4.5])];
@@ -93,8 +89,7 @@ export function curveOrder(shown, highlighted) {
 function drawCurves(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
   const shown = shownDtypes(scene, state);
-  // every curve at full colour (3:1 or more on the paper), each dtype its own marker shape and
-  // dash pattern
+  // every curve at full colour (3:1 or more on the paper), each dtype its own marker and dashes
   for (const [name, lw, ms] of curveOrder(shown, state.dtype)) {
     const k = scene.dtypes.indexOf(name);
     const [, marker, ls] = scene.styles[name];
@@ -109,8 +104,7 @@ function drawCurves(ctx, ax, found, drawn) {
   if (shelf) drawShelf(dr, ax, shelf, drawn);
 }
 
-// The longest run (at least 3 grid steps) of eps where the flags say x ± eps both round to x,
-// as [first, last] grid index, or null.
+// The longest run (3 grid steps or more) where x ± eps both round to x: [first, last] or null.
 export function shelfRun(collapsed) {
   let best = null;
   for (let g = 0, start = -1; g <= collapsed.length; g++) {
@@ -134,8 +128,7 @@ function shelfOf(ctx, found, shown) {
   return mine || runs.sort((p, q) => (q.run[1] - q.run[0]) - (p.run[1] - p.run[0]))[0] || null;
 }
 
-// A flat shelf at |f′(x)| where eps is below half the spacing of the dtype's numbers near x:
-// x ± eps land on x and the numeric slope is exactly 0. Labelled above it (below near the top).
+// A shelf at |f′(x)| where x ± eps land on x (slope exactly 0), labelled above (below near the top).
 function drawShelf(dr, ax, { name, run, error }, drawn) {
   const label = shelfLabel(name);
   const [x, y] = [clampLeft(ax.px(EPS_GRID[run[0]]) + 2, dr.measure(label, 11), ax.left + ax.width - 2, ax.left + 2), ax.py(error)];
@@ -204,8 +197,7 @@ function drawLegend(ctx, lay, parts) {
   });
 }
 
-// Each dtype's legend swatch: its marker's shape and dash pattern in its colour (told apart by
-// more than hue), the highlighted one wider.
+// Each dtype's legend swatch: its marker and dashes in its colour, the highlighted one wider.
 const GLYPHS = { o: "●", s: "■", "^": "▲", D: "◆" };
 const DASHES = { "-": null, "--": [6, 3], "-.": [6, 2, 2, 2] };
 export function dtypeSwatch(style, color, mine) {

@@ -6,8 +6,7 @@ import { pointSlot, record, rowOf } from "../base/tables.js";
 
 export const shownDtypes = (scene, state) => scene.dtypes.filter((n) => state.shown.includes(n));
 
-// One dtype's numbers at one eps of a table (the scene's, or the kernel's answer for a typed eps):
-// error, flags, theory.
+// One dtype's error, flags and theory at one eps of a table (the scene's, or a typed eps's answer).
 function cell(scene, tables, w, s, k, g) {
   return {
     error: rowOf(tables.error, [w, s, k])[g],
@@ -16,10 +15,8 @@ function cell(scene, tables, w, s, k, g) {
   };
 }
 
-// What the state shows: {w, s, d, eps, x, point, optima (per dtype), at (per dtype, at this
-// eps), noSlope}, or null while its data has not arrived (an x beyond the positions sent, a typed
-// eps the kernel is still measuring); `x` is the value at x's position state.x. Where f has no
-// slope, `at` is null and noSlope true.
+// What the state shows: {w, s, d, eps, x, point, optima, at (per dtype), noSlope}, or null until
+// it comes; where f has no slope, `at` is null.
 export function labFound(scene, tables, exact, state, x) {
   if (!tables.error || !scene.schemes) return null;
   const s = scene.schemes.indexOf(state.scheme);
@@ -37,8 +34,7 @@ export function labFound(scene, tables, exact, state, x) {
   return found;
 }
 
-// The y limits of the error axes at one x: every positive error of both schemes and all dtypes
-// and the tolerance, with a factor 8 of room each side (so a scheme or dtype switch keeps them).
+// The error axes' y limits at one x: all errors and the tolerance, ×8 each side (kept across switches).
 export function errorLimits(tables, w, tolerance) {
   const size = tables.error.data.length / tables.error.shape[0];
   const all = tables.error.data.subarray(w * size, (w + 1) * size);

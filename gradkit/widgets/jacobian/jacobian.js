@@ -85,10 +85,8 @@ export function historyHtml(history) {
     `<tr><th>n</th><th>this build</th><th>gradcheck</th><th>time</th></tr>${body.join("")}</table>`;
 }
 
-// The panels' boxes [left, top, width, height] and the picture's size: square cells, at most
-// 48 px, as large as the width and a 260 px height allow. At the width the page gives (`room`;
-// null: 860 px for both, 500 for one), both side by side while their cells can be MIN_CELL px,
-// else one above the other, each with the whole width.
+// The panels' boxes and the picture's size: square cells up to 48 px within the width and 260 px of
+// height; side by side while cells can be MIN_CELL px, else stacked (`room` null: 860 or 500 px).
 export const MIN_CELL = 40;
 export function jbLayout(panels, n, m, room = null) {
   const shown = ["numeric", "analytic"].filter((p) => panels.includes(p));
@@ -150,8 +148,7 @@ export const jacobianView = {
     row.append(...Object.values(ctx.jbButtons));
     ctx.controls.append(row);
   },
-  // a new n is a new scene (its key): until it comes the old picture stays, dimmed by the busy mark
-  // (with no kernel: the scene saved for that n, or the page goes back and says why)
+  // a new n is a new scene: until it comes the old picture stays, dimmed by the busy mark
   drawsFrom: ["n", "step"],
   // n's position is n itself (its slider's grid is 0 + k·1): the state compares with the scene's n
   ready(ctx) { return !ctx.scene.failed && ctx.scene.n === ctx.state.n; },

@@ -11,8 +11,8 @@ import {
 
 // the verdict colours are the theme's (read at each paint); a missing entry's cell a light grey
 export const LAB_COLORS = { get pass() { return COLORS.pass; }, get fail() { return COLORS.error; }, missing: "#E6E6E6" };
-// The difference scale: blues below 1 (passing; darker is safer), reds above (failing; the red
-// half starts saturated so a cell 2x over is already hot), clipped at 1e-3 and 1e3.
+// The difference scale: blues below 1 (darker is safer), reds above (saturated from the start:
+// 2x over is already hot), clipped at 1e-3 and 1e3.
 export const RATIO_DECADES = 3;
 const PASSING = ["#083C7D", "#1562A9", "#3989C1", "#66ABD4", "#A0CBE2", "#CBDEF1", "#E7F1FA"];
 const FAILING = ["#FB7A5A", "#F75B40", "#EC382B", "#D21F20", "#B61319", "#940B13", "#67000D"];
@@ -38,8 +38,7 @@ export function jacobianScale(...matrices) {
   return v || 1;
 }
 
-// The state the controls show: {rec, numeric, analytic, ratio} (Float arrays, row by row, or
-// null where missing), or null while it has not arrived (a typed eps, a state not sent yet).
+// The state shown: {rec, numeric, analytic, ratio} (row-major arrays or null), or null until it comes.
 export function labState(scene, tables, exact, state) {
   if (!scene.states || state.function !== scene.function) return null;
   const typed = state.eps_exact != null; // off the grid: the kernel's answer, packed as a scene
@@ -76,8 +75,7 @@ function aboutHtml(about) {
     `${escapeHtml(about.description)}${bug}`;
 }
 
-// The worst entry in the page's words; its numbers as Python wrote them (`shown`, the report's
-// format) and whether it fails (`outside`, gradcheck's test done once, in Python).
+// The worst entry: its numbers as Python wrote them (`shown`), failing or not (`outside`).
 function worstHtml(w) {
   if (!w) return "<b>worst entry:</b> no Jacobians to compare";
   const code = (name) => `<code>${escapeHtml(w.shown[name])}</code>`;
@@ -116,8 +114,7 @@ export function labTitle(scene, rec) {
   return `${scene.function}, ${rec.dtypes.join(", ")} inputs: ${rec.passed ? "✔ pass" : `✘ ${rec.verdict} (${rec.cause})`}`;
 }
 
-// The picture's title in `width` less 8 px each side: one line at 18 px, or two at 9 and 24 of
-// at most 12 px (clear of the heatmaps' own titles).
+// The picture's title within 8 px each side: one line at y 18, or two at 9 and 24 (12 px at most).
 export function titleLines(text, width, measure) {
   const fit = fitTitle(text, width - 16, measure, 14, LEAST_FONT);
   if (fit.lines.length === 1) return { ...fit, y: [18] };
@@ -125,11 +122,9 @@ export function titleLines(text, width, measure) {
 }
 
 // -------------------------------------------------------------------------------- layout
-// Boxes [left, top, width, height] in CSS pixels: the heatmaps, the colour bars (their labels go
-// below the bar, left-aligned: clear of the tick labels beside the bar and of the heatmap's own
-// tick labels), and the picture's size. A row of the Jacobians or of the difference W wide
-// keeps the 52-px left margin, the gaps and the colour bar (with NARROW_BAR pixels for its tick
-// labels) and shares the rest; narrower than designed, both go one row each (ROW pixels high).
+// Boxes in CSS pixels: the heatmaps, the colour bars (labels below them) and the picture's size. A
+// row W wide keeps the 52-px margin, the gaps and the bar (NARROW_BAR px for its ticks) and shares
+// the rest; narrower than designed, Jacobians and difference go one row each (ROW px high).
 const TOP = 66;
 const HEIGHT = 216;
 export const NARROW_BAR = { jbar: 44, rbar: 64 };
@@ -165,8 +160,7 @@ export function layoutFor(panels, room) {
   return { ...rowLayout("jacobians", W, 0), ...rowLayout("difference", W, ROW), size: [W, 2 * ROW] };
 }
 
-// The pixels a heatmap's title may take: to the next heatmap's left edge in its row, or to the
-// picture's right edge, less 8 px of air (the colour bars start below the titles).
+// The pixels a heatmap's title may take: to the next heatmap in its row or the picture's edge, less 8.
 export function titleRoom(lay, name) {
   const [left, top] = lay[name];
   const next = ["numeric", "analytic", "difference"].filter((n) => lay[n] && lay[n][1] === top)
