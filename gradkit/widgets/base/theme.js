@@ -1,6 +1,5 @@
-// The page's theme for the pictures: theme.css sets the palette as --gk-<name>, read before each
-// paint (readTheme -> useTheme, into COLORS). LIGHT, the fallback where no stylesheet applies, is
-// the palette's light half (a test keeps it equal to _palette.PALETTE).
+// The page's theme for the pictures: theme.css's --gk-<name>, read before each paint (readTheme ->
+// useTheme -> COLORS). LIGHT, the fallback, is the palette's light half (kept equal by a test).
 
 export const LIGHT = Object.freeze({
   blue: "#0072B2", vermillion: "#C24E00", green: "#007A5A", pink: "#A8487F", orange: "#9A6700",
@@ -14,8 +13,7 @@ export const COLORS = { ...LIGHT };
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
-// The palette as the page computes it: `style` is getComputedStyle(root) (anything with
-// getPropertyValue); a name the page does not set, or sets to no hex colour, keeps LIGHT's.
+// The palette in getComputedStyle(root) `style`; a name not set to a hex colour keeps LIGHT's.
 export function readTheme(style) {
   const out = {};
   for (const [name, fallback] of Object.entries(LIGHT)) {
@@ -26,15 +24,12 @@ export function readTheme(style) {
   return out;
 }
 
-// Paint with `colors` from now on; true when they differ from the ones in use.
+// Paint with `colors` from now on.
 export function useTheme(colors) {
-  const changed = Object.keys(LIGHT).some((name) => COLORS[name] !== colors[name]);
   Object.assign(COLORS, colors);
-  return changed;
 }
 
-// A palette colour written as its light value (as Python sends a dtype's colour) in the theme
-// in use; any other colour as it is.
+// A palette colour written as its light value (a dtype's, from Python) in the theme in use.
 const BY_LIGHT = Object.fromEntries(Object.entries(LIGHT).map(([name, hex]) => [hex, name]));
 export function themed(color) {
   const name = BY_LIGHT[String(color).toUpperCase()];
@@ -68,9 +63,8 @@ export function contrast(a, b) {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-// Calls `onChange()` whenever the page's theme may have changed: JupyterLab / Notebook 7 / Voila
-// switch body's data-jp-theme-* attributes (and class), VS Code and others a class on body or
-// <html>, a page without a Jupyter theme follows prefers-color-scheme. Returns stop().
+// Calls `onChange()` whenever the theme may have changed (Jupyter's data-jp-theme-* on body, a class
+// on body or <html> in VS Code and others, prefers-color-scheme). Returns stop().
 export function watchTheme(onChange, win = globalThis.window) {
   const stops = [];
   const doc = win && win.document;

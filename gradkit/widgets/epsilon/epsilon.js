@@ -9,8 +9,7 @@ import { LEAST_FONT, clampLeft, fitText, pictureWidth } from "../base/fit.js";
 import { pointRecord, rowOf } from "../base/tables.js";
 import { errorLimits, labFound, labReadouts, noSlopeLines, optimumInRange, shownDtypes } from "./words.js";
 
-// the theme's colours; a dtype's (scene.styles: the palette's light value) in the theme painted
-export const LAB_COLORS = { get grey() { return COLORS.grey; }, get tolerance() { return COLORS.error; } };
+// a dtype's colour (scene.styles: the palette's light value) in the theme painted
 const styleColor = (scene, name) => themed(scene.styles[name][0]);
 export const LAB_LAYOUT = {
   main: [86, 30, 540, 290],
@@ -142,7 +141,7 @@ export const shelfLabel = (dtype) => `${dtype}: x ± eps round to x, slope 0`;
 function drawTheory(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
   const [trunc, round] = [0, 1].map((c) => positive(EPS_GRID.map((_, g) => rowOf(tables.theory, [found.w, found.s, found.d, g])[c])));
-  dr.line(ax, EPS_GRID, trunc, { color: LAB_COLORS.grey, ls: "--", lw: 1.2 });
+  dr.line(ax, EPS_GRID, trunc, { color: COLORS.grey, ls: "--", lw: 1.2 });
   dr.line(ax, EPS_GRID, round, { color: styleColor(scene, state.dtype), ls: ":", lw: 1.6 });
   for (const name of shownDtypes(scene, state)) {
     const opt = found.optima[scene.dtypes.indexOf(name)];
@@ -179,16 +178,16 @@ function drawLegend(ctx, lay, parts) {
   const chosen = styleColor(ctx.scene, ctx.state.dtype);
   const order = ctx.state.scheme === "central" ? "eps²" : "eps";
   const items = [
-    parts.theory && [{ color: LAB_COLORS.grey, ls: "--", lw: 1.2 }, `truncation ∝ ${order}`],
+    parts.theory && [{ color: COLORS.grey, ls: "--", lw: 1.2 }, `truncation ∝ ${order}`],
     parts.theory && [{ color: chosen, ls: ":", lw: 1.6 }, "rounding ∝ u/eps"],
-    [{ color: LAB_COLORS.tolerance, lw: 1.6 }, "gradcheck tolerance"],
-    [{ color: LAB_COLORS.grey, ls: ":", lw: 1.2 }, `gradcheck's eps = ${epsLabel(ctx.scene.default_eps)}`],
+    [{ color: COLORS.error, lw: 1.6 }, "gradcheck tolerance"],
+    [{ color: COLORS.grey, ls: ":", lw: 1.2 }, `gradcheck's eps = ${epsLabel(ctx.scene.default_eps)}`],
     parts.theory && ["*", "theory's best eps"],
     ["o", "your eps"],
   ].filter(Boolean);
   items.forEach(([style, label], i) => {
     const y = y0 + 20 * i;
-    if (style === "*") dr.markers(PIXELS, [x0 + 12], [y], { marker: "*", color: LAB_COLORS.grey, ms: 11, mec: COLORS.ink, mew: 0.6, noclip: true });
+    if (style === "*") dr.markers(PIXELS, [x0 + 12], [y], { marker: "*", color: COLORS.grey, ms: 11, mec: COLORS.ink, mew: 0.6, noclip: true });
     else if (style === "o") {
       dr.segment(x0, y, x0 + 24, y, { color: COLORS.ink, lw: 1.2 });
       dr.markers(PIXELS, [x0 + 12], [y], { fill: "none", mec: COLORS.ink, mew: 2, ms: 8, noclip: true });
@@ -239,12 +238,12 @@ function drawPicture(ctx, found, parts) {
     [what, where].forEach((line, k) => {
       const fit = fitText(line, ax.width - 8, dr.measure, 12);
       dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 20 * k - 10, fit.text,
-        { align: "center", color: LAB_COLORS.tolerance, size: fit.size });
+        { align: "center", color: COLORS.error, size: fit.size });
     });
     return { drawn, axes };
   }
-  dr.hline(ax, found.point.tolerance, { color: LAB_COLORS.tolerance, lw: 1.6 });
-  dr.vline(ax, scene.default_eps, { color: LAB_COLORS.grey, ls: ":", lw: 1.2 });
+  dr.hline(ax, found.point.tolerance, { color: COLORS.error, lw: 1.6 });
+  dr.vline(ax, scene.default_eps, { color: COLORS.grey, ls: ":", lw: 1.2 });
   if (parts.theory) drawTheory(ctx, ax, found, drawn);
   if (parts.curves) drawCurves(ctx, ax, found, drawn);
   const err = found.at[found.d].error;
