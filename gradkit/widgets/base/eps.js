@@ -40,21 +40,18 @@ export function epsOf(state) {
   return state.eps_exact != null ? state.eps_exact : EPS_GRID[state.eps];
 }
 
-// ÷10 (dir -1) or ×10 (dir +1) from the eps a state shows: three grid positions from the
-// nearest grid value, clamped to the grid.
+// ÷10 (dir -1) or ×10 (dir +1): three grid positions from the nearest grid value, clamped.
 export function stepEps(state, dir) {
   const k = snapEps(epsOf(state)) + dir * EPS_DECADE;
   return Math.min(EPS_GRID.length - 1, Math.max(0, k));
 }
 
-// Whether ÷10 (dir -1) or ×10 (dir +1) leads anywhere from this state: not at the grid's end
-// (a typed eps off the grid always steps back onto it).
+// Whether ÷10 / ×10 leads anywhere (a typed eps off the grid always steps back onto it).
 export function epsStepMoves(state, dir) {
   return state.eps_exact != null || stepEps(state, dir) !== state.eps;
 }
 
-// A typed eps: {value} or {error} (the message the error area shows; the same rule and words
-// as Python's check_control_eps for a value from code).
+// A typed eps: {value} or {error} (the rule and words of Python's check_control_eps).
 export function parseEps(text) {
   const cleaned = String(text).trim().replace(/−/g, "-").replace(/\s+/g, "");
   const value = cleaned === "" ? NaN : Number(cleaned);

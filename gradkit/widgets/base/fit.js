@@ -1,18 +1,14 @@
 // How a picture fits the width it is shown at (a phone's 390-px screen as a desktop's 860).
 
-// The least font size of any text a picture draws, in CSS pixels: a picture is shown at the width
-// it is drawn (pictureWidth), so this is the size a learner reads.
+// The least font size a picture draws, in CSS pixels (shown at the width drawn: the size read).
 export const LEAST_FONT = 11;
 
-// The width a picture designed `design` pixels wide is drawn at where its container has `room`
-// pixels (0 or null: not laid out yet, the design width): never wider than it was designed,
-// never wider than the room (drawn at the width it is shown, not shrunk).
+// The width a picture designed `design` pixels wide is drawn at in `room` pixels (null: not laid out).
 export function pictureWidth(design, room) {
   return room > 0 ? Math.min(design, Math.floor(room)) : design;
 }
 
-// The stride at which labels `widths` pixels wide, centred at increasing `positions`, keep
-// `gap` pixels between neighbours: every label (1), every 2nd, 3rd, ...
+// The stride (1, 2, 3, ...) at which labels centred at `positions` keep `gap` pixels between them.
 export function labelStride(positions, widths, gap = 4) {
   const n = positions.length;
   for (let s = 1; s < n; s++) {
@@ -25,9 +21,8 @@ export function labelStride(positions, widths, gap = 4) {
   return Math.max(1, n);
 }
 
-// The first of `texts` that fits `width` pixels at a size from `size` down to `least`, as
-// {text, size}; when none does, the last one cut short with "…" at `least`. `measure(text,
-// size)` is its width in pixels.
+// The first of `texts` that fits `width` pixels at `size` down to `least`, as {text, size}; when
+// none does, the last one cut short with "…" at `least`.
 export function fitText(texts, width, measure, size = 13, least = LEAST_FONT) {
   const all = Array.isArray(texts) ? texts : [texts];
   for (const t of all) {
@@ -38,8 +33,7 @@ export function fitText(texts, width, measure, size = 13, least = LEAST_FONT) {
   return { text: `${t}…`, size: least };
 }
 
-// The left edge of a text `width` pixels wide that wants to start at `x`, moved left as far as
-// needed to end by `right` (never left of `left`).
+// The left edge of a text that wants to start at `x`, moved left to end by `right` (not past `left`).
 export function clampLeft(x, width, right, left = 2) {
   return Math.max(left, Math.min(x, right - width));
 }

@@ -17,8 +17,7 @@ export function exactDecimal(x) {
   return { digits: digits.replace(/0+$/, ""), point: digits.length + Math.min(e, 0) };
 }
 
-// Round decimal digits to `keep` significant digits, ties to even (Python's rounding of the
-// exact value); returns {digits, point} with exactly `keep` digits.
+// Round to exactly `keep` significant digits, ties to even (Python's rounding of the exact value).
 export function roundDigits({ digits, point }, keep) {
   if (keep <= 0) {
     // rounds to 0 or to one unit at the first kept place (0.5 ties to 0, anything more up)
@@ -59,8 +58,7 @@ function scientific(x, p) {
 
 const expText = (e) => `e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
 
-// Python's format(value, spec) for the specs the widgets use (".3f", ".2e", ".3g", ...), digit
-// for digit (the exact value rounded half to even, as Python rounds); NaN and ±inf spelled out.
+// Python's format(value, spec) for ".Nf", ".Ne", ".Ng", digit for digit; NaN and ±inf spelled out.
 export function pyFormat(value, spec = ".3g") {
   if (value === null || value === undefined) return "—";
   if (Number.isNaN(value)) return "NaN";

@@ -10,8 +10,7 @@ export function matrixAxes(name, box, rows, cols) {
   return new Axes({ name, box, xlim: [0, cols], ylim: [rows, 0] });
 }
 
-// Entry ticks at cell centres, [value, label]: every entry when labels `need` px apart fit in
-// cells `px` wide, else every 2nd, 5th, 10th, ... entry.
+// Entry ticks at cell centres, [value, label]: every 1st, 2nd, 5th, ... so labels `need` px apart fit.
 export function entryTicks(count, px = Infinity, need = 0) {
   const stride = [1, 2, 5, 10, 20, 50].find((s) => s * px >= need) || 100;
   const out = [];
@@ -32,8 +31,7 @@ export function textWidth(text, size) {
   return String(text).length * 0.64 * size;
 }
 
-// The largest font size from `size` down to `least` at which every line is at most `width`
-// pixels wide (`least` when none is).
+// The largest font size from `size` down to `least` at which every line fits `width` pixels.
 export function fitSize(lines, width, measure, size, least) {
   for (let s = size; s > least; s--) if (lines.every((l) => measure(l, s) <= width)) return s;
   return least;

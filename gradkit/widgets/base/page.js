@@ -6,10 +6,8 @@ export function valuesOf(model, names) {
   return Object.fromEntries((names || []).map((name) => [name, model.get(name)]));
 }
 
-// A request to a Python method marked @anywidget.experimental.command, answered as [answer,
-// buffers]: anywidget's experimental.invoke, with no time limit (a kernel busy with a long cell
-// answers late, never not at all); where invoke refuses (marimo's), the same command message by
-// model.send, its answer a custom message, as anywidget's own invoke sends and reads them.
+// Asks an @anywidget.experimental.command for [answer, buffers]: by experimental.invoke, with no
+// time limit (a busy kernel answers late); where invoke refuses (marimo), by invoke's own messages.
 export function askKernel(model, experimental) {
   let viaInvoke = !!(experimental && typeof experimental.invoke === "function");
   let count = 0;
@@ -37,9 +35,8 @@ export function askKernel(model, experimental) {
   };
 }
 
-// What every view of one model shares, made once (anywidget's initialize): the scene with its
-// tables decoded, the way to ask the kernel, and the answers to numbers_at kept by request (asked
-// once, whichever view asked). `views`: each view's callback, called when a scene or answer came.
+// What the views of one model share, made once: the scene and its tables decoded, ask, the
+// numbers_at answers by request, and `views`: callbacks told when a scene or answer came.
 const PARTS = new WeakMap();
 export function modelPart(model, experimental) {
   if (PARTS.has(model)) return PARTS.get(model);
@@ -49,8 +46,7 @@ export function modelPart(model, experimental) {
     part.tables = decodeTables(model.get("tables"), part.scene.tables);
   };
   part.tell = () => { for (const fn of [...part.views]) fn(); };
-  // a scene arrives as two traits (JSON and buffer); some front ends (marimo) apply them one at a
-  // time, in any order: decode once both are in, in one task
+  // a scene's two traits may come one at a time, in any order (marimo): decode once both are in
   let queued = false;
   const changed = () => {
     if (queued) return;
@@ -64,10 +60,8 @@ export function modelPart(model, experimental) {
   return part;
 }
 
-// A typed eps's numbers (`token`: offGridRequest's text), asked once per model: its answer as a
-// view reads it ({...json, tables} decoded; FAILED where the kernel could not answer), null while
-// asked; every view is told when it comes. An answer for a scene the kernel has replaced
-// ({stale}) is dropped: the new scene's request asks again.
+// A typed eps's numbers (`token`: offGridRequest's), asked once per model: null while asked, then
+// {...json, tables} (FAILED: no answer), told to every view; an answer {stale} is dropped.
 export const FAILED = Object.freeze({ failed: true });
 export function askNumbers(part, token) {
   if (part.answers.has(token)) return part.answers.get(token);

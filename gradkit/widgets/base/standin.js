@@ -33,10 +33,8 @@ function labelOf(spec, name) {
   return String(c.label || c.aria || c.text || name).replace(/\s*=\s*$/, "");
 }
 
-// Make `model` (the site loader's, over a saved widget's state: get, set, on, off; `answers`
-// among its values, their tables as DataView) a stand-in for the kernel. `view` is the family's
-// (its `ready(ctx)`: whether a scene holds what it draws for a state); `refused()` is called when
-// the page asks a command no table answers (the site shows its line).
+// Make the site loader's `model` (a saved state, with `answers`) a stand-in for the kernel. `view`
+// is the family's (`ready(ctx)`: a scene holds a state); `refused()`: a command no table answers.
 export function standIn(model, view, refused = () => {}) {
   const spec = model.get("spec") || {};
   const names = spec.state || [];
@@ -48,16 +46,14 @@ export function standIn(model, view, refused = () => {}) {
   };
   const valuesNow = () => valuesOf(model, names);
   const shown = () => ({ state: {}, scene: model.get("scene") || {}, tables: model.get("tables") });
-  // the saved scene answers too (a page that went to another function can come back); an answer
-  // sets the scene and the values the page shows, never the layout
+  // the saved scene answers too (a page can come back); an answer sets scene and values, never layout
   const allowed = (k) => k === "scene" || k === "tables" || names.includes(k);
   const answers = [shown(), ...saved.map((a) => ({ state: a.state || {}, scene: a.scene || {}, tables: a.tables }))]
     .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(k))) }));
   const holds = (scene, buffer, state) => sceneFits(scene, state) &&
     (!view.ready || !!view.ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null,
       value: (name) => shownValue(spec.controls, name, state[name]) }));
-  // the answer for `state`: the scene shown when it holds it (nothing changes), else a saved one
-  // (a typed eps off the grid never: the kernel measures it when asked, and the table has none)
+  // the answer for `state`: the scene shown, else a saved one (never for a typed eps off the grid)
   const answerFor = (state) => {
     if (state.eps_exact != null) return null;
     const now = shown();

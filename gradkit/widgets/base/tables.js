@@ -1,6 +1,5 @@
-// Tables computed ahead by torch, as the kernel sends them (base/tables.py packs them): one
-// buffer of float64 (or float32) arrays laid out by scene.tables = {name: {offset, shape, dtype}},
-// decoded as name -> {data, shape} (views).
+// Tables computed ahead by torch (base/tables.py packs them): one buffer of arrays laid out by
+// scene.tables = {name: {offset, shape, dtype}}, decoded as name -> {data, shape} (views).
 import { EPS_GRID } from "./eps.js";
 
 export function decodeTables(buffer, layout) {
@@ -45,10 +44,8 @@ export function record(fields, row) {
   return out;
 }
 
-// Where a point widget's tables hold the state's x and eps: x's slot `w` among the positions
-// sent, and the table `from` with the indexes [at, ..., g] of the eps shown (the scene's at
-// [w, state.eps]; a typed eps's answer, laid out as one x and one eps, at [0, 0], `from` null
-// until it comes); null for an x beyond the positions sent.
+// Where a point widget's tables hold the state's x and eps: x's slot `w`, and the table `from` at
+// [at, ..., g] (the scene's at [w, eps]; a typed eps's answer at [0, 0], null until it comes).
 export function pointSlot(scene, tables, exact, state) {
   const w = state.x - scene.window[0];
   if (!(w >= 0 && w < scene.window[1])) return null;
@@ -56,10 +53,8 @@ export function pointSlot(scene, tables, exact, state) {
   return { w, from: exact ? exact.tables : null, at: 0, g: 0, eps: state.eps_exact };
 }
 
-// The measured record a point widget draws now, found by its family's `lookup(scene, tables,
-// exact, state, x)` (`exact`: the answer for a typed eps off the grid, or null; `x`: x's value,
-// ctx.value("x")); null until the scene of the state's function (with the field `ready`) has
-// come, and while the record is still being measured.
+// The record a point widget draws, by `lookup(scene, tables, exact, state, x's value)`; null until
+// the scene of the state's function (its field `ready`) and the record have come.
 export function pointRecord(ctx, ready, lookup) {
   const { scene, state } = ctx;
   if (!scene[ready] || state.function !== scene.function) return null;

@@ -1,7 +1,5 @@
-// JacobianBuilder's picture and readouts, from the scene builder.py sends (steps.py): every call
-// gradcheck's slow mode makes, computed ahead by torch. step / run all / reset move along them
-// here, with no kernel message. Output entry i is row i, input entry j column j, in both
-// matrices; the numeric one fills a column per nudged entry, the analytic one a row per backward.
+// JacobianBuilder's picture and readouts: every call of gradcheck's slow mode, made ahead by torch
+// (steps.py); step / run all / reset move along them here, with no kernel message.
 import { marked, pyFormat, readoutHtml } from "../base/format.js";
 import { inkOn, ramp } from "../base/plot.js";
 import { COLORS } from "../base/theme.js";

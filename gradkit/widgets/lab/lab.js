@@ -221,8 +221,7 @@ function failingCells(found, cols) {
 }
 
 export const labView = {
-  // a new Function or tolerance is a new scene (its key): until it comes the old picture stays,
-  // dimmed by the busy mark, instead of a blank one
+  // a new Function or tolerance is a new scene: until it comes the old picture stays, dimmed
   drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
   ready(ctx) { return !!labState(ctx.scene, ctx.tables, ctx.exact, ctx.state); }, // a page with no kernel asks
   size(ctx) { return layoutFor(ctx.panels(), ctx.room).size; },
