@@ -39,9 +39,7 @@ export function rowOf(array, index) {
 
 // A row as {field: number}, NaN for JSON's null (the kernel sends NaN as null in JSON).
 export function record(fields, row) {
-  const out = {};
-  fields.forEach((f, i) => { const v = row[i]; out[f] = v === null || v === undefined ? NaN : v; });
-  return out;
+  return Object.fromEntries(fields.map((f, i) => [f, row[i] ?? NaN]));
 }
 
 // Where a point widget's tables hold the state's x and eps: x's slot `w`, and the table `from` at

@@ -53,7 +53,6 @@ export function labState(scene, tables, exact, state) {
     ratio: matrix("ratios", rec.ratio) };
 }
 
-// ------------------------------------------------------------------------------ readouts
 // What fast_mode changes in the words: gradcheck compares one random projection, not each entry.
 export const FAST_MODE_WORDS = "fast_mode: one random projection of each Jacobian compared, not every entry";
 
@@ -121,7 +120,6 @@ export function titleLines(text, width, measure) {
   return { ...fit, size: Math.min(fit.size, 12), y: [9, 24] };
 }
 
-// -------------------------------------------------------------------------------- layout
 // Boxes in CSS pixels: the heatmaps, the colour bars (labels below them) and the picture's size. A
 // row W wide keeps the 52-px margin, the gaps and the bar (NARROW_BAR px for its ticks) and shares
 // the rest; narrower than designed, Jacobians and difference go one row each (ROW px high).
@@ -173,7 +171,6 @@ export function barLabelAt(box, k) {
   return { x: box[0], y: box[1] + box[3] + 9 + 12 * k, size: LEAST_FONT };
 }
 
-// ------------------------------------------------------------------------------ drawing
 function missingNote(name, rec) {
   if (rec.unavailable) return ["not checked"];
   if (name === "difference") return ["no difference:", "a Jacobian is missing"];
