@@ -1,5 +1,4 @@
-// Numbers and readouts as every gradkit widget prints them (the one formatting rule of the
-// browser side; Python sends numbers, the page writes them).
+// Numbers and readouts as every widget prints them (Python sends numbers, the page writes them).
 
 // The exact decimal value of a double: digits (no leading zeros) and the position of the decimal
 // point (value = 0.DIGITS × 10^point). A double is m × 2^e exactly, so BigInt gives every digit.
@@ -37,15 +36,11 @@ export function roundDigits({ digits, point }, keep) {
 
 function fixed(x, p) {
   const ex = exactDecimal(x);
-  const r = roundDigits(ex, ex.point + p);
-  let d = r.digits;
-  let point = r.point;
-  if (d === "") { d = "0"; point = 1; }
+  let { digits: d, point } = roundDigits(ex, ex.point + p); // "" (rounded to 0) has point <= 0
   if (point <= 0) { d = "0".repeat(1 - point) + d; point = 1; }
   d = d.padEnd(point + p, "0");
   const whole = d.slice(0, point);
-  const frac = d.slice(point, point + p);
-  return p > 0 ? `${whole}.${frac}` : whole;
+  return p > 0 ? `${whole}.${d.slice(point, point + p)}` : whole;
 }
 
 function scientific(x, p) {

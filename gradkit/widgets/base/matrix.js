@@ -1,5 +1,4 @@
-// A Jacobian drawn as a matrix, in JacobianBuilder (jacobian.js) and GradcheckLab (lab/lab.js):
-// row i is output entry i, column j input entry j, row 0 on top; one cell per entry.
+// A Jacobian as a matrix (jacobian.js, lab.js): row i is output entry i (on top), column j input entry j.
 import { pyFormat } from "./format.js";
 import { Axes } from "./plot.js";
 import { LEAST_FONT, clampLeft, fitText } from "./fit.js";

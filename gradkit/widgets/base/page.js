@@ -1,5 +1,4 @@
-// How the page talks to the kernel (base/page.py is the kernel's side), and what every view of
-// one model shares (modelPart).
+// How the page talks to the kernel (base/page.py is its side), and what the views of a model share.
 import { decodeTables } from "./tables.js";
 
 export function valuesOf(model, names) {

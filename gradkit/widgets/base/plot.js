@@ -1,5 +1,4 @@
-// The drawing of every gradkit picture (no matplotlib on the page). Colours are the theme's
-// (theme.js COLORS, as the page computes them), read at each draw.
+// The drawing of every picture (no matplotlib on the page), in the theme's COLORS read at each draw.
 import { COLORS, contrast } from "./theme.js";
 import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 

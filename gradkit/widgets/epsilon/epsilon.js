@@ -1,6 +1,5 @@
-// EpsilonLab's picture: the error versus eps, log-log, one curve per shown dtype, gradcheck's
-// tolerance and eps, the theory lines and stars, the cursor, and below the plot a strip marking
-// where eps rounds to 0 and where the error is exactly 0 (no error to put on a log axis).
+// EpsilonLab's picture: the error versus eps, log-log, per shown dtype, with gradcheck's tolerance
+// and eps, theory and the cursor; below, a strip marks where eps rounds to 0 or the error is 0.
 import { EPS_GRID, EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { pyFormat } from "../base/format.js";
 import { Axes, logTicks } from "../base/plot.js";
@@ -129,14 +128,12 @@ function shelfOf(ctx, found, shown) {
 
 // A shelf at |f′(x)| where x ± eps land on x (slope exactly 0), labelled above (below near the top).
 function drawShelf(dr, ax, { name, run, error }, drawn) {
-  const label = shelfLabel(name);
+  const label = `${name}: x ± eps round to x, slope 0`; // with several shown: whose numbers round
   const [x, y] = [clampLeft(ax.px(EPS_GRID[run[0]]) + 2, dr.measure(label, 11), ax.left + ax.width - 2, ax.left + 2), ax.py(error)];
   const above = y - ax.top > 24;
   dr.text(x, above ? y - 8 : y + 9, label, { size: 11, baseline: above ? "bottom" : "top" });
   drawn.shelf = { dtype: name, eps: [EPS_GRID[run[0]], EPS_GRID[run[1]]], error, label };
 }
-// The shelf's label names its dtype: with several shown, whose numbers round to x.
-export const shelfLabel = (dtype) => `${dtype}: x ± eps round to x, slope 0`;
 
 function drawTheory(ctx, ax, found, drawn) {
   const { scene, state, tables, painter: dr } = ctx;
@@ -234,8 +231,7 @@ function drawPicture(ctx, found, parts) {
   const drawn = { ylim, curves: {}, stars: {}, strip: {}, no_slope: found.noSlope };
   const axes = [ax];
   if (found.noSlope) {
-    const [what, where] = noSlopeLines(scene.function, found.x, found.point);
-    [what, where].forEach((line, k) => {
+    noSlopeLines(scene.function, found.x, found.point).forEach((line, k) => {
       const fit = fitText(line, ax.width - 8, dr.measure, 12);
       dr.text(ax.left + ax.width / 2, ax.top + ax.height / 2 + 20 * k - 10, fit.text,
         { align: "center", color: COLORS.error, size: fit.size });

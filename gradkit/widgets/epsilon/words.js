@@ -1,5 +1,4 @@
-// EpsilonLab's lookups and wording: the numbers of gradkit.sweep (scene.py) for a state, and the
-// readouts; epsilon.js draws.
+// EpsilonLab's lookups (gradkit.sweep's numbers for a state) and readouts; epsilon.js draws.
 import { EPS_MAX, EPS_MIN, epsLabel } from "../base/eps.js";
 import { escapeHtml, fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { pointSlot, record, rowOf } from "../base/tables.js";

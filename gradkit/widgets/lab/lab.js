@@ -1,5 +1,4 @@
-// GradcheckLab's picture and readouts from the states states.py packs. Every number and string
-// is Python's; the page looks the state up, colours the cells and writes the readouts.
+// GradcheckLab's picture and readouts: the page looks Python's states (states.py) up, colours and words them.
 import { epsLabel } from "../base/eps.js";
 import { escapeHtml, marked } from "../base/format.js";
 import { CELL_INKS, diverging, inkOn, linearTicks, powerLabel, ramp } from "../base/plot.js";

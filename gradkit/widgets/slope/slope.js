@@ -10,8 +10,7 @@ import { COLORS, cssColor } from "../base/theme.js";
 // Palette names and their colours in the theme painted. The zoom window is purple, dotted and
 // bracketed: told apart from the dashed vermillion secant by hue, dash pattern and shape.
 export const SLOPE_PALETTE = { tangent: "blue", secant: "vermillion", ink: "ink", window: "purple" };
-export const SLOPE_COLORS = Object.defineProperties({}, Object.fromEntries(Object.entries(SLOPE_PALETTE)
-  .map(([part, name]) => [part, { get: () => COLORS[name], enumerable: true }])));
+const hue = (part) => COLORS[SLOPE_PALETTE[part]];
 export const FORMULAS = {
   central: "(f(x+eps) − f(x−eps)) / (2·eps)",
   forward: "(f(x+eps) − f(x)) / eps",
@@ -138,20 +137,20 @@ function drawOverview(ctx, lay, found) {
   const win = [r.xs - scene.half_width * eps, r.xs + scene.half_width * eps];
   const shade = windowShade(win, xlim);
   if (!r.underflow) {
-    if (shade.alpha > 0) dr.xspan(ax, ...win, { color: SLOPE_COLORS.window, alpha: shade.alpha });
-    for (const edge of win) dr.vline(ax, edge, { color: SLOPE_COLORS.window, lw: 1.8, ls: ":" });
+    if (shade.alpha > 0) dr.xspan(ax, ...win, { color: hue("window"), alpha: shade.alpha });
+    for (const edge of win) dr.vline(ax, edge, { color: hue("window"), lw: 1.8, ls: ":" });
     if (shade.wider) {
       dr.text(ax.left + 6, ax.top + 10, `x ± ${scene.half_width}·eps is wider than this view`,
-        { color: SLOPE_COLORS.window, size: 11 });
+        { color: hue("window"), size: 11 });
     }
   }
-  dr.line(ax, cx, cy, { color: SLOPE_COLORS.ink, lw: 1.6 });
+  dr.line(ax, cx, cy, { color: hue("ink"), lw: 1.6 });
   const tangent = [xlim, [r.fx + a * (xlim[0] - r.xs), r.fx + a * (xlim[1] - r.xs)]];
   const secant = [xlim, [r.v1 + r.numeric * (xlim[0] - r.p1), r.v1 + r.numeric * (xlim[1] - r.p1)]];
-  dr.line(ax, ...tangent, { color: SLOPE_COLORS.tangent, lw: 2.4, alpha: 0.8 });
-  dr.line(ax, ...secant, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
-  dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: SLOPE_COLORS.secant, ms: 7, mec: COLORS.paper, mew: 0.8 });
-  dr.markers(ax, [r.xs], [r.fx], { color: SLOPE_COLORS.ink, ms: 6 });
+  dr.line(ax, ...tangent, { color: hue("tangent"), lw: 2.4, alpha: 0.8 });
+  dr.line(ax, ...secant, { color: hue("secant"), lw: 1.6, ls: "--" });
+  dr.markers(ax, [r.p0, r.p1], [r.v0, r.v1], { color: hue("secant"), ms: 7, mec: COLORS.paper, mew: 0.8 });
+  dr.markers(ax, [r.xs], [r.fx], { color: hue("ink"), ms: 6 });
   if (!r.underflow) windowBrackets(dr, ax, win);
   return { ax, drawn: { points_px: ax.pixels([r.p0, r.p1], [r.v0, r.v1]), secant_px: ax.pixels(...secant), tangent_px: ax.pixels(...tangent), curve_ylim: ylim,
     window: { x: win, shaded: !r.underflow && shade.alpha > 0 } } };
@@ -168,14 +167,14 @@ function drawZoom(ctx, lay, found) {
     xlabels: ["offset from x, in eps"], ylabel: "(f − f(x)) / eps", title: `zoom: x ± ${hw}·eps, f in ${state.dtype}`,
     titles: [`x ± ${hw}·eps, f in ${state.dtype}`], right: lay.size[0] });
   const us = Array.from({ length: scene.zoom_points }, (_, i) => -hw + (2 * hw * i) / (scene.zoom_points - 1));
-  dr.line(ax, [-hw, hw], [-a * hw, a * hw], { color: SLOPE_COLORS.tangent, lw: 3, alpha: 0.7 });
-  dr.line(ax, us, Array.from(zoom), { color: SLOPE_COLORS.ink, lw: 1.3 });
+  dr.line(ax, [-hw, hw], [-a * hw, a * hw], { color: hue("tangent"), lw: 3, alpha: 0.7 });
+  dr.line(ax, us, Array.from(zoom), { color: hue("ink"), lw: 1.3 });
   const [o0, o1] = scene.offsets[state.scheme];
   const zv = [(r.v0 - r.fx) / eps, (r.v1 - r.fx) / eps];
   const sec = [[-hw, hw], [zv[1] + r.numeric * (-hw - o1), zv[1] + r.numeric * (hw - o1)]];
-  dr.line(ax, ...sec, { color: SLOPE_COLORS.secant, lw: 1.6, ls: "--" });
-  dr.markers(ax, [o0, o1], zv, { color: SLOPE_COLORS.secant, ms: 8, mec: COLORS.paper, mew: 0.8 });
-  dr.markers(ax, [0], [0], { color: SLOPE_COLORS.ink, ms: 6 });
+  dr.line(ax, ...sec, { color: hue("secant"), lw: 1.6, ls: "--" });
+  dr.markers(ax, [o0, o1], zv, { color: hue("secant"), ms: 8, mec: COLORS.paper, mew: 0.8 });
+  dr.markers(ax, [0], [0], { color: hue("ink"), ms: 6 });
   const levels = new Set(Array.from(zoom).filter(Number.isFinite)).size;
   return { ax, drawn: { zoom_ylim: ylim, zoom_points_px: ax.pixels([o0, o1], zv), zoom_levels: levels } };
 }
@@ -189,7 +188,7 @@ export function windowShade([a, b], [lo, hi]) {
 
 // The window's ends as brackets "[ ]": a shape no other mark has, seen even a pixel wide.
 function windowBrackets(dr, ax, [a, b]) {
-  const style = { color: SLOPE_COLORS.window, lw: 2 };
+  const style = { color: hue("window"), lw: 2 };
   const [top, bottom] = [ax.top + 3, ax.top + 17];
   for (const [x, dir] of [[ax.px(a), 1], [ax.px(b), -1]]) {
     if (!(x >= ax.left && x <= ax.left + ax.width)) continue;
