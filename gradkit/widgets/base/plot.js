@@ -185,9 +185,9 @@ export function makePainter(g) {
     g.restore();
   };
   // the points of xs, ys in pixels, [X, Y] (null for a NaN or infinite one)
-  const points = (ax, xs, ys, ylim) => Array.from(xs, (x, i) => {
+  const points = (ax, xs, ys) => Array.from(xs, (x, i) => {
     const X = ax.px(x);
-    const Y = ax.py(ys[i], ylim);
+    const Y = ax.py(ys[i]);
     return Number.isFinite(X) && Number.isFinite(Y) ? [X, Y] : null;
   });
   const markerPath = (m, X, Y, r) => {
@@ -212,12 +212,12 @@ export function makePainter(g) {
     text,
     measure,
     // a polyline in data coordinates; a NaN or infinite point breaks it
-    line(ax, xs, ys, st = {}, ylim) {
+    line(ax, xs, ys, st = {}) {
       clipped(st.noclip ? null : ax, () => {
         stroke(st);
         g.beginPath();
         let pen = false;
-        for (const p of points(ax, xs, ys, ylim)) {
+        for (const p of points(ax, xs, ys)) {
           if (p && pen) g.lineTo(...p); else if (p) g.moveTo(...p);
           pen = !!p;
         }
@@ -225,13 +225,13 @@ export function makePainter(g) {
       });
     },
     // markers: "o", "s", "^", "v", "D", "x", "|", "*"; fill "none" for an open marker
-    markers(ax, xs, ys, st = {}, ylim) {
+    markers(ax, xs, ys, st = {}) {
       clipped(st.noclip ? null : ax, () => {
         const r = (st.ms || 6) / 2;
         g.globalAlpha = st.alpha ?? 1;
         g.setLineDash([]);
         const m = st.marker || "o";
-        for (const [X, Y] of points(ax, xs, ys, ylim).filter(Boolean)) {
+        for (const [X, Y] of points(ax, xs, ys).filter(Boolean)) {
           g.beginPath();
           markerPath(m, X, Y, r);
           if (m === "x" || m === "|") { g.strokeStyle = st.color || COLORS.ink; g.lineWidth = st.mew || 1.5; g.stroke(); continue; }
@@ -251,7 +251,7 @@ export function makePainter(g) {
       });
     },
     vline(ax, x, st = {}) { const X = ax.px(x); if (Number.isFinite(X)) clipped(ax, () => segment(X, ax.top, X, ax.top + ax.height, st)); },
-    hline(ax, y, st = {}, ylim) { const Y = ax.py(y, ylim); if (Number.isFinite(Y)) clipped(ax, () => segment(ax.left, Y, ax.left + ax.width, Y, st)); },
+    hline(ax, y, st = {}) { const Y = ax.py(y); if (Number.isFinite(Y)) clipped(ax, () => segment(ax.left, Y, ax.left + ax.width, Y, st)); },
     segment,
     rect,
     // a panel's face, spines ("box", or "bottom": a ruler's), [value, label] ticks, grid, labels, title
@@ -268,7 +268,7 @@ export function makePainter(g) {
         if (k % stride === 0) text(X, T + H + 6, label, { align: "center", baseline: "top", size: LEAST_FONT });
       });
       for (const [v, label] of o.yticks || []) {
-        const Y = ax.py(v, o.ylim);
+        const Y = ax.py(v);
         if (!(Y >= T - 0.5 && Y <= T + H + 0.5)) continue;
         if (o.grid) segment(L, Y, L + W, Y, { color: COLORS.grid, lw: 0.8 });
         segment(L - 3.5, Y, L, Y, { color: COLORS.ink, lw: 0.8 });
