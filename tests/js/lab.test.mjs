@@ -217,7 +217,10 @@ test("the picture's title stays inside the picture, for every Function of the zo
       const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
       const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
         panels: () => panels, set() {}, drawn: {}, room };
-      const { drawn } = labView.paint(ctx);
+      const { drawn, axes } = labView.paint(ctx);
+      const heatmaps = panels.includes("jacobians") ? ["numeric", "analytic", "difference"] : ["difference"];
+      assert.deepEqual(axes.map((ax) => ax.name), heatmaps); // the worst cell boxed in each, by name
+      assert.deepEqual(Object.keys(drawn.worst_px), heatmaps);
       const width = layoutFor(panels, room).size[0];
       assert.ok(drawn.title_size >= 11);
       assert.ok(drawn.title_lines.every((l) => bold(l, drawn.title_size) <= width - 16), `${name} ${panels}: ${JSON.stringify(drawn)}`);

@@ -228,16 +228,11 @@ export const labView = {
     const rec = found.rec;
     const lay = layoutFor(ctx.panels(), ctx.room);
     const vmax = jacobianScale(found.numeric, found.analytic);
-    const axes = [];
-    const worstPx = {};
     const jacobian = (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing);
-    const scales = { numeric: jacobian, analytic: jacobian, difference: ratioColour };
-    for (const name of ["numeric", "analytic", "difference"]) {
-      if (!lay[name]) continue;
-      const out = drawHeatmap(ctx, lay, name, found, scales[name]);
-      axes.push(out.ax);
-      if (out.box) worstPx[name] = out.box;
-    }
+    const shown = ["numeric", "analytic", "difference"].filter((name) => lay[name]);
+    const outs = shown.map((name) => drawHeatmap(ctx, lay, name, found, name === "difference" ? ratioColour : jacobian));
+    const axes = outs.map((out) => out.ax);
+    const worstPx = Object.fromEntries(outs.map((out, k) => [shown[k], out.box]).filter(([, box]) => box));
     if (lay.jbar) drawBar(ctx, lay, "jbar", jacobian, -vmax, vmax, linearTicks(-vmax, vmax, 4));
     if (lay.rbar) drawBar(ctx, lay, "rbar", (l) => ratioColour(10 ** l), -RATIO_DECADES, RATIO_DECADES, ratioTicks());
     const title = lay.size[1] > 0 ? titleLines(labTitle(scene, rec), lay.size[0], (t, s) => dr.measure(t, s, "bold")) : null;
