@@ -210,7 +210,6 @@ export function render({ model, el, experimental }, view) {
         if (node.innerHTML !== v) node.innerHTML = v;
       }
       const drawn = shown.drawn || {};
-      if (drawn.eps_label != null && drawn.eps == null) drawn.eps = drawn.eps_label;
       figure.dataset.drawn = JSON.stringify(drawn);
       figure.dataset.state = JSON.stringify(ctx.state);
       figure.dataset.axes = JSON.stringify((shown.axes || []).map((a) => a.spec()));

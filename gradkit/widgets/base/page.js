@@ -9,10 +9,8 @@ export function valuesOf(model, names) {
 // time limit (a busy kernel answers late); where invoke refuses (marimo), by invoke's own messages.
 export function askKernel(model, experimental) {
   let viaInvoke = !!(experimental && typeof experimental.invoke === "function");
-  let count = 0;
   const bySend = (name, msg) => new Promise((resolve) => {
-    count += 1;
-    const id = `gradkit-${count}-${Math.random().toString(36).slice(2)}`;
+    const id = `gradkit-${Math.random().toString(36).slice(2)}`;
     const answered = (content, buffers) => {
       if (!content || content.id !== id || content.kind !== "anywidget-command-response") return;
       model.off("msg:custom", answered);

@@ -240,8 +240,9 @@ export const slopeView = {
     const items = legend(ctx, lay);
     const drawn = {
       legend: items.map(([part, label]) => [part, label]),
-      eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme, x: found.x,
-      numeric: found.r.numeric, analytic: found.analytic, points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
+      eps: epsLabel(found.eps), eps_value: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype,
+      scheme: state.scheme, x: found.x, numeric: found.r.numeric, analytic: found.analytic,
+      points: [[found.r.p0, found.r.v0], [found.r.p1, found.r.v1]],
     };
     const axes = drawPanels(ctx, lay, found, [["curve", drawOverview], ["zoom", drawZoom]], drawn);
     return { readouts: slopeReadouts(scene, state, found), drawn, axes };
