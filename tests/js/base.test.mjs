@@ -500,6 +500,22 @@ test("a drop-down or toggle with `also` sets those values with each change (a ne
   assert.deepEqual(ctx.sets.at(-1)[2], {}); // without `also`: its own value only
 });
 
+test("a drop-down offers only what the model answers, greyed out saying why where it answers no other", () => {
+  const menu = { kind: "dropdown", name: "entry", options: ["a", "b", "c"], tooltip: "pick one" };
+  const ctx = controlPage({ entry: "a" });
+  const saved = new Set(["a", "c"]);
+  ctx.whyNot = (changes) => (saved.has(changes.entry) ? "" : `${changes.entry} is not saved`);
+  const made = buildControl(menu, ctx);
+  const select = made.row.all().find((n) => n.tagName === "SELECT");
+  const options = made.row.all().filter((n) => n.tagName === "OPTION");
+  for (const o of options) o.value = o.attrs.value; // as the DOM reflects them
+  made.sync();
+  assert.deepEqual([options.map((o) => o.disabled), select.title, select.disabled], [[false, true, false], "pick one", false]);
+  saved.delete("c");
+  made.sync();
+  assert.deepEqual([options.map((o) => o.disabled), select.title, select.disabled], [[false, true, true], "b is not saved", true]);
+});
+
 test("the eps grid and a slider: step buttons move one step, say so at their end, and grey out", () => {
   const eps = { kind: "grid", name: "eps", label: "eps", aria: "eps", css: "gradkit-eps",
     down: { css: "gradkit-eps-down", label: "÷10", tooltip: "smaller" }, up: { css: "gradkit-eps-up", label: "×10", tooltip: "larger" } };

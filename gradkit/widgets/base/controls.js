@@ -181,14 +181,10 @@ function dropdownControl(spec, ctx) {
     select.value = ctx.state[spec.name];
     select.disabled = !!ctx.controlState(spec.name).disabled;
     // only the options the model answers; greyed out when it answers no other
-    let other = null;
-    let why = "";
-    for (const o of options) {
-      const not = o.value === select.value ? "" : ctx.whyNot({ ...(spec.also || {}), [spec.name]: o.value });
-      o.disabled = !!not;
-      if (o.value !== select.value) { if (!not) other = o; else why = why || not; }
-    }
-    greyOut(select, other || !why ? "" : why);
+    const others = options.filter((o) => o.value !== select.value);
+    const whys = others.map((o) => ctx.whyNot({ ...(spec.also || {}), [spec.name]: o.value }));
+    for (const o of options) o.disabled = !!whys[others.indexOf(o)];
+    greyOut(select, whys.every(Boolean) ? whys[0] || "" : "");
   };
   return { parts: [select], sync };
 }
