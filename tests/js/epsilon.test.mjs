@@ -171,7 +171,7 @@ function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
   const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, value: () => sc.x_value, painter: makePainter(canvas), h: node,
     legend: node(), showLegend() {}, panels: () => ALL, set() {}, drawn: {} };
-  return epsilonView.paint(ctx).drawn;
+  return epsilonView.paint(ctx, epsilonView.find(ctx)).drawn;
 }
 
 test("the highlighted curve is drawn first and widest: every other curve stays visible on it", () => {

@@ -217,7 +217,7 @@ test("the picture's title stays inside the picture, for every Function of the zo
       const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
       const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
         panels: () => panels, set() {}, drawn: {}, room };
-      const { drawn, axes } = labView.paint(ctx);
+      const { drawn, axes } = labView.paint(ctx, labView.find(ctx));
       const heatmaps = panels.includes("jacobians") ? ["numeric", "analytic", "difference"] : ["difference"];
       assert.deepEqual(axes.map((ax) => ax.name), heatmaps); // the worst cell boxed in each, by name
       assert.deepEqual(Object.keys(drawn.worst_px), heatmaps);
@@ -246,7 +246,7 @@ test("fast_mode is said in the verdict, and a page with no kernel knows which st
   assert.match(text(labReadouts(sent.scene, fast, ["verdict"]).verdict), new RegExp(`float64 inputs; ${FAST_MODE_WORDS}\\)$`));
   assert.doesNotMatch(text(labReadouts(sent.scene, found.rec, ["verdict"]).verdict), /fast_mode/);
   const ctx = (state) => ({ scene: sent.scene, tables: tablesOf(sent), exact: null, state });
-  assert.equal(labView.ready(ctx(sent.state)), true);
-  assert.equal(labView.ready(ctx({ ...sent.state, eps: 0 })), false); // not sent
-  assert.equal(labView.ready(ctx({ ...sent.state, function: "CubeFn" })), false); // another scene
+  assert.ok(labView.find(ctx(sent.state)));
+  assert.equal(labView.find(ctx({ ...sent.state, eps: 0 })), null); // not sent
+  assert.equal(labView.find(ctx({ ...sent.state, function: "CubeFn" })), null); // another scene
 });

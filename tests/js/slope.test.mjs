@@ -86,7 +86,7 @@ const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paint(state, scene = fixture.scene) {
   const ctx = { scene, tables, exact: null, state, value: () => X, painter: makePainter(canvas), h: node, legend: node(), showLegend() {},
     panels: () => state.panels, set() {}, drawn: {} };
-  return slopeView.paint(ctx).drawn;
+  return slopeView.paint(ctx, slopeView.find(ctx)).drawn;
 }
 const first = states.find((s) => s.state.eps_exact == null).state;
 

@@ -121,7 +121,7 @@ function paintMarks(view, { scene, tables, x }, state, palette) {
     scene, tables, exact: null, state, value: () => x, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" }, showLegend() {},
     panels: () => state.panels || scene.panels || [], set() {}, drawn: {},
   };
-  const shown = view.paint(ctx);
+  const shown = view.paint(ctx, view.find ? view.find(ctx) : true); // as host.js paints it
   assert.ok(shown, `painted ${JSON.stringify(state)}`);
   useTheme({ ...LIGHT });
   return marks;

@@ -59,7 +59,7 @@ export function render({ model, el, experimental }, view) {
   let waiting = false;
 
   const ctx = {
-    model, el, controls, title, h, spec,
+    model, el, legend, controls, title, h, spec,
     state: valuesOf(model, names),
     scene: {},
     tables: {},
@@ -196,7 +196,8 @@ export function render({ model, el, experimental }, view) {
       useTheme(colors);
       paintedWith = JSON.stringify(colors);
       figure.dataset.theme = colors.paper;
-      shown = view.paint ? view.paint(ctx) : { readouts: {} };
+      const found = view.find ? view.find(ctx) : true; // the view's record: null until it comes
+      shown = !found ? null : view.paint ? view.paint(ctx, found) : { readouts: {} };
     } catch (err) {
       ctx.showError(`could not draw: ${err}`);
       console.error(err);

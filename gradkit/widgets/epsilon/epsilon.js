@@ -255,14 +255,12 @@ function drawPicture(ctx, found, parts) {
 
 export const epsilonView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
-  ready(ctx) { return !!pointRecord(ctx, "schemes", labFound); }, // a page with no kernel asks
+  find: (ctx) => pointRecord(ctx, "schemes", labFound),
   size(ctx) {
     return labParts(ctx).picture ? layoutOf(ctx).size : [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
   },
-  paint(ctx) {
+  paint(ctx, found) {
     const { scene, state } = ctx;
-    const found = pointRecord(ctx, "schemes", labFound);
-    if (!found) return null;
     const parts = labParts(ctx);
     if (parts.picture) dtypeLegend(ctx);
     else ctx.showLegend([]);

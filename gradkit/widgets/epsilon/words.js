@@ -5,15 +5,6 @@ import { pointSlot, record, rowOf } from "../base/tables.js";
 
 export const shownDtypes = (scene, state) => scene.dtypes.filter((n) => state.shown.includes(n));
 
-// One dtype's error, flags and theory at one eps of a table (the scene's, or a typed eps's answer).
-function cell(scene, tables, w, s, k, g) {
-  return {
-    error: rowOf(tables.error, [w, s, k])[g],
-    ...record(scene.fields.flags, rowOf(tables.flags, [w, s, k, g])),
-    ...record(scene.fields.theory, rowOf(tables.theory, [w, s, k, g])),
-  };
-}
-
 // What the state shows: {w, s, d, eps, x, point, optima, at (per dtype), noSlope}, or null until
 // it comes; where f has no slope, `at` is null.
 export function labFound(scene, tables, exact, state, x) {
@@ -29,7 +20,12 @@ export function labFound(scene, tables, exact, state, x) {
   const found = { w, s, d, eps: p.eps, x, point, optima, noSlope, at: null };
   if (noSlope) return found;
   if (!p.from) return null;
-  found.at = scene.dtypes.map((_, k) => cell(scene, p.from, p.at, s, k, p.g));
+  const { from, at, g } = p; // the scene's table, or a typed eps's answer
+  found.at = scene.dtypes.map((_, k) => ({
+    error: rowOf(from.error, [at, s, k])[g],
+    ...record(scene.fields.flags, rowOf(from.flags, [at, s, k, g])),
+    ...record(scene.fields.theory, rowOf(from.theory, [at, s, k, g])),
+  }));
   return found;
 }
 

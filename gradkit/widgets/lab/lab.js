@@ -219,12 +219,10 @@ function failingCells(found, cols) {
 export const labView = {
   // a new Function or tolerance is a new scene: until it comes the old picture stays, dimmed
   drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
-  ready(ctx) { return !!labState(ctx.scene, ctx.tables, ctx.exact, ctx.state); }, // a page with no kernel asks
+  find: (ctx) => labState(ctx.scene, ctx.tables, ctx.exact, ctx.state),
   size(ctx) { return layoutFor(ctx.panels(), ctx.room).size; },
-  paint(ctx) {
+  paint(ctx, found) {
     const { scene, state, painter: dr } = ctx;
-    const found = labState(scene, ctx.tables, ctx.exact, state);
-    if (!found) return null;
     const rec = found.rec;
     const lay = layoutFor(ctx.panels(), ctx.room);
     const vmax = jacobianScale(found.numeric, found.analytic);

@@ -230,12 +230,10 @@ function legend(ctx, lay) {
 
 export const slopeView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme"],
-  ready(ctx) { return !!pointRecord(ctx, "fields", slopeRow); }, // a page with no kernel asks
+  find: (ctx) => pointRecord(ctx, "fields", slopeRow),
   size(ctx) { return layoutOf(ctx).size; },
-  paint(ctx) {
+  paint(ctx, found) {
     const { scene, state } = ctx;
-    const found = pointRecord(ctx, "fields", slopeRow);
-    if (!found) return null;
     const lay = layoutOf(ctx);
     const items = legend(ctx, lay);
     const drawn = {
