@@ -1,6 +1,5 @@
-// The controls of every widget, from the specs Python sends: one builder per kind (KINDS), each
-// moved from the keyboard (data-lm-suppress-shortcuts: the notebook never steals its keys). A
-// move the model cannot answer (no kernel: ctx.whyNot) is greyed out, its tooltip saying why.
+// The controls from Python's specs, one builder per kind (KINDS), keys ours (data-lm-suppress-shortcuts);
+// a move the model cannot answer (no kernel: ctx.whyNot) is greyed out, its tooltip saying why.
 import { EPS_DECADE, EPS_GRID, epsLabel, epsOf, epsState, epsStepMoves, parseEps, stepEps } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";
 

@@ -7,8 +7,7 @@ export const EPS_MAX = 1.0;
 // ÷10 and ×10 move this many grid positions (1, 2, 5 per decade).
 export const EPS_DECADE = 3;
 
-// 1e-12, 2e-12, 5e-12, 1e-11, ..., 5e-1, 1: each value parsed from its decimal text, so it is
-// the same double Python's float("2e-12") gives.
+// 1e-12, 2e-12, 5e-12, 1e-11, ..., 5e-1, 1, each parsed from its text: the doubles float("2e-12") gives.
 export const EPS_GRID = Object.freeze([
   ...Array.from({ length: 12 }, (_, i) => [1, 2, 5].map((m) => Number(`${m}e${i - 12}`))).flat(),
   1.0,

@@ -1,6 +1,5 @@
-// The browser half of every gradkit widget (its view: gradkit/widgets/README.md, "The browser
-// side, in short"). The page sets only what it changed and paints once per action, never again
-// for the kernel's echo of a state it shows.
+// The browser half of every widget (README.md, "The browser side, in short"): the page sets only what
+// it changed and paints once per action, never again for the kernel's echo of a state it shows.
 import { buildControl, h, shownValue } from "./controls.js";
 import { FAILED, askNumbers, modelPart, valuesOf } from "./page.js";
 import { makePainter } from "./plot.js";

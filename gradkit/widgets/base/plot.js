@@ -4,8 +4,7 @@ import { LEAST_FONT, fitText, labelStride } from "./fit.js";
 
 const FONT = '"DejaVu Sans", Verdana, "Helvetica Neue", Arial, sans-serif';
 
-// One panel: box [left, top, width, height] in CSS pixels of the picture, data limits, "linear"
-// or "log" scales. px/py map data to pixels (NaN outside a log axis' domain).
+// One panel: box [left, top, width, height] in CSS px, limits, "linear" or "log" scales (NaN off a log's domain).
 export class Axes {
   constructor({ box, xlim = [0, 1], ylim = [0, 1], xscale = "linear", yscale = "linear", name = "" }) {
     Object.assign(this, { name, box, xlim, ylim, xscale, yscale });

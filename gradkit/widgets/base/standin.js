@@ -1,6 +1,5 @@
-// A page with no kernel (the static site): its model answers the page from the kernel's answers
-// saved with the state (base/standin.py). A change no saved answer holds is refused as Python
-// refuses a value, saying why (cannotShow, cannotAsk: all the page knows of having no kernel).
+// A page with no kernel (the static site): its model answers from the answers saved with the state
+// (base/standin.py), and refuses any other change as Python refuses a value, saying why.
 import { shownValue } from "./controls.js";
 import { EPS_GRID, epsLabel } from "./eps.js";
 import { escapeHtml, pyFormat } from "./format.js";

@@ -136,15 +136,12 @@ export const MOVES = { step_button: (s, last) => Math.min(s + 1, last), run_butt
 export const jacobianView = {
   // step / run all / reset beside the n control: the page moves by itself (no kernel)
   init(ctx) {
-    ctx.jbButtons = {};
-    for (const spec of ctx.spec.steps) {
-      const move = () => MOVES[spec.name](ctx.state.step || 0, ctx.scene.n + ctx.scene.m);
-      ctx.jbButtons[spec.name] = ctx.h("button", { class: spec.css, title: spec.tooltip, text: spec.text,
-        onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", move()); } });
-    }
-    const row = ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }));
-    row.append(...Object.values(ctx.jbButtons));
-    ctx.controls.append(row);
+    const move = (name) => MOVES[name](ctx.state.step || 0, ctx.scene.n + ctx.scene.m);
+    ctx.jbButtons = Object.fromEntries(ctx.spec.steps.map((spec) => [spec.name, ctx.h("button", {
+      class: spec.css, title: spec.tooltip, text: spec.text,
+      onclick: () => { if (ctx.scene.n && !ctx.scene.failed) ctx.set("step", move(spec.name)); } })]));
+    ctx.controls.append(ctx.h("div", { class: "gk-control gk-jb-buttons" }, ctx.h("span", { class: "gk-label gk-short" }),
+      ...Object.values(ctx.jbButtons)));
   },
   // a new n is a new scene: until it comes the old picture stays, dimmed by the busy mark
   drawsFrom: ["n", "step"],

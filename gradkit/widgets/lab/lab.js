@@ -10,8 +10,7 @@ import {
 
 // the verdict colours are the theme's (read at each paint); a missing entry's cell a light grey
 export const LAB_COLORS = { get pass() { return COLORS.pass; }, get fail() { return COLORS.error; }, missing: "#E6E6E6" };
-// The difference scale: blues below 1 (darker is safer), reds above (saturated from the start:
-// 2x over is already hot), clipped at 1e-3 and 1e3.
+// The difference scale: blues below 1 (darker is safer), reds above (2x over already hot), to 1e±3.
 export const RATIO_DECADES = 3;
 const PASSING = ["#083C7D", "#1562A9", "#3989C1", "#66ABD4", "#A0CBE2", "#CBDEF1", "#E7F1FA"];
 const FAILING = ["#FB7A5A", "#F75B40", "#EC382B", "#D21F20", "#B61319", "#940B13", "#67000D"];

@@ -1,5 +1,4 @@
-// FloatRuler's picture and readouts: the page scales torch's numbers (scene.py) to its two
-// panels and words them; it never rounds a number itself.
+// FloatRuler's picture and readouts: torch's numbers (scene.py) scaled and worded, never rounded here.
 import { epsLabel } from "../base/eps.js";
 import { fmtPlain, marked, pyFormat, readoutHtml } from "../base/format.js";
 import { Axes, drawPanels, panelLayout } from "../base/plot.js";

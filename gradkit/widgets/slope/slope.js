@@ -101,8 +101,7 @@ export const SLOPE_LAYOUT = {
   zoom: { size: [560, 330], zoom: [0.14, 0.16, 0.82, 0.7] },
 };
 
-// Narrower than designed, each panel keeps its margins in pixels and takes the rest of the width:
-// side by side down to SIDE_BY_SIDE pixels, one above the other below it.
+// Narrower than designed, panels keep their margins in pixels: side by side down to SIDE_BY_SIDE px.
 export const SLOPE_NARROW = { left: 70, right: 14, top: 38, height: 236, bottom: 58 };
 export const SIDE_BY_SIDE = 760;
 
