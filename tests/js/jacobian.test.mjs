@@ -6,7 +6,9 @@ import { test } from "node:test";
 import {
   MOVES, callsHtml, historyHtml, jacobianView, jbLayout, statusHtml, stepParts, verdictHtml,
 } from "../../gradkit/widgets/jacobian/jacobian.js";
-import { cellBox, cellText, entryTicks, fits, matrixAxes, textWidth } from "../../gradkit/widgets/base/matrix.js";
+import {
+  cellBox, cellLabels, cellText, entryTicks, fits, matrixAxes, matrixCells, textWidth,
+} from "../../gradkit/widgets/base/matrix.js";
 import { ramp } from "../../gradkit/widgets/base/plot.js";
 import { readFixture, tablesOf } from "./fixture.mjs";
 
@@ -109,4 +111,19 @@ test("a new n is drawn only from a scene of that n (a page with no kernel greys 
   assert.equal(jacobianView.ready({ scene, state: { n, step: 1 } }), true);
   assert.equal(jacobianView.ready({ scene, state: { n: n + 1, step: 1 } }), false);
   assert.equal(jacobianView.ready({ scene: { ...scene, failed: true }, state: { n } }), false);
+});
+
+test("a matrix's cells are filled and labelled each in its own box, row by row", () => {
+  const ax = matrixAxes("m", [0, 0, 60, 40], 2, 3); // 2 rows, 3 columns of 20-px cells
+  const rects = [];
+  const texts = [];
+  const painter = { rect: (...args) => rects.push(args), text: (...args) => texts.push(args) };
+  matrixCells(painter, ax, (i, j) => `c${i}${j}`);
+  assert.deepEqual(rects.slice(0, -1).map(([x, y, w, h, st]) => [x, y, w, h, st.fill]), [
+    [0, 0, 20, 20, "c00"], [20, 0, 20, 20, "c01"], [40, 0, 20, 20, "c02"],
+    [0, 20, 20, 20, "c10"], [20, 20, 20, 20, "c11"], [40, 20, 20, 20, "c12"]]);
+  cellLabels(painter, ax, (i, j) => `${i}${j}`, (i, j) => `ink${i}${j}`);
+  assert.deepEqual(texts.map(([x, y, t, st]) => [x, y, t, st.color]), [
+    [10, 10, "00", "ink00"], [30, 10, "01", "ink01"], [50, 10, "02", "ink02"],
+    [10, 30, "10", "ink10"], [30, 30, "11", "ink11"], [50, 30, "12", "ink12"]]);
 });

@@ -20,12 +20,8 @@ export function epsLabel(eps) {
 
 // The grid index nearest eps on a log scale; ties go to the smaller value.
 export function snapEps(eps) {
-  const target = Math.log10(eps);
-  let best = 0;
-  for (let k = 1; k < EPS_GRID.length; k++) {
-    if (Math.abs(Math.log10(EPS_GRID[k]) - target) < Math.abs(Math.log10(EPS_GRID[best]) - target)) best = k;
-  }
-  return best;
+  const off = (k) => Math.abs(Math.log10(EPS_GRID[k]) - Math.log10(eps));
+  return EPS_GRID.reduce((best, _, k) => (off(k) < off(best) ? k : best), 0);
 }
 
 // The control state for an eps: its grid index, and the exact value when it is off the grid.

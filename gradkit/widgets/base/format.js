@@ -44,11 +44,8 @@ function fixed(x, p) {
 }
 
 function scientific(x, p) {
-  const r = roundDigits(exactDecimal(x), p + 1);
-  const e = x === 0 ? 0 : r.point - 1;
-  const d = x === 0 ? "0".repeat(p + 1) : r.digits;
-  const mant = p > 0 ? `${d[0]}.${d.slice(1)}` : d[0];
-  return { mant, e };
+  const { digits: d, point } = roundDigits(exactDecimal(x), p + 1); // 0: "00…" at point 1
+  return { mant: p > 0 ? `${d[0]}.${d.slice(1)}` : d[0], e: point - 1 };
 }
 
 const expText = (e) => `e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;

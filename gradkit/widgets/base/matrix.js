@@ -94,20 +94,18 @@ function edgeAt(start, size, count, k) {
   return Math.round(start + (size * k) / count);
 }
 
+// Every cell's [i, j], row by row.
+const cellsOf = (ax) => Array.from({ length: ax.ylim[0] * ax.xlim[1] }, (_, q) => [Math.floor(q / ax.xlim[1]), q % ax.xlim[1]]);
+
 // The cells, coloured by colour(i, j), inside the panel's spines.
 export function matrixCells(painter, ax, colour) {
-  for (let i = 0; i < ax.ylim[0]; i++) {
-    for (let j = 0; j < ax.xlim[1]; j++) painter.rect(...cellBox(ax, i, j), { fill: colour(i, j) });
-  }
+  for (const [i, j] of cellsOf(ax)) painter.rect(...cellBox(ax, i, j), { fill: colour(i, j) });
   painter.rect(ax.left, ax.top, ax.width, ax.height, { color: COLORS.ink, lw: 0.8 });
 }
 
 // The cells' labels, text(i, j) in ink(i, j), at 11 px: all where every one fits its cell, else none.
 export function cellLabels(painter, ax, text, ink) {
-  const labels = [];
-  for (let i = 0; i < ax.ylim[0]; i++) {
-    for (let j = 0; j < ax.xlim[1]; j++) labels.push([i, j, text(i, j), cellBox(ax, i, j)]);
-  }
+  const labels = cellsOf(ax).map(([i, j]) => [i, j, text(i, j), cellBox(ax, i, j)]);
   if (!labels.every(([, , t, [, , w, h]]) => !t || fits(t, w, h, LEAST_FONT))) return;
   for (const [i, j, t, [x, y, w, h]] of labels) {
     if (t) painter.text(x + w / 2, y + h / 2, t, { align: "center", size: LEAST_FONT, color: ink(i, j) });

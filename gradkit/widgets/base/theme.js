@@ -13,15 +13,12 @@ export const COLORS = { ...LIGHT };
 
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
-// The palette in getComputedStyle(root) `style`; a name not set to a hex colour keeps LIGHT's.
+// The palette in getComputedStyle(root) (null: not attached); a name not set to a hex colour keeps LIGHT's.
 export function readTheme(style) {
-  const out = {};
-  for (const [name, fallback] of Object.entries(LIGHT)) {
-    const value = style && typeof style.getPropertyValue === "function"
-      ? String(style.getPropertyValue(`--gk-${name}`) || "").trim() : "";
-    out[name] = HEX.test(value) ? value.toUpperCase() : fallback;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(LIGHT).map(([name, fallback]) => {
+    const value = style ? String(style.getPropertyValue(`--gk-${name}`) || "").trim() : "";
+    return [name, HEX.test(value) ? value.toUpperCase() : fallback];
+  }));
 }
 
 // Paint with `colors` from now on.
