@@ -359,6 +359,10 @@ test("a page with no kernel: a change no answer holds goes back, the error area 
   model.set("n", 4);
   model.save_changes();
   assert.equal(model.get("error"), ""); // an answered change clears it, as the kernel's does
+  // a view with find(ctx) (its record, null until it comes) and no ready() is asked the same way
+  const finder = standInModel(savedBuilder(), { find: (ctx) => (ctx.state.step <= 4 ? ctx.scene : null) });
+  assert.equal(finder.cannotShow({ n: 3, step: 4, eps: 18, eps_exact: null }), "");
+  assert.match(finder.cannotShow({ n: 3, step: 6, eps: 18, eps_exact: null }), /^step = 6 is not saved/);
 });
 
 test("a page with no kernel: a typed eps and the kernel's buttons have no answer, and say why", async () => {
