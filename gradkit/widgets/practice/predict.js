@@ -90,7 +90,7 @@ export function percent(value) {
 // Whether the second try is open: a wrong first guess is locked in (one may be given, or was),
 // where a second try is offered (a number, or a choice of more than two).
 export function retryOpen(scene, state) {
-  if (!state.locked || scene.actual === null || scene.actual === undefined) return false;
+  if (!state.locked || scene.actual == null) return false;
   const offered = scene.kind === "number" || scene.options.length > 2;
   return offered && !isRight(scene, parseGuess(scene, state.guess).value);
 }
@@ -98,14 +98,8 @@ export function retryOpen(scene, state) {
 // Whether the true value shows (and the rest of the lesson): after a right guess, a wrong one with
 // no second try to come, or the second try.
 export function revealed(scene, state) {
-  if (scene.actual === null || scene.actual === undefined) return true;
+  if (scene.actual == null) return true;
   return !!state.locked && (!retryOpen(scene, state) || !!state.second);
-}
-
-// The hint after a wrong first guess, before the second try: which way, never how far.
-export function notYetHint(scene, value) {
-  if (scene.kind !== "number") return RETRY_WORDS.other;
-  return scene.actual > value ? RETRY_WORDS.higher : RETRY_WORDS.lower;
 }
 
 // The second try's verdict, once given ("" before), under the first one's feedback: right or
@@ -121,7 +115,7 @@ export function retryReadout(scene, state) {
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
 // beside the true value and the feedback.
 export function predictReadouts(scene, state) {
-  if (scene.actual === null || scene.actual === undefined) {
+  if (scene.actual == null) {
     return { result: "The true value could not be computed when this cell ran: fix the error and run the cell again.", feedback: "" };
   }
   if (!state.locked) {
@@ -130,11 +124,12 @@ export function predictReadouts(scene, state) {
     return { result: `<span class="gk-r-detail">Commit to a guess first: the true value appears only after you lock it in.${rule}</span>`, feedback: "" };
   }
   const { value } = parseGuess(scene, state.guess);
-  if (!revealed(scene, state)) {
+  if (!revealed(scene, state)) { // the hint before the second try: which way, never how far
+    const way = scene.kind !== "number" ? "other" : scene.actual > value ? "higher" : "lower";
     return {
       result: readoutHtml("your guess", shown(scene, value)),
       feedback: `<div class="gk-feedback gk-wrong"><b class="gk-verdict-word">${RETRY_WORDS.not_yet}</b> `
-        + `${escapeHtml(notYetHint(scene, value))}</div>`,
+        + `${escapeHtml(RETRY_WORDS[way])}</div>`,
     };
   }
   const right = isRight(scene, value);
@@ -146,10 +141,10 @@ export function predictReadouts(scene, state) {
   };
 }
 
-// A row to give a guess in: a box (kind "number") or the options, and a lock that passes the
-// guess to give(raw, value) once it parses (else the page says why). `first`: the first guess's
-// row (its value is the state's guess); else the second try's. Its parts are set on `parts`.
-function guessRow(ctx, { first, give }, parts = {}) {
+// A row to give a guess in: a box (kind "number") or the options, and a lock that, once the guess
+// parses (else the page says why), locks it in (`first`: the first guess's row, its value the
+// state's guess) or gives the second try. Its parts are set on `parts`.
+function guessRow(ctx, first, parts = {}) {
   const { scene, h } = ctx;
   const name = first ? "guess" : "second guess";
   const row = h("div", { class: `gk-control gk-guess-row${first ? "" : " gk-retry-row"}` });
@@ -177,31 +172,13 @@ function guessRow(ctx, { first, give }, parts = {}) {
   lock.addEventListener("click", () => {
     const raw = parts.input ? parts.input.value : first ? ctx.state.guess : parts.picked;
     const got = parseGuess(scene, raw);
+    const typed = scene.kind === "number";
     if (got.error) ctx.showError(escapeHtml(got.error));
-    else give(raw, got.value);
+    else if (first) ctx.set("guess", typed ? raw : got.value, { also: { locked: true } });
+    else ctx.set("second", typed ? raw.trim() : got.value);
   });
   row.append(lock);
   return Object.assign(parts, { row, lock });
-}
-
-// The first guess's row; its lock locks it in.
-function firstRow(ctx) {
-  return guessRow(ctx, { first: true, give: (raw, value) => {
-    ctx.set("guess", ctx.scene.kind === "number" ? raw : value, { also: { locked: true } });
-  } });
-}
-
-// The second try's row, built when a wrong guess opens it (until then the widget holds one set of
-// options only), before the note on the rest of the lesson.
-function retryRow(ctx) {
-  const retry = { row: null, picked: null };
-  retry.build = () => {
-    guessRow(ctx, { first: false, give: (raw, value) => {
-      ctx.set("second", ctx.scene.kind === "number" ? raw.trim() : value);
-    } }, retry);
-    ctx.predict.gate.before(retry.row);
-  };
-  return retry;
 }
 
 export const UNFOLD_NOTE = "The rest of the lesson opens when you lock in your guess.";
@@ -241,7 +218,7 @@ function gateRow(ctx) {
 // The values that lock a fresh Predict as the learner left it before a reload (progress.js), or
 // null: a kept guess this Predict can read, and a second try only where one may be given.
 export function recalledLock(scene, state, kept) {
-  if (!kept || state.locked || scene.actual === null || scene.actual === undefined) return null;
+  if (!kept || state.locked || scene.actual == null) return null;
   if (parseGuess(scene, kept.guess).error) return null;
   const values = { guess: kept.guess, locked: true };
   const after = { ...state, ...values };
@@ -249,13 +226,6 @@ export function recalledLock(scene, state, kept) {
     values.second = kept.second;
   }
   return values;
-}
-
-function recall(ctx) {
-  const values = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.entry));
-  if (!values) return;
-  const { guess, ...also } = values;
-  ctx.set("guess", guess, { also });
 }
 
 // Show a guess row's value, whether it is right (null: not judged) and whether it is frozen.
@@ -268,16 +238,15 @@ function paintRow(parts, value, right, frozen) {
   parts.lock.disabled = frozen;
 }
 
-// The second try shows after a wrong first guess, and freezes once given.
+// The second try's row shows after a wrong first guess, built then (until then the widget holds
+// one set of options only) before the note on the rest of the lesson, and freezes once given.
 function paintRetry(ctx) {
-  const { scene, state } = ctx;
-  const retry = ctx.predict.retry;
-  if (!retryOpen(scene, state)) {
-    if (retry.row) retry.row.hidden = true;
-    return;
-  }
-  if (!retry.row) retry.build();
-  retry.row.hidden = false;
+  const { scene, state, predict } = ctx;
+  const { retry } = predict;
+  const open = retryOpen(scene, state);
+  if (retry.row) retry.row.hidden = !open;
+  if (!open) return;
+  if (!retry.row) predict.gate.before(guessRow(ctx, false, retry).row);
   const given = !!state.second;
   const value = given ? state.second : retry.input ? retry.input.value : retry.picked;
   paintRow(retry, value, given ? isRight(scene, state.second) : null, given);
@@ -285,16 +254,17 @@ function paintRetry(ctx) {
 
 export const predictView = {
   init(ctx) {
-    ctx.predict = firstRow(ctx);
+    ctx.predict = guessRow(ctx, true);
     ctx.predict.gate = gateRow(ctx);
-    ctx.predict.retry = retryRow(ctx);
+    ctx.predict.retry = { row: null, picked: null };
     ctx.controls.append(ctx.predict.row, ctx.predict.gate);
     ctx.title.innerHTML = richText(ctx.scene.prompt);
   },
   attached(ctx) {
     ctx.predict.forget?.();
     ctx.predict.forget = onOpenAll(() => unfold(ctx));
-    recall(ctx);
+    const kept = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.entry));
+    if (kept) ctx.set("guess", kept.guess, { also: kept });
     unfold(ctx);
   },
   detached(ctx) {
@@ -304,7 +274,7 @@ export const predictView = {
   drawsFrom: ["guess", "locked", "second"],
   paint(ctx) {
     const { scene, state } = ctx;
-    const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;
+    const frozen = !!state.locked || scene.actual == null;
     const right = state.locked ? isRight(scene, parseGuess(scene, state.guess).value) : null;
     paintRow(ctx.predict, state.guess, right, frozen);
     ctx.predict.lock.textContent = state.locked ? "Locked in" : "Lock in my guess";

@@ -34,13 +34,12 @@ from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
 from .common import Choice, PracticeWidget, page_words
 
-__all__ = ["Predict", "check_guess", "lessons_open"]
+__all__ = ["Predict", "check_guess"]
 
-#: ``$GRADKIT_OPEN_LESSONS`` values that open every lesson at once (a teacher's preview).
+#: ``$GRADKIT_OPEN_LESSONS`` values that open every lesson at once (a teacher's preview: no
+#: cell hidden behind a Predict, ``unfold.js``).
 _OPEN = ("1", "true", "yes", "on")
 
-#: The lock button (the page builds it beside the guess; "Locked in" once pressed).
-_LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
 #: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
 
@@ -66,15 +65,6 @@ def check_guess(entry: PredictEntry, raw: object) -> float | str:
         if entry.kind == "number":
             raise _slip("not_number", text) from None
         raise _slip("not_option", text, entry.options) from None
-
-
-def lessons_open() -> bool:
-    """Whether ``$GRADKIT_OPEN_LESSONS`` asks for whole lessons (no cell hidden behind a Predict).
-
-    By default a Predict keeps the rest of its lesson out of sight until its guess is locked in
-    (``unfold.js``); a teacher previewing a course sets ``GRADKIT_OPEN_LESSONS=1``.
-    """
-    return os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN
 
 
 class Predict(PracticeWidget):
@@ -160,9 +150,16 @@ class Predict(PracticeWidget):
         with self.building():
             self.entry: PredictEntry = entry
             self._locked_raw: str | None = None
-            self._arriving: dict[str, Any] = {}
-            self.guess_text, self.guess_buttons = self._guess_control(entry)
-            self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
+            # the page builds the guess row itself (predict.js): these are Python's handles
+            spec = {"kind": "guess", "name": "guess"}
+            self.guess_text = self.guess_buttons = None
+            if entry.kind == "number":
+                self.guess_text = self.add_control(Control(self, spec), "")
+            else:
+                pairs = [(o, o) for o in entry.options]
+                self.guess_buttons = self.add_control(Choice(self, spec, pairs), None)
+            lock = Control(self, {"kind": "lock", "name": "lock"})
+            self.lock_button = self.add_control(lock, has_value=False)
             readouts = [
                 ("result", "gradkit-predict-result"),
                 ("feedback", "gradkit-feedback gradkit-verdict"),
@@ -175,14 +172,6 @@ class Predict(PracticeWidget):
             self.on_click("lock", self._press_lock)
             self.observe(self.guard(self._check_lock), names=["locked"])
             self.observe(self.guard(self._keep_locked_guess), names=["guess"])
-
-    def _guess_control(self, entry: PredictEntry) -> tuple[Control | None, Choice | None]:
-        """The answer box (kind "number") or the option buttons (kind "choice")."""
-        spec = {"kind": "guess", "name": "guess", "label": "guess", "css": "gradkit-guess"}
-        if entry.kind == "number":
-            return self.add_control(Control(self, spec), ""), None
-        pairs = [(o, o) for o in entry.options]
-        return None, self.add_control(Choice(self, spec, pairs), None)
 
     def _scene(self) -> dict:
         """What the page needs to check, reveal and explain a guess."""
@@ -201,7 +190,7 @@ class Predict(PracticeWidget):
             "right_range": right,  # a number is graded once, here: the page compares
             "right": e.right,
             "wrong": e.wrong,
-            "open_all": lessons_open(),
+            "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
         }
 
     # ----------------------------------------------------------------------- reading
@@ -348,24 +337,20 @@ class Predict(PracticeWidget):
             raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
 
     def check_page_values(self, incoming: dict) -> dict:
-        """The page's values, a second try checked against the lock it may come with."""
-        self._arriving = dict(incoming)
-        try:
-            return super().check_page_values(incoming)
-        finally:
-            self._arriving = {}
-
-    def check_page_value(self, key: str, value: Any) -> None:
         """Besides the controls' rules: a guess locked in stays locked (and, through
-        :meth:`_keep_locked_guess`, unchanged)."""
-        if key == "locked" and (not isinstance(value, bool) or (self.locked and not value)):
-            raise InputError(f"the page sent locked={value!r}; a guess locked in stays locked")
-        if key == "second" and value != self.current("second"):
-            refused = self._retry_refused(self._arriving)
+        :meth:`_keep_locked_guess`, unchanged); a second try only where one may be given,
+        checked against the lock it may arrive with (a lock recalled after a reload)."""
+        checked = super().check_page_values(incoming)
+        locked = checked.get("locked", self.locked)
+        if not isinstance(locked, bool) or (self.locked and not locked):
+            raise InputError(f"the page sent locked={locked!r}; a guess locked in stays locked")
+        second = checked.get("second", self.current("second"))
+        if second != self.current("second"):
+            refused = self._retry_refused(checked)
             if refused:
-                raise InputError(f"the page sent second={value!r}: {refused}")
-            check_guess(self.entry, value)
-        super().check_page_value(key, value)
+                raise InputError(f"the page sent second={second!r}: {refused}")
+            check_guess(self.entry, second)
+        return checked
 
     def __repr__(self) -> str:
         return f"Predict({self.entry.id!r})"

@@ -44,9 +44,14 @@ function siblingsHoldCells(item) {
 // The heading that closes the rest of the lesson natively: the cell after `item`, where Jupyter
 // drew a collapse button on it (JupyterLab and Notebook 7; not Voilà or the site). Or null.
 export function nativeGate(item) {
+  const next = nextCell(item);
+  return next && next.querySelector ? next.querySelector(".jp-collapseHeadingButton") : null;
+}
+
+function nextCell(item) {
   let next = item.nextElementSibling;
   while (next && !holdsCell(next)) next = next.nextElementSibling;
-  return next && next.querySelector ? next.querySelector(".jp-collapseHeadingButton") : null;
+  return next;
 }
 
 // Collapse or expand a native gate through Jupyter's own button (its state: jp-mod-collapsed).
@@ -117,9 +122,7 @@ export function setGate(el, open, { allOpen = false } = {}) {
   const container = item.parentElement;
   watch(container);
   applyGates(container);
-  let next = item.nextElementSibling;
-  while (next && !holdsCell(next)) next = next.nextElementSibling;
-  return !open && next !== null && !page.allOpen;
+  return !open && nextCell(item) !== null && !page.allOpen;
 }
 
 // Forget the gate of the widget at `el` (its view was removed: a rerun or cleared output).
