@@ -168,30 +168,26 @@ class Predict(PracticeWidget):
             # the true value, computed now (compute() or the file's answer), hidden until the lock
             compute = compute or (lambda: entry.answer)
             self._actual = self.guard(lambda: as_actual(entry, compute()))()
-            self.send_scene(self._scene(), key=entry.id)
+            known = entry.kind == "number" and self._actual is not None
+            right = list(right_range(entry, self._actual)) if known else None
+            scene = {  # what the page needs to check, reveal and explain a guess
+                "entry": entry.id,  # the question's id (the scene's own "id" counts scenes)
+                "prompt": entry.prompt,
+                "kind": entry.kind,
+                "options": list(entry.options),
+                "unit": entry.unit,
+                "unit_one": entry.unit_one,
+                "tolerance": entry.tolerance,
+                "actual": self._actual,
+                "right_range": right,  # a number is graded once, here: the page compares
+                "right": entry.right,
+                "wrong": entry.wrong,
+                "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
+            }
+            self.send_scene(scene, key=entry.id)
             self.on_click("lock", self._press_lock)
             self.observe(self.guard(self._check_lock), names=["locked"])
             self.observe(self.guard(self._keep_locked_guess), names=["guess"])
-
-    def _scene(self) -> dict:
-        """What the page needs to check, reveal and explain a guess."""
-        e = self.entry
-        known = e.kind == "number" and self._actual is not None
-        right = list(right_range(e, self._actual)) if known else None
-        return {
-            "entry": e.id,  # the question's id (the scene's own "id" counts the scenes sent)
-            "prompt": e.prompt,
-            "kind": e.kind,
-            "options": list(e.options),
-            "unit": e.unit,
-            "unit_one": e.unit_one,
-            "tolerance": e.tolerance,
-            "actual": self._actual,
-            "right_range": right,  # a number is graded once, here: the page compares
-            "right": e.right,
-            "wrong": e.wrong,
-            "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
-        }
 
     # ----------------------------------------------------------------------- reading
     @property
