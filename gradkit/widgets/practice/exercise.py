@@ -56,12 +56,8 @@ class ExercisePanel(PracticeWidget):
     hint_button, solution_button : Control
         Counters the page presses itself: ``.click()`` counts one more, as the page does;
         ``.text`` is the label shown, ``.disabled`` true once all hints / the solution show.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     last : Feedback or None
         The latest feedback object.
-    hints_shown, solution_step : int
-        The page's values: how many hints show; the solution asked for 0, 1 or 2 times (2: shown).
     """
 
     css = "gradkit-exercise"

@@ -102,16 +102,6 @@ export function revealed(scene, state) {
   return !!state.locked && (!retryOpen(scene, state) || !!state.second);
 }
 
-// The second try's verdict, once given ("" before), under the first one's feedback: right or
-// not, and the score's rule.
-export function retryReadout(scene, state) {
-  if (!retryOpen(scene, state) || !state.second) return "";
-  const { value } = parseGuess(scene, state.second);
-  const right = isRight(scene, value);
-  return verdictBox(right, right ? RETRY_WORDS.right : RETRY_WORDS.wrong,
-    ` Your second guess: ${shown(scene, value)}. ${RETRY_WORDS.score}`);
-}
-
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
 // beside the true value and the feedback.
 export function predictReadouts(scene, state) {
@@ -134,10 +124,17 @@ export function predictReadouts(scene, state) {
   }
   const right = isRight(scene, value);
   const far = howFar(scene, value, right);
+  let feedback = feedbackHtml(right, right ? scene.right : scene.wrong, false);
+  if (retryOpen(scene, state)) { // the second try's verdict under the first's, and the score's rule
+    const second = parseGuess(scene, state.second).value;
+    const ok = isRight(scene, second);
+    feedback += verdictBox(ok, ok ? RETRY_WORDS.right : RETRY_WORDS.wrong,
+      ` Your second guess: ${shown(scene, second)}. ${RETRY_WORDS.score}`);
+  }
   return {
     result: `${readoutHtml("your guess", shown(scene, value))} &nbsp;·&nbsp; `
       + readoutHtml("true value", shown(scene, scene.actual), far ? `(${far})` : ""),
-    feedback: feedbackHtml(right, right ? scene.right : scene.wrong, false) + retryReadout(scene, state),
+    feedback,
   };
 }
 

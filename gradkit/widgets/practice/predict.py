@@ -13,6 +13,7 @@ gives nothing away; the first guess keeps the score. A choice of two has no seco
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -44,27 +45,23 @@ _OPEN = ("1", "true", "yes", "on")
 GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
 
 
-def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
-    """The page's words for a slip, with ``{text}`` and ``{options}`` filled in as it does."""
-    values = {"text": text, "options": ", ".join(f"'{o}'" for o in options)}
-    return InputError(re.sub(r"\{(\w+)\}", lambda m: values[m[1]], GUESS_SLIPS[name]))
-
-
 def check_guess(entry: PredictEntry, raw: object) -> float | str:
     """A guess as typed or picked, as the entry's kind wants it (a number, or an option).
 
     Raises :class:`InputError` with the words the page shows for the same slip (``parseGuess``
-    in ``predict.js``; a shared fixture checks both agree).
+    in ``predict.js``, filling in ``{text}`` and ``{options}`` as here; a shared fixture checks
+    both agree).
     """
     text = "" if raw is None else str(raw).strip(GUESS_SPACES)
-    if not text:
-        raise _slip("number_first" if entry.kind == "number" else "choice_first", text)
-    try:
-        return parse_guess(entry, text)
-    except (TypeError, ValueError):
-        if entry.kind == "number":
-            raise _slip("not_number", text) from None
-        raise _slip("not_option", text, entry.options) from None
+    if text:
+        with contextlib.suppress(TypeError, ValueError):
+            return parse_guess(entry, text)
+    if entry.kind == "number":
+        slip = "not_number" if text else "number_first"
+    else:
+        slip = "not_option" if text else "choice_first"
+    values = {"text": text, "options": ", ".join(f"'{o}'" for o in entry.options)}
+    raise InputError(re.sub(r"\{(\w+)\}", lambda m: values[m[1]], GUESS_SLIPS[slip]))
 
 
 class Predict(PracticeWidget):
@@ -92,23 +89,10 @@ class Predict(PracticeWidget):
         The options (kind "choice"); ``.value`` is the picked option or None.
     lock_button : Control
         "Lock in my guess"; ``.click()`` locks in the guess shown, as the page's button does.
-    guess : str or None
-        The guess as typed or picked (the page's value); ``lock_in(value)`` locks one in and
-        says whether it was right.
-    locked : bool
-        Whether a guess was locked in.
-    locked_guess : float, str or None
-    actual : float, str or None
-        The true value, once a guess is locked in.
-    correct : bool or None
-        Whether the locked guess was right (None before): the score, which a second try
-        never changes.
-    second_guess : float, str or None
-        The second try, after a wrong guess (None until one is given).
-    second_correct : bool or None
-        Whether the second try was right (None until one is given).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
+
+    The page's values (``guess``, ``locked``, ``second``) are read back as :attr:`correct`
+    (the score: the first guess's), :attr:`actual` once it shows, and the second try's
+    :attr:`second_guess` and :attr:`second_correct`.
     """
 
     css = "gradkit-predict"
@@ -186,7 +170,7 @@ class Predict(PracticeWidget):
             }
             self.send_scene(scene, key=entry.id)
             self.on_click("lock", self._press_lock)
-            self.observe(self.guard(self._check_lock), names=["locked"])
+            self.observe(self.guard(self._remember_lock), names=["locked"])
             self.observe(self.guard(self._keep_locked_guess), names=["guess"])
 
     # ----------------------------------------------------------------------- reading
@@ -316,16 +300,9 @@ class Predict(PracticeWidget):
             raise InputError(f"Your guess {self.current('guess')} is already locked in.")
         self.lock()
 
-    def _check_lock(self, change: dict[str, Any]) -> None:
-        """A lock from the page is checked as Python's own (a tampered page is refused)."""
-        if not change["new"]:
-            return
-        try:
-            self._check_lockable(self.current("guess"))
-        except InputError:
-            self.update_state({"locked": False})
-            raise
-        self._locked_raw = self.current("guess")
+    def _remember_lock(self, change: dict[str, Any]) -> None:
+        if change["new"]:  # the guess as locked in, which stays
+            self._locked_raw = self.current("guess")
 
     def _keep_locked_guess(self, _change: dict[str, Any]) -> None:
         if self._locked_raw is not None and self.current("guess") != self._locked_raw:
@@ -333,13 +310,16 @@ class Predict(PracticeWidget):
             raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
 
     def check_page_values(self, incoming: dict) -> dict:
-        """Besides the controls' rules: a guess locked in stays locked (and, through
-        :meth:`_keep_locked_guess`, unchanged); a second try only where one may be given,
-        checked against the lock it may arrive with (a lock recalled after a reload)."""
+        """Besides the controls' rules: a lock is checked as Python's own, and a guess locked in
+        stays locked (and, through :meth:`_keep_locked_guess`, unchanged); a second try only
+        where one may be given, checked against the lock it may arrive with (a lock recalled
+        after a reload)."""
         checked = super().check_page_values(incoming)
         locked = checked.get("locked", self.locked)
         if not isinstance(locked, bool) or (self.locked and not locked):
             raise InputError(f"the page sent locked={locked!r}; a guess locked in stays locked")
+        if locked and not self.locked:
+            self._check_lockable(checked.get("guess", self.current("guess")))
         second = checked.get("second", self.current("second"))
         if second != self.current("second"):
             refused = self._retry_refused(checked)

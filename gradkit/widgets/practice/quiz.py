@@ -53,14 +53,8 @@ class Quiz(PracticeWidget):
         The options as sent (the file's order, or as written inline).
     choice_buttons : Control
         The options; set ``.value`` to an option's text to answer as a click does.
-    choice : str or None
-        The option picked in the page (or by :meth:`choose`), None before any.
-    correct : bool or None
-        Whether that option is right (None before any answer).
     attempts : int
         How many answers were given.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     """
 
     css = "gradkit-quiz"

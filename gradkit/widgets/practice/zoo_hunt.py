@@ -75,16 +75,9 @@ class ZooHunt(PracticeWidget):
         The page switches specimens itself (every specimen's code is sent ahead).
     prediction_buttons : Control
         The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
-    entry, prediction : str or None
-        The page's values: the specimen's label, the cause predicted.
     run_button : Control
         Runs :func:`gradkit.check` on the entry's sample inputs (float64): the page presses it
         itself (a run is page state), and ``.click()`` runs it as the page does (:meth:`run`).
-    runs, first_guesses : dict
-        The page's values: specimen label -> the prediction at its latest run / at its first
-        run (None: run without one).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     last : CheckReport or None
     """
 
