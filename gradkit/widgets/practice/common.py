@@ -13,16 +13,14 @@ from typing import Any, ClassVar
 from ..base.controls import Control
 from ..base.host import THEME_CSS, GradkitWidget
 
-__all__ = ["PRACTICE_CSS", "Choice", "PracticeWidget", "page_words"]
-
-#: The theme and the practice widgets' own rules (anywidget keeps one stylesheet per class).
-PRACTICE_CSS = THEME_CSS + (Path(__file__).parent / "practice.css").read_text(encoding="utf-8")
+__all__ = ["Choice", "PracticeWidget", "page_words"]
 
 
 class PracticeWidget(GradkitWidget):
-    """The base of the practice widgets: the theme with the family's stylesheet."""
+    """The base of the practice widgets: the theme with the family's stylesheet (anywidget keeps
+    one stylesheet per class)."""
 
-    _css = PRACTICE_CSS
+    _css = THEME_CSS + (Path(__file__).parent / "practice.css").read_text(encoding="utf-8")
 
 
 def page_words(name: str, script: Path) -> Mapping:

@@ -6,9 +6,7 @@
 The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries).
 Python computes the true value when the widget is built and sends it with the entry's tolerance
 and feedback; the page (``predict.js``) takes the guess, locks it in, compares, reveals and
-explains, with no kernel needed, and keeps the rest of the lesson out of sight until then
-(``unfold.js``). A wrong guess gets one more try (:meth:`Predict.try_again`) after a hint that
-gives nothing away; the first guess keeps the score. A choice of two has no second try.
+explains, with no kernel needed. Python checks what the page sends as it would its own lock.
 """
 
 from __future__ import annotations

@@ -3,9 +3,7 @@
 Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
 itself. A run is page state too (``runs``, ``first_guesses``): Python, seeing a specimen run, runs
 :func:`gradkit.check` on it and sends its verdict in the scene, and the page words the result and
-the score from the verdicts and :data:`RUN_WORDS`. A page without a kernel (a static export) starts
-from every specimen's verdict (:meth:`ZooHunt.scene_without_kernel`). Also importable from
-``gradkit.exercises``.
+the score from the verdicts and :data:`RUN_WORDS`. Also importable from ``gradkit.exercises``.
 """
 
 from __future__ import annotations
