@@ -11,15 +11,6 @@ import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 // its GUESS_SPACES), tested against Python's parsing in practice.json.
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 
-// The words for a guess that cannot be locked in, their one home: Python reads this table
-// (predict.py check_guess, through common.page_words) to say the same in its error area.
-export const GUESS_SLIPS = {
-  number_first: "Type a number first, then lock it in.",
-  choice_first: "Pick one of the options first, then lock it in.",
-  not_number: "“{text}” is not a number: type digits such as 22 or 1e-3.",
-  not_option: "“{text}” is not one of the options [{options}].",
-};
-
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",
@@ -32,23 +23,17 @@ export const RETRY_WORDS = {
   score: "The score keeps your first guess.",
 };
 
-// A slip's words with {text} and {options} filled in (as predict.py's slip does).
-function slip(name, text, options = []) {
-  const values = { text, options: options.map((o) => `'${o}'`).join(", ") };
-  return { error: GUESS_SLIPS[name].replace(/\{(\w+)\}/g, (_, key) => values[key]) };
-}
-
-// A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}
-// in the words Python's check_guess uses for the same slip.
+// A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}:
+// the words Python sent for the slip (scene.slips), filled in as its check_guess does.
 export function parseGuess(scene, raw) {
   const text = String(raw ?? "").trim();
-  if (!text) return slip(scene.kind === "number" ? "number_first" : "choice_first", text);
-  if (scene.kind !== "number") {
-    return scene.options.includes(text) ? { value: text } : slip("not_option", text, scene.options);
-  }
+  const values = { text, options: scene.options.map((o) => `'${o}'`).join(", ") };
+  const slip = (name) => ({ error: scene.slips[name].replace(/\{(\w+)\}/g, (_, key) => values[key]) });
+  if (!text) return slip(scene.kind === "number" ? "number_first" : "choice_first");
+  if (scene.kind !== "number") return scene.options.includes(text) ? { value: text } : slip("not_option");
   const cleaned = text.replace(/−/g, "-").replace(/_/g, "");
   const value = NUMBER.test(cleaned) ? Number(cleaned) : NaN;
-  return Number.isFinite(value) ? { value } : slip("not_number", text);
+  return Number.isFinite(value) ? { value } : slip("not_number");
 }
 
 // Whether a guess is right: a number inside the range Python sent (quiz_bank right_range: the

@@ -31,7 +31,7 @@ from ...quiz_bank import (
 )
 from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
-from .common import Choice, PracticeWidget, page_words
+from .common import Choice, PracticeWidget
 
 __all__ = ["Predict", "check_guess"]
 
@@ -39,16 +39,21 @@ __all__ = ["Predict", "check_guess"]
 #: cell hidden behind a Predict, ``unfold.js``).
 _OPEN = ("1", "true", "yes", "on")
 
-#: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
-GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
+#: The words for a guess that cannot be locked in, sent to the page: ``parseGuess`` in
+#: ``predict.js`` fills in ``{text}`` and ``{options}`` as :func:`check_guess` does.
+GUESS_SLIPS = {
+    "number_first": "Type a number first, then lock it in.",
+    "choice_first": "Pick one of the options first, then lock it in.",
+    "not_number": "“{text}” is not a number: type digits such as 22 or 1e-3.",
+    "not_option": "“{text}” is not one of the options [{options}].",
+}
 
 
 def check_guess(entry: PredictEntry, raw: object) -> float | str:
     """A guess as typed or picked, as the entry's kind wants it (a number, or an option).
 
     Raises :class:`InputError` with the words the page shows for the same slip (``parseGuess``
-    in ``predict.js``, filling in ``{text}`` and ``{options}`` as here; a shared fixture checks
-    both agree).
+    in ``predict.js``; a shared fixture checks both agree).
     """
     text = "" if raw is None else str(raw).strip(GUESS_SPACES)
     if text:
@@ -164,6 +169,7 @@ class Predict(PracticeWidget):
                 "right_range": right,  # a number is graded once, here: the page compares
                 "right": entry.right,
                 "wrong": entry.wrong,
+                "slips": GUESS_SLIPS,
                 "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
             }
             self.send_scene(scene, key=entry.id)
