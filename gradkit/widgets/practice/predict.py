@@ -94,8 +94,8 @@ class Predict(PracticeWidget):
         "Lock in my guess"; ``.click()`` locks in the guess shown, as the page's button does.
 
     The page's values (``guess``, ``locked``, ``second``) are read back as :attr:`correct`
-    (the score: the first guess's), :attr:`actual` once it shows, and the second try's
-    :attr:`second_guess` and :attr:`second_correct`.
+    (the score: the first guess's, which a second try never changes) and :attr:`actual` once
+    it shows; :meth:`judge` grades any guess, the second try's too.
     """
 
     css = "gradkit-predict"
@@ -179,11 +179,6 @@ class Predict(PracticeWidget):
 
     # ----------------------------------------------------------------------- reading
     @property
-    def locked_guess(self) -> float | str | None:
-        """The guess locked in (a number for kind "number"), or None."""
-        return parse_guess(self.entry, self.current("guess")) if self.locked else None
-
-    @property
     def second_try_offered(self) -> bool:
         """Whether a wrong guess gets a second try: a number, or a choice of more than two."""
         return self.entry.kind == "number" or len(self.entry.options) > 2
@@ -219,18 +214,6 @@ class Predict(PracticeWidget):
         except (TypeError, ValueError):
             return False
         return grade_prediction(self.entry, parsed, self._actual).correct
-
-    @property
-    def second_guess(self) -> float | str | None:
-        """The second try (a number for kind "number"), or None before one."""
-        second = self.current("second")
-        return parse_guess(self.entry, second) if second else None
-
-    @property
-    def second_correct(self) -> bool | None:
-        """Whether the second try is right, None before one (the score stays the first's)."""
-        second = self.current("second")
-        return self.judge(second) if second else None
 
     # ----------------------------------------------------------------------- acting
     def lock(self, guess: float | str | None = None) -> None:
@@ -282,7 +265,7 @@ class Predict(PracticeWidget):
         raw = str(guess).strip()
         check_guess(self.entry, raw)
         self.update_state({"second": raw})
-        return bool(self.second_correct)
+        return bool(self.judge(raw))
 
     def _retry_refused(self, arriving: dict[str, Any] | None = None) -> str:
         """Why no second try may be given now ("" when one may). ``arriving``: the values of the
