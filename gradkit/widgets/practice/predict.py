@@ -174,8 +174,7 @@ class Predict(PracticeWidget):
             }
             self.send_scene(scene, key=entry.id)
             self.on_click("lock", self._press_lock)
-            self.observe(self.guard(self._remember_lock), names=["locked"])
-            self.observe(self.guard(self._keep_locked_guess), names=["guess"])
+            self.observe(self.guard(self._keep_locked_guess), names=["locked", "guess"])
 
     # ----------------------------------------------------------------------- reading
     @property
@@ -216,8 +215,9 @@ class Predict(PracticeWidget):
         return grade_prediction(self.entry, parsed, self._actual).correct
 
     # ----------------------------------------------------------------------- acting
-    def lock(self, guess: float | str | None = None) -> None:
-        """Lock in ``guess`` (default: the guess shown) as the page's button does.
+    def lock(self, guess: float | str | None = None) -> bool:
+        """Lock in ``guess`` (default: the guess shown) as the page's button does; returns
+        whether it was right (``lock_in(value)`` is the same).
 
         Raises
         ------
@@ -236,17 +236,15 @@ class Predict(PracticeWidget):
         raw = self.current("guess") if guess is None else str(guess)
         self._check_lockable(raw)
         self.update_state({"guess": raw, "locked": True})
+        return bool(self.correct)
+
+    lock_in = lock
 
     def _check_lockable(self, raw: str | None) -> None:
         """InputError unless ``raw`` is a guess and there is a true value to compare it with."""
         check_guess(self.entry, raw)
         if self._actual is None:
             raise InputError("The true value could not be computed: fix the error, rerun the cell.")
-
-    def lock_in(self, value: float | str) -> bool:
-        """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
-        self.lock(value)
-        return bool(self.correct)
 
     def try_again(self, guess: float | str) -> bool:
         """The second try after a wrong guess, as the page's second row gives it: graded, while
@@ -287,12 +285,10 @@ class Predict(PracticeWidget):
             raise InputError(f"Your guess {self.current('guess')} is already locked in.")
         self.lock()
 
-    def _remember_lock(self, change: dict[str, Any]) -> None:
-        if change["new"]:  # the guess as locked in, which stays
+    def _keep_locked_guess(self, change: dict[str, Any]) -> None:
+        if change["name"] == "locked" and change["new"]:  # the guess as locked in, which stays
             self._locked_raw = self.current("guess")
-
-    def _keep_locked_guess(self, _change: dict[str, Any]) -> None:
-        if self._locked_raw is not None and self.current("guess") != self._locked_raw:
+        elif self._locked_raw is not None and self.current("guess") != self._locked_raw:
             self.update_state({"guess": self._locked_raw})
             raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
 

@@ -75,15 +75,6 @@ export function applyGates(container, allOpen = page.allOpen) {
   return hidden;
 }
 
-function watch(container) {
-  if (containers.has(container)) return;
-  containers.add(container);
-  if (typeof MutationObserver === "function") {
-    // JupyterLab adds cells as they scroll in, Voilà as they run: gate those too
-    new MutationObserver(() => applyGates(container)).observe(container, { childList: true });
-  }
-}
-
 // Open every gate of the page (the teacher's button).
 export function openAll() {
   page.allOpen = true;
@@ -120,7 +111,11 @@ export function setGate(el, open, { allOpen = false } = {}) {
   if (native && (!before || before.open !== !!open)) collapse(native, !open && !page.allOpen);
   gates.set(item, { open: !!open, native: native !== null });
   const container = item.parentElement;
-  watch(container);
+  if (!containers.has(container) && typeof MutationObserver === "function") {
+    // JupyterLab adds cells as they scroll in, Voilà as they run: gate those too
+    new MutationObserver(() => applyGates(container)).observe(container, { childList: true });
+  }
+  containers.add(container);
   applyGates(container);
   return !open && nextCell(item) !== null && !page.allOpen;
 }

@@ -191,10 +191,10 @@ class ZooHunt(PracticeWidget):
 
     def _ran(self, change: dict) -> None:
         """Specimens run (in the page or by :meth:`run`): their verdicts, sent in the scene."""
-        old, new = change["old"] or {}, change["new"] or {}
-        ran = [label for label, guess in new.items() if label not in old or old[label] != guess]
-        for label in ran:
-            self.last = self.report(label)
+        old = change["old"] or {}
+        for label, guess in (change["new"] or {}).items():
+            if label not in old or old[label] != guess:
+                self.last = self.report(label)
         self._publish()
 
     def check_page_values(self, incoming: dict) -> dict:
