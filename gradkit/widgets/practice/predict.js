@@ -180,21 +180,16 @@ export const OPEN_ALL_ASK = "This shows every answer on the page, before any gue
 // a learner's stray click beside "Lock in my guess" gives nothing away.
 function gateRow(ctx) {
   const { h } = ctx;
-  const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
-    title: "show every cell now, without guessing (for a teacher, or a second read)" });
-  const sure = h("button", { class: "gradkit-open-all-sure", text: "Show every answer" });
-  const keep = h("button", { class: "gradkit-open-all-keep", text: "Keep it closed" });
-  const ask = h("span", { class: "gk-open-ask", role: "group", "aria-label": "open the whole lesson?" },
-    h("span", { class: "gk-unfold-note", text: OPEN_ALL_ASK }), sure, keep);
-  ask.hidden = true;
   const asking = (yes) => { ask.hidden = !yes; open.hidden = yes; (yes ? keep : open).focus(); };
-  open.addEventListener("click", () => asking(true));
-  keep.addEventListener("click", () => asking(false));
-  sure.addEventListener("click", () => { openAll(); unfold(ctx); });
+  const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
+    title: "show every cell now, without guessing (for a teacher, or a second read)", onclick: () => asking(true) });
+  const sure = h("button", { class: "gradkit-open-all-sure", text: "Show every answer",
+    onclick: () => { openAll(); unfold(ctx); } });
+  const keep = h("button", { class: "gradkit-open-all-keep", text: "Keep it closed", onclick: () => asking(false) });
+  const ask = h("span", { class: "gk-open-ask", role: "group", "aria-label": "open the whole lesson?", hidden: true },
+    h("span", { class: "gk-unfold-note", text: OPEN_ALL_ASK }), sure, keep);
   ctx.predict.note = h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE });
-  const row = h("div", { class: "gk-unfold", role: "note" }, ctx.predict.note, open, ask);
-  row.hidden = true;
-  return row;
+  return h("div", { class: "gk-unfold", role: "note", hidden: true }, ctx.predict.note, open, ask);
 }
 
 // The values that lock a fresh Predict as the learner left it before a reload (progress.js), or
