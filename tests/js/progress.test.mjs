@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { recalledLock } from "../../gradkit/widgets/practice/predict.js";
 import {
-  progressKey, recalledProgress, rememberProgress, serverPath,
+  progressKey, recalledProgress, rememberProgress,
 } from "../../gradkit/widgets/practice/progress.js";
 import { readFixture } from "./fixture.mjs";
 
@@ -23,8 +23,8 @@ function fakeStorage() {
 }
 
 test("each learner's server on a hub keeps its own progress; elsewhere one key per Predict", () => {
-  assert.equal(serverPath("/user/ada/notebooks/07.ipynb"), "/user/ada/");
-  assert.equal(serverPath("/notebooks/07.ipynb"), "");
+  assert.equal(progressKey("07-calls-n10", "/user/ada/notebooks/07.ipynb"), "gradkit-predict:/user/ada/:07-calls-n10");
+  assert.equal(progressKey("07-calls-n10", "/notebooks/07.ipynb"), "gradkit-predict::07-calls-n10");
   assert.notEqual(progressKey("07-calls-n10", "/user/ada/lab"), progressKey("07-calls-n10", "/user/grace/lab"));
   assert.equal(progressKey("07-calls-n10", "/lab/tree/x"), progressKey("07-calls-n10", "/site/07.html"));
 });

@@ -13,17 +13,17 @@ from tests.widgets.page_messages import page_sends
 def test_a_wrong_guess_gets_a_second_try_and_keeps_its_score(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     assert p.lock_in(21) is False
-    assert p.second_guess is None and p.second_correct is None and not p.revealed
+    assert p.state["second"] == "" and not p.revealed
     assert p.try_again("22") is True
-    assert p.correct is False and p.locked_guess == 21.0  # the score: the first guess
-    assert p.second_guess == 22.0 and p.second_correct is True and p.state["second"] == "22"
+    assert p.correct is False and p.state["guess"] == "21"  # the score: the first guess
+    assert p.state["second"] == "22" and p.judge(p.state["second"]) is True
 
 
 def test_a_wrong_second_try_is_said_too(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     p.lock_in("21")
     assert p.try_again("23") is False
-    assert p.second_guess == 23.0 and p.second_correct is False
+    assert p.state["second"] == "23" and p.judge("23") is False
     assert p.correct is False and p.actual == 22
 
 
@@ -68,11 +68,11 @@ def test_the_page_gives_the_second_try_as_python_does(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(p, guess="21", locked=True)
     page_sends(p, second="twenty two")
-    assert "is not a number" in p.error_area.value and p.second_guess is None
+    assert "is not a number" in p.error_area.value and p.state["second"] == ""
     page_sends(p, second="22")
-    assert p.error_area.value == "" and p.second_correct is True and p.correct is False
+    assert p.error_area.value == "" and p.state["second"] == "22" and p.correct is False
     page_sends(p, second="")
-    assert "cannot change" in p.error_area.value and p.second_guess == 22.0
+    assert "cannot change" in p.error_area.value and p.state["second"] == "22"
 
 
 def test_a_lock_recalled_after_a_reload_comes_whole_and_is_taken(make):
@@ -80,7 +80,7 @@ def test_a_lock_recalled_after_a_reload_comes_whole_and_is_taken(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(p, guess="21", locked=True, second="22")
     assert p.error_area.value == ""
-    assert p.locked and p.correct is False and p.second_correct is True and p.actual == 22
+    assert p.locked and p.correct is False and p.state["second"] == "22" and p.actual == 22
     q = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(q, guess="22", locked=True, second="21")  # right at once: no second try
     assert "there is no second try" in q.error_area.value and not q.locked

@@ -4,8 +4,7 @@ Grading, hints and solutions live in :mod:`gradkit.exercises`; this is the noteb
 The scene holds the grader's feedback, every hint and the solution from the first picture; *Hint*
 and *Show solution* are counters the page presses itself (``panel.js``), with a kernel or
 without. Only *Check my code* needs the kernel: a page without one says why it cannot check
-(:data:`NO_KERNEL_FEEDBACK`), and Voilà, which hides the code, greys it out
-(:func:`read_only_app`).
+(:data:`NO_KERNEL_FEEDBACK`), and Voilà, which hides the code, greys it out.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from ...exercises.grader import exercise_of
 from ..base.rows import button
 from .common import PracticeWidget
 
-__all__ = ["ExercisePanel", "read_only_app", "user_namespace"]
+__all__ = ["ExercisePanel"]
 
 #: The check's feedback where the learner cannot edit the code (Voilà).
 READ_ONLY_FEEDBACK = (
@@ -37,20 +36,6 @@ NO_KERNEL_FEEDBACK = (
     "<div>This page has no Python, so it cannot check code. Open the lesson in Jupyter to write "
     "your class and press <i>Check my code</i>; the hints and the solution work here too.</div>"
 )
-
-
-def read_only_app() -> bool:
-    """Whether this kernel runs for Voilà (which sets ``VOILA_*`` variables in its kernels),
-    where the page shows no code for the learner to edit."""
-    return any(name.startswith("VOILA_") for name in os.environ)
-
-
-def user_namespace() -> Mapping[str, object]:
-    """The notebook's namespace (empty outside IPython)."""
-    from IPython import get_ipython  # ipywidgets brings IPython
-
-    shell = get_ipython()
-    return shell.user_ns if shell is not None else {}
 
 
 class ExercisePanel(PracticeWidget):
@@ -71,12 +56,8 @@ class ExercisePanel(PracticeWidget):
     hint_button, solution_button : Control
         Counters the page presses itself: ``.click()`` counts one more, as the page does;
         ``.text`` is the label shown, ``.disabled`` true once all hints / the solution show.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     last : Feedback or None
         The latest feedback object.
-    hints_shown, solution_step : int
-        The page's values: how many hints show; the solution asked for 0, 1 or 2 times (2: shown).
     """
 
     css = "gradkit-exercise"
@@ -103,7 +84,32 @@ class ExercisePanel(PracticeWidget):
             self.exercise = ex
             self._namespace = namespace
             self.last: Feedback | None = None
-            self._build_buttons(ex)
+            self.check_button = button(
+                self,
+                "check",
+                "Check my code",
+                css="gradkit-exercise-check",
+                tooltip=f"Run gradcheck on the class {ex.class_name} from your cell",
+            )
+            last = len(ex.hints)
+            self.hint_button = button(
+                self,
+                "hint",
+                "Hint",
+                css="gradkit-exercise-hint",
+                tooltip=f"Show the next hint ({last} in all)",
+                counts=("hints_shown", last),
+                texts={last: "No more hints"},
+            )
+            self.solution_button = button(
+                self,
+                "solution",
+                "Show solution",
+                css="gradkit-exercise-solution",
+                tooltip="Reveal a correct solution (asks once more first)",
+                counts=("solution_step", 2),
+                texts={1: "Sure? Click again", 2: "Solution shown"},
+            )
             buttons = [self.check_button, self.hint_button, self.solution_button]
             readouts = [
                 ("feedback", "gradkit-exercise-feedback"),
@@ -113,40 +119,11 @@ class ExercisePanel(PracticeWidget):
             self.layout(ex.title, ex.task, buttons, readouts, alt=f"exercise: {ex.title}")
             self.on_click("check", self.check)
             self._show("")
-        if read_only_app():
+        if any(name.startswith("VOILA_") for name in os.environ):  # Voilà: no code to edit
             self.set_control_state("check", disabled=True)
             self._show(READ_ONLY_FEEDBACK)
         else:
             self.guard(self.check)()
-
-    def _build_buttons(self, ex: Exercise) -> None:
-        """Check (the kernel grades), and the hint and solution counters the page presses."""
-        self.check_button = button(
-            self,
-            "check",
-            "Check my code",
-            css="gradkit-exercise-check",
-            tooltip=f"Run gradcheck on the class {ex.class_name} from your cell",
-        )
-        last = len(ex.hints)
-        self.hint_button = button(
-            self,
-            "hint",
-            "Hint",
-            css="gradkit-exercise-hint",
-            tooltip=f"Show the next hint ({last} in all)",
-            counts=("hints_shown", last),
-            texts={last: "No more hints"},
-        )
-        self.solution_button = button(
-            self,
-            "solution",
-            "Show solution",
-            css="gradkit-exercise-solution",
-            tooltip="Reveal a correct solution (asks once more first)",
-            counts=("solution_step", 2),
-            texts={1: "Sure? Click again", 2: "Solution shown"},
-        )
 
     def _show(self, feedback: str) -> None:
         """Send the scene: the feedback, every hint and the solution (the page picks by state)."""
@@ -167,7 +144,12 @@ class ExercisePanel(PracticeWidget):
 
     def check(self, function: object = None) -> Feedback:
         """Grade ``function`` (default: the class named ``class_name`` in the namespace)."""
-        namespace = self._namespace if self._namespace is not None else user_namespace()
+        namespace = self._namespace
+        if namespace is None:  # the notebook's own (ipywidgets brings IPython)
+            from IPython import get_ipython
+
+            shell = get_ipython()
+            namespace = shell.user_ns if shell is not None else {}
         target = function if function is not None else namespace.get(self.exercise.class_name)
         # through the package, so that replacing gradkit.exercises.grade reaches the panel
         self.last = exercises.grade(self.exercise, target)

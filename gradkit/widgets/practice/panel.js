@@ -24,13 +24,9 @@ export function exerciseReadouts(scene, state) {
 export function huntResult(scene, label, guess) {
   const v = scene.verdicts[label];
   const words = scene.words || {};
-  let text = words.none;
-  let css = "";
-  if (guess !== null && guess !== undefined) {
-    const right = guess === v.cause;
-    text = fillWords(right ? words.right : words.wrong, { guess, cause: v.cause });
-    css = right ? "gk-good" : "gk-bad";
-  }
+  const right = guess === v.cause;
+  const [text, css] = guess == null ? [words.none, ""]
+    : [fillWords(right ? words.right : words.wrong, { guess, cause: v.cause }), right ? "gk-good" : "gk-bad"];
   return `<div class='gk-hunt-verdict ${css}'>${escapeHtml(text)}</div>${v.unmasked}`;
 }
 

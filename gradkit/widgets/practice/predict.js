@@ -11,15 +11,6 @@ import { dropGate, onOpenAll, openAll, setGate } from "./unfold.js";
 // its GUESS_SPACES), tested against Python's parsing in practice.json.
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 
-// The words for a guess that cannot be locked in, their one home: Python reads this table
-// (predict.py check_guess, through common.page_words) to say the same in its error area.
-export const GUESS_SLIPS = {
-  number_first: "Type a number first, then lock it in.",
-  choice_first: "Pick one of the options first, then lock it in.",
-  not_number: "“{text}” is not a number: type digits such as 22 or 1e-3.",
-  not_option: "“{text}” is not one of the options [{options}].",
-};
-
 export const RETRY_WORDS = {
   not_yet: "Not yet.",
   higher: "The true value is higher than your guess.",
@@ -32,23 +23,17 @@ export const RETRY_WORDS = {
   score: "The score keeps your first guess.",
 };
 
-// A slip's words with {text} and {options} filled in (as predict.py's slip does).
-function slip(name, text, options = []) {
-  const values = { text, options: options.map((o) => `'${o}'`).join(", ") };
-  return { error: GUESS_SLIPS[name].replace(/\{(\w+)\}/g, (_, key) => values[key]) };
-}
-
-// A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}
-// in the words Python's check_guess uses for the same slip.
+// A guess as typed or picked: {value} (a number for kind "number", else the option), or {error}:
+// the words Python sent for the slip (scene.slips), filled in as its check_guess does.
 export function parseGuess(scene, raw) {
   const text = String(raw ?? "").trim();
-  if (!text) return slip(scene.kind === "number" ? "number_first" : "choice_first", text);
-  if (scene.kind !== "number") {
-    return scene.options.includes(text) ? { value: text } : slip("not_option", text, scene.options);
-  }
+  const values = { text, options: scene.options.map((o) => `'${o}'`).join(", ") };
+  const slip = (name) => ({ error: scene.slips[name].replace(/\{(\w+)\}/g, (_, key) => values[key]) });
+  if (!text) return slip(scene.kind === "number" ? "number_first" : "choice_first");
+  if (scene.kind !== "number") return scene.options.includes(text) ? { value: text } : slip("not_option");
   const cleaned = text.replace(/−/g, "-").replace(/_/g, "");
   const value = NUMBER.test(cleaned) ? Number(cleaned) : NaN;
-  return Number.isFinite(value) ? { value } : slip("not_number", text);
+  return Number.isFinite(value) ? { value } : slip("not_number");
 }
 
 // Whether a guess is right: a number inside the range Python sent (quiz_bank right_range: the
@@ -90,7 +75,7 @@ export function percent(value) {
 // Whether the second try is open: a wrong first guess is locked in (one may be given, or was),
 // where a second try is offered (a number, or a choice of more than two).
 export function retryOpen(scene, state) {
-  if (!state.locked || scene.actual === null || scene.actual === undefined) return false;
+  if (!state.locked || scene.actual == null) return false;
   const offered = scene.kind === "number" || scene.options.length > 2;
   return offered && !isRight(scene, parseGuess(scene, state.guess).value);
 }
@@ -98,30 +83,14 @@ export function retryOpen(scene, state) {
 // Whether the true value shows (and the rest of the lesson): after a right guess, a wrong one with
 // no second try to come, or the second try.
 export function revealed(scene, state) {
-  if (scene.actual === null || scene.actual === undefined) return true;
+  if (scene.actual == null) return true;
   return !!state.locked && (!retryOpen(scene, state) || !!state.second);
-}
-
-// The hint after a wrong first guess, before the second try: which way, never how far.
-export function notYetHint(scene, value) {
-  if (scene.kind !== "number") return RETRY_WORDS.other;
-  return scene.actual > value ? RETRY_WORDS.higher : RETRY_WORDS.lower;
-}
-
-// The second try's verdict, once given ("" before), under the first one's feedback: right or
-// not, and the score's rule.
-export function retryReadout(scene, state) {
-  if (!retryOpen(scene, state) || !state.second) return "";
-  const { value } = parseGuess(scene, state.second);
-  const right = isRight(scene, value);
-  return verdictBox(right, right ? RETRY_WORDS.right : RETRY_WORDS.wrong,
-    ` Your second guess: ${shown(scene, value)}. ${RETRY_WORDS.score}`);
 }
 
 // What the page shows: before the lock, the invitation (and the tolerance); after it, the guess
 // beside the true value and the feedback.
 export function predictReadouts(scene, state) {
-  if (scene.actual === null || scene.actual === undefined) {
+  if (scene.actual == null) {
     return { result: "The true value could not be computed when this cell ran: fix the error and run the cell again.", feedback: "" };
   }
   if (!state.locked) {
@@ -130,26 +99,34 @@ export function predictReadouts(scene, state) {
     return { result: `<span class="gk-r-detail">Commit to a guess first: the true value appears only after you lock it in.${rule}</span>`, feedback: "" };
   }
   const { value } = parseGuess(scene, state.guess);
-  if (!revealed(scene, state)) {
+  if (!revealed(scene, state)) { // the hint before the second try: which way, never how far
+    const way = scene.kind !== "number" ? "other" : scene.actual > value ? "higher" : "lower";
     return {
       result: readoutHtml("your guess", shown(scene, value)),
       feedback: `<div class="gk-feedback gk-wrong"><b class="gk-verdict-word">${RETRY_WORDS.not_yet}</b> `
-        + `${escapeHtml(notYetHint(scene, value))}</div>`,
+        + `${escapeHtml(RETRY_WORDS[way])}</div>`,
     };
   }
   const right = isRight(scene, value);
   const far = howFar(scene, value, right);
+  let feedback = feedbackHtml(right, right ? scene.right : scene.wrong, false);
+  if (retryOpen(scene, state)) { // the second try's verdict under the first's, and the score's rule
+    const second = parseGuess(scene, state.second).value;
+    const ok = isRight(scene, second);
+    feedback += verdictBox(ok, ok ? RETRY_WORDS.right : RETRY_WORDS.wrong,
+      ` Your second guess: ${shown(scene, second)}. ${RETRY_WORDS.score}`);
+  }
   return {
     result: `${readoutHtml("your guess", shown(scene, value))} &nbsp;·&nbsp; `
       + readoutHtml("true value", shown(scene, scene.actual), far ? `(${far})` : ""),
-    feedback: feedbackHtml(right, right ? scene.right : scene.wrong, false) + retryReadout(scene, state),
+    feedback,
   };
 }
 
-// A row to give a guess in: a box (kind "number") or the options, and a lock that passes the
-// guess to give(raw, value) once it parses (else the page says why). `first`: the first guess's
-// row (its value is the state's guess); else the second try's. Its parts are set on `parts`.
-function guessRow(ctx, { first, give }, parts = {}) {
+// A row to give a guess in: a box (kind "number") or the options, and a lock that, once the guess
+// parses (else the page says why), locks it in (`first`: the first guess's row, its value the
+// state's guess) or gives the second try. Its parts are set on `parts`.
+function guessRow(ctx, first, parts = {}) {
   const { scene, h } = ctx;
   const name = first ? "guess" : "second guess";
   const row = h("div", { class: `gk-control gk-guess-row${first ? "" : " gk-retry-row"}` });
@@ -177,31 +154,13 @@ function guessRow(ctx, { first, give }, parts = {}) {
   lock.addEventListener("click", () => {
     const raw = parts.input ? parts.input.value : first ? ctx.state.guess : parts.picked;
     const got = parseGuess(scene, raw);
+    const typed = scene.kind === "number";
     if (got.error) ctx.showError(escapeHtml(got.error));
-    else give(raw, got.value);
+    else if (first) ctx.set("guess", typed ? raw : got.value, { also: { locked: true } });
+    else ctx.set("second", typed ? raw.trim() : got.value);
   });
   row.append(lock);
   return Object.assign(parts, { row, lock });
-}
-
-// The first guess's row; its lock locks it in.
-function firstRow(ctx) {
-  return guessRow(ctx, { first: true, give: (raw, value) => {
-    ctx.set("guess", ctx.scene.kind === "number" ? raw : value, { also: { locked: true } });
-  } });
-}
-
-// The second try's row, built when a wrong guess opens it (until then the widget holds one set of
-// options only), before the note on the rest of the lesson.
-function retryRow(ctx) {
-  const retry = { row: null, picked: null };
-  retry.build = () => {
-    guessRow(ctx, { first: false, give: (raw, value) => {
-      ctx.set("second", ctx.scene.kind === "number" ? raw.trim() : value);
-    } }, retry);
-    ctx.predict.gate.before(retry.row);
-  };
-  return retry;
 }
 
 export const UNFOLD_NOTE = "The rest of the lesson opens when you lock in your guess.";
@@ -221,27 +180,22 @@ export const OPEN_ALL_ASK = "This shows every answer on the page, before any gue
 // a learner's stray click beside "Lock in my guess" gives nothing away.
 function gateRow(ctx) {
   const { h } = ctx;
-  const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
-    title: "show every cell now, without guessing (for a teacher, or a second read)" });
-  const sure = h("button", { class: "gradkit-open-all-sure", text: "Show every answer" });
-  const keep = h("button", { class: "gradkit-open-all-keep", text: "Keep it closed" });
-  const ask = h("span", { class: "gk-open-ask", role: "group", "aria-label": "open the whole lesson?" },
-    h("span", { class: "gk-unfold-note", text: OPEN_ALL_ASK }), sure, keep);
-  ask.hidden = true;
   const asking = (yes) => { ask.hidden = !yes; open.hidden = yes; (yes ? keep : open).focus(); };
-  open.addEventListener("click", () => asking(true));
-  keep.addEventListener("click", () => asking(false));
-  sure.addEventListener("click", () => { openAll(); unfold(ctx); });
+  const open = h("button", { class: "gradkit-open-all", text: "Open the whole lesson",
+    title: "show every cell now, without guessing (for a teacher, or a second read)", onclick: () => asking(true) });
+  const sure = h("button", { class: "gradkit-open-all-sure", text: "Show every answer",
+    onclick: () => { openAll(); unfold(ctx); } });
+  const keep = h("button", { class: "gradkit-open-all-keep", text: "Keep it closed", onclick: () => asking(false) });
+  const ask = h("span", { class: "gk-open-ask", role: "group", "aria-label": "open the whole lesson?", hidden: true },
+    h("span", { class: "gk-unfold-note", text: OPEN_ALL_ASK }), sure, keep);
   ctx.predict.note = h("span", { class: "gk-unfold-note", text: UNFOLD_NOTE });
-  const row = h("div", { class: "gk-unfold", role: "note" }, ctx.predict.note, open, ask);
-  row.hidden = true;
-  return row;
+  return h("div", { class: "gk-unfold", role: "note", hidden: true }, ctx.predict.note, open, ask);
 }
 
 // The values that lock a fresh Predict as the learner left it before a reload (progress.js), or
 // null: a kept guess this Predict can read, and a second try only where one may be given.
 export function recalledLock(scene, state, kept) {
-  if (!kept || state.locked || scene.actual === null || scene.actual === undefined) return null;
+  if (!kept || state.locked || scene.actual == null) return null;
   if (parseGuess(scene, kept.guess).error) return null;
   const values = { guess: kept.guess, locked: true };
   const after = { ...state, ...values };
@@ -249,13 +203,6 @@ export function recalledLock(scene, state, kept) {
     values.second = kept.second;
   }
   return values;
-}
-
-function recall(ctx) {
-  const values = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.entry));
-  if (!values) return;
-  const { guess, ...also } = values;
-  ctx.set("guess", guess, { also });
 }
 
 // Show a guess row's value, whether it is right (null: not judged) and whether it is frozen.
@@ -268,16 +215,15 @@ function paintRow(parts, value, right, frozen) {
   parts.lock.disabled = frozen;
 }
 
-// The second try shows after a wrong first guess, and freezes once given.
+// The second try's row shows after a wrong first guess, built then (until then the widget holds
+// one set of options only) before the note on the rest of the lesson, and freezes once given.
 function paintRetry(ctx) {
-  const { scene, state } = ctx;
-  const retry = ctx.predict.retry;
-  if (!retryOpen(scene, state)) {
-    if (retry.row) retry.row.hidden = true;
-    return;
-  }
-  if (!retry.row) retry.build();
-  retry.row.hidden = false;
+  const { scene, state, predict } = ctx;
+  const { retry } = predict;
+  const open = retryOpen(scene, state);
+  if (retry.row) retry.row.hidden = !open;
+  if (!open) return;
+  if (!retry.row) predict.gate.before(guessRow(ctx, false, retry).row);
   const given = !!state.second;
   const value = given ? state.second : retry.input ? retry.input.value : retry.picked;
   paintRow(retry, value, given ? isRight(scene, state.second) : null, given);
@@ -285,16 +231,17 @@ function paintRetry(ctx) {
 
 export const predictView = {
   init(ctx) {
-    ctx.predict = firstRow(ctx);
+    ctx.predict = guessRow(ctx, true);
     ctx.predict.gate = gateRow(ctx);
-    ctx.predict.retry = retryRow(ctx);
+    ctx.predict.retry = { row: null, picked: null };
     ctx.controls.append(ctx.predict.row, ctx.predict.gate);
     ctx.title.innerHTML = richText(ctx.scene.prompt);
   },
   attached(ctx) {
     ctx.predict.forget?.();
     ctx.predict.forget = onOpenAll(() => unfold(ctx));
-    recall(ctx);
+    const kept = recalledLock(ctx.scene, ctx.state, recalledProgress(ctx.scene.entry));
+    if (kept) ctx.set("guess", kept.guess, { also: kept });
     unfold(ctx);
   },
   detached(ctx) {
@@ -304,7 +251,7 @@ export const predictView = {
   drawsFrom: ["guess", "locked", "second"],
   paint(ctx) {
     const { scene, state } = ctx;
-    const frozen = !!state.locked || scene.actual === null || scene.actual === undefined;
+    const frozen = !!state.locked || scene.actual == null;
     const right = state.locked ? isRight(scene, parseGuess(scene, state.guess).value) : null;
     paintRow(ctx.predict, state.guess, right, frozen);
     ctx.predict.lock.textContent = state.locked ? "Locked in" : "Lock in my guess";

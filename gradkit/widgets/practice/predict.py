@@ -6,13 +6,12 @@
 The prompt and the feedback live in ``gradkit/data/quizzes.toml`` (``[[predict]]`` entries).
 Python computes the true value when the widget is built and sends it with the entry's tolerance
 and feedback; the page (``predict.js``) takes the guess, locks it in, compares, reveals and
-explains, with no kernel needed, and keeps the rest of the lesson out of sight until then
-(``unfold.js``). A wrong guess gets one more try (:meth:`Predict.try_again`) after a hint that
-gives nothing away; the first guess keeps the score. A choice of two has no second try.
+explains, with no kernel needed. Python checks what the page sends as it would its own lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -32,23 +31,22 @@ from ...quiz_bank import (
 )
 from ...quiz_bank.grading import GUESS_SPACES
 from ..base import Control, InputError
-from .common import Choice, PracticeWidget, page_words
+from .common import Choice, PracticeWidget
 
-__all__ = ["Predict", "check_guess", "lessons_open"]
+__all__ = ["Predict", "check_guess"]
 
-#: ``$GRADKIT_OPEN_LESSONS`` values that open every lesson at once (a teacher's preview).
+#: ``$GRADKIT_OPEN_LESSONS`` values that open every lesson at once (a teacher's preview: no
+#: cell hidden behind a Predict, ``unfold.js``).
 _OPEN = ("1", "true", "yes", "on")
 
-#: The lock button (the page builds it beside the guess; "Locked in" once pressed).
-_LOCK = {"kind": "lock", "name": "lock", "css": "gradkit-lock", "text": "Lock in my guess"}
-#: The words for a guess that cannot be locked in: the page's (``GUESS_SLIPS`` in predict.js).
-GUESS_SLIPS = page_words("GUESS_SLIPS", Path(__file__).with_name("predict.js"))
-
-
-def _slip(name: str, text: str, options: tuple[str, ...] = ()) -> InputError:
-    """The page's words for a slip, with ``{text}`` and ``{options}`` filled in as it does."""
-    values = {"text": text, "options": ", ".join(f"'{o}'" for o in options)}
-    return InputError(re.sub(r"\{(\w+)\}", lambda m: values[m[1]], GUESS_SLIPS[name]))
+#: The words for a guess that cannot be locked in, sent to the page: ``parseGuess`` in
+#: ``predict.js`` fills in ``{text}`` and ``{options}`` as :func:`check_guess` does.
+GUESS_SLIPS = {
+    "number_first": "Type a number first, then lock it in.",
+    "choice_first": "Pick one of the options first, then lock it in.",
+    "not_number": "“{text}” is not a number: type digits such as 22 or 1e-3.",
+    "not_option": "“{text}” is not one of the options [{options}].",
+}
 
 
 def check_guess(entry: PredictEntry, raw: object) -> float | str:
@@ -58,23 +56,15 @@ def check_guess(entry: PredictEntry, raw: object) -> float | str:
     in ``predict.js``; a shared fixture checks both agree).
     """
     text = "" if raw is None else str(raw).strip(GUESS_SPACES)
-    if not text:
-        raise _slip("number_first" if entry.kind == "number" else "choice_first", text)
-    try:
-        return parse_guess(entry, text)
-    except (TypeError, ValueError):
-        if entry.kind == "number":
-            raise _slip("not_number", text) from None
-        raise _slip("not_option", text, entry.options) from None
-
-
-def lessons_open() -> bool:
-    """Whether ``$GRADKIT_OPEN_LESSONS`` asks for whole lessons (no cell hidden behind a Predict).
-
-    By default a Predict keeps the rest of its lesson out of sight until its guess is locked in
-    (``unfold.js``); a teacher previewing a course sets ``GRADKIT_OPEN_LESSONS=1``.
-    """
-    return os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN
+    if text:
+        with contextlib.suppress(TypeError, ValueError):
+            return parse_guess(entry, text)
+    if entry.kind == "number":
+        slip = "not_number" if text else "number_first"
+    else:
+        slip = "not_option" if text else "choice_first"
+    values = {"text": text, "options": ", ".join(f"'{o}'" for o in entry.options)}
+    raise InputError(re.sub(r"\{(\w+)\}", lambda m: values[m[1]], GUESS_SLIPS[slip]))
 
 
 class Predict(PracticeWidget):
@@ -102,23 +92,10 @@ class Predict(PracticeWidget):
         The options (kind "choice"); ``.value`` is the picked option or None.
     lock_button : Control
         "Lock in my guess"; ``.click()`` locks in the guess shown, as the page's button does.
-    guess : str or None
-        The guess as typed or picked (the page's value); ``lock_in(value)`` locks one in and
-        says whether it was right.
-    locked : bool
-        Whether a guess was locked in.
-    locked_guess : float, str or None
-    actual : float, str or None
-        The true value, once a guess is locked in.
-    correct : bool or None
-        Whether the locked guess was right (None before): the score, which a second try
-        never changes.
-    second_guess : float, str or None
-        The second try, after a wrong guess (None until one is given).
-    second_correct : bool or None
-        Whether the second try was right (None until one is given).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
+
+    The page's values (``guess``, ``locked``, ``second``) are read back as :attr:`correct`
+    (the score: the first guess's, which a second try never changes) and :attr:`actual` once
+    it shows; :meth:`judge` grades any guess, the second try's too.
     """
 
     css = "gradkit-predict"
@@ -160,9 +137,16 @@ class Predict(PracticeWidget):
         with self.building():
             self.entry: PredictEntry = entry
             self._locked_raw: str | None = None
-            self._arriving: dict[str, Any] = {}
-            self.guess_text, self.guess_buttons = self._guess_control(entry)
-            self.lock_button = self.add_control(Control(self, dict(_LOCK)), has_value=False)
+            # the page builds the guess row itself (predict.js): these are Python's handles
+            spec = {"kind": "guess", "name": "guess"}
+            self.guess_text = self.guess_buttons = None
+            if entry.kind == "number":
+                self.guess_text = self.add_control(Control(self, spec), "")
+            else:
+                pairs = [(o, o) for o in entry.options]
+                self.guess_buttons = self.add_control(Choice(self, spec, pairs), None)
+            lock = Control(self, {"kind": "lock", "name": "lock"})
+            self.lock_button = self.add_control(lock, has_value=False)
             readouts = [
                 ("result", "gradkit-predict-result"),
                 ("feedback", "gradkit-feedback gradkit-verdict"),
@@ -171,45 +155,28 @@ class Predict(PracticeWidget):
             # the true value, computed now (compute() or the file's answer), hidden until the lock
             compute = compute or (lambda: entry.answer)
             self._actual = self.guard(lambda: as_actual(entry, compute()))()
-            self.send_scene(self._scene(), key=entry.id)
+            known = entry.kind == "number" and self._actual is not None
+            right = list(right_range(entry, self._actual)) if known else None
+            scene = {  # what the page needs to check, reveal and explain a guess
+                "entry": entry.id,  # the question's id (the scene's own "id" counts scenes)
+                "prompt": entry.prompt,
+                "kind": entry.kind,
+                "options": list(entry.options),
+                "unit": entry.unit,
+                "unit_one": entry.unit_one,
+                "tolerance": entry.tolerance,
+                "actual": self._actual,
+                "right_range": right,  # a number is graded once, here: the page compares
+                "right": entry.right,
+                "wrong": entry.wrong,
+                "slips": GUESS_SLIPS,
+                "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
+            }
+            self.send_scene(scene, key=entry.id)
             self.on_click("lock", self._press_lock)
-            self.observe(self.guard(self._check_lock), names=["locked"])
-            self.observe(self.guard(self._keep_locked_guess), names=["guess"])
-
-    def _guess_control(self, entry: PredictEntry) -> tuple[Control | None, Choice | None]:
-        """The answer box (kind "number") or the option buttons (kind "choice")."""
-        spec = {"kind": "guess", "name": "guess", "label": "guess", "css": "gradkit-guess"}
-        if entry.kind == "number":
-            return self.add_control(Control(self, spec), ""), None
-        pairs = [(o, o) for o in entry.options]
-        return None, self.add_control(Choice(self, spec, pairs), None)
-
-    def _scene(self) -> dict:
-        """What the page needs to check, reveal and explain a guess."""
-        e = self.entry
-        known = e.kind == "number" and self._actual is not None
-        right = list(right_range(e, self._actual)) if known else None
-        return {
-            "entry": e.id,  # the question's id (the scene's own "id" counts the scenes sent)
-            "prompt": e.prompt,
-            "kind": e.kind,
-            "options": list(e.options),
-            "unit": e.unit,
-            "unit_one": e.unit_one,
-            "tolerance": e.tolerance,
-            "actual": self._actual,
-            "right_range": right,  # a number is graded once, here: the page compares
-            "right": e.right,
-            "wrong": e.wrong,
-            "open_all": lessons_open(),
-        }
+            self.observe(self.guard(self._keep_locked_guess), names=["locked", "guess"])
 
     # ----------------------------------------------------------------------- reading
-    @property
-    def locked_guess(self) -> float | str | None:
-        """The guess locked in (a number for kind "number"), or None."""
-        return parse_guess(self.entry, self.current("guess")) if self.locked else None
-
     @property
     def second_try_offered(self) -> bool:
         """Whether a wrong guess gets a second try: a number, or a choice of more than two."""
@@ -247,21 +214,10 @@ class Predict(PracticeWidget):
             return False
         return grade_prediction(self.entry, parsed, self._actual).correct
 
-    @property
-    def second_guess(self) -> float | str | None:
-        """The second try (a number for kind "number"), or None before one."""
-        second = self.current("second")
-        return parse_guess(self.entry, second) if second else None
-
-    @property
-    def second_correct(self) -> bool | None:
-        """Whether the second try is right, None before one (the score stays the first's)."""
-        second = self.current("second")
-        return self.judge(second) if second else None
-
     # ----------------------------------------------------------------------- acting
-    def lock(self, guess: float | str | None = None) -> None:
-        """Lock in ``guess`` (default: the guess shown) as the page's button does.
+    def lock(self, guess: float | str | None = None) -> bool:
+        """Lock in ``guess`` (default: the guess shown) as the page's button does; returns
+        whether it was right (``lock_in(value)`` is the same).
 
         Raises
         ------
@@ -280,17 +236,15 @@ class Predict(PracticeWidget):
         raw = self.current("guess") if guess is None else str(guess)
         self._check_lockable(raw)
         self.update_state({"guess": raw, "locked": True})
+        return bool(self.correct)
+
+    lock_in = lock
 
     def _check_lockable(self, raw: str | None) -> None:
         """InputError unless ``raw`` is a guess and there is a true value to compare it with."""
         check_guess(self.entry, raw)
         if self._actual is None:
             raise InputError("The true value could not be computed: fix the error, rerun the cell.")
-
-    def lock_in(self, value: float | str) -> bool:
-        """Lock in ``value`` (see :meth:`lock`) and return whether it was right."""
-        self.lock(value)
-        return bool(self.correct)
 
     def try_again(self, guess: float | str) -> bool:
         """The second try after a wrong guess, as the page's second row gives it: graded, while
@@ -309,7 +263,7 @@ class Predict(PracticeWidget):
         raw = str(guess).strip()
         check_guess(self.entry, raw)
         self.update_state({"second": raw})
-        return bool(self.second_correct)
+        return bool(self.judge(raw))
 
     def _retry_refused(self, arriving: dict[str, Any] | None = None) -> str:
         """Why no second try may be given now ("" when one may). ``arriving``: the values of the
@@ -331,41 +285,31 @@ class Predict(PracticeWidget):
             raise InputError(f"Your guess {self.current('guess')} is already locked in.")
         self.lock()
 
-    def _check_lock(self, change: dict[str, Any]) -> None:
-        """A lock from the page is checked as Python's own (a tampered page is refused)."""
-        if not change["new"]:
-            return
-        try:
-            self._check_lockable(self.current("guess"))
-        except InputError:
-            self.update_state({"locked": False})
-            raise
-        self._locked_raw = self.current("guess")
-
-    def _keep_locked_guess(self, _change: dict[str, Any]) -> None:
-        if self._locked_raw is not None and self.current("guess") != self._locked_raw:
+    def _keep_locked_guess(self, change: dict[str, Any]) -> None:
+        if change["name"] == "locked" and change["new"]:  # the guess as locked in, which stays
+            self._locked_raw = self.current("guess")
+        elif self._locked_raw is not None and self.current("guess") != self._locked_raw:
             self.update_state({"guess": self._locked_raw})
             raise InputError(f"Your guess {self._locked_raw} is locked in and cannot change.")
 
     def check_page_values(self, incoming: dict) -> dict:
-        """The page's values, a second try checked against the lock it may come with."""
-        self._arriving = dict(incoming)
-        try:
-            return super().check_page_values(incoming)
-        finally:
-            self._arriving = {}
-
-    def check_page_value(self, key: str, value: Any) -> None:
-        """Besides the controls' rules: a guess locked in stays locked (and, through
-        :meth:`_keep_locked_guess`, unchanged)."""
-        if key == "locked" and (not isinstance(value, bool) or (self.locked and not value)):
-            raise InputError(f"the page sent locked={value!r}; a guess locked in stays locked")
-        if key == "second" and value != self.current("second"):
-            refused = self._retry_refused(self._arriving)
+        """Besides the controls' rules: a lock is checked as Python's own, and a guess locked in
+        stays locked (and, through :meth:`_keep_locked_guess`, unchanged); a second try only
+        where one may be given, checked against the lock it may arrive with (a lock recalled
+        after a reload)."""
+        checked = super().check_page_values(incoming)
+        locked = checked.get("locked", self.locked)
+        if not isinstance(locked, bool) or (self.locked and not locked):
+            raise InputError(f"the page sent locked={locked!r}; a guess locked in stays locked")
+        if locked and not self.locked:
+            self._check_lockable(checked.get("guess", self.current("guess")))
+        second = checked.get("second", self.current("second"))
+        if second != self.current("second"):
+            refused = self._retry_refused(checked)
             if refused:
-                raise InputError(f"the page sent second={value!r}: {refused}")
-            check_guess(self.entry, value)
-        super().check_page_value(key, value)
+                raise InputError(f"the page sent second={second!r}: {refused}")
+            check_guess(self.entry, second)
+        return checked
 
     def __repr__(self) -> str:
         return f"Predict({self.entry.id!r})"

@@ -6,15 +6,11 @@
 // learner's guesses.
 export const PROGRESS_PREFIX = "gradkit-predict";
 
-// The part of the page's path that is one learner's server: "/user/ada/" on a JupyterHub, "" else.
-export function serverPath(pathname) {
-  const found = /^(\/user\/[^/]+\/)/.exec(String(pathname || ""));
-  return found ? found[1] : "";
-}
-
-// The storage key of one Predict's progress.
+// The storage key of one Predict's progress, with the part of the page's path that is one
+// learner's server: "/user/ada/" on a JupyterHub, "" else.
 export function progressKey(predictId, pathname) {
-  return `${PROGRESS_PREFIX}:${serverPath(pathname)}:${predictId}`;
+  const server = /^(\/user\/[^/]+\/)/.exec(String(pathname || ""));
+  return `${PROGRESS_PREFIX}:${server ? server[1] : ""}:${predictId}`;
 }
 
 const here = () => (globalThis.location ? globalThis.location.pathname : "");

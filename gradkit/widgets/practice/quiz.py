@@ -53,14 +53,8 @@ class Quiz(PracticeWidget):
         The options as sent (the file's order, or as written inline).
     choice_buttons : Control
         The options; set ``.value`` to an option's text to answer as a click does.
-    choice : str or None
-        The option picked in the page (or by :meth:`choose`), None before any.
-    correct : bool or None
-        Whether that option is right (None before any answer).
     attempts : int
         How many answers were given.
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     """
 
     css = "gradkit-quiz"
@@ -93,19 +87,15 @@ class Quiz(PracticeWidget):
             )
             readouts = [("feedback", "gradkit-feedback gradkit-verdict")]
             self.layout(entry.question, "", [], readouts, alt=f"quiz: {entry.question}")
-            self.send_scene(self._scene(options, seed), key=entry.id)
-            self.observe(self.guard(self._answered), names=["choice"])
-
-    def _scene(self, options: tuple[str, ...], seed: int | None) -> dict:
-        """What the page needs to ask, shuffle, mark and explain: every option's verdict."""
-        graded = [grade_choice(self.entry, o) for o in options]
-        return {
-            "question": self.entry.question,
-            "seed": seed,
-            "options": [
+            # every option's verdict: the page asks, shuffles, marks and explains
+            graded = [grade_choice(entry, o) for o in options]
+            sent = [
                 {"text": g.given, "right": g.correct, "explanation": g.explanation} for g in graded
-            ],
-        }
+            ]
+            self.send_scene(
+                {"question": entry.question, "seed": seed, "options": sent}, key=entry.id
+            )
+            self.observe(self.guard(self._answered), names=["choice"])
 
     @property
     def correct(self) -> bool | None:
@@ -157,7 +147,8 @@ def quiz_entry(
 
 
 def _inline_entry(question: str, choices: Any, answer: Any, explain: Explain) -> QuizEntry:
-    """A QuizEntry for a question written in the cell (the older inline form)."""
+    """A QuizEntry for a question written in the cell (the older inline form); the right choice
+    is given by its index or its text."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty string")
     if isinstance(choices, str) or not isinstance(choices, Sequence):
@@ -167,14 +158,6 @@ def _inline_entry(question: str, choices: Any, answer: Any, explain: Explain) ->
         raise ValueError("choices must hold at least two non-empty strings")
     if len(set(choices)) != len(choices):
         raise ValueError("choices must be distinct")
-    answer = _inline_answer(answer, choices)
-    why = _explanations(explain, choices)
-    wrong = tuple(WrongOption(c, why[c]) for c in choices if c != answer)
-    return QuizEntry(question.strip(), question.strip(), answer, why[answer], wrong)
-
-
-def _inline_answer(answer: Any, choices: list[str]) -> str:
-    """The right choice's text, from its index or its text."""
     if answer is None:
         raise TypeError("answer is missing: pass the right choice's index or its text")
     if isinstance(answer, bool):
@@ -182,10 +165,12 @@ def _inline_answer(answer: Any, choices: list[str]) -> str:
     if isinstance(answer, int):
         if not 0 <= answer < len(choices):
             raise ValueError(f"answer={answer} is not an index of choices (0..{len(choices) - 1})")
-        return choices[answer]
+        answer = choices[answer]
     if answer not in choices:
         raise ValueError(f"answer={answer!r} is not one of the choices {choices}")
-    return answer
+    why = _explanations(explain, choices)
+    wrong = tuple(WrongOption(c, why[c]) for c in choices if c != answer)
+    return QuizEntry(question.strip(), question.strip(), answer, why[answer], wrong)
 
 
 def _explanations(explain: Explain, choices: list[str]) -> dict[str, str]:

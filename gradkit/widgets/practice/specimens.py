@@ -47,12 +47,8 @@ def specimen_source(e: zoo.ZooEntry, label: str) -> str:
     if isinstance(node, ast.ClassDef) and node.decorator_list:  # e.g. @zoo_entry(bug=...)
         lines = lines[node.lineno - 1 :]
         node = ast.parse("\n".join(lines)).body[0]
-    first = node.body[0] if isinstance(node, ast.ClassDef) and node.body else None
-    if (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
+    if isinstance(node, ast.ClassDef) and ast.get_docstring(node, clean=False) is not None:
+        first = node.body[0]
         del lines[first.lineno - 1 : first.end_lineno]
         if first.lineno - 1 < len(lines) and not lines[first.lineno - 1].strip():
             del lines[first.lineno - 1]

@@ -44,9 +44,14 @@ function siblingsHoldCells(item) {
 // The heading that closes the rest of the lesson natively: the cell after `item`, where Jupyter
 // drew a collapse button on it (JupyterLab and Notebook 7; not Voilà or the site). Or null.
 export function nativeGate(item) {
+  const next = nextCell(item);
+  return next && next.querySelector ? next.querySelector(".jp-collapseHeadingButton") : null;
+}
+
+function nextCell(item) {
   let next = item.nextElementSibling;
   while (next && !holdsCell(next)) next = next.nextElementSibling;
-  return next && next.querySelector ? next.querySelector(".jp-collapseHeadingButton") : null;
+  return next;
 }
 
 // Collapse or expand a native gate through Jupyter's own button (its state: jp-mod-collapsed).
@@ -68,15 +73,6 @@ export function applyGates(container, allOpen = page.allOpen) {
     if (gate && !gate.open && !gate.native) closed = true; // a native gate hides on its own
   }
   return hidden;
-}
-
-function watch(container) {
-  if (containers.has(container)) return;
-  containers.add(container);
-  if (typeof MutationObserver === "function") {
-    // JupyterLab adds cells as they scroll in, Voilà as they run: gate those too
-    new MutationObserver(() => applyGates(container)).observe(container, { childList: true });
-  }
 }
 
 // Open every gate of the page (the teacher's button).
@@ -115,11 +111,13 @@ export function setGate(el, open, { allOpen = false } = {}) {
   if (native && (!before || before.open !== !!open)) collapse(native, !open && !page.allOpen);
   gates.set(item, { open: !!open, native: native !== null });
   const container = item.parentElement;
-  watch(container);
+  if (!containers.has(container) && typeof MutationObserver === "function") {
+    // JupyterLab adds cells as they scroll in, Voilà as they run: gate those too
+    new MutationObserver(() => applyGates(container)).observe(container, { childList: true });
+  }
+  containers.add(container);
   applyGates(container);
-  let next = item.nextElementSibling;
-  while (next && !holdsCell(next)) next = next.nextElementSibling;
-  return !open && next !== null && !page.allOpen;
+  return !open && nextCell(item) !== null && !page.allOpen;
 }
 
 // Forget the gate of the widget at `el` (its view was removed: a rerun or cleared output).

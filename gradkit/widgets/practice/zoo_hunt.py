@@ -3,9 +3,7 @@
 Every specimen's code is sent with the widget, so the page (``panel.js``) switches specimens by
 itself. A run is page state too (``runs``, ``first_guesses``): Python, seeing a specimen run, runs
 :func:`gradkit.check` on it and sends its verdict in the scene, and the page words the result and
-the score from the verdicts and :data:`RUN_WORDS`. A page without a kernel (a static export) starts
-from every specimen's verdict (:meth:`ZooHunt.scene_without_kernel`). Also importable from
-``gradkit.exercises``.
+the score from the verdicts and :data:`RUN_WORDS`. Also importable from ``gradkit.exercises``.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from ... import zoo
 from ...diagnosis import check
 from ...report import CAUSES, CheckReport
 from ..base import Control, InputError
-from ..base.page import check_page_bounds, shown_value
+from ..base.page import shown_value
 from ..base.rows import button, dropdown, toggle
 from .common import Choice, PracticeWidget
 from .specimens import hunt_names, specimen_html
@@ -75,16 +73,9 @@ class ZooHunt(PracticeWidget):
         The page switches specimens itself (every specimen's code is sent ahead).
     prediction_buttons : Control
         The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
-    entry, prediction : str or None
-        The page's values: the specimen's label, the cause predicted.
     run_button : Control
         Runs :func:`gradkit.check` on the entry's sample inputs (float64): the page presses it
         itself (a run is page state), and ``.click()`` runs it as the page does (:meth:`run`).
-    runs, first_guesses : dict
-        The page's values: specimen label -> the prediction at its latest run / at its first
-        run (None: run without one).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     last : CheckReport or None
     """
 
@@ -126,8 +117,7 @@ class ZooHunt(PracticeWidget):
             pairs = [(f"Specimen {k}: {zoo.entry(n).formula}", n) for k, n in enumerate(names, 1)]
             self._labels = {n: f"Specimen{k}Fn" for k, n in enumerate(names, start=1)}
             self._by_label = dict(pairs)  # label -> zoo name
-            first, name = pairs[0]
-            self._specimens = {first: specimen_html(name, self._labels[name])}  # the rest: later
+            self._specimens = self._every_specimen(pairs[:1])  # the rest after the first picture
             self._build_controls(pairs, guesses)
             self.layout(
                 "Zoo hunt",
@@ -141,7 +131,7 @@ class ZooHunt(PracticeWidget):
                 alt="zoo hunt",
             )
             self._publish()
-            self.later(self._send_every_specimen)
+            self.later(lambda: self._publish(self._every_specimen()))
             forget = self.guard(lambda _change: self.update_state({"prediction": None}))
             self.observe(forget, names=["entry"])
             self.observe(self.guard(self._ran), names=["runs"])
@@ -181,19 +171,15 @@ class ZooHunt(PracticeWidget):
             by_page=self.run,
         )
 
-    def _every_specimen(self) -> dict[str, str]:
-        """Every specimen's code, by label."""
-        labels = self._by_label.items()
-        return {label: specimen_html(n, self._labels[n]) for label, n in labels}
+    def _every_specimen(self, pairs: Any = None) -> dict[str, str]:
+        """The code of each specimen of ``pairs`` (label, zoo name); default every one."""
+        pairs = self._by_label.items() if pairs is None else pairs
+        return {label: specimen_html(n, self._labels[n]) for label, n in pairs}
 
-    def _send_every_specimen(self) -> None:
-        """Sent after the first picture (the page switches specimens by itself)."""
-        self._specimens = self._every_specimen()
-        self._publish()
-
-    def _publish(self) -> None:
-        """Every specimen's code, the verdicts of the specimens run, the words (the page picks
-        by entry and runs)."""
+    def _publish(self, specimens: dict[str, str] | None = None) -> None:
+        """The specimens' code (``specimens``: more of it), the verdicts of the specimens run, the
+        words (the page picks by entry and runs)."""
+        self._specimens = specimens or self._specimens
         scene = {
             "specimens": self._specimens,
             "verdicts": {label: self.verdict(label) for label in self.runs},
@@ -205,42 +191,35 @@ class ZooHunt(PracticeWidget):
 
     def _ran(self, change: dict) -> None:
         """Specimens run (in the page or by :meth:`run`): their verdicts, sent in the scene."""
-        old, new = change["old"] or {}, change["new"] or {}
-        ran = [label for label, guess in new.items() if label not in old or old[label] != guess]
-        for label in ran:
-            self.last = self.report(label)
+        old = change["old"] or {}
+        for label, guess in (change["new"] or {}).items():
+            if label not in old or old[label] != guess:
+                self.last = self.report(label)
         self._publish()
 
     def check_page_values(self, incoming: dict) -> dict:
-        """The page's runs (and first guesses) name specimens and predictions it offers; the
+        """The page's runs and first guesses map specimens to a prediction offered (or None); the
         other values are checked as every widget's are."""
         own = {key: incoming[key] for key in ("runs", "first_guesses") if key in incoming}
+        offered = self.prediction_buttons.options
         for key, value in own.items():
-            self._check_runs(key, value)
+            if not isinstance(value, dict) or any(
+                label not in self._by_label or (guess is not None and guess not in offered)
+                for label, guess in value.items()
+            ):
+                raise InputError(
+                    f"the page sent {key}={shown_value(value)}; it must map specimens to one "
+                    f"of {offered} (or none)"
+                )
         rest = {key: value for key, value in incoming.items() if key not in own}
         return {**super().check_page_values(rest), **own}
 
-    def _check_runs(self, key: str, value: Any) -> None:
-        """InputError unless ``value`` maps specimen labels to a prediction offered (or None)."""
-        if not isinstance(value, dict) or len(value) > len(self._by_label):
-            raise InputError(
-                f"the page sent {key}={shown_value(value)}; it must map specimens to predictions"
-            )
-        offered = self.prediction_buttons.options
-        for label, guess in value.items():
-            check_page_bounds(key, guess)
-            if label not in self._by_label or (guess is not None and guess not in offered):
-                raise InputError(
-                    f"the page sent {key} with {shown_value(label)}: {shown_value(guess)}; each "
-                    f"must be a specimen and one of {offered} (or none)"
-                )
-
     def check_page_value(self, key: str, value: Any) -> None:
         """The specimen the page picks must be one of the labels sent."""
-        if key == "entry" and value not in self._by_label:
-            raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
         if key != "entry":
             super().check_page_value(key, value)
+        elif value not in self._by_label:
+            raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
 
     def run(self) -> CheckReport:
         """Run the selected entry, as the page's *Run gradcheck* does: the prediction now is the
