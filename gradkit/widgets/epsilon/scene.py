@@ -15,7 +15,7 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, WIDGET_SCHEMES
 from ...numerics import DtypeSweep, SweepResult, analytic_slope, sweep
-from ..base.floats import evaluate
+from ..base.functions import evaluate
 
 __all__ = [
     "FIELDS",

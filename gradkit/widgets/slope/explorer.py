@@ -18,9 +18,8 @@ from ..._args import (
 )
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu, is_custom_function
-from ..base.point import MenuSchemeTraits, PointWidget, cached_measure
+from ..base.point import MenuSchemeTraits, PointWidget, cached_measure, stack_points
 from ..base.rows import dtype_toggle, scheme_toggle
-from ..base.window import stack_points
 from .scene import (
     FIELDS,
     HALF_WIDTH,
@@ -140,7 +139,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     # ---------------------------------------------------------------------- what is sent
     def new_function(self) -> None:
         """A new function: its curve once, then the positions around x."""
-        lo, hi = (self.x_at(k) for k in self._window.x_range)
+        lo, hi = (self.x_at(self.x_slider.spec[end]) for end in ("lo", "hi"))
         self._curve = curve(self.f, lo, hi)
         super().new_function()
 
