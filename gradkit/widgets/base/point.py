@@ -46,42 +46,6 @@ def cached_measure(
     return measure
 
 
-def x_row(
-    w: GradkitWidget,
-    x: float,
-    *,
-    lo: float,
-    hi: float,
-    step: float,
-    tooltip: str = "where the slope is measured",
-) -> Control:
-    """x on a grid of steps through x itself, with − / +: over lo … hi when x lies inside,
-    else a range as wide, centred on it."""
-    x = check_x(x)
-    if lo <= x <= hi:
-        lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
-    else:
-        hi_k = math.ceil((hi - lo) / 2 / step)
-        lo_k = -hi_k
-    tip = f"move x by {step:g}"
-    down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
-    up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
-    return slider(
-        w,
-        "x",
-        value=x,
-        origin=x,
-        step=step,
-        lo=lo_k,
-        hi=hi_k,
-        label="x",
-        css="gradkit-x",
-        tooltip=tooltip,
-        steps=(down, up),
-        scene=False,  # the window sent around x answers a move; the kernel refills near its edge
-    )
-
-
 class PointWidget(GradkitWidget, EpsDtypeTraits):
     """A widget about one x on a grid of steps, with eps and dtype: the state traits ``x`` (the
     float x is ``x_value``), ``eps``, ``eps_exact`` and ``dtype``."""
@@ -108,10 +72,33 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         step: float,
         tooltip: str = "where the slope is measured",
     ) -> list[Control]:
-        """The x row (:func:`x_row`) and the eps row, with their handles: ``x_slider``,
-        ``eps_slider``, ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``; returns
-        the first three, in the order shown."""
-        self.x_slider = x_row(self, x, lo=lo, hi=hi, step=step, tooltip=tooltip)
+        """The x row and the eps row, with their handles: ``x_slider``, ``eps_slider``,
+        ``eps_text``, ``x_down``, ``x_up``, ``eps_down``, ``eps_up``; returns the first three,
+        in the order shown. x moves on a grid of steps through x itself, with − / +: over
+        lo … hi when x lies inside, else a range as wide, centred on it."""
+        x = check_x(x)
+        if lo <= x <= hi:
+            lo_k, hi_k = -math.ceil((x - lo) / step - 1e-9), math.ceil((hi - x) / step - 1e-9)
+        else:
+            hi_k = math.ceil((hi - lo) / 2 / step)
+            lo_k = -hi_k
+        tip = f"move x by {step:g}"
+        down = {"name": "x_down", "css": "gradkit-x-down", "label": "−", "tooltip": f"{tip} down"}
+        up = {"name": "x_up", "css": "gradkit-x-up", "label": "+", "tooltip": f"{tip} up"}
+        self.x_slider = slider(
+            self,
+            "x",
+            value=x,
+            origin=x,
+            step=step,
+            lo=lo_k,
+            hi=hi_k,
+            label="x",
+            css="gradkit-x",
+            tooltip=tooltip,
+            steps=(down, up),
+            scene=False,  # the window sent around x answers a move; a refill near its edge
+        )
         self.eps_slider, self.eps_text = eps_row(self, eps)
         for name in ("x_down", "x_up", "eps_down", "eps_up"):
             setattr(self, name, self._controls[name])
