@@ -20,8 +20,9 @@ import traitlets
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
 from ...cost import CallCount, count_calls
-from ..base import Control, GradkitWidget, InputError
+from ..base import Control, GradkitWidget
 from ..base.jacobians import difference_ratio
+from ..base.page import check_count
 from ..base.rows import slider
 from .steps import (
     N_MAX,
@@ -197,11 +198,8 @@ class JacobianBuilder(GradkitWidget):
     def check_page_value(self, key: str, value: Any) -> None:
         """The page's step must be a whole number 0 … n + m; other keys as the base checks."""
         if key == "step":
-            ok = isinstance(value, int) and not isinstance(value, bool)
-            if not ok or not 0 <= value <= self.total_steps:
-                raise InputError(f"the page sent step={value!r}; it must be 0 … {self.total_steps}")
-            return
-        super().check_page_value(key, value)
+            return check_count(key, value, self.total_steps)
+        return super().check_page_value(key, value)
 
     # ------------------------------------------------------------------------------ scene
     def _build(self, n: int) -> tuple[JacobianSteps, CallCount | None]:
