@@ -1,11 +1,8 @@
 """What the page sends a widget: its values (checked, never trusted) and its requests.
 
-:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value from the page is
-bounded first (:func:`check_page_bounds`), then checked by its control and its trait's type: a
-refused value shows in the error area and the page is sent Python's value back; nothing the page
-sends ends as a kernel traceback. Requests are anywidget commands (``@command``): a kernel button
-(:meth:`~PageState.press_button`) and the numbers at a typed eps off the grid
-(:meth:`~PageState.numbers_at`), an answer kept once per request (:meth:`~PageState.numbers_for`).
+:class:`PageState` is mixed into :class:`~.host.GradkitWidget`; ``gradkit/widgets/README.md``
+("The life of a click") follows a value through it. Nothing the page sends ends as a kernel
+traceback: a refused value shows in the error area and the page gets Python's value back.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What a page with no kernel answers from: the kernel's answers to the moves one step away.
 
-``gradkit export`` saves each widget's state (``get_manager_state``); beside it go ``answers``:
-for each value one move away that needs a new scene, the scene Python sends for it and the
-values Python changes along with it. The site's model (``standin.js``) answers the page from
-them, and greys out what they do not hold. They are computed only when the state is saved for
-such a page (:meth:`~RecordedAnswers.answers_ahead`, a family's hook).
+``gradkit export`` saves each widget's state; beside it go ``answers``, computed only then (a
+family's :meth:`~RecordedAnswers.answers_ahead`): for each value one move away that needs a new
+scene, that scene and the values Python changes along with it (``standin.js`` answers from them).
 """
 
 from __future__ import annotations

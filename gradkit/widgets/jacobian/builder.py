@@ -40,8 +40,8 @@ __all__ = ["N_AROUND", "JacobianBuilder"]
 #: The n's a page with no kernel gets beside the one shown: one fewer, up to two more.
 N_AROUND = (-1, 1, 2)
 
-#: step / run all / reset: the page moves by itself (no kernel message); ``.click()`` calls
-#: next_step, run_all, reset.
+#: step / run all / reset: the page moves by itself (``MOVES`` in jacobian.js); Python's
+#: ``.click()`` calls next_step, run_all, reset.
 _BUTTONS = (
     ("step_button", "step", "gradkit-step", "the next call: a nudged entry, then a backward pass"),
     ("run_button", "run all", "gradkit-run-all", "every call: both Jacobians built"),
@@ -144,8 +144,8 @@ class JacobianBuilder(GradkitWidget):
             presses = (self.next_step, self.run_all, self.reset)
             for (name, text, css, tip), press in zip(_BUTTONS, presses, strict=True):
                 spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tip}
-                setattr(self, name, self.add_control(Control(self, spec), has_value=False))
-                self.on_click(name, press)
+                made = Control(self, spec, click=self.guard(press))
+                setattr(self, name, self.add_control(made, has_value=False))
             self.layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
