@@ -13,7 +13,7 @@ import torch
 
 from ...zoo import scalar_functions
 
-__all__ = ["evaluate", "function_menu", "function_owner", "is_custom_function"]
+__all__ = ["evaluate", "function_menu", "function_owner"]
 
 
 def function_owner(f: object) -> type | None:
@@ -24,11 +24,6 @@ def function_owner(f: object) -> type | None:
     if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
         return owner
     return None
-
-
-def is_custom_function(f: Callable) -> bool:
-    """Whether ``f`` is an ``autograd.Function`` (its backward gives the slope)."""
-    return function_owner(f) is not None
 
 
 def function_menu(f: object, default: str) -> tuple[dict[str, Callable], str]:

@@ -17,7 +17,7 @@ from ..._args import (
     check_x,
 )
 from ..base.eps import eps_of, eps_state
-from ..base.functions import function_menu, is_custom_function
+from ..base.functions import function_menu, function_owner
 from ..base.point import MenuSchemeTraits, PointWidget, cached_measure, stack_points
 from ..base.rows import dtype_toggle, scheme_toggle
 from .scene import (
@@ -147,7 +147,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         label = label or self.function_dropdown.value
         return {
             "function": label,
-            "custom": is_custom_function(self._menu[label]),
+            "custom": function_owner(self._menu[label]) is not None,  # its backward gives the slope
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
             "fields": list(FIELDS),
