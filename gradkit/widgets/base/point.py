@@ -129,8 +129,6 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         """
         self._measure, self._measure_of = measure, of_function
         self._functions_seen = 0
-        self._kept: OrderedDict[int, Any] = OrderedDict()  # measured x positions, newest last
-        self._sent = (0, -1)  # the window of positions sent
         self.observe(self.guard(self._x_moved), names=["x"])
         if "function" in self._controls:
             self.observe(self.guard(lambda _change: self.new_function()), names=["function"])
@@ -174,7 +172,8 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
     def new_function(self) -> None:
         """A new function (or the first picture): x alone now, the positions around it later."""
         self._functions_seen += 1  # part of the scene's key: a new function, a new picture
-        self._kept.clear()
+        self._kept: OrderedDict[int, Any] = OrderedDict()  # measured x positions, newest last
+        self._sent = (0, -1)  # the first and last position sent
         self._send_window(0)
         self.later(lambda: self._send_window(self.RADIUS))
 
