@@ -1,6 +1,6 @@
 """PointWidget: the widgets about one x (SlopeExplorer, EpsilonLab, FloatRuler).
 
-What torch measures at an x position (``measure(x)``) is kept (a learner walking along x reuses
+What torch measures at an x position (``measure(f, x)``) is kept (a learner walking along x reuses
 it); the first picture sends the current x alone, the positions around it follow after the cell,
 and the kernel refills as x nears the edge of what was sent. A subclass builds its controls
 (:meth:`~PointWidget.point_rows`, ``dtype_toggle``, maybe a ``function`` drop-down over
@@ -117,17 +117,10 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
             tooltip="the function whose slope is measured",
         )
 
-    def track_x(
-        self,
-        measure: Callable[[float], Any],
-        of_function: Callable[[Callable, float], Any] | None = None,
-    ) -> None:
-        """Measure per x position with ``measure(x)`` and send the first picture.
-
-        ``of_function(f, x)`` is the same measurement for any function of the menu (what a page
-        with no kernel gets for the menu's other functions, :meth:`answers_ahead`).
-        """
-        self._measure, self._measure_of = measure, of_function
+    def track_x(self, measure: Callable[[Callable | None, float], Any]) -> None:
+        """Measure per x position with ``measure(f, x)`` (``f``: the function selected, None
+        without a menu; a page with no kernel gets the menu's others) and send the first picture."""
+        self._measure = measure
         self._functions_seen = 0
         self.observe(self.guard(self._x_moved), names=["x"])
         if "function" in self._controls:
@@ -150,9 +143,9 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
         return grid_value(self.x_slider.spec, k)
 
     @property
-    def f(self) -> Callable:
-        """The function selected now."""
-        return self._menu[self.function_dropdown.value]
+    def f(self) -> Callable | None:
+        """The function selected now (None without a function menu)."""
+        return self._menu.get(self.current("function"))
 
     @property
     def point(self) -> Any:
@@ -162,7 +155,7 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
     def point_at(self, k: int) -> Any:
         """What ``measure`` gave at x position ``k`` (measured once; the latest KEEP kept)."""
         if k not in self._kept:
-            self._kept[k] = self._measure(self.x_at(k))
+            self._kept[k] = self._measure(self.f, self.x_at(k))
         self._kept.move_to_end(k)
         while len(self._kept) > self.KEEP:
             self._kept.popitem(last=False)
@@ -197,14 +190,13 @@ class PointWidget(GradkitWidget, EpsDtypeTraits):
 
     def answers_ahead(self) -> list[dict]:
         """For a page with no kernel: every other function of the menu, at the current x only."""
-        measure = self.__dict__.get("_measure_of")
-        if measure is None or "function" not in self._controls:
+        if "function" not in self._controls or "_measure" not in self.__dict__:
             return []
         scenes = []
         for label, f in self._menu.items():
             if label == self.current("function"):
                 continue
-            measured = [measure(f, self.x_value)]
+            measured = [self._measure(f, self.x_value)]
             scene = {**self.scene_of(measured, label), "window": [self.x, 1]}
             arrays = self.answer_arrays(f, measured)
             scenes.append(self.recorded_answer({"function": label}, scene, arrays))

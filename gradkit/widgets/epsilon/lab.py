@@ -122,7 +122,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
             self.function_row(menu, selected)
             self._build(x, eps, dtype, scheme, shown)
             self.observe(self.guard(lambda _change: self._theory_switch()), names=["panels"])
-            self.track_x(lambda at: _measure(self.f, at), _measure)
+            self.track_x(_measure)
 
     def _build(  # long: every control and panel of the lab, one call each
         self, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]

@@ -89,7 +89,7 @@ class FloatRuler(PointWidget):
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )
             self.track_x(
-                lambda at: scene_cache.fetch(
+                lambda _f, at: scene_cache.fetch(
                     ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS),
                     lambda: ruler_point(at),
                     _POINT,

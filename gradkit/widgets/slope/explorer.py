@@ -121,7 +121,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
                 list(self.READOUTS),
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )
-            self.track_x(lambda at: _measure(self.f, at), _measure)
+            self.track_x(_measure)
 
     # ------------------------------------------------------------------------------ state
     @property
