@@ -59,7 +59,7 @@ def test_every_number_sent_is_gradkit_sweeps(make, f, x):
     arrays, n = _arrays(w), w.scene["window"][1]
     assert arrays["error"].shape == (n, len(WIDGET_SCHEMES), len(DTYPES), len(EPS_GRID))
     for k in random.Random(1).sample(range(n), 3):
-        at = w._window.x_at(w.scene["window"][0] + k)
+        at = w.x_at(w.scene["window"][0] + k)
         for s, scheme in enumerate(WIDGET_SCHEMES):
             result = sweep(w.f, at, eps=EPS_GRID, scheme=scheme)
             assert arrays["point"][k].tolist()[:2] == [float(result.analytic[0]), result.tolerance]

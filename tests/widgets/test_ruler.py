@@ -66,7 +66,7 @@ def test_every_landing_sent_is_torchs_in_the_dtype(make, x):
     rng = random.Random(7)
     for _ in range(30):
         k, g, d = rng.randrange(n), rng.randrange(len(EPS_GRID)), rng.randrange(len(DTYPES))
-        at = w._window.x_at(w.scene["window"][0] + k)
+        at = w.x_at(w.scene["window"][0] + k)
         dtype = list(DTYPES.values())[d]
         assert arrays["landing"][k, d, g].tolist() == _torch_landing(at, EPS_GRID[g], dtype)
         x_t = torch.tensor(at, dtype=dtype)

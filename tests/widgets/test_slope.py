@@ -46,7 +46,7 @@ def test_every_row_sent_is_torchs_numeric_slope(make):
     rng = random.Random(0)
     for _ in range(25):
         k = rng.randrange(n)
-        x = w._window.x_at(w.scene["window"][0] + k)
+        x = w.x_at(w.scene["window"][0] + k)
         s, d, g = rng.randrange(2), rng.randrange(4), rng.randrange(len(EPS_GRID))
         dtype = list(DTYPES.values())[d]
         want = numeric_slope(torch.sin, x, EPS_GRID[g], dtype=dtype, scheme=WIDGET_SCHEMES[s])

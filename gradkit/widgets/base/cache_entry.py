@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ...zoo import CATALOGUE, scalar_functions
-from .functions import _function_owner
+from .functions import function_owner
 from .tables import pack, unpack
 
 __all__ = [
@@ -58,7 +58,7 @@ def function_id(f: Callable) -> str | None:
     ``"menu:x²"`` for a built-in menu function, ``"zoo:CubeFn"`` for a zoo Function (its class
     or ``apply``) whose results are deterministic; None for anything else (a learner's own).
     """
-    owner = _function_owner(f)
+    owner = function_owner(f)
     if owner is not None:
         entry = CATALOGUE.get(owner.__name__)
         if entry is None or entry.function is not owner:

@@ -1,10 +1,8 @@
 """Python handles onto what the page draws: controls and the error area.
 
 A handle holds no state of its own: ``.value`` reads and writes the widget's state trait of the
-control's name through the widget (:meth:`~.host.GradkitWidget.current`,
-:meth:`~.host.GradkitWidget.update_state`), so Python and the page always agree on what is shown.
-A slider's state is its whole position k in lo … hi, its value ``origin + k * step``
-(:func:`grid_value`); Python alone finds a value's position (:func:`grid_position`).
+control's name, so Python and the page always agree on what is shown (a slider's state is its
+whole position: ``gradkit/widgets/README.md``, "How a slider travels").
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """What ``f`` may be in a one-variable widget: a function of a tensor, an ``autograd.Function``
 subclass or its ``apply`` (the slope drawn is what its backward claims), or the name of a
-built-in scalar function of the zoo; :func:`function_menu` makes the menu the widget shows.
+built-in scalar function of the zoo; :func:`function_menu` makes the menu the widget shows, and
+:func:`evaluate` runs f in a dtype (what a picture needs besides the slopes of
+:mod:`gradkit.numerics`, rounded as ``numeric_slopes`` rounds).
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import torch
 
 from ...zoo import scalar_functions
 
-__all__ = ["function_menu", "is_custom_function"]
+__all__ = ["evaluate", "function_menu", "function_owner"]
 
 
-def _function_owner(f: object) -> type | None:
+def function_owner(f: object) -> type | None:
     """The ``autograd.Function`` subclass behind ``f`` (the class or its ``apply``), if any."""
     if isinstance(f, type) and issubclass(f, torch.autograd.Function):
         return f
@@ -22,11 +24,6 @@ def _function_owner(f: object) -> type | None:
     if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
         return owner
     return None
-
-
-def is_custom_function(f: Callable) -> bool:
-    """Whether ``f`` is an ``autograd.Function`` (its backward gives the slope)."""
-    return _function_owner(f) is not None
 
 
 def function_menu(f: object, default: str) -> tuple[dict[str, Callable], str]:
@@ -46,7 +43,7 @@ def function_menu(f: object, default: str) -> tuple[dict[str, Callable], str]:
         if f not in menu:
             raise ValueError(f"f={f!r} is not one of {list(menu)}; or pass a function of x")
         return menu, f
-    owner = _function_owner(f)
+    owner = function_owner(f)
     if owner is not None:
         label = f"your {owner.__name__}"
         return {label: owner.apply, **menu}, label
@@ -58,3 +55,30 @@ def function_menu(f: object, default: str) -> tuple[dict[str, Callable], str]:
     name = getattr(f, "__name__", "") or ""
     label = "your f" if not name or name == "<lambda>" else f"your {name}"
     return {label: f, **menu}, label
+
+
+def evaluate(f: Callable, points: torch.Tensor) -> torch.Tensor:
+    """``f`` on every entry of ``points``, in their dtype (one call; entry by entry as fallback).
+
+    Raises
+    ------
+    ValueError
+        When f returns more than one number for one input number.
+    """
+    with torch.no_grad():
+        try:
+            out = f(points)
+            if isinstance(out, torch.Tensor) and out.shape == points.shape:
+                return out.to(points.dtype)
+        except Exception:  # noqa: BLE001 - a non-broadcasting f is evaluated entry by entry
+            pass
+        values = []
+        for p in points.reshape(-1):
+            v = f(p)
+            v = v if isinstance(v, torch.Tensor) else torch.tensor(float(v))
+            if v.numel() != 1:
+                raise ValueError(
+                    f"f must return one number for one input number, got shape {tuple(v.shape)}"
+                )
+            values.append(v.reshape(()).to(points.dtype))
+        return torch.stack(values).reshape(points.shape)

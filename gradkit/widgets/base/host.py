@@ -1,10 +1,7 @@
 """GradkitWidget: the anywidget every gradkit widget is (``host.js`` is its browser half).
 
-A widget is a few synced traits: ``spec`` (the layout and ``state``, the names of the values the
-page shows), one typed trait per value (declared on the class, tagged ``sync=True,
-state=True``), ``scene`` + ``tables`` (what torch computed, :mod:`.tables`), ``error``, ``busy``
-and ``control_state``. What the page sends is checked in :mod:`.page`; what a page with no kernel
-plays from is saved by :mod:`.standin`. ``gradkit/widgets/README.md`` is the guide.
+Its synced traits: ``gradkit/widgets/README.md`` ("What a widget is made of"). What the page
+sends is checked in :mod:`.page`; what a page with no kernel plays from is saved by :mod:`.standin`.
 """
 
 from __future__ import annotations

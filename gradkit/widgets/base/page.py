@@ -1,11 +1,8 @@
 """What the page sends a widget: its values (checked, never trusted) and its requests.
 
-:class:`PageState` is mixed into :class:`~.host.GradkitWidget`. Each value from the page is
-bounded first (:func:`check_page_bounds`), then checked by its control and its trait's type: a
-refused value shows in the error area and the page is sent Python's value back; nothing the page
-sends ends as a kernel traceback. Requests are anywidget commands (``@command``): a kernel button
-(:meth:`~PageState.press_button`) and the numbers at a typed eps off the grid
-(:meth:`~PageState.numbers_at`), an answer kept once per request (:meth:`~PageState.numbers_for`).
+:class:`PageState` is mixed into :class:`~.host.GradkitWidget`; ``gradkit/widgets/README.md``
+("The life of a click") follows a value through it. Nothing the page sends ends as a kernel
+traceback: a refused value shows in the error area and the page gets Python's value back.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from .eps import page_eps, state_eps
 from .guard import InputError
 from .tables import json_safe, pack
 
-__all__ = ["MAX_PAGE_LIST", "MAX_PAGE_TEXT", "PageState", "check_page_bounds"]
+__all__ = ["MAX_PAGE_LIST", "MAX_PAGE_TEXT", "PageState", "check_count", "check_page_bounds"]
 
 #: The most entries a list from the page may hold (a set of panels or dtypes holds a few).
 MAX_PAGE_LIST = 64
@@ -74,6 +71,14 @@ def check_page_bounds(key: str, value: Any) -> None:
         raise InputError(f"the page sent {key}={shown_value(value)}: {problem}")
 
 
+def check_count(key: str, value: Any, last: int) -> None:
+    """InputError unless ``value`` is a whole number 0 … ``last`` (a counter's count, a step)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= last:
+        raise InputError(
+            f"the page sent {key}={shown_value(value)}; it must be a whole number from 0 to {last}"
+        )
+
+
 class PageState:
     """Values and requests from the page, for a :class:`~.host.GradkitWidget`."""
 
@@ -121,12 +126,7 @@ class PageState:
             check_page_bounds(key, value)
         updates = {key: self.page_set(key, value) for key, value in incoming.items()}
         if "eps" in updates or "eps_exact" in updates:
-            try:
-                updates.update(state_eps({**self.state, **updates}))
-            except InputError:
-                raise
-            except (TypeError, ValueError, ArithmeticError) as error:
-                raise InputError(f"the page sent an eps gradkit cannot take: {error}") from None
+            updates.update(state_eps({**self.state, **updates}))
         for key, value in updates.items():
             if key not in ("eps", "eps_exact"):
                 self.check_control_value(key, value)
@@ -161,13 +161,8 @@ class PageState:
         """Refuse a value the page sent that no control could have made (InputError); a family
         with a value of its own checks it in an override, then calls this."""
         for counter in self._controls.values():  # a counter button's count: 0 … its last
-            key_last = counter.spec.get("count")
-            whole = isinstance(value, int) and not isinstance(value, bool)
-            if key_last and key_last[0] == key and not (whole and 0 <= value <= key_last[1]):
-                raise InputError(
-                    f"the page sent {key}={shown_value(value)}; it must be a whole number from "
-                    f"0 to {key_last[1]}"
-                )
+            if counter.spec.get("count", [None])[0] == key:
+                check_count(key, value, counter.spec["count"][1])
         control = self._controls.get(key)
         if control is None:  # panels and a family's sets: page_set checked them
             return

@@ -1,10 +1,8 @@
 """What a page with no kernel answers from: the kernel's answers to the moves one step away.
 
-``gradkit export`` saves each widget's state (``get_manager_state``); beside it go ``answers``:
-for each value one move away that needs a new scene, the scene Python sends for it and the
-values Python changes along with it. The site's model (``standin.js``) answers the page from
-them, and greys out what they do not hold. They are computed only when the state is saved for
-such a page (:meth:`~RecordedAnswers.answers_ahead`, a family's hook).
+``gradkit export`` saves each widget's state; beside it go ``answers``, computed only then (a
+family's :meth:`~RecordedAnswers.answers_ahead`): for each value one move away that needs a new
+scene, that scene and the values Python changes along with it (``standin.js`` answers from them).
 """
 
 from __future__ import annotations
@@ -74,27 +72,21 @@ class RecordedAnswers:
         )
         return {"state": json_safe(sets), "scene": payload, "tables": buffer}
 
-    def answers_for_page(self) -> list[dict]:
-        """:meth:`answers_ahead`, once per state shown (a failure records none)."""
-        if self._closed:
-            return []
-        now = repr((self.scene.get("key"), sorted(self.state.items())))
-        if self.__dict__.get("_answers_for") == now:
-            return self._answers
-        self._recorded = 0
-        try:
-            answers = self.answers_ahead()
-        except Exception:  # noqa: BLE001 - the page then refuses what it was not given
-            answers = []
-        self._answers_for, self._answers = now, answers
-        return answers
-
     def _get_embed_state(self, drop_defaults: bool = False) -> dict:
-        """The state ``ipywidgets`` saves for a page with no kernel, with ``answers`` beside it."""
-        answers = self.answers_for_page()  # first: a family may send more of its scene
-        saved = super()._get_embed_state(drop_defaults=drop_defaults)
+        """The state ``ipywidgets`` saves for a page with no kernel, with ``answers`` beside it:
+        :meth:`answers_ahead`, once per state shown (a failure records none)."""
         if self._closed:
-            return saved
+            return super()._get_embed_state(drop_defaults=drop_defaults)
+        now = repr((self.scene.get("key"), sorted(self.state.items())))
+        if self.__dict__.get("_answers_for") != now:
+            self._recorded = 0
+            try:  # first: a family may send more of its scene
+                self._answers = self.answers_ahead()
+            except Exception:  # noqa: BLE001 - the page then refuses what it was not given
+                self._answers = []
+            self._answers_for = now
+        answers = self._answers
+        saved = super()._get_embed_state(drop_defaults=drop_defaults)
         scene = self.scene_without_kernel()
         if scene is not None:
             saved["state"]["scene"] = {**self.scene, **json_safe(scene)}

@@ -24,9 +24,8 @@ from ...numerics import SweepResult, unit_roundoff
 from ...numerics import sweep as measure_sweep
 from ..base.eps import eps_of, eps_state
 from ..base.functions import function_menu
-from ..base.point import MenuSchemeTraits, PointWidget, cached_measure
+from ..base.point import MenuSchemeTraits, PointWidget, cached_measure, stack_points
 from ..base.rows import button, checkbox, dtype_toggle, scheme_toggle
-from ..base.window import stack_points
 from .scene import FIELDS, KINDS, has_slope, lab_point, sweep_arrays, sweep_of
 
 __all__ = ["EpsilonLab"]
@@ -123,7 +122,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
             self.function_row(menu, selected)
             self._build(x, eps, dtype, scheme, shown)
             self.observe(self.guard(lambda _change: self._theory_switch()), names=["panels"])
-            self.track_x(lambda at: _measure(self.f, at), _measure)
+            self.track_x(_measure)
 
     def _build(  # long: every control and panel of the lab, one call each
         self, x: float, eps: float, dtype: torch.dtype, scheme: str, shown: list[str]
@@ -222,7 +221,7 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     def exact_of(self, eps: float, k: int) -> dict[str, np.ndarray]:
         """Every scheme and dtype at a typed eps, at x position k, with an eps axis of one
         (nothing where f has no slope: the page says so; ``numeric`` too: Python reads it)."""
-        if not has_slope(self._window.at(k)):
+        if not has_slope(self.point_at(k)):
             return {}
         return sweep_arrays(
             {s: measure_sweep(self.f, self.x_at(k), eps=[eps], scheme=s) for s in WIDGET_SCHEMES}

@@ -15,7 +15,7 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID, GRADCHECK_DEFAULTS, WIDGET_SCHEMES
 from ...numerics import DtypeSweep, SweepResult, analytic_slope, sweep
-from ..base.floats import evaluate
+from ..base.functions import evaluate
 
 __all__ = [
     "FIELDS",
@@ -81,21 +81,16 @@ def sweep_arrays(sweeps: Mapping[str, SweepResult]) -> dict[str, np.ndarray]:
     }
 
 
-def _empty(point: Sequence[float]) -> dict[str, np.ndarray]:
-    """The arrays of an x with no slope to measure: NaN everywhere but ``point`` (flags 0)."""
-    arrays = {k: np.full(shape, np.nan, dtype) for k, (dtype, shape) in KINDS.items()}
-    arrays["flags"][:] = 0
-    arrays["point"][:] = point
-    return arrays
-
-
 def lab_point(f: Callable, x: float) -> dict[str, np.ndarray]:
     """Every grid eps, dtype and scheme at one x (two batched sweeps) as the page's arrays, or NaN
     arrays when f or its slope is not a finite number at x."""
     fx = float(evaluate(f, torch.tensor([float(x)], dtype=torch.float64))[0])
     analytic = analytic_slope(f, x) if math.isfinite(fx) else math.nan
-    if not (math.isfinite(fx) and math.isfinite(analytic)):
-        return _empty((analytic, math.nan, fx))
+    if not (math.isfinite(fx) and math.isfinite(analytic)):  # NaN but point, flags 0
+        arrays = {k: np.full(shape, np.nan, dtype) for k, (dtype, shape) in KINDS.items()}
+        arrays["flags"][:] = 0
+        arrays["point"][:] = (analytic, math.nan, fx)
+        return arrays
     sweeps = {s: sweep(f, x, eps=EPS_GRID, scheme=s) for s in WIDGET_SCHEMES}
     arrays = sweep_arrays(sweeps)
     arrays["point"] = np.array([analytic, sweeps["central"].tolerance, fx])

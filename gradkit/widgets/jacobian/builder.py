@@ -20,8 +20,9 @@ import traitlets
 
 from ..._args import GRADCHECK_DEFAULTS, check_control_eps
 from ...cost import CallCount, count_calls
-from ..base import Control, GradkitWidget, InputError
+from ..base import Control, GradkitWidget
 from ..base.jacobians import difference_ratio
+from ..base.page import check_count
 from ..base.rows import slider
 from .steps import (
     N_MAX,
@@ -39,8 +40,8 @@ __all__ = ["N_AROUND", "JacobianBuilder"]
 #: The n's a page with no kernel gets beside the one shown: one fewer, up to two more.
 N_AROUND = (-1, 1, 2)
 
-#: step / run all / reset: the page moves by itself (no kernel message); ``.click()`` calls
-#: next_step, run_all, reset.
+#: step / run all / reset: the page moves by itself (``MOVES`` in jacobian.js); Python's
+#: ``.click()`` calls next_step, run_all, reset.
 _BUTTONS = (
     ("step_button", "step", "gradkit-step", "the next call: a nudged entry, then a backward pass"),
     ("run_button", "run all", "gradkit-run-all", "every call: both Jacobians built"),
@@ -143,8 +144,8 @@ class JacobianBuilder(GradkitWidget):
             presses = (self.next_step, self.run_all, self.reset)
             for (name, text, css, tip), press in zip(_BUTTONS, presses, strict=True):
                 spec = {"kind": "button", "name": name, "text": text, "css": css, "tooltip": tip}
-                setattr(self, name, self.add_control(Control(self, spec), has_value=False))
-                self.on_click(name, press)
+                made = Control(self, spec, click=self.guard(press))
+                setattr(self, name, self.add_control(made, has_value=False))
             self.layout(
                 f"Building the Jacobians of {label}",
                 "step through gradcheck's calls; raise n to see the cost grow",
@@ -197,11 +198,8 @@ class JacobianBuilder(GradkitWidget):
     def check_page_value(self, key: str, value: Any) -> None:
         """The page's step must be a whole number 0 … n + m; other keys as the base checks."""
         if key == "step":
-            ok = isinstance(value, int) and not isinstance(value, bool)
-            if not ok or not 0 <= value <= self.total_steps:
-                raise InputError(f"the page sent step={value!r}; it must be 0 … {self.total_steps}")
-            return
-        super().check_page_value(key, value)
+            return check_count(key, value, self.total_steps)
+        return super().check_page_value(key, value)
 
     # ------------------------------------------------------------------------------ scene
     def _build(self, n: int) -> tuple[JacobianSteps, CallCount | None]:

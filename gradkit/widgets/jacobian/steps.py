@@ -18,6 +18,7 @@ import torch
 
 from ... import zoo
 from ..._args import GRADCHECK_DEFAULTS
+from ..base.functions import function_owner
 
 __all__ = [
     "N_MAX",
@@ -115,16 +116,14 @@ def as_function(f: object) -> tuple[Callable[[torch.Tensor], torch.Tensor], str]
                 f"{one_input + sorted(plain)}, or pass your own Function"
             )
         return zoo.CATALOGUE[f].apply, f
-    if isinstance(f, type) and issubclass(f, torch.autograd.Function):
-        return f.apply, f.__name__
+    owner = function_owner(f)
+    if owner is not None:
+        return owner.apply, owner.__name__
     if not callable(f):
         raise TypeError(
             "f must be an autograd.Function (e.g. WrongSquareFn), its .apply, a function of a "
             f"tensor or a zoo name, got {type(f).__name__}"
         )
-    owner = getattr(f, "__self__", None)  # MyFn.apply is bound to the class MyFn
-    if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
-        return f, owner.__name__
     name = getattr(f, "__name__", "") or ""
     return f, ("your f" if not name or name == "<lambda>" else name)
 

@@ -10,6 +10,7 @@ import torch
 from ..._args import as_input_tuple, complex_counterpart, dtype_name
 from ...realview import is_floating
 from ...zoo import CATALOGUE, ZooEntry
+from ..base.functions import function_owner
 from ..base.guard import InputError
 
 __all__ = ["COMPLEX_INPUT_DTYPES", "LabTargets", "cast_inputs"]
@@ -39,9 +40,10 @@ def cast_inputs(inputs: Sequence, dtype: torch.dtype) -> tuple:
 
 def _named(fn: object) -> tuple[str, Callable | None]:
     """The menu's label for GradcheckLab's ``fn`` and its callable (None for a zoo entry)."""
-    owner = getattr(fn, "__self__", None)
-    if callable(fn) and isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
-        fn = owner  # a Function's apply
+    owner = function_owner(fn)
+    if owner is not None:
+        zoo = [e.name for e in CATALOGUE.values() if e.function is owner]
+        return (zoo[0], None) if zoo else (f"{owner.__name__} (yours)", owner.apply)
     if fn is None:
         return "SquareFn", None
     if isinstance(fn, ZooEntry):
@@ -50,9 +52,6 @@ def _named(fn: object) -> tuple[str, Callable | None]:
         if fn not in CATALOGUE:
             raise ValueError(f"fn={fn!r} is not a zoo entry; choose from {sorted(CATALOGUE)}")
         return fn, None
-    if isinstance(fn, type) and issubclass(fn, torch.autograd.Function):
-        zoo = [e.name for e in CATALOGUE.values() if e.function is fn]
-        return (zoo[0], None) if zoo else (f"{fn.__name__} (yours)", fn.apply)
     if callable(fn):
         name = getattr(fn, "__name__", "") or "fn"
         return f"{name if name != '<lambda>' else 'fn'} (yours)", fn

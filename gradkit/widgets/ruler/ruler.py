@@ -11,7 +11,6 @@ from ..base.cache import fields, scene_cache
 from ..base.eps import eps_of, eps_state
 from ..base.point import PointWidget
 from ..base.rows import dtype_toggle
-from ..base.window import stack_points
 from .scene import FLAGS, NEIGHBOURS, VIEW, ZOOM_ULPS, Ruler, ruler_point
 
 __all__ = ["FloatRuler"]
@@ -90,7 +89,7 @@ class FloatRuler(PointWidget):
                 alt="a ruler of the representable numbers near x and where x ± eps land",
             )
             self.track_x(
-                lambda at: scene_cache.fetch(
+                lambda _f, at: scene_cache.fetch(
                     ("ruler", at, EPS_GRID, list(DTYPES), NEIGHBOURS),
                     lambda: ruler_point(at),
                     _POINT,
@@ -114,9 +113,6 @@ class FloatRuler(PointWidget):
             "view": VIEW,
             "zoom_ulps": ZOOM_ULPS,
         }
-
-    def arrays_of(self, measured: list) -> dict:
-        return stack_points(measured)
 
     def exact_of(self, eps: float, k: int) -> dict:
         point = ruler_point(self.x_at(k), [eps])

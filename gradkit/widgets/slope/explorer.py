@@ -17,10 +17,9 @@ from ..._args import (
     check_x,
 )
 from ..base.eps import eps_of, eps_state
-from ..base.functions import function_menu, is_custom_function
-from ..base.point import MenuSchemeTraits, PointWidget, cached_measure
+from ..base.functions import function_menu, function_owner
+from ..base.point import MenuSchemeTraits, PointWidget, cached_measure, stack_points
 from ..base.rows import dtype_toggle, scheme_toggle
-from ..base.window import stack_points
 from .scene import (
     FIELDS,
     HALF_WIDTH,
@@ -122,7 +121,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
                 list(self.READOUTS),
                 alt="f near x with its tangent and secant, and a zoom in units of eps",
             )
-            self.track_x(lambda at: _measure(self.f, at), _measure)
+            self.track_x(_measure)
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -140,7 +139,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     # ---------------------------------------------------------------------- what is sent
     def new_function(self) -> None:
         """A new function: its curve once, then the positions around x."""
-        lo, hi = (self.x_at(k) for k in self._window.x_range)
+        lo, hi = (self.x_at(self.x_slider.spec[end]) for end in ("lo", "hi"))
         self._curve = curve(self.f, lo, hi)
         super().new_function()
 
@@ -148,7 +147,7 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
         label = label or self.function_dropdown.value
         return {
             "function": label,
-            "custom": is_custom_function(self._menu[label]),
+            "custom": function_owner(self._menu[label]) is not None,  # its backward gives the slope
             "dtypes": list(DTYPES),
             "schemes": list(WIDGET_SCHEMES),
             "fields": list(FIELDS),

@@ -10,7 +10,7 @@ import torch
 
 from ..._args import DTYPES, EPS_GRID, SCHEMES, WIDGET_SCHEMES
 from ...numerics import analytic_slope, numeric_slopes
-from ..base.floats import evaluate, sample
+from ..base.functions import evaluate
 
 __all__ = [
     "FIELDS",
@@ -71,7 +71,7 @@ def slope_rows(f: Callable, x: float, eps: Sequence[float]) -> tuple[np.ndarray,
 def slope_point(f: Callable, x: float) -> dict[str, float | np.ndarray]:
     """What SlopeExplorer sends per x position: ``analytic`` (the slope, a float),
     ``rows`` and ``zoom`` (:func:`slope_rows`; the zoom in float32: drawn, never read out).
-    A window of them is stacked by :func:`gradkit.widgets.base.window.stack_points`."""
+    A window of them is stacked by :func:`gradkit.widgets.base.point.stack_points`."""
     analytic = analytic_slope(f, x)
     rows, zoom = slope_rows(f, x, EPS_GRID)
     return {"analytic": analytic, "rows": rows, "zoom": zoom.astype(np.float32)}
@@ -81,5 +81,5 @@ def curve(f: Callable, lo: float, hi: float) -> dict[str, np.ndarray]:
     """f in float64 along lo … hi and the overview's reach beyond (shape (2, n): x, f(x))."""
     lo, hi = lo - VIEW_HALF_WIDTH, hi + VIEW_HALF_WIDTH
     n = int(min(4001, max(201, (hi - lo) / CURVE_STEP + 1)))
-    t, y = sample(f, lo, hi, n)
-    return {"curve": np.stack([t.numpy(), y.numpy()])}
+    t = torch.linspace(lo, hi, n, dtype=torch.float64)
+    return {"curve": np.stack([t.numpy(), evaluate(f, t).to(torch.float64).numpy()])}
