@@ -84,33 +84,7 @@ class ExercisePanel(PracticeWidget):
             self.exercise = ex
             self._namespace = namespace
             self.last: Feedback | None = None
-            self.check_button = button(
-                self,
-                "check",
-                "Check my code",
-                css="gradkit-exercise-check",
-                tooltip=f"Run gradcheck on the class {ex.class_name} from your cell",
-            )
-            last = len(ex.hints)
-            self.hint_button = button(
-                self,
-                "hint",
-                "Hint",
-                css="gradkit-exercise-hint",
-                tooltip=f"Show the next hint ({last} in all)",
-                counts=("hints_shown", last),
-                texts={last: "No more hints"},
-            )
-            self.solution_button = button(
-                self,
-                "solution",
-                "Show solution",
-                css="gradkit-exercise-solution",
-                tooltip="Reveal a correct solution (asks once more first)",
-                counts=("solution_step", 2),
-                texts={1: "Sure? Click again", 2: "Solution shown"},
-            )
-            buttons = [self.check_button, self.hint_button, self.solution_button]
+            buttons = self._buttons(ex)
             readouts = [
                 ("feedback", "gradkit-exercise-feedback"),
                 ("hints", "gradkit-exercise-hints"),
@@ -124,6 +98,36 @@ class ExercisePanel(PracticeWidget):
             self._show(READ_ONLY_FEEDBACK)
         else:
             self.guard(self.check)()
+
+    def _buttons(self, ex: Exercise) -> list:
+        """Check my code (the kernel), Hint and Show solution (counters the page presses)."""
+        self.check_button = button(
+            self,
+            "check",
+            "Check my code",
+            css="gradkit-exercise-check",
+            tooltip=f"Run gradcheck on the class {ex.class_name} from your cell",
+        )
+        last = len(ex.hints)
+        self.hint_button = button(
+            self,
+            "hint",
+            "Hint",
+            css="gradkit-exercise-hint",
+            tooltip=f"Show the next hint ({last} in all)",
+            counts=("hints_shown", last),
+            texts={last: "No more hints"},
+        )
+        self.solution_button = button(
+            self,
+            "solution",
+            "Show solution",
+            css="gradkit-exercise-solution",
+            tooltip="Reveal a correct solution (asks once more first)",
+            counts=("solution_step", 2),
+            texts={1: "Sure? Click again", 2: "Solution shown"},
+        )
+        return [self.check_button, self.hint_button, self.solution_button]
 
     def _show(self, feedback: str) -> None:
         """Send the scene: the feedback, every hint and the solution (the page picks by state)."""

@@ -155,26 +155,29 @@ class Predict(PracticeWidget):
             # the true value, computed now (compute() or the file's answer), hidden until the lock
             compute = compute or (lambda: entry.answer)
             self._actual = self.guard(lambda: as_actual(entry, compute()))()
-            known = entry.kind == "number" and self._actual is not None
-            right = list(right_range(entry, self._actual)) if known else None
-            scene = {  # what the page needs to check, reveal and explain a guess
-                "entry": entry.id,  # the question's id (the scene's own "id" counts scenes)
-                "prompt": entry.prompt,
-                "kind": entry.kind,
-                "options": list(entry.options),
-                "unit": entry.unit,
-                "unit_one": entry.unit_one,
-                "tolerance": entry.tolerance,
-                "actual": self._actual,
-                "right_range": right,  # a number is graded once, here: the page compares
-                "right": entry.right,
-                "wrong": entry.wrong,
-                "slips": GUESS_SLIPS,
-                "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
-            }
-            self.send_scene(scene, key=entry.id)
+            self.send_scene(self._scene(), key=entry.id)
             self.on_click("lock", self._press_lock)
             self.observe(self.guard(self._keep_locked_guess), names=["locked", "guess"])
+
+    def _scene(self) -> dict:
+        """What the page needs to check, reveal and explain a guess."""
+        known = self.entry.kind == "number" and self._actual is not None
+        right = list(right_range(self.entry, self._actual)) if known else None
+        return {
+            "entry": self.entry.id,  # the question's id (the scene's own "id" counts scenes)
+            "prompt": self.entry.prompt,
+            "kind": self.entry.kind,
+            "options": list(self.entry.options),
+            "unit": self.entry.unit,
+            "unit_one": self.entry.unit_one,
+            "tolerance": self.entry.tolerance,
+            "actual": self._actual,
+            "right_range": right,  # a number is graded once, here: the page compares
+            "right": self.entry.right,
+            "wrong": self.entry.wrong,
+            "slips": GUESS_SLIPS,
+            "open_all": os.environ.get("GRADKIT_OPEN_LESSONS", "").strip().lower() in _OPEN,
+        }
 
     # ----------------------------------------------------------------------- reading
     @property
