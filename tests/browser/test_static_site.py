@@ -263,27 +263,33 @@ def test_x_steps_move_the_point(open_page) -> None:
 def test_beyond_what_was_saved_the_page_stays_put_and_says_why(open_page) -> None:
     """With no kernel, an x past the positions saved with the page cannot be measured: its step
     button greys out under the widget's line saying why, and the slider ends at the last saved
-    position (its tooltip says so): a key past it leaves the picture as it is."""
+    position (its tooltip says so): a key past it leaves the picture as it is. Each widget with
+    x steps (01's SlopeExplorer, 03's FloatRuler: its slider spanned every x, and an x past the
+    saved ones left it "computing..." for good)."""
     found = _live(open_page, ".gradkit-x-up")
-    assert found, "no widget with x steps in lessons 01 and 03"
-    opened, root = found[0]
-    up = root.locator(".gradkit-x-up").first
-    for _ in range(30):  # far past any window saved with the page
-        if up.is_disabled():
-            break
-        up.click()
-    assert up.is_disabled(), "the x window never ended: no position was beyond what was saved"
-    assert "gk-needs-kernel" in (up.get_attribute("class") or "")
-    note = root.locator(".gk-greyed-note")
-    assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
-    last = root.evaluate(SNAPSHOT)["drawn"]
-    slider = root.locator("input.gradkit-x").first
-    assert slider.input_value() == slider.get_attribute("max"), "the slider goes past the saved x"
-    title = slider.get_attribute("title")
-    assert "is not saved with this page: it needs a running notebook" in title
-    slider.press("ArrowRight")
-    assert root.evaluate(SNAPSHOT)["drawn"] == last, "an x beyond what was saved was drawn"
-    assert opened.errors == []
+    assert len(found) >= 2, "no SlopeExplorer and FloatRuler with x steps in lessons 01 and 03"
+    for opened, root in found:
+        up = root.locator(".gradkit-x-up").first
+        for _ in range(30):  # far past any window saved with the page
+            if up.is_disabled():
+                break
+            up.click()
+        assert up.is_disabled(), "the x window never ended: no position was beyond what was saved"
+        assert "gk-needs-kernel" in (up.get_attribute("class") or "")
+        note = root.locator(".gk-greyed-note")
+        assert note.is_visible() and note.inner_text() == OFFLINE_NOTE
+        last = root.evaluate(SNAPSHOT)["drawn"]
+        slider = root.locator("input.gradkit-x").first
+        assert slider.input_value() == slider.get_attribute("max"), (
+            "the slider goes past the saved x"
+        )
+        title = slider.get_attribute("title")
+        assert "is not saved with this page: it needs a running notebook" in title
+        slider.press("ArrowRight")
+        assert root.evaluate(SNAPSHOT)["drawn"] == last, "an x beyond what was saved was drawn"
+        busy = "n => n.classList.contains('gk-is-busy') || !!n.querySelector('.gk-is-busy')"
+        assert not root.evaluate(busy), "left computing… with no kernel to answer"
+        assert opened.errors == []
 
 
 def test_sliders_offer_only_the_states_saved_with_the_page(open_page) -> None:

@@ -238,9 +238,8 @@ export const rulerView = {
   },
   drawsFrom: ["x", "eps", "eps_exact", "dtype"],
   size(ctx) { return layoutOf(ctx).size; },
-  paint(ctx) {
-    const r = pointRecord(ctx, "dtypes", rulerFound);
-    if (!r) return null;
+  find: (ctx) => pointRecord(ctx, "dtypes", rulerFound),
+  paint(ctx, r) {
     const lay = layoutOf(ctx);
     const where = landed(r);
     const num = (q) => (Number.isFinite(q) ? q : null);
