@@ -449,6 +449,15 @@ const HINT = { kind: "button", name: "hint", text: "Hint", css: "gk-h", kernel: 
 const SOLUTION = { kind: "button", name: "solution", text: "Show solution", css: "gk-s", kernel: false,
   count: ["solution_step", 2], texts: { 1: "Sure? Click again", 2: "Solution shown" } };
 
+test("a button the page presses makes the change Python's .click() makes (presses.json)", () => {
+  const { specs, presses } = readFixture("presses");
+  assert.ok(presses.length >= 20 && Object.keys(specs).length === 3, "every page-pressed button");
+  for (const { button, before, after } of presses) {
+    const { key, value, also } = buttonPress(specs[button], before);
+    assert.deepEqual({ ...before, ...also, [key]: value }, after, `${button} from ${JSON.stringify(before)}`);
+  }
+});
+
 test("a counter button counts to its last in the page, its label the text for the count", () => {
   assert.deepEqual(buttonPress(HINT, {}), { key: "hints_shown", value: 1, also: {} });
   assert.deepEqual(buttonPress(HINT, { hints_shown: 1 }).value, 2);
