@@ -292,7 +292,7 @@ def test_a_read_only_folder_is_read_and_never_an_error(monkeypatch, make, torch_
     assert len(torch_calls) == measured  # read
     other = make(SlopeExplorer, f="exp(x)", x=0.7)  # not there: computed, shown, not stored
     assert len(torch_calls) == 2 * measured
-    assert w.error_area.value == other.error_area.value == ""
+    assert w.error == other.error == ""
     assert other.numeric == pytest.approx(np.exp(0.7), rel=1e-6)
     assert _entries() == entries
 
@@ -321,7 +321,7 @@ scene.slope_rows = lambda *a, **k: calls.append(a[1]) or real(*a, **k)
 read = SlopeExplorer(f="sin(x)", x=0.7)
 n = len(calls)
 new = SlopeExplorer(f="exp(x)", x=0.7)
-print(json.dumps([n, len(calls) - n, read.error_area.value, new.error_area.value, new.numeric]))
+print(json.dumps([n, len(calls) - n, read.error, new.error, new.numeric]))
 """
 
 

@@ -203,7 +203,7 @@ def test_panel_checks_hints_and_hides_the_solution_until_asked_twice():
     namespace["MySigmoid"] = _define(ex.solution, ex.class_name)
     panel.check_button.click()
     assert panel.last.passed and "Correct" in panel.scene["feedback"]
-    assert panel.error_area.value == ""
+    assert panel.error == ""
 
 
 def test_panel_shows_callback_errors_in_its_error_area(monkeypatch):
@@ -214,10 +214,10 @@ def test_panel_shows_callback_errors_in_its_error_area(monkeypatch):
 
     monkeypatch.setattr(exercises, "grade", explode)
     panel.check_button.click()
-    assert "RuntimeError: grading exploded" in panel.error_area.value
+    assert "RuntimeError: grading exploded" in panel.error
     monkeypatch.undo()
     panel.check_button.click()
-    assert panel.error_area.value == ""
+    assert panel.error == ""
 
 
 def test_zoo_hunt_scores_predictions_against_check():
@@ -235,7 +235,7 @@ def test_zoo_hunt_scores_predictions_against_check():
         assert hunt.prediction_buttons.value is None
         hunt.prediction_buttons.value = CATALOGUE[name].expected_cause["float64"]
         hunt.run_button.click()
-        assert hunt.error_area.value == ""
+        assert hunt.error == ""
         assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
         verdict = hunt.scene["verdicts"][hunt.entry]
         assert verdict["cause"] == hunt.first_guesses[hunt.entry]

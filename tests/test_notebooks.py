@@ -42,8 +42,7 @@ pytestmark = pytest.mark.notebooks
 _HELPERS = """
 def _clean(*panels):
     for panel in panels:
-        area = getattr(panel, "error_area", None) or panel.error
-        assert area.value == "", f"{type(panel).__name__} error area: {area.value}"
+        assert panel.error == "", f"{type(panel).__name__} error area: {panel.error}"
 
 
 def _answer(quiz):

@@ -17,9 +17,10 @@ Each widget is one anywidget (an ipywidgets ``DOMWidget``, so it composes in ``V
 Notebook 7, JupyterLab 4, Voila, marimo and a static export) with the CSS classes
 ``gradkit-widget`` and its own root class. Python computes, with torch and ahead of time, every
 place a control can reach and sends it as tables; the page draws every picture and writes every
-readout from them, so eps, dtype, scheme and x moves need no kernel message. Controls and the
-error area (``error_area``) are Python handles, listed in each class's docstring; ``close()``
-frees the widget, and re-running a notebook cell closes the widgets its previous run made.
+readout from them, so eps, dtype, scheme and x moves need no kernel message. The values shown
+are traits of each class (the error area's HTML is ``error``), and the controls have Python
+handles, listed in each class's docstring; ``close()`` frees the widget, and re-running a
+notebook cell closes the widgets its previous run made.
 ``README.md`` beside this file is the guide for a new widget.
 """
 

@@ -55,15 +55,15 @@ def test_a_value_no_control_sends_is_refused_with_a_message(make, sent_back, cha
     before = dict(w.state)
     if "step" in changes:
         w.set_state({"step": 3})
-        assert w.error_area.value == "" and sent_back.sent == []
+        assert w.error == "" and sent_back.sent == []
         return
     page_sends(w, **changes)  # never raises
-    assert said in html.unescape(w.error_area.value), w.error_area.value
-    assert len(w.error_area.value) < 2000  # the message is short whatever was sent
+    assert said in html.unescape(w.error), w.error
+    assert len(w.error) < 2000  # the message is short whatever was sent
     assert w.state == before
     assert sent_back.sent == [sorted(changes)]
     w.eps_down.click()  # and the widget goes on
-    assert w.error_area.value == ""
+    assert w.error == ""
 
 
 def test_sets_from_the_page_are_kept_as_sets(make, sent_back):
@@ -71,17 +71,17 @@ def test_sets_from_the_page_are_kept_as_sets(make, sent_back):
     page is sent the set Python keeps."""
     w = sent_back(make(SlopeExplorer))
     page_sends(w, panels=["zoom", "curve", "zoom", "zoom"])
-    assert w.state["panels"] == ["curve", "zoom"] and w.error_area.value == ""
+    assert w.state["panels"] == ["curve", "zoom"] and w.error == ""
     assert sent_back.sent == [["panels"]]
     sent_back.sent.clear()
     lab = sent_back(make(EpsilonLab))
     page_sends(lab, shown=["float32", "float64", "float32"])
-    assert lab.shown == ["float64", "float32"] and lab.error_area.value == ""
+    assert lab.shown == ["float64", "float32"] and lab.error == ""
     assert sent_back.sent == [["shown"]]
     sent_back.sent.clear()
     page_sends(lab, shown=["float64", "float128"])
     assert "must list some of ['float64', 'float32', 'float16', 'bfloat16']" in html.unescape(
-        lab.error_area.value
+        lab.error
     )
     assert lab.shown == ["float64", "float32"] and sent_back.sent == [["shown"]]
 
@@ -89,7 +89,7 @@ def test_sets_from_the_page_are_kept_as_sets(make, sent_back):
 def test_an_error_text_is_escaped_once(make):
     w = make(GradcheckLab)
     page_sends(w, atol="<b>&")
-    shown = w.error_area.value
+    shown = w.error
     assert "“&lt;b&gt;&amp;”" in shown and "&amp;lt;" not in shown and "<b>&" not in shown
 
 
@@ -101,7 +101,7 @@ def test_a_check_that_fails_unexpectedly_is_a_message_not_a_traceback(make, sent
 
     monkeypatch.setattr(w, "check_page_value", broken)
     page_sends(w, dtype="float32")
-    assert "could not check (RuntimeError)" in w.error_area.value
+    assert "could not check (RuntimeError)" in w.error
     assert w.state["dtype"] == "float64" and sent_back.sent == [["dtype"]]
 
 

@@ -57,7 +57,7 @@ def test_a_click_in_the_page_is_read_back_by_python(make, quiz_id):
         assert q.choice == wrong.option and q.correct is False and q.attempts == k
     page_sends(q, choice=entry.answer)
     assert q.correct is True
-    assert q.error_area.value == ""
+    assert q.error == ""
 
 
 def test_the_page_is_sent_pythons_words_for_a_slip(make):
@@ -83,7 +83,7 @@ def test_choose_sets_the_state_a_click_sets(make):
 def test_a_page_sending_an_unknown_option_is_refused(make):
     q = make(Quiz, QUIZ_IDS[0])
     page_sends(q, choice="<b>made up</b>")
-    assert "must be one of" in q.error_area.value and q.choice is None and q.attempts == 0
+    assert "must be one of" in q.error and q.choice is None and q.attempts == 0
 
 
 def test_each_learner_gets_a_seed_the_page_shuffles_with(monkeypatch, make):
@@ -144,7 +144,7 @@ def test_many_answers_in_a_row_stay_consistent(make):
         else:
             q.choose(choice)
         assert q.correct == (None if choice is None else choice == "b")
-        assert q.error_area.value == ""
+        assert q.error == ""
 
 
 # ---------------------------------------------------------------------------------- Predict
@@ -202,7 +202,7 @@ def test_a_lock_in_the_page_is_read_back_and_graded(make, predict_id):
             page_sends(p, second=str(guess))
         assert p.actual == actual and p.revealed
         assert p.state["guess"] == str(guess)
-        assert p.error_area.value == ""
+        assert p.error == ""
         by_python = make(Predict, predict_id, compute=lambda actual=actual: actual)
         by_python.lock(str(guess))
         if retry:
@@ -249,30 +249,30 @@ def test_a_locked_guess_cannot_change(make):
     p.lock_button.click()  # Python's lock button locks the guess shown, as the page's does
     assert p.locked and p.correct is False
     page_sends(p, guess=actual)  # a stale page
-    assert "locked in" in p.error_area.value and p.current("guess") == wrong
+    assert "locked in" in p.error and p.current("guess") == wrong
     page_sends(p, locked=False)
-    assert "stays locked" in p.error_area.value and p.locked
+    assert "stays locked" in p.error and p.locked
     p.guess_buttons.value = actual  # Python's handle: put back
-    assert p.current("guess") == wrong and "cannot change" in p.error_area.value
+    assert p.current("guess") == wrong and "cannot change" in p.error
     with pytest.raises(RuntimeError, match="locked in and cannot be changed"):
         p.lock_in(actual)
     p.lock_button.click()
-    assert "already locked in" in p.error_area.value and p.correct is False
+    assert "already locked in" in p.error and p.correct is False
 
 
 def test_slips_show_in_the_error_area_and_leave_the_guess_open(make):
     predict_id = next(i for i in PREDICT_IDS if BANK.predict(i).kind == "number")
     p = make(Predict, predict_id, compute=lambda: 22)
     p.lock_button.click()
-    assert "Type a number first" in p.error_area.value and not p.locked
+    assert "Type a number first" in p.error and not p.locked
     p.guess_text.value = "twenty two"
     p.lock_button.click()
-    assert "“twenty two” is not a number" in p.error_area.value and not p.locked
+    assert "“twenty two” is not a number" in p.error and not p.locked
     page_sends(p, guess="abc", locked=True)  # a page that skipped its own check
-    assert "is not a number" in p.error_area.value and not p.locked
+    assert "is not a number" in p.error and not p.locked
     p.guess_text.value = " 22 "
     p.lock_button.click()
-    assert p.error_area.value == "" and p.locked and p.correct and p.state["guess"] == " 22 "
+    assert p.error == "" and p.locked and p.correct and p.state["guess"] == " 22 "
 
 
 def test_a_failing_compute_is_shown_and_nothing_can_be_locked(make):
@@ -282,7 +282,7 @@ def test_a_failing_compute_is_shown_and_nothing_can_be_locked(make):
         raise RuntimeError("kernel hiccup")
 
     p = make(Predict, predict_id, compute=compute)
-    assert "RuntimeError: kernel hiccup" in p.error_area.value
+    assert "RuntimeError: kernel hiccup" in p.error
     assert p.scene["actual"] is None
     guess = (
         "1" if BANK.predict(predict_id).kind == "number" else BANK.predict(predict_id).options[0]
@@ -290,7 +290,7 @@ def test_a_failing_compute_is_shown_and_nothing_can_be_locked(make):
     with pytest.raises(ValueError, match="could not be computed"):
         p.lock(guess)
     page_sends(p, guess=guess, locked=True)
-    assert not p.locked and "could not be computed" in p.error_area.value
+    assert not p.locked and "could not be computed" in p.error
 
 
 def test_predict_arguments_are_checked():
@@ -306,7 +306,7 @@ def test_predict_arguments_are_checked():
 def test_compute_returning_the_wrong_kind_is_shown(make):
     number = next(i for i in PREDICT_IDS if BANK.predict(i).kind == "number")
     p = make(Predict, number, compute=lambda: "many")
-    assert "compute() must return a number" in p.error_area.value and p.scene["actual"] is None
+    assert "compute() must return a number" in p.error and p.scene["actual"] is None
 
 
 # ------------------------------------------------------------------------------- both

@@ -60,7 +60,7 @@ def test_the_page_switches_specimens_and_python_reads_them(make):
     assert hunt.entry == _label(hunt, "CubeFn") in hunt.scene["specimens"]
     assert hunt.runs == {}
     page_sends(hunt, entry="Specimen 9: made up")
-    assert "one of the specimens" in hunt.error_area.value and hunt.entry_dropdown.value == "CubeFn"
+    assert "one of the specimens" in hunt.error and hunt.entry_dropdown.value == "CubeFn"
 
 
 def test_a_run_is_page_state_and_python_sends_the_verdict_of_each_specimen_run(make):
@@ -88,7 +88,7 @@ def test_a_run_is_page_state_and_python_sends_the_verdict_of_each_specimen_run(m
     assert list(hunt.scene["verdicts"]) == [wrong, square]
     assert hunt.scene["verdicts"][square]["cause"] == "pass"
     assert page_clicks(hunt, "run") == {} and hunt.runs == {wrong: "bug", square: "pass"}
-    assert hunt.error_area.value == ""
+    assert hunt.error == ""
 
 
 def test_the_page_may_send_only_runs_of_its_specimens_with_offered_predictions(make):
@@ -96,10 +96,10 @@ def test_the_page_may_send_only_runs_of_its_specimens_with_offered_predictions(m
     label = _label(hunt, "WrongSquareFn")
     for bad in ({"Specimen 9: made up": None}, {label: "sideways"}, {label: {"deep": 1}}, [label]):
         page_sends(hunt, runs=bad)
-        assert "the page sent runs" in hunt.error_area.value, bad
+        assert "the page sent runs" in hunt.error, bad
         assert hunt.runs == {} and hunt.scene["verdicts"] == {}
     page_sends(hunt, first_guesses={label: "bug"})
-    assert hunt.error_area.value == "" and hunt.first_guesses == {label: "bug"}
+    assert hunt.error == "" and hunt.first_guesses == {label: "bug"}
 
 
 def test_a_new_specimen_clears_the_prediction_in_the_page_too(make):
@@ -108,10 +108,10 @@ def test_a_new_specimen_clears_the_prediction_in_the_page_too(make):
     assert entry["also"] == {"prediction": None}
     page_sends(hunt, prediction="bug")
     page_sends(hunt, entry=_label(hunt, "CubeFn"), prediction=None)  # the menu's one message
-    assert hunt.error_area.value == "" and hunt.entry_dropdown.value == "CubeFn"
+    assert hunt.error == "" and hunt.entry_dropdown.value == "CubeFn"
     assert hunt.prediction_buttons.value is None
     page_sends(hunt, prediction="sideways")
-    assert "the page sent prediction=&#x27;sideways&#x27;" in hunt.error_area.value
+    assert "the page sent prediction=&#x27;sideways&#x27;" in hunt.error
 
 
 def test_hunt_arguments_are_named():
@@ -174,7 +174,7 @@ def test_hints_one_at_a_time_and_the_solution_asked_twice(make):
     assert panel.scene["solution"].endswith(f"<pre>{html.escape(ex.solution)}</pre>")
     assert panel.reveal_solution() == ex.solution and panel.solution_step == 2
     assert panel.control_state == {}  # nothing relabelled from Python: the page counts
-    assert page_clicks(panel, "hint") == {} and panel.error_area.value == ""
+    assert page_clicks(panel, "hint") == {} and panel.error == ""
 
 
 def test_the_page_may_send_only_counts_within_each_counter(make):
@@ -182,10 +182,10 @@ def test_the_page_may_send_only_counts_within_each_counter(make):
     last = len(panel.exercise.hints)
     for key, bad in (("hints_shown", last + 1), ("hints_shown", -1), ("solution_step", 3)):
         page_sends(panel, **{key: bad})
-        assert f"the page sent {key}={bad}; it must be a whole number" in panel.error_area.value
+        assert f"the page sent {key}={bad}; it must be a whole number" in panel.error
         assert panel.state[key] == 0
     page_sends(panel, solution_step=True)
-    assert "whole number" in panel.error_area.value and panel.solution_step == 0
+    assert "whole number" in panel.error and panel.solution_step == 0
 
 
 def test_check_reads_the_learners_class_and_errors_show(make, monkeypatch):
@@ -203,7 +203,7 @@ def test_check_reads_the_learners_class_and_errors_show(make, monkeypatch):
 
     monkeypatch.setattr(exercises, "grade", explode)
     panel.check_button.click()
-    assert "RuntimeError: grading exploded" in panel.error_area.value
+    assert "RuntimeError: grading exploded" in panel.error
     assert "Correct" in panel.scene["feedback"]  # the last feedback stays
     with pytest.raises(TypeError, match="namespace must be a dict"):
         ExercisePanel("cube", namespace=3)

@@ -60,7 +60,7 @@ def test_a_second_try_only_after_a_wrong_guess_and_only_once(make, first, second
     with pytest.raises(RuntimeError, match=why):
         p.try_again(second)
     page_sends(p, second=second)  # a page that skipped its own check
-    assert why in p.error_area.value
+    assert why in p.error
     assert p.current("second") == ("20" if first == "21" else "")
 
 
@@ -68,19 +68,19 @@ def test_the_page_gives_the_second_try_as_python_does(make):
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(p, guess="21", locked=True)
     page_sends(p, second="twenty two")
-    assert "is not a number" in p.error_area.value and p.state["second"] == ""
+    assert "is not a number" in p.error and p.state["second"] == ""
     page_sends(p, second="22")
-    assert p.error_area.value == "" and p.state["second"] == "22" and p.correct is False
+    assert p.error == "" and p.state["second"] == "22" and p.correct is False
     page_sends(p, second="")
-    assert "cannot change" in p.error_area.value and p.state["second"] == "22"
+    assert "cannot change" in p.error and p.state["second"] == "22"
 
 
 def test_a_lock_recalled_after_a_reload_comes_whole_and_is_taken(make):
     """progress.js sends a recalled lock as one message: guess, locked and the second try."""
     p = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(p, guess="21", locked=True, second="22")
-    assert p.error_area.value == ""
+    assert p.error == ""
     assert p.locked and p.correct is False and p.state["second"] == "22" and p.actual == 22
     q = make(Predict, "07-calls-n10", compute=lambda: 22)
     page_sends(q, guess="22", locked=True, second="21")  # right at once: no second try
-    assert "there is no second try" in q.error_area.value and not q.locked
+    assert "there is no second try" in q.error and not q.locked

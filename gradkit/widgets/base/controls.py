@@ -1,4 +1,4 @@
-"""Python handles onto what the page draws: controls and the error area.
+"""Python handles onto the page's controls.
 
 A handle holds no state of its own: ``.value`` reads and writes the widget's state trait of the
 control's name, so Python and the page always agree on what is shown (a slider's state is its
@@ -15,7 +15,7 @@ from ..._args import check_x
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = ["Control", "ErrorArea", "PageButton", "Slider", "grid_position", "grid_value"]
+__all__ = ["Control", "PageButton", "Slider", "grid_position", "grid_value"]
 
 
 def grid_value(grid: Mapping[str, float], k: int) -> float:
@@ -37,7 +37,7 @@ def grid_position(grid: Mapping[str, float], value: float) -> int:
 
 
 class Control:
-    """One control: ``.value``, ``.observe(fn)``, ``.click()``, ``.disabled``, ``.hidden``.
+    """One control: ``.value``, ``.click()``, ``.disabled``, ``.hidden``.
 
     Toggle and drop-down options are ``(label, value)`` pairs: the state holds the label, and
     ``.value`` gives the value (the dtype buttons: label ``"float32"``, value
@@ -95,18 +95,6 @@ class Control:
     def options(self) -> list:
         """The option labels (toggles, drop-downs)."""
         return [label for label, _ in self._pairs]
-
-    def observe(self, fn: Callable[[dict], None]) -> None:
-        """Call ``fn(change)`` after the value changes (from Python or the page), through the
-        widget's ``guard``. ``change`` has ``new`` (as ``.value`` gives it), ``old`` (the
-        trait's value before), ``name`` (``"value"``) and ``owner`` (this control). For eps,
-        ``fn`` may run twice for one typed eps (its grid position and its typed value)."""
-
-        def changed(change: Any) -> None:
-            fn({"name": "value", "old": change["old"], "new": self.value, "owner": self})
-
-        names = [self.name, "eps_exact"] if self.kind == "grid" else [self.name]
-        self._owner.observe(self._owner.guard(changed), names=names)
 
     def click(self) -> None:
         """Press the button, as a click in the page does."""
@@ -196,14 +184,3 @@ class PageButton(Control):
         """Disabled from Python, or a counter at its last count (``buttonSpent``)."""
         spent = "count" in self.spec and self.count >= self.spec["count"][1]
         return self._flag("disabled") or spent
-
-
-class ErrorArea:
-    """The error area: ``.value`` is its HTML (empty when all is well)."""
-
-    def __init__(self, owner: GradkitWidget) -> None:
-        self._owner = owner
-
-    @property
-    def value(self) -> str:
-        return self._owner.error

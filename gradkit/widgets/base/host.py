@@ -16,7 +16,7 @@ import anywidget
 import traitlets
 
 from .bundle import bundle
-from .controls import Control, ErrorArea
+from .controls import Control
 from .guard import error_html, register_for_cell
 from .page import PageState
 from .schedule import run_later
@@ -55,7 +55,9 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
     control_state = traitlets.Dict().tag(sync=True)
     scene = traitlets.Dict().tag(sync=True)
     tables = traitlets.Bytes(b"").tag(sync=True)
-    error = traitlets.Unicode("").tag(sync=True)
+    error = traitlets.Unicode(
+        "", help="The error area's HTML (empty when all is well): what went wrong and the fix."
+    ).tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
     panels = traitlets.List(
         traitlets.Unicode(),
@@ -88,7 +90,6 @@ class GradkitWidget(PageState, RecordedAnswers, anywidget.AnyWidget):
             }
             self.add_class("gradkit-widget")
             self.add_class(self.css)
-        self.error_area = ErrorArea(self)
         register_for_cell(self)
 
     # --------------------------------------------------------------------------- panels

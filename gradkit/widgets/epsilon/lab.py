@@ -76,12 +76,10 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
-        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``.
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
         The values the page shows (``state`` holds them all; ``shown``: the dtypes on screen;
         see :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     sweeps : dict[str, gradkit.SweepResult]
         The curves on the eps grid at the current x, by scheme (empty where f has no slope).
     sweep : gradkit.SweepResult or None

@@ -88,8 +88,6 @@ class JacobianBuilder(GradkitWidget):
     history : list of dict
         One row per n built: n, forward, backward, seconds, gradcheck's forward and backward.
     n_slider, n_down, n_up, step_button, run_button, reset_button : Control
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     """
 
     css = "gradkit-jacobian-builder"

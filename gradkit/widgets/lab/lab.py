@@ -87,7 +87,7 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     ----------
     function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
-        Python handles onto the page's controls (``.value``, ``.click()``, ``.observe()``).
+        Python handles onto the page's controls (``.value``, ``.click()``).
     function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
         The values the page shows (``eps`` a grid position, ``dtype`` a name); ``state`` holds
         them all.

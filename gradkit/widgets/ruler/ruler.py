@@ -50,12 +50,10 @@ class FloatRuler(PointWidget):
     Attributes
     ----------
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
-        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``.
     x, eps, eps_exact, dtype, panels
         The values the page shows (``state`` holds them all; see
         :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     ruler : Ruler
         What the page shows now: ``.x`` (as stored), ``.ulp``, ``.lower``, ``.upper``,
         ``.collapsed``, ``.underflow``, ``.overflow``, ...

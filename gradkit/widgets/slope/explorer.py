@@ -72,12 +72,10 @@ class SlopeExplorer(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons : gradkit.widgets.base.Control
-        Handles onto the page's controls: ``.value``, ``.click()``, ``.observe()``.
+        Handles onto the page's controls: ``.value``, ``.click()``.
     function, x, eps, eps_exact, dtype, scheme, panels
         The values the page shows (``state`` holds them all; see
         :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
-    error_area
-        ``.value`` is the HTML of the error area (empty when all is well).
     numeric, analytic : float
         The slopes the page shows now.
     """
