@@ -624,53 +624,7 @@ def jacobian_fixture() -> dict:
     return {**sent, "steps": steps}
 
 
-def presses_fixture() -> dict:
-    """Every button the page presses itself (``PageButton``: EpsilonLab's half-precision toggle,
-    ExercisePanel's Hint and Show solution counters), pressed by Python's ``.click()`` from
-    several states: its spec, the state before and the state after (``buttonPress`` in
-    controls.js must make the same change: one rule, held equal)."""
-    sys.path.insert(0, str(ROOT))
-    from gradkit._args import DTYPES
-    from gradkit.widgets.base.controls import PageButton
-    from gradkit.widgets.base.schedule import deferring, run_pending
-    from gradkit.widgets.epsilon import EpsilonLab
-    from gradkit.widgets.practice import ExercisePanel
-
-    starts = {  # the states each widget's buttons are pressed from
-        "epsilon": [
-            {"shown": [*DTYPES], "dtype": "float32"},
-            {"shown": [*DTYPES], "dtype": "float16"},  # hidden by a press: float32 is shown
-            {"shown": ["float64"], "dtype": "float64"},
-        ],
-        "exercise": [
-            {"hints_shown": 0, "solution_step": 0},
-            {"hints_shown": 1, "solution_step": 1},
-        ],
-    }
-    with deferring(True):
-        made = {"epsilon": EpsilonLab(f="x³", x=0.5), "exercise": ExercisePanel("sin_square")}
-    specs, presses = {}, []
-    for name, w in made.items():
-        buttons = [c for c in w._controls.values() if isinstance(c, PageButton)]
-        for start in starts[name]:
-            for button in buttons:
-                w.update_state(start)
-                spec = specs[button.name] = button.spec
-                read = [spec["count"][0]] if "count" in spec else [spec["set"][0]]
-                read += list(spec.get("unset", [[], {}])[1])  # the keys a toggle moves back
-                for _ in range(3):  # pressed again: a toggle turns back, a counter stops
-                    before = {k: w.current(k) for k in read}
-                    button.click()
-                    after = {k: w.current(k) for k in read}
-                    presses.append({"button": button.name, "before": before, "after": after})
-        w.close()
-    run_pending()
-    return {"specs": specs, "presses": presses}
-
-
-FIXTURE_MAKERS.update(
-    {"lab.json": lab_fixture, "jacobian.json": jacobian_fixture, "presses.json": presses_fixture}
-)
+FIXTURE_MAKERS.update({"lab.json": lab_fixture, "jacobian.json": jacobian_fixture})
 
 if __name__ == "__main__":
     main()

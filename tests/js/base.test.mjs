@@ -449,12 +449,30 @@ const HINT = { kind: "button", name: "hint", text: "Hint", css: "gk-h", kernel: 
 const SOLUTION = { kind: "button", name: "solution", text: "Show solution", css: "gk-s", kernel: false,
   count: ["solution_step", 2], texts: { 1: "Sure? Click again", 2: "Solution shown" } };
 
-test("a button the page presses makes the change Python's .click() makes (presses.json)", () => {
-  const { specs, presses } = readFixture("presses");
-  assert.ok(presses.length >= 20 && Object.keys(specs).length === 3, "every page-pressed button");
-  for (const { button, before, after } of presses) {
-    const { key, value, also } = buttonPress(specs[button], before);
-    assert.deepEqual({ ...before, ...also, [key]: value }, after, `${button} from ${JSON.stringify(before)}`);
+// EpsilonLab's half-precision toggle and GradcheckLab's retry, as Python sends them (w.spec["controls"])
+const REVEAL = { kind: "button", name: "reveal", text: "show float16 and bfloat16", css: "gradkit-reveal",
+  tooltip: "show or hide the half-precision dtypes", kernel: false,
+  set: ["shown", ["float64", "float32", "float16", "bfloat16"]], unset: [["float64", "float32"], { dtype: "float32" }],
+  pressed_text: "hide float16 and bfloat16" };
+const RETRY = { kind: "button", name: "retry", text: "retry in float64", css: "gradkit-retry",
+  tooltip: "gradcheck's own advice: run the check with float64 inputs", kernel: false, set: ["dtype", "float64"] };
+
+test("a toggle sets its value, pressed again its unset list, moving each `also` key not among it", () => {
+  const all = REVEAL.set[1];
+  const press = (spec, state) => {
+    const { key, value, also } = buttonPress(spec, state);
+    return { ...state, ...also, [key]: value };
+  };
+  const first = { shown: ["float64", "float32"], dtype: "float64" };
+  assert.deepEqual(press(REVEAL, first), { shown: all, dtype: "float64" });
+  assert.deepEqual(press(REVEAL, { shown: ["float64"], dtype: "float64" }), { shown: all, dtype: "float64" });
+  for (const [dtype, back] of [["float16", "float32"], ["bfloat16", "float32"], ["float64", "float64"], ["float32", "float32"]]) {
+    assert.deepEqual(press(REVEAL, { shown: all, dtype }), { shown: ["float64", "float32"], dtype: back }, dtype);
+  }
+  assert.deepEqual(press(REVEAL, press(REVEAL, first)), first); // pressed twice: as it was
+  // a set-button with no unset sets its value however often it is pressed
+  for (const dtype of ["float32", "float16", "float64"]) {
+    assert.deepEqual(buttonPress(RETRY, { dtype }), { key: "dtype", value: "float64", also: {} });
   }
 });
 

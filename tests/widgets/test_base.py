@@ -13,7 +13,7 @@ import pytest
 
 from gradkit._args import EPS_GRID
 from gradkit._palette import PALETTE
-from gradkit.widgets import SlopeExplorer
+from gradkit.widgets import EpsilonLab, ExercisePanel, GradcheckLab, SlopeExplorer
 from gradkit.widgets.base import bundle, eps, guard, schedule, tables
 from gradkit.widgets.base.controls import grid_position, grid_value
 from gradkit.widgets.base.guard import InputError
@@ -172,6 +172,45 @@ def test_a_control_needs_its_trait_declared(make):
     with pytest.raises(TypeError, match=r"'level'.*traitlets\.Int\("):
         slider(w, "level", value=1.0, origin=0.0, step=1.0, lo=0, hi=3)
     assert "colour" not in w.state and "level" not in w.state
+
+
+@pytest.mark.parametrize(
+    ("family", "args", "handle", "words"),
+    [
+        (
+            ExercisePanel,
+            ("cube", {}),
+            "hint_button",
+            "ExercisePanel's button 'hint' is pressed in the page, not from Python (it counts "
+            "hints_shown from 0 to 3): from Python set w.hints_shown, a whole number 0 … 3",
+        ),
+        (
+            EpsilonLab,
+            (),
+            "reveal_button",
+            "EpsilonLab's button 'reveal' is pressed in the page, not from Python (it sets shown "
+            "to ['float64', 'float32', 'float16', 'bfloat16'] and, pressed again, to ['float64', "
+            "'float32']): from Python set w.shown (and w.dtype if it is not among them)",
+        ),
+        (
+            GradcheckLab,
+            (),
+            "retry_button",
+            "GradcheckLab's button 'retry' is pressed in the page, not from Python (it sets dtype "
+            "to 'float64'): from Python set w.dtype = 'float64'",
+        ),
+    ],
+)
+def test_a_button_the_page_presses_tells_python_which_value_to_set(
+    make, family, args, handle, words
+):
+    """The page's buttonPress is the press's one copy: Python's .click() of such a button
+    changes nothing and names the value Python sets instead."""
+    w = make(family, *args)
+    before = w.state
+    with pytest.raises(TypeError, match=f"^{re.escape(words)}$"):
+        getattr(w, handle).click()
+    assert w.state == before and w.error == ""
 
 
 def test_panels_are_validated_by_their_rule(make):

@@ -16,7 +16,7 @@ from gradkit.widgets import EpsilonLab
 from gradkit.widgets.base import schedule
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.epsilon.scene import FLAGS, OPTIMA, THEORY
-from tests.widgets.page_messages import numbers_asked
+from tests.widgets.page_messages import numbers_asked, page_sends
 
 
 def _arrays(w):
@@ -118,23 +118,18 @@ def test_reveal_adds_the_half_precisions(make):
     assert w.dtype_buttons.spec["shown_key"] == "shown"  # only shown dtypes get a button
     w.reveal("float16")
     assert w.shown == ["float64", "float32", "float16"]
-    w.reveal_button.click()
-    assert w.shown == list(DTYPES)
+    page_sends(w, shown=list(DTYPES))  # the page's press (buttonPress: tests/js/base.test.mjs)
+    assert w.shown == list(DTYPES) and w.error == ""
     # a toggle (aria-pressed in the page): pressed again, back to the first dtypes; a highlighted
     # half precision moves to float32
     assert w.reveal_button.spec["unset"] == [["float64", "float32"], {"dtype": "float32"}]
     w.dtype_buttons.value = torch.float16
-    w.reveal_button.click()
+    page_sends(w, shown=["float64", "float32"], dtype="float32")
     assert w.shown == ["float64", "float32"] and w.dtype_buttons.value is torch.float32
-    w.reveal_button.click()
-    assert w.shown == list(DTYPES) and w.dtype_buttons.value is torch.float32
-    w.dtype_buttons.value = torch.float64
-    w.reveal_button.click()
-    assert w.shown == ["float64", "float32"] and w.dtype_buttons.value is torch.float64
+    assert w.state["dtype"] == "float32" and w.error == ""
     every = make(EpsilonLab)  # all four first: the toggle starts pressed and hides the halves
+    assert every.shown == every.reveal_button.spec["set"][1]
     assert every.reveal_button.spec["unset"][0] == ["float64", "float32"]
-    every.reveal_button.click()
-    assert every.shown == ["float64", "float32"]
     assert (
         make(EpsilonLab, dtypes=("float16",)).dtype_buttons.value is torch.float16
     )  # the first shown one

@@ -15,7 +15,7 @@ from ..._args import check_x
 if TYPE_CHECKING:
     from .host import GradkitWidget
 
-__all__ = ["Control", "PageButton", "Slider", "grid_position", "grid_value"]
+__all__ = ["Control", "Slider", "grid_position", "grid_value"]
 
 
 def grid_value(grid: Mapping[str, float], k: int) -> float:
@@ -43,8 +43,9 @@ class Control:
     ``.value`` gives the value (the dtype buttons: label ``"float32"``, value
     ``torch.float32``). Where ``.value`` or ``.click()`` is not the state itself, the maker
     passes ``read()``, ``write(value)`` or ``click()`` (the eps row, a slider's − / +, a button
-    the page presses itself); a button without ``click`` runs the widget's ``on_click``
-    callbacks (:meth:`~.host.GradkitWidget.press`).
+    the page presses itself, whose ``.click()`` raises a TypeError naming the value to set); a
+    button without ``click`` runs the widget's ``on_click`` callbacks
+    (:meth:`~.host.GradkitWidget.press`).
     """
 
     #: Whether the page may send None for it (nothing picked: a ``Choice`` of the practice
@@ -147,40 +148,3 @@ class Slider(Control):
     def value(self) -> float:
         """The value at the state's position (set, it snaps: :meth:`to_state`)."""
         return grid_value(self.spec, self._owner.current(self.name))
-
-
-class PageButton(Control):
-    """A button the page presses itself (``button(sets=...)``, ``button(counts=...)``):
-    ``.click()`` makes the change ``buttonPress`` in ``controls.js`` makes."""
-
-    @property
-    def count(self) -> int:
-        """A counter's state now."""
-        return int(self._owner.current(self.spec["count"][0]))
-
-    def click(self) -> None:
-        """Press it, as a click in the page does: a counter counts one more (at most ``last``);
-        a toggle pressed again sets its ``unset`` value and moves the keys of ``also``."""
-        spec, now = self.spec, self._owner.current
-        if "count" in spec:
-            key, last = spec["count"]
-            self._owner.update_state({key: min(self.count + 1, last)})
-            return
-        key, value = spec["set"]
-        if "unset" not in spec or now(key) != value:
-            self._owner.update_state({key: value})
-            return
-        first, also = spec["unset"]
-        moved = {k: fallback for k, fallback in also.items() if now(k) not in first}
-        self._owner.update_state({key: first, **moved})
-
-    @property
-    def text(self) -> str:
-        """A counter's label now: the text for the count (``texts``), else its own."""
-        return self.spec["texts"].get(str(self.count), self.spec["text"])
-
-    @Control.disabled.getter
-    def disabled(self) -> bool:
-        """Disabled from Python, or a counter at its last count (``buttonSpent``)."""
-        spent = "count" in self.spec and self.count >= self.spec["count"][1]
-        return self._flag("disabled") or spent

@@ -17,7 +17,7 @@ import traitlets
 
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES
 from ...numerics import unit_roundoff
-from .controls import Control, PageButton, Slider, grid_value
+from .controls import Control, Slider, grid_value
 from .eps import eps_of, eps_state, parse_eps, step_eps
 
 if TYPE_CHECKING:
@@ -193,7 +193,8 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     by_page: Callable[[], object] | None = None,
 ) -> Control:
     """A button: a click goes to the kernel (``on_click``), or the page makes the change itself
-    in one of these forms (Python's ``.click()`` makes the same change).
+    in one of these forms (Python sets the value instead: ``.click()`` raises a TypeError saying
+    which, except for ``by_page``).
 
     - ``sets=(key, value)``: sets that state; the button hides once it holds. With
       ``unsets=(value, also)`` it is a toggle (``aria-pressed``): pressed again it sets the list
@@ -226,8 +227,8 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     if by_page is not None:
         spec["by_page"] = True
         return w.add_control(Control(w, spec, click=w.guard(by_page)), has_value=False)
-    made = Control(w, spec) if sets is None else PageButton(w, spec)
-    return w.add_control(made, has_value=False)
+    click = None if sets is None else _pressed_in_page(w, spec)
+    return w.add_control(Control(w, spec, click=click), has_value=False)
 
 
 def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mapping) -> Control:
@@ -242,7 +243,31 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
     spec["count"] = [key, last]
     spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
-    return w.add_control(PageButton(w, spec), has_value=False)
+    return w.add_control(Control(w, spec, click=_pressed_in_page(w, spec)), has_value=False)
+
+
+def _pressed_in_page(w: GradkitWidget, spec: dict) -> Callable[[], None]:
+    """``.click()`` of a button only the page presses (``buttonPress`` in ``controls.js`` is
+    the press's one copy): a TypeError naming the value it changes, for Python to set."""
+    if "count" in spec:
+        key, last = spec["count"]
+        does, fix = f"counts {key} from 0 to {last}", f"w.{key}, a whole number 0 … {last}"
+    else:
+        key, value = spec["set"]
+        does, fix = f"sets {key} to {value!r}", f"w.{key} = {value!r}"
+    if "unset" in spec:
+        first, also = spec["unset"]
+        does += f" and, pressed again, to {first!r}"
+        fix = f"w.{key}" + "".join(f" (and w.{k} if it is not among them)" for k in also)
+    words = (
+        f"{type(w).__name__}'s button {spec['name']!r} is pressed in the page, not from Python "
+        f"(it {does}): from Python set {fix}"
+    )
+
+    def click() -> None:
+        raise TypeError(words)
+
+    return click
 
 
 def dtype_toggle(w: GradkitWidget, value: torch.dtype, label: str = "dtype") -> Control:

@@ -76,7 +76,9 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     ----------
     function_dropdown, x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text,
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
-        Handles onto the page's controls: ``.value``, ``.click()``.
+        Handles onto the page's controls: ``.value``, ``.click()``; the page presses
+        ``reveal_button`` itself (its ``.click()`` raises a TypeError: set ``shown`` or call
+        :meth:`reveal` instead).
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
         The values the page shows (``state`` holds them all; ``shown``: the dtypes on screen;
         see :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).

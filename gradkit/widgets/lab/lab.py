@@ -87,7 +87,8 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     ----------
     function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
-        Python handles onto the page's controls (``.value``, ``.click()``).
+        Python handles onto the page's controls (``.value``, ``.click()``); the page presses
+        ``retry_button`` itself (its ``.click()`` raises a TypeError: set ``dtype`` instead).
     function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
         The values the page shows (``eps`` a grid position, ``dtype`` a name); ``state`` holds
         them all.
