@@ -181,23 +181,20 @@ def test_a_control_needs_its_trait_declared(make):
             ExercisePanel,
             ("cube", {}),
             "hint_button",
-            "ExercisePanel's button 'hint' is pressed in the page, not from Python (it counts "
-            "hints_shown from 0 to 3): from Python set w.hints_shown, a whole number 0 … 3",
+            "ExercisePanel: 'hint' is a button the page presses; from Python set w.hints_shown "
+            "instead",
         ),
         (
             EpsilonLab,
             (),
             "reveal_button",
-            "EpsilonLab's button 'reveal' is pressed in the page, not from Python (it sets shown "
-            "to ['float64', 'float32', 'float16', 'bfloat16'] and, pressed again, to ['float64', "
-            "'float32']): from Python set w.shown (and w.dtype if it is not among them)",
+            "EpsilonLab: 'reveal' is a button the page presses; from Python set w.shown instead",
         ),
         (
             GradcheckLab,
             (),
             "retry_button",
-            "GradcheckLab's button 'retry' is pressed in the page, not from Python (it sets dtype "
-            "to 'float64'): from Python set w.dtype = 'float64'",
+            "GradcheckLab: 'retry' is a button the page presses; from Python set w.dtype instead",
         ),
     ],
 )

@@ -248,24 +248,12 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
 
 def _pressed_in_page(w: GradkitWidget, spec: dict) -> Callable[[], None]:
     """``.click()`` of a button only the page presses (``buttonPress`` in ``controls.js`` is
-    the press's one copy): a TypeError naming the value it changes, for Python to set."""
-    if "count" in spec:
-        key, last = spec["count"]
-        does, fix = f"counts {key} from 0 to {last}", f"w.{key}, a whole number 0 … {last}"
-    else:
-        key, value = spec["set"]
-        does, fix = f"sets {key} to {value!r}", f"w.{key} = {value!r}"
-    if "unset" in spec:
-        first, also = spec["unset"]
-        does += f" and, pressed again, to {first!r}"
-        fix = f"w.{key}" + "".join(f" (and w.{k} if it is not among them)" for k in also)
-    words = (
-        f"{type(w).__name__}'s button {spec['name']!r} is pressed in the page, not from Python "
-        f"(it {does}): from Python set {fix}"
-    )
+    the press's one copy): a TypeError naming the value Python sets instead."""
+    key = (spec.get("count") or spec["set"])[0]
+    words = f"{spec['name']!r} is a button the page presses; from Python set w.{key} instead"
 
     def click() -> None:
-        raise TypeError(words)
+        raise TypeError(f"{type(w).__name__}: {words}")
 
     return click
 
