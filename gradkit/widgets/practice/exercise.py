@@ -55,8 +55,7 @@ class ExercisePanel(PracticeWidget):
         ``.click()`` grades the class, as the page's *Check my code* does (it asks the kernel).
     hint_button, solution_button : Control
         Counters the page presses itself (``.click()`` raises a TypeError): from Python set
-        ``hints_shown`` and ``solution_step``, or call :meth:`next_hint` and
-        :meth:`reveal_solution`.
+        ``hints_shown`` and ``solution_step``.
     hints_shown, solution_step
         How many hints the page shows; the solution: 0 not asked, 1 asked once, 2 shown.
     last : Feedback or None
@@ -162,15 +161,3 @@ class ExercisePanel(PracticeWidget):
         self.last = exercises.grade(self.exercise, target)
         self._show(self.last._repr_html_())
         return self.last
-
-    def next_hint(self) -> str:
-        """Reveal the next hint, as the page's *Hint* does (the last one stays once all are
-        shown); returns it as text."""
-        self.hints_shown = min(self.hints_shown + 1, len(self.exercise.hints))
-        return hint(self.exercise, self.hints_shown)
-
-    def reveal_solution(self) -> str:
-        """First call asks for confirmation (returns ""); the second shows the solution code,
-        as the page's *Show solution* does, and returns it."""
-        self.solution_step = min(self.solution_step + 1, 2)
-        return self.exercise.solution if self.solution_step >= 2 else ""
