@@ -15,7 +15,7 @@ import {
 import {
   errorLimits, errorText, labFound, labReadouts, noSlopeLines, optimumInRange, theoryText, verdictText,
 } from "../../gradkit/widgets/epsilon/words.js";
-import { answerOf, named, readFixture, stateOf as rowState, tablesOf } from "./fixture.mjs";
+import { answerOf, named, paintAsHost, readFixture, stateOf as rowState, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("epsilon");
 const num = (v) => (typeof v === "string" ? Number(v.replace("inf", "Infinity")) : v);
@@ -132,8 +132,8 @@ test("panels choose the parts, the theory switch hides the lines, the key names 
   assert.deepEqual(labParts(ctx(ALL, false)), { curves: true, theory: false, picture: true });
   assert.deepEqual(labParts(ctx(["table"])), { curves: false, theory: false, picture: false });
   assert.deepEqual(labParts(ctx(["theory"])), { curves: false, theory: true, picture: true });
-  assert.deepEqual(epsilonView.size(ctx(["table"])), [860, 0]);
-  assert.deepEqual(epsilonView.size(ctx(["curves"])), LAB_LAYOUT.sizes.plain); // no marks yet
+  assert.deepEqual(epsilonView.layout(ctx(["table"]), {}).size, [860, 0]); // no picture
+  assert.deepEqual(epsilonView.layout(ctx(["curves"]), { noSlope: true }).size, LAB_LAYOUT.sizes.plain); // no strip
   const base = { panels: () => ALL, state: { function: "x³", x: 0.5, eps: 18, eps_exact: null, dtype: "float32",
     scheme: "central", theory: true, shown: ["float64"] } };
   const keys = new Set([base, { ...base, state: { ...base.state, shown: ["float64", "float16"] } },
@@ -158,9 +158,14 @@ test("the picture's parts do not overlap: axes, x labels, strip and legend", () 
 test("the strip below the plot appears only when a shown dtype has something to mark", () => {
   const sc = sceneOf("main");
   const ctxOf = (shown) => ({ panels: () => ALL, scene: sc.scene, tables: sc.tables, exact: null,
-    state: stateOf(sc, { shown, dtype: shown[0] }) });
-  assert.deepEqual(epsilonView.size(ctxOf(["float64", "float32"])), LAB_LAYOUT.sizes.plain);
-  assert.deepEqual(epsilonView.size(ctxOf(["float16", "float64"])), LAB_LAYOUT.sizes.strip);
+    state: stateOf(sc, { shown, dtype: shown[0] }), value: () => sc.x_value });
+  const sizeOf = (shown) => epsilonView.layout(ctxOf(shown), epsilonView.find(ctxOf(shown))).size;
+  assert.deepEqual(sizeOf(["float64", "float32"]), LAB_LAYOUT.sizes.plain);
+  assert.deepEqual(sizeOf(["float16", "float64"]), LAB_LAYOUT.sizes.strip);
+  // and the strip is drawn where it was laid out, nowhere else
+  const stripOf = (shown) => paintOf(sc, { shown, dtype: shown[0] }).strip;
+  assert.deepEqual(stripOf(["float64", "float32"]), {});
+  assert.deepEqual(Object.keys(stripOf(["float16", "float64"])), ["float64", "float16"]);
 });
 
 // ------------------------------------------------------------------ the curves as drawn
@@ -171,7 +176,7 @@ function paintOf(sc, changes) {
   const state = stateOf(sc, changes);
   const ctx = { scene: sc.scene, tables: sc.tables, exact: null, state, value: () => sc.x_value, painter: makePainter(canvas), h: node,
     legend: node(), showLegend() {}, panels: () => ALL, set() {}, drawn: {} };
-  return epsilonView.paint(ctx, epsilonView.find(ctx)).drawn;
+  return paintAsHost(epsilonView, ctx).drawn;
 }
 
 test("the highlighted curve is drawn first and widest: every other curve stays visible on it", () => {

@@ -39,3 +39,11 @@ export function stateOf(sent, row) {
 export function named(fields, values) {
   return Object.fromEntries(fields.map((f, i) => [f, values[i]]));
 }
+
+// A view painted as host.js paints it: its record found, laid out once, then painted (null: the
+// record has not come).
+export function paintAsHost(view, ctx) {
+  const found = view.find ? view.find(ctx) : true;
+  if (!found) return null;
+  return view.paint(ctx, found, view.layout ? view.layout(ctx, found) : { size: [0, 0] });
+}

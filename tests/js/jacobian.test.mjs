@@ -10,7 +10,7 @@ import {
   cellBox, cellLabels, cellText, entryTicks, fits, matrixAxes, matrixCells, textWidth,
 } from "../../gradkit/widgets/base/matrix.js";
 import { ramp } from "../../gradkit/widgets/base/plot.js";
-import { readFixture, tablesOf } from "./fixture.mjs";
+import { paintAsHost, readFixture, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("jacobian");
 const tables = tablesOf(fixture);
@@ -108,9 +108,10 @@ test("matrix helpers: entry ticks thin out before they collide, cells print shor
 test("a new n is drawn only from a scene of that n (a page with no kernel greys the others)", () => {
   assert.ok(jacobianView.drawsFrom.includes("n"), "a new n must repaint (or wait), never leave the old grids");
   const n = scene.n;
-  assert.equal(jacobianView.ready({ scene, state: { n, step: 1 } }), true);
-  assert.equal(jacobianView.ready({ scene, state: { n: n + 1, step: 1 } }), false);
-  assert.equal(jacobianView.ready({ scene: { ...scene, failed: true }, state: { n } }), false);
+  assert.equal(jacobianView.find({ scene, state: { n, step: 1 } }), scene);
+  assert.equal(jacobianView.find({ scene, state: { n: n + 1, step: 1 } }), null);
+  const failed = { ...scene, failed: true }; // a build that failed is drawn: it says why
+  assert.equal(jacobianView.find({ scene: failed, state: { n } }), failed);
 });
 
 test("a matrix's cells are filled and labelled each in its own box, row by row", () => {

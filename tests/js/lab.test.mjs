@@ -9,7 +9,7 @@ import {
   BAR_LABELS, FAST_MODE_WORDS, LAB_LAYOUT, barLabelAt, jacobianScale, labReadouts, labState, labTitle, labView,
   layoutFor, ratioColour, ratioTicks, titleLines, titleRoom,
 } from "../../gradkit/widgets/lab/lab.js";
-import { answerOf, readFixture, tablesOf } from "./fixture.mjs";
+import { answerOf, paintAsHost, readFixture, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("lab");
 // the typed eps's scene is WrongSquareFn's: the fixture holds what changed from it
@@ -217,7 +217,7 @@ test("the picture's title stays inside the picture, for every Function of the zo
       const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
       const ctx = { scene, tables, exact: null, state, painter: makePainter(canvas), h: node, legend: node(),
         panels: () => panels, set() {}, drawn: {}, room };
-      const { drawn, axes } = labView.paint(ctx, labView.find(ctx));
+      const { drawn, axes } = paintAsHost(labView, ctx);
       const heatmaps = panels.includes("jacobians") ? ["numeric", "analytic", "difference"] : ["difference"];
       assert.deepEqual(axes.map((ax) => ax.name), heatmaps); // the worst cell boxed in each, by name
       assert.deepEqual(Object.keys(drawn.worst_px), heatmaps);

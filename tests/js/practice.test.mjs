@@ -12,7 +12,7 @@ import {
 import {
   exerciseReadouts, exerciseView, fillWords, huntReadouts, huntResult, huntRun, huntScore, huntView,
 } from "../../gradkit/widgets/practice/panel.js";
-import { readFixture } from "./fixture.mjs";
+import { paintAsHost, readFixture } from "./fixture.mjs";
 
 const fixture = readFixture("practice");
 
@@ -231,14 +231,15 @@ test("the hunt shows the specimen picked, its latest result or the invitation, a
 
 test("a specimen whose code, or a run whose verdict, has not arrived yet waits (null: the busy mark shows)", () => {
   const scene = { ...SCENE, specimens: { a: "<pre>A</pre>" } };
-  assert.equal(huntView.paint({ scene, state: { entry: "b" } }), null);
-  assert.equal(huntView.paint({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
+  const painted = (ctx) => paintAsHost(huntView, ctx);
+  assert.equal(painted({ scene, state: { entry: "b" } }), null);
+  assert.equal(painted({ scene, state: { entry: "a" } }).readouts.code, "<pre>A</pre>");
   const ran = { entry: "a", runs: { a: "bug" }, first_guesses: { a: "bug" } };
-  assert.equal(huntView.paint({ scene, state: ran }), null); // Python has not sent its verdict yet
+  assert.equal(painted({ scene, state: ran }), null); // Python has not sent its verdict yet
   // another specimen shown waits too: the score counts the run whose verdict has not come
-  assert.equal(huntView.paint({ scene: SCENE, state: { ...ran, entry: "b" } }), null);
+  assert.equal(painted({ scene: SCENE, state: { ...ran, entry: "b" } }), null);
   const came = { ...scene, verdicts: { a: VERDICTS.a } };
-  assert.match(huntView.paint({ scene: came, state: ran }).readouts.result, /Right: the cause is bug/);
+  assert.match(painted({ scene: came, state: ran }).readouts.result, /Right: the cause is bug/);
 });
 
 test("Run gradcheck is page state: the view presses it, runs and first guesses in one change", () => {
@@ -260,7 +261,7 @@ test("Run gradcheck is page state: the view presses it, runs and first guesses i
   assert.equal(huntReadouts(scene, ctx.state).score,
     "Score: 1 right at the first try, out of 1 predicted (2 Functions in the hunt).");
   assert.match(huntReadouts(scene, { ...ctx.state, entry: "a" }).result, /you predicted pass, the cause is bug/);
-  assert.equal(huntView.ready({ scene, state: { entry: "c" } }), false);
+  assert.equal(huntView.find({ scene, state: { entry: "c" } }), null);
   assert.equal(huntView.plays, undefined); // a page with no kernel draws the same way: nothing to play
 });
 

@@ -7,7 +7,7 @@ import { makePainter } from "../../gradkit/widgets/base/plot.js";
 import {
   SLOPE_MARGIN, fmtSlope, overviewLimits, slopeLegendItems, slopeReadouts, slopeRow, slopeView, windowShade,
 } from "../../gradkit/widgets/slope/slope.js";
-import { answerOf, readFixture, stateOf, tablesOf } from "./fixture.mjs";
+import { answerOf, paintAsHost, readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
 const fixture = readFixture("slope");
 const tables = tablesOf(fixture);
@@ -86,7 +86,7 @@ const node = () => ({ style: {}, dataset: {}, append() {}, innerHTML: "" });
 function paint(state, scene = fixture.scene) {
   const ctx = { scene, tables, exact: null, state, value: () => X, painter: makePainter(canvas), h: node, legend: node(), showLegend() {},
     panels: () => state.panels, set() {}, drawn: {} };
-  return slopeView.paint(ctx, slopeView.find(ctx)).drawn;
+  return paintAsHost(slopeView, ctx).drawn;
 }
 const first = states.find((s) => s.state.eps_exact == null).state;
 

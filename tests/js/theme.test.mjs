@@ -13,7 +13,7 @@ import {
 import { epsilonView } from "../../gradkit/widgets/epsilon/epsilon.js";
 import { rulerView } from "../../gradkit/widgets/ruler/ruler.js";
 import { slopeView } from "../../gradkit/widgets/slope/slope.js";
-import { readFixture, stateOf, tablesOf } from "./fixture.mjs";
+import { paintAsHost, readFixture, stateOf, tablesOf } from "./fixture.mjs";
 
 // The dark half of the palette, as theme.css sets it (gradkit/_palette.py PALETTE_DARK).
 const css = readFileSync(new URL("../../gradkit/widgets/base/theme.css", import.meta.url), "utf8");
@@ -121,7 +121,7 @@ function paintMarks(view, { scene, tables, x }, state, palette) {
     scene, tables, exact: null, state, value: () => x, painter: makePainter(g), h: el, legend: { ...el(), innerHTML: "" }, showLegend() {},
     panels: () => state.panels || scene.panels || [], set() {}, drawn: {},
   };
-  const shown = view.paint(ctx, view.find ? view.find(ctx) : true); // as host.js paints it
+  const shown = paintAsHost(view, ctx);
   assert.ok(shown, `painted ${JSON.stringify(state)}`);
   useTheme({ ...LIGHT });
   return marks;

@@ -170,7 +170,9 @@ const shown = sent.states.map((state) => {
   const typed = state.eps_exact == null ? null : exact;
   const ctx = { state, scene: sent.scene, tables, exact: typed, panels: () => [],
     value(name) { return shownValue(sent.controls, name, this.state[name]); } };
-  const got = family[sent.view].paint(ctx);
+  const view = family[sent.view];
+  const found = view.find(ctx); // as host.js paints: the record, then the picture
+  const got = found && view.paint(ctx, found, { size: [0, 0] });
   return got && { readouts: got.readouts, drawn: got.drawn };
 });
 console.log(JSON.stringify(shown));

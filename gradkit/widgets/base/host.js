@@ -167,16 +167,10 @@ export function render({ model, el, experimental }, view) {
   }
   const dpr = () => (typeof window !== "undefined" && window.devicePixelRatio) || 1;
 
-  // quiet: a repaint for the theme or the width, not an action of the learner's (not counted)
-  function paint(force = false, quiet = false) {
-    for (const b of built) b.sync();
-    note.hidden = !root.querySelector(".gk-needs-kernel");
-    // a new scene pending: the old picture waits, dimmed; a typed eps not measured: the error says why
-    const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
-    waiting = !sceneFits(ctx.scene, ctx.state);
-    if (waiting || ctx.exact === FAILED || (key === lastKey && !force)) { markBusy(); return; }
-    measure();
-    const [w, hgt] = view.size ? view.size(ctx) : [0, 0];
+  // the view's record drawn: the canvas sized to its layout (laid out once), then painted
+  function draw(found) {
+    const lay = view.layout ? view.layout(ctx, found) : { size: [0, 0] };
+    const [w, hgt] = lay.size;
     const scale = dpr();
     if (canvas.width !== Math.round(w * scale) || canvas.height !== Math.round(hgt * scale)) {
       canvas.width = Math.round(w * scale);
@@ -187,16 +181,28 @@ export function render({ model, el, experimental }, view) {
       canvas.style.height = "auto";
     }
     figure.hidden = !(hgt > 0);
+    g.setTransform(scale, 0, 0, scale, 0, 0);
+    cleared = false;
+    const colors = themeNow();
+    useTheme(colors);
+    paintedWith = JSON.stringify(colors);
+    figure.dataset.theme = colors.paper;
+    return view.paint ? view.paint(ctx, found, lay) : { readouts: {} };
+  }
+
+  // quiet: a repaint for the theme or the width, not an action of the learner's (not counted)
+  function paint(force = false, quiet = false) {
+    for (const b of built) b.sync();
+    note.hidden = !root.querySelector(".gk-needs-kernel");
+    // a new scene pending: the old picture waits, dimmed; a typed eps not measured: the error says why
+    const key = `${ctx.scene.key ?? ""}|${viewKey(view, ctx)}`;
+    waiting = !sceneFits(ctx.scene, ctx.state);
+    if (waiting || ctx.exact === FAILED || (key === lastKey && !force)) { markBusy(); return; }
+    measure();
     let shown = null;
     try {
-      g.setTransform(scale, 0, 0, scale, 0, 0);
-      cleared = false;
-      const colors = themeNow();
-      useTheme(colors);
-      paintedWith = JSON.stringify(colors);
-      figure.dataset.theme = colors.paper;
       const found = view.find ? view.find(ctx) : true; // the view's record: null until it comes
-      shown = !found ? null : view.paint ? view.paint(ctx, found) : { readouts: {} };
+      if (found) shown = draw(found);
     } catch (err) {
       ctx.showError(`could not draw: ${err}`);
       console.error(err);
@@ -242,8 +248,9 @@ export function render({ model, el, experimental }, view) {
   // the picture is drawn at the width the page gives it: a change of its size redraws it once
   const repaintForWidth = () => {
     measure();
-    if (lastKey === null || !view.size) return;
-    if (canvas.width !== Math.round(view.size(ctx)[0] * dpr())) paint(true, true);
+    if (lastKey === null || !view.layout) return;
+    const found = view.find ? view.find(ctx) : true;
+    if (found && canvas.width !== Math.round(view.layout(ctx, found).size[0] * dpr())) paint(true, true);
   };
   // drawn at the next frame: drawing inside the observer would resize what it observes (a loop)
   let widthQueued = false;

@@ -33,7 +33,7 @@ function labelOf(spec, name) {
 }
 
 // Make the site loader's `model` (a saved state, with `answers`) a stand-in for the kernel. `view`
-// is the family's (its `ready(ctx)` or `find(ctx)`: a scene holds a state); `refused()`: a command no
+// is the family's (its `find(ctx)`: a scene holds a state); `refused()`: a command no
 // table answers.
 export function standIn(model, view, refused = () => {}) {
   const spec = model.get("spec") || {};
@@ -50,9 +50,8 @@ export function standIn(model, view, refused = () => {}) {
   const allowed = (k) => k === "scene" || k === "tables" || names.includes(k);
   const answers = [shown(), ...saved.map((a) => ({ state: a.state || {}, scene: a.scene || {}, tables: a.tables }))]
     .map((a) => ({ ...a, state: Object.fromEntries(Object.entries(a.state).filter(([k]) => allowed(k))) }));
-  const ready = view.ready || view.find;
   const holds = (scene, buffer, state) => sceneFits(scene, state) &&
-    (!ready || !!ready({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null,
+    (!view.find || !!view.find({ spec, scene, tables: tablesOf(buffer, scene), state, exact: null,
       value: (name) => shownValue(spec.controls, name, state[name]) }));
   // the answer for `state`: the scene shown, else a saved one (never for a typed eps off the grid)
   const answerFor = (state) => {

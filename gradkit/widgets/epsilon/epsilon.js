@@ -67,12 +67,14 @@ function wantsStrip(ctx, found) {
   return !!found && !found.noSlope && stripMarks(ctx, found).some((m) => m.under.length || m.zero.length);
 }
 
-// (none where there is no slope to measure: the plot says so instead)
-function layoutOf(ctx) {
+// The picture's layout for the record found: no picture without curves or theory; no legend rows
+// where there is no slope to measure (the plot says so instead); `withStrip`: the strip is drawn.
+function layoutOf(ctx, found) {
   const parts = labParts(ctx);
-  const found = ctx.scene && ctx.scene.schemes ? labFound(ctx.scene, ctx.tables, ctx.exact, ctx.state) : null;
-  const rows = found && found.noSlope ? 0 : parts.theory ? 6 : 3; // drawLegend's rows
-  return epsilonLayout(ctx.room, rows, parts.curves && wantsStrip(ctx, found));
+  if (!parts.picture) return { size: [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0] };
+  const rows = found.noSlope ? 0 : parts.theory ? 6 : 3; // drawLegend's rows
+  const withStrip = parts.curves && wantsStrip(ctx, found);
+  return { ...epsilonLayout(ctx.room, rows, withStrip), withStrip };
 }
 
 const positive = (values) => Array.from(values, (v) => (v > 0 ? v : NaN));
@@ -219,10 +221,9 @@ function dtypeLegend(ctx) {
   }));
 }
 
-function drawPicture(ctx, found, parts) {
+function drawPicture(ctx, found, parts, lay) {
   const { scene, state, painter: dr } = ctx;
   const ylim = found.noSlope ? [1e-17, 10] : errorLimits(ctx.tables, found.w, found.point.tolerance);
-  const lay = layoutOf(ctx);
   const ax = new Axes({ name: "main", box: lay.main, xlim: XLIM, ylim, xscale: "log", yscale: "log" });
   const at = `at x = ${pyFormat(found.x, ".4g")}`;
   dr.frame(ax, { xticks: logTicks(...XLIM), yticks: logTicks(...ylim), grid: true, xlabel: "eps (the nudge)",
@@ -248,7 +249,7 @@ function drawPicture(ctx, found, parts) {
   dr.markers(ax, [found.eps], [y], { fill: "none", mec: styleColor(scene, state.dtype), mew: 2, ms: 10, noclip: err === 0 });
   drawn.error = Number.isFinite(err) ? err : null;
   drawn.cursor_px = [+ax.px(found.eps).toFixed(2), Number.isFinite(y) ? +ax.py(y).toFixed(2) : null];
-  if (parts.curves && wantsStrip(ctx, found)) axes.push(drawStrip(ctx, lay, found, drawn));
+  if (lay.withStrip) axes.push(drawStrip(ctx, lay, found, drawn));
   drawLegend(ctx, lay, parts);
   return { drawn, axes };
 }
@@ -256,17 +257,15 @@ function drawPicture(ctx, found, parts) {
 export const epsilonView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme", "theory", "shown"],
   find: (ctx) => pointRecord(ctx, "schemes", labFound),
-  size(ctx) {
-    return labParts(ctx).picture ? layoutOf(ctx).size : [pictureWidth(LAB_LAYOUT.sizes.none[0], ctx.room), 0];
-  },
-  paint(ctx, found) {
+  layout: layoutOf,
+  paint(ctx, found, lay) {
     const { scene, state } = ctx;
     const parts = labParts(ctx);
     if (parts.picture) dtypeLegend(ctx);
     else ctx.showLegend([]);
     const drawn = { eps: found.eps, eps_label: epsLabel(found.eps), dtype: state.dtype, scheme: state.scheme,
       shown: state.shown, x: found.x, theory: parts.theory };
-    const picture = parts.picture ? drawPicture(ctx, found, parts) : { drawn: {}, axes: [] };
+    const picture = parts.picture ? drawPicture(ctx, found, parts, lay) : { drawn: {}, axes: [] };
     return { readouts: labReadouts(scene, state, found, ctx.panels()), drawn: { ...drawn, ...picture.drawn }, axes: picture.axes };
   },
 };

@@ -145,22 +145,21 @@ export const jacobianView = {
   },
   // a new n is a new scene: until it comes the old picture stays, dimmed by the busy mark
   drawsFrom: ["n", "step"],
-  // n's position is n itself (its slider's grid is 0 + k·1): the state compares with the scene's n
-  ready(ctx) { return !ctx.scene.failed && ctx.scene.n === ctx.state.n; },
-  size(ctx) {
+  // n's position is n itself (its slider's grid is 0 + k·1): the scene of the n shown, null while
+  // the kernel builds a new n (a build that failed shows why)
+  find: (ctx) => (ctx.scene.n === ctx.state.n ? ctx.scene : null),
+  layout(ctx) {
     const sc = ctx.scene;
-    return sc.failed || !sc.n ? [pictureWidth(860, ctx.room), 0] : jbLayout(ctx.panels(), sc.n, sc.m, ctx.room).size;
+    return sc.failed ? { size: [pictureWidth(860, ctx.room), 0] } : jbLayout(ctx.panels(), sc.n, sc.m, ctx.room);
   },
-  paint(ctx) {
-    const { scene, tables, state } = ctx;
-    if (scene.n !== state.n) return null; // a new n: the kernel is building it
+  paint(ctx, scene, lay) {
+    const { tables, state } = ctx;
     if (scene.failed) {
       for (const button of Object.values(ctx.jbButtons)) button.disabled = true;
       const status = marked("bad", `nothing to show: f raised an error at n = ${scene.n} (the message is below)`);
       return { readouts: { status }, drawn: { failed: true } };
     }
     const parts = stepParts(scene, state.step);
-    const lay = jbLayout(ctx.panels(), scene.n, scene.m, ctx.room);
     const axes = ["numeric", "analytic"].filter((name) => lay[name]).map((name) => drawMatrix(ctx, lay, name, parts));
     const T = scene.n + scene.m;
     for (const [name, button] of Object.entries(ctx.jbButtons)) button.disabled = MOVES[name](parts.step, T) === parts.step;

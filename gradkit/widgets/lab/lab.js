@@ -219,11 +219,10 @@ export const labView = {
   // a new Function or tolerance is a new scene: until it comes the old picture stays, dimmed
   drawsFrom: ["dtype", "eps", "eps_exact", "fast_mode"],
   find: (ctx) => labState(ctx.scene, ctx.tables, ctx.exact, ctx.state),
-  size(ctx) { return layoutFor(ctx.panels(), ctx.room).size; },
-  paint(ctx, found) {
+  layout: (ctx) => layoutFor(ctx.panels(), ctx.room),
+  paint(ctx, found, lay) {
     const { scene, state, painter: dr } = ctx;
     const rec = found.rec;
-    const lay = layoutFor(ctx.panels(), ctx.room);
     const vmax = jacobianScale(found.numeric, found.analytic);
     const jacobian = (v) => (Number.isFinite(v) ? diverging(v / vmax) : LAB_COLORS.missing);
     const shown = ["numeric", "analytic", "difference"].filter((name) => lay[name]);

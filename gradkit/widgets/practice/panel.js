@@ -73,17 +73,15 @@ export const exerciseView = {
 
 export const huntView = {
   drawsFrom: ["entry", "runs", "first_guesses"],
-  ready(ctx) { return ctx.state.entry in (ctx.scene.specimens || {}); },
+  // the readouts, or null while the specimen's code (sent after the first picture) or a run's
+  // verdict has not come: wait, busy
+  find(ctx) {
+    return ctx.state.entry in (ctx.scene.specimens || {}) ? huntReadouts(ctx.scene, ctx.state) : null;
+  },
   // Run gradcheck (by_page): the run is page state; the verdict comes in the scene
   press(ctx) {
     const { runs, first_guesses: firsts } = huntRun(ctx.state);
     ctx.set("runs", runs, { also: { first_guesses: firsts } });
   },
-  paint(ctx) {
-    // a specimen whose code has not arrived yet (sent after the first picture), or a run whose
-    // verdict has not: wait, busy
-    if (!huntView.ready(ctx)) return null;
-    const readouts = huntReadouts(ctx.scene, ctx.state);
-    return readouts && { readouts, drawn: { entry: ctx.state.entry } };
-  },
+  paint: (ctx, readouts) => ({ readouts, drawn: { entry: ctx.state.entry } }),
 };

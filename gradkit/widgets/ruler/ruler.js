@@ -157,7 +157,6 @@ export function rulerLayout(panels, room) {
   return out;
 }
 
-const layoutOf = (ctx) => rulerLayout(ctx.panels(), ctx.room);
 
 // ticks as one polyline: a vertical segment per position, broken by NaN
 export function tickSegments(positions, half) {
@@ -237,10 +236,9 @@ export const rulerView = {
     ].map(([swatch, label]) => ({ swatch, label })));
   },
   drawsFrom: ["x", "eps", "eps_exact", "dtype"],
-  size(ctx) { return layoutOf(ctx).size; },
   find: (ctx) => pointRecord(ctx, "dtypes", rulerFound),
-  paint(ctx, r) {
-    const lay = layoutOf(ctx);
+  layout: (ctx) => rulerLayout(ctx.panels(), ctx.room),
+  paint(ctx, r, lay) {
     const where = landed(r);
     const num = (q) => (Number.isFinite(q) ? q : null);
     const drawn = {

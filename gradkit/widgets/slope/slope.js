@@ -119,8 +119,6 @@ export function slopeLayout(panels, room) {
   return out;
 }
 
-const layoutOf = (ctx) => slopeLayout(ctx.panels(), ctx.room);
-
 function drawOverview(ctx, lay, found) {
   const { scene, tables, state, painter: dr } = ctx;
   const { r, analytic: a, eps, x } = found;
@@ -230,10 +228,9 @@ function legend(ctx, lay) {
 export const slopeView = {
   drawsFrom: ["function", "x", "eps", "eps_exact", "dtype", "scheme"],
   find: (ctx) => pointRecord(ctx, "fields", slopeRow),
-  size(ctx) { return layoutOf(ctx).size; },
-  paint(ctx, found) {
+  layout: (ctx) => slopeLayout(ctx.panels(), ctx.room),
+  paint(ctx, found, lay) {
     const { scene, state } = ctx;
-    const lay = layoutOf(ctx);
     const items = legend(ctx, lay);
     const drawn = {
       legend: items.map(([part, label]) => [part, label]),
