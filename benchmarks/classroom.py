@@ -24,7 +24,10 @@ a kernel imports what a class's server holds: from a source checkout with
 ``PYTHONDONTWRITEBYTECODE`` set, every kernel would compile gradkit's sources anew.
 
 ``python -m benchmarks.classroom --learners 1,10,20 [--lesson 00]`` prints the detailed table;
-``make bench ARGS='--only classroom'`` runs N = 1, 2 (``--full``: 1, 10, 20).
+``make bench ARGS='--only classroom'`` runs N = 1, 2 (``--full``: 1, 10, 20). At N = 20 the
+machine's speed drifts between runs by more than gradkit costs: ``--rounds 5`` then runs the warm
+lesson and the anchor with a gradient five times more, each pair back to back in alternating
+order (:func:`paired_rounds`), and prints the median ratio with its range.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from gradkit.cli.runner import notebook_client
 
 from . import Row
 
-__all__ = ["compile_gradkit", "run", "run_class"]
+__all__ = ["compile_gradkit", "paired_rounds", "run", "run_class"]
 
 LESSON = "03_why_float32_fails"
 _ANCHOR = "N kernels: import torch only"
@@ -220,6 +223,38 @@ def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[d
     return results
 
 
+def paired_rounds(
+    n: int, work: Path, rounds: int, lesson_name: str = LESSON
+) -> list[tuple[float, float]]:
+    """The warm lesson against the anchor with a gradient, ``rounds`` times: per round the p50
+    wall-time ratio and the p50 CPU ratio, the two runs of a round back to back, the order
+    alternating from round to round, so that a drift of the machine's speed reaches both sides.
+    Uses the warm cache :func:`run_class` filled in ``work``."""
+    lesson = _lesson(lesson_name)
+    warm = work / f"warm-{n}"
+    ratios = []
+    for k in range(rounds):
+        sides = {}
+        for side in ("warm", "anchor+grad") if k % 2 == 0 else ("anchor+grad", "warm"):
+            cells = None if side == "warm" else [_FIRST_GRADIENT]
+            sides[side] = asyncio.run(_class(n, cells, warm, work, lesson.stem))
+        (w, wcpu), (g, gcpu) = (
+            (_stats(sides[m], "seconds")[0], _stats(sides[m], "cpu")[0])
+            for m in ("warm", "anchor+grad")
+        )
+        ratios.append((w / g, wcpu / gcpu))
+    return ratios
+
+
+def rounds_line(n: int, ratios: list[tuple[float, float]]) -> str:
+    """The paired rounds' median ratios and their range, wall and CPU."""
+    wall, cpu = (
+        f"{statistics.median(v):.2f}x ({min(v):.2f}–{max(v):.2f})"
+        for v in ([r[i] for r in ratios] for i in (0, 1))
+    )
+    return f"N={n:<3} warm against anchor+grad, {len(ratios)} paired rounds: p50 {wall}, CPU {cpu}"
+
+
 def _rows(n: int, results: dict[str, list[dict]]) -> list[Row]:
     a50, amax = _stats(results["anchor"], "seconds")
     rows = []
@@ -299,11 +334,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.classroom", description=__doc__)
     parser.add_argument("--learners", default="1,2", help="comma-separated N (default 1,2)")
     parser.add_argument("--lesson", default=LESSON, help=f"a lesson's name or start ({LESSON})")
+    parser.add_argument(
+        "--rounds", type=int, default=0, help="paired rounds of warm and anchor+grad after each N"
+    )
     args = parser.parse_args(argv)
+    if args.rounds < 0:
+        parser.error(f"--rounds {args.rounds}: give a whole number 0 or more (0: none)")
     print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="gradkit-class-") as work:
         for n in [int(v) for v in args.learners.split(",")]:
             print(detail(n, run_class(n, Path(work), args.lesson)), flush=True)
+            if args.rounds:
+                ratios = paired_rounds(n, Path(work), args.rounds, args.lesson)
+                print(rounds_line(n, ratios), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 

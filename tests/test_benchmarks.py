@@ -226,6 +226,16 @@ def test_classroom_detail_sets_the_warm_lesson_beside_the_anchor_with_a_gradient
     assert "gradkit" not in anchor_line and "CPU  1.90 s" in anchor_line
 
 
+def test_classroom_rounds_say_the_median_ratio_and_its_range():
+    from benchmarks.classroom import rounds_line
+
+    said = rounds_line(20, [(1.12, 1.10), (1.30, 1.25), (1.05, 1.04)])
+    assert said == (
+        "N=20  warm against anchor+grad, 3 paired rounds: p50 1.12x (1.05–1.30), "
+        "CPU 1.10x (1.04–1.25)"
+    )
+
+
 def test_classroom_compiles_the_package_it_times(tmp_path):
     """The kernels import what an install holds: bytecode beside every module."""
     import importlib.util

@@ -118,6 +118,18 @@ def test_a_planted_python3_kernel_on_jupyters_path_is_never_started(tmp_path, mo
     assert nbformat.read(lesson, as_version=4).cells[0].outputs == []  # the file is never written
 
 
+def test_a_runs_kernel_stops_when_the_run_ends(tmp_path):
+    """Each run's kernel is stopped as the run returns, not when this process exits: an export
+    of thirteen lessons, or a class benchmark's runs, never holds a kernel per run."""
+    pids = []
+    for _ in range(2):
+        run = run_notebook(_notebook("import os\nprint(os.getpid())"), tmp_path, timeout=60)
+        pids.append(int(run.notebook.cells[0].outputs[0]["text"]))
+        with pytest.raises(ProcessLookupError):
+            os.kill(pids[-1], 0)
+    assert pids[0] != pids[1]
+
+
 def _planted_kernels(folder: Path, marker: Path) -> Path:
     """Kernel specs ``python3`` and ``planted`` that would touch ``marker`` if ever started."""
     for name in ("python3", "planted"):

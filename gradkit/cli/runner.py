@@ -220,7 +220,7 @@ def notebook_client(
     from nbclient import NotebookClient
 
     kernels = this_python_kernels(env)
-    return NotebookClient(
+    client = NotebookClient(
         notebook,
         timeout=timeout,
         allow_errors=allow_errors,
@@ -229,6 +229,10 @@ def notebook_client(
         resources={"metadata": {"path": str(Path(cwd))}},
         **options,
     )
+    # the manager is this client's alone: its kernel stops when the run ends (nbclient stops
+    # only a kernel it made itself, and left each of ours running until this process exits)
+    client.owns_km = True
+    return client
 
 
 def _one_line(error: BaseException) -> str:
