@@ -231,8 +231,12 @@ def test_zoo_hunt_scores_predictions_against_check():
         assert "def backward" in shown
         assert name not in shown and '"""' not in shown  # neither name nor docstring gives it away
         assert hunt.prediction_buttons.value is None
-        hunt.prediction_buttons.value = CATALOGUE[name].expected_cause["float64"]
-        hunt.run_button.click()
+        guess = CATALOGUE[name].expected_cause["float64"]
+        hunt.prediction_buttons.value = guess
+        run = {hunt.entry: guess}  # the page's run, a first try (huntRun in panel.js)
+        hunt.set_state(
+            {"runs": {**hunt.runs, **run}, "first_guesses": {**hunt.first_guesses, **run}}
+        )
         assert hunt.error == ""
         assert hunt.last.cause == CATALOGUE[name].expected_cause["float64"]
         verdict = hunt.scene["verdicts"][hunt.entry]
@@ -244,21 +248,18 @@ def test_zoo_hunt_scores_predictions_against_check():
 def test_zoo_hunt_wrong_and_missing_predictions():
     hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
     wrong, square = (label for label, _name in hunt.entry_dropdown.options)
-    hunt.run_button.click()
-    assert hunt.runs == {wrong: None} and hunt.scene["verdicts"][wrong]["cause"] == "bug"
-    hunt.prediction_buttons.value = "precision"
-    hunt.run_button.click()
-    assert hunt.runs == {wrong: "precision"}
-    hunt.prediction_buttons.value = "bug"
-    hunt.run_button.click()  # seen before any prediction: never a first try
-    assert hunt.first_guesses == {wrong: None}
-    hunt.entry_dropdown.value = "SquareFn"
-    hunt.prediction_buttons.value = "precision"
-    hunt.run_button.click()
-    hunt.prediction_buttons.value = "pass"
-    hunt.run_button.click()  # a second try does not change the first-try score
-    assert hunt.first_guesses == {wrong: None, square: "precision"}
-    assert hunt.scene["verdicts"][square]["cause"] == "pass"
+    with pytest.raises(TypeError, match=r"from Python set w\.runs and w\.first_guesses instead"):
+        hunt.run_button.click()  # the page presses it (huntRun in panel.js: tests/js)
+    hunt.set_state({"runs": {wrong: None}, "first_guesses": {wrong: None}})  # run unpredicted
+    assert hunt.scene["verdicts"][wrong]["cause"] == "bug" == hunt.last.cause
+    hunt.set_state(
+        {
+            "runs": {wrong: None, square: "precision"},
+            "first_guesses": {wrong: None, square: "precision"},
+        }
+    )
+    assert hunt.scene["verdicts"][square]["cause"] == "pass" == hunt.last.cause
+    assert list(hunt.scene["verdicts"]) == [wrong, square]
     with pytest.raises(KeyError, match="no zoo entry named"):
         ZooHunt(["NoSuchFn"])
     with pytest.raises(ValueError, match="names must list at least one"):

@@ -367,10 +367,11 @@ def practice_fixture() -> dict:
 
 
 def _hunt_runs() -> dict:
-    """A zoo hunt run from Python as the page runs it: the state after each run; the scene at
-    the end holds the verdicts of every run (the page words each state from it). To keep the
-    fixture small, each verdict's report is written as a short stand-in, and the specimens' code
-    is left out."""
+    """A zoo hunt's runs as the page sends them (each run's prediction, and the first run's
+    kept: the states ``huntRun`` makes), the state after each; the scene at the end holds the
+    verdicts Python sent for every run (the page words each state from it). To keep the fixture
+    small, each verdict's report is written as a short stand-in, and the specimens' code is left
+    out."""
     from gradkit.widgets import ZooHunt
 
     hunt = ZooHunt(["WrongSquareFn", "SquareFn"])
@@ -384,7 +385,9 @@ def _hunt_runs() -> dict:
     ):
         hunt.entry_dropdown.value = name
         hunt.prediction_buttons.value = guess
-        hunt.run()
+        firsts = dict(hunt.first_guesses)
+        firsts.setdefault(hunt.entry, guess)  # a first run's guess stays
+        hunt.set_state({"runs": {**hunt.runs, hunt.entry: guess}, "first_guesses": firsts})
         runs.append(dict(hunt.state))
     hunt.close()
     scene = {k: v for k, v in hunt.scene.items() if k in ("words", "prompt", "total")}

@@ -1,6 +1,6 @@
 // The zoo hunt's score counts only predictions made before the verdict: a run without a prediction
 // shows the verdict, so a guess made afterwards for that Function never scores (practice/panel.js,
-// the page's own runs; tests/widgets/test_practice_panels.py holds Python's side).
+// the page's own runs: the one copy of the rule; Python keeps what the page sends).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

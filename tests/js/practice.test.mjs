@@ -280,7 +280,7 @@ test("the page words every run of Python's and the score from the state and the 
     assert.match(result, said[k][0], JSON.stringify(states[k]));
     assert.match(score, new RegExp(`^Score: ${said[k][1]} right at the first try, out of ${said[k][2]} predicted \\(2 Functions`));
   });
-  // Python's run made the state the page's press makes
+  // each state is the one the page's press makes from the one before
   const last = states.at(-1);
   assert.deepEqual(huntRun({ ...states.at(-2), prediction: last.prediction }), { runs: last.runs, first_guesses: last.first_guesses });
 });

@@ -109,7 +109,8 @@ def test_the_hunt_saves_every_specimens_verdict_as_a_run_shows_it(make):
     assert list(scene["verdicts"]) == list(scene["specimens"]) == labels
     for label, name in hunt.entry_dropdown.options:
         hunt.entry_dropdown.value = name
-        report = hunt.run()
+        hunt.set_state({"runs": {**hunt.runs, label: None}})  # the page's run
+        report = hunt.last
         verdict = scene["verdicts"][label]
         assert verdict["name"] == name and verdict["cause"] == report.cause
         assert hunt.scene["verdicts"][label] == verdict  # as the kernel's run shows it

@@ -190,11 +190,11 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     pressed_text: str | None = None,
     counts: tuple[str, int] | None = None,
     texts: Mapping[int, str] | None = None,
-    by_page: Callable[[], object] | None = None,
+    by_page: Sequence[str] = (),
 ) -> Control:
     """A button: a click goes to the kernel (``on_click``), or the page makes the change itself
-    in one of these forms (Python sets the value instead: ``.click()`` raises a TypeError saying
-    which, except for ``by_page``).
+    in one of these forms (Python sets the values instead: ``.click()`` raises a TypeError saying
+    which).
 
     - ``sets=(key, value)``: sets that state; the button hides once it holds. With
       ``unsets=(value, also)`` it is a toggle (``aria-pressed``): pressed again it sets the list
@@ -202,8 +202,8 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
       ``pressed_text`` is its label while pressed.
     - ``counts=(key, last)``: a counter of the declared whole-number trait ``key``, from 0 up to
       ``last`` (then disabled); ``texts={count: label}`` is its label at those counts.
-    - ``by_page=press``: the family's view presses it (``view.press(ctx, name)``); ``.click()``
-      calls ``press()``, which must make the same change.
+    - ``by_page=(key, ...)``: the family's view presses it (``view.press(ctx, name)``), setting
+      those values.
     """
     forms = [f for f, given in (("sets", sets), ("counts", counts), ("by_page", by_page)) if given]
     if len(forms) > 1:
@@ -224,10 +224,10 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
         spec["pressed_text"] = pressed_text
     if counts is not None:
         return _counter(w, spec, counts, texts or {})
-    if by_page is not None:
+    if by_page:
         spec["by_page"] = True
-        return w.add_control(Control(w, spec, click=w.guard(by_page)), has_value=False)
-    click = None if sets is None else _pressed_in_page(w, spec)
+    keys = list(by_page) or ([sets[0]] if sets is not None else [])
+    click = _pressed_in_page(w, spec["name"], keys) if keys else None
     return w.add_control(Control(w, spec, click=click), has_value=False)
 
 
@@ -243,14 +243,17 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
     spec["count"] = [key, last]
     spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
-    return w.add_control(Control(w, spec, click=_pressed_in_page(w, spec)), has_value=False)
+    return w.add_control(
+        Control(w, spec, click=_pressed_in_page(w, spec["name"], [key])), has_value=False
+    )
 
 
-def _pressed_in_page(w: GradkitWidget, spec: dict) -> Callable[[], None]:
-    """``.click()`` of a button only the page presses (``buttonPress`` in ``controls.js`` is
-    the press's one copy): a TypeError naming the value Python sets instead."""
-    key = (spec.get("count") or spec["set"])[0]
-    words = f"{spec['name']!r} is a button the page presses; from Python set w.{key} instead"
+def _pressed_in_page(w: GradkitWidget, name: str, keys: Sequence[str]) -> Callable[[], None]:
+    """``.click()`` of a button only the page presses (its press has one copy, the page's:
+    ``buttonPress`` in ``controls.js``, or the view's ``press``): a TypeError naming the values
+    Python sets instead."""
+    values = " and ".join(f"w.{key}" for key in keys)
+    words = f"{name!r} is a button the page presses; from Python set {values} instead"
 
     def click() -> None:
         raise TypeError(f"{type(w).__name__}: {words}")

@@ -41,7 +41,7 @@ export function huntScore(scene, firstGuesses) {
 }
 
 // What a run makes of the state: runs[entry] the prediction now, first_guesses[entry] the one
-// at its first run (Python's ZooHunt.run makes the same).
+// at its first run.
 export function huntRun(state) {
   const guess = state.prediction ?? null;
   const firsts = { ...(state.first_guesses || {}) };

@@ -75,8 +75,10 @@ class ZooHunt(PracticeWidget):
         The learner's guess of the cause (``None`` until chosen; a new specimen clears it).
     run_button : Control
         Runs :func:`gradkit.check` on the entry's sample inputs (float64): the page presses it
-        itself (a run is page state), and ``.click()`` runs it as the page does (:meth:`run`).
+        itself (a run is page state: ``huntRun`` in ``panel.js``); from Python set ``runs`` and
+        ``first_guesses``, or read a specimen's report with :meth:`report`.
     last : CheckReport or None
+        The report of the specimen run last.
     """
 
     css = "gradkit-zoo-hunt"
@@ -168,7 +170,7 @@ class ZooHunt(PracticeWidget):
             "Run gradcheck",
             css="gradkit-run-gradcheck",
             tooltip="Run gradkit.check on this Function's sample inputs (float64)",
-            by_page=self.run,
+            by_page=("runs", "first_guesses"),
         )
 
     def _every_specimen(self, pairs: Any = None) -> dict[str, str]:
@@ -190,7 +192,7 @@ class ZooHunt(PracticeWidget):
         self.send_scene(scene, key=self._scene_count + 1)
 
     def _ran(self, change: dict) -> None:
-        """Specimens run (in the page or by :meth:`run`): their verdicts, sent in the scene."""
+        """Specimens run (in the page, or set from Python): their verdicts, sent in the scene."""
         old = change["old"] or {}
         for label, guess in (change["new"] or {}).items():
             if label not in old or old[label] != guess:
@@ -220,16 +222,6 @@ class ZooHunt(PracticeWidget):
             super().check_page_value(key, value)
         elif value not in self._by_label:
             raise InputError(f"the page sent entry={value!r}; it must be one of the specimens")
-
-    def run(self) -> CheckReport:
-        """Run the selected entry, as the page's *Run gradcheck* does: the prediction now is the
-        run's (and its first run's, for the score); returns gradkit's report."""
-        label, guess = self.current("entry"), self.current("prediction")
-        firsts = dict(self.first_guesses)
-        firsts.setdefault(label, guess)
-        self.update_state({"runs": {**self.runs, label: guess}, "first_guesses": firsts})
-        self.last = self.report(label)
-        return self.last
 
     def report(self, label: str) -> CheckReport:
         """gradkit's report on specimen ``label`` (its sample inputs, float64), run once."""
