@@ -190,6 +190,14 @@ def _stats(runs: list[dict], key: str) -> tuple[float, float]:
     return statistics.median(values), max(values)
 
 
+def _warm_and_anchor(results: dict[str, list[dict]]) -> tuple[tuple[float, float], ...]:
+    """(p50 seconds, p50 CPU seconds) of the warm lesson, then of the anchor with a gradient."""
+    return tuple(
+        (_stats(results[m], "seconds")[0], _stats(results[m], "cpu")[0])
+        for m in ("warm", "anchor+grad")
+    )
+
+
 def _lesson(name: str) -> Path:
     """The shipped lesson whose name starts with ``name``."""
     return next(p for p in lesson_files() if p.stem.startswith(name))
@@ -238,10 +246,7 @@ def paired_rounds(
         for side in ("warm", "anchor+grad") if k % 2 == 0 else ("anchor+grad", "warm"):
             cells = None if side == "warm" else [_FIRST_GRADIENT]
             sides[side] = asyncio.run(_class(n, cells, warm, work, lesson.stem))
-        (w, wcpu), (g, gcpu) = (
-            (_stats(sides[m], "seconds")[0], _stats(sides[m], "cpu")[0])
-            for m in ("warm", "anchor+grad")
-        )
+        (w, wcpu), (g, gcpu) = _warm_and_anchor(sides)
         ratios.append((w / g, wcpu / gcpu))
     return ratios
 
@@ -306,10 +311,7 @@ def detail(n: int, results: dict[str, list[dict]]) -> str:
             f"  kernel RSS {rss:4.0f} MiB  PSS {pss:4.0f} MiB"
         )
     if {"warm", "anchor+grad"} <= set(results):
-        (w, wcpu), (g, gcpu) = (
-            (_stats(results[m], "seconds")[0], _stats(results[m], "cpu")[0])
-            for m in ("warm", "anchor+grad")
-        )
+        (w, wcpu), (g, gcpu) = _warm_and_anchor(results)
         lines.append(
             f"N={n:<3} warm against anchor+grad: p50 {w - g:+.2f} s ({w / g:.2f}x), "
             f"CPU {wcpu - gcpu:+.2f} s ({wcpu / gcpu:.2f}x)"
