@@ -68,12 +68,11 @@ def _predict(moment, guess, right):
 def _drive_slopes(explorer):
     before = explorer.numeric
     explorer.function_dropdown.value = "x³"
-    explorer.eps_up.click()
-    explorer.eps_text.value = "0.1"
+    explorer.eps_slider.value = 0.1
     assert explorer.numeric != before
     explorer.scheme_buttons.value = "forward"
     explorer.dtype_buttons.value = torch.float32
-    explorer.eps_down.click()
+    explorer.eps = explorer.eps - 3  # ÷10 (on the grid: a decade is three positions)
     _clean(explorer)
 
 
@@ -148,7 +147,7 @@ SELF_CHECKS: dict[str, str] = {
         _answer(quiz)
     """,
     "03_why_float32_fails": """
-        ruler.eps_up.click()
+        ruler.eps = ruler.eps + 3  # ×10
         ruler.dtype_buttons.value = torch.float16
         assert ruler.ruler.collapsed  # x ± eps both land on x: the slope is exactly 0
         _clean(ruler)
@@ -160,9 +159,9 @@ SELF_CHECKS: dict[str, str] = {
         _predict(predict, 1e-3, right=False)  # 35 % off: within 15 % counts
         assert abs(predict.actual - 1.55e-3) < 1e-5
         before = float(eps_lab.at_eps[eps_lab.dtype_buttons.value].error[0])
-        eps_lab.eps_up.click()
+        eps_lab.eps = eps_lab.eps + 3  # ×10
         assert float(eps_lab.at_eps[eps_lab.dtype_buttons.value].error[0]) != before
-        eps_lab.eps_text.value = "1e-3"
+        eps_lab.eps_slider.value = 1e-3
         eps_lab.dtype_buttons.value = torch.float16
         _clean(eps_lab)
         _answer(quiz)
@@ -172,7 +171,7 @@ SELF_CHECKS: dict[str, str] = {
         assert abs(predict.actual - 4.0) < 1e-6
         assert abs(explorer.analytic - 6.0) < 1e-12
         assert abs(explorer.numeric - 4.0) < 1e-6
-        explorer.eps_down.click()
+        explorer.eps = explorer.eps - 3  # ÷10
         assert abs(explorer.numeric - 4.0) < 1e-6
         _clean(explorer)
         _answer(quiz)
@@ -245,7 +244,7 @@ SELF_CHECKS: dict[str, str] = {
     """,
     "11_appendix_beyond": """
         assert (explorer.numeric, explorer.analytic) == (0.5, 0.0)
-        explorer.x_up.click()
+        explorer.x += 1
         assert abs(explorer.numeric - 1.0) < 1e-9 and explorer.analytic == 1.0
         _drive_slopes(explorer)
         _answer(quiz)

@@ -70,37 +70,32 @@ def thinned(values: object, most: int) -> object:
     return values[..., ::step]
 
 
-#: Values snapped, labelled and stepped; texts parsed (both sides must agree on every one).
+#: Values snapped and labelled (both sides must agree on every one); values outside the eps
+#: controls' range, whose words the page's typed box shows as Python's check says them.
 EPS_VALUES = (1e-12, 1.4e-12, 1.5e-12, 3e-7, 3.16e-7, 1e-6, 7e-4, 0.001, 0.35, 1.0)
-EPS_TEXTS = ("1e-6", " 0.001 ", "−1e-6", "abc", "0", "5", "1e-20", "nan", "3e-7", "2E-3")
+EPS_OUTSIDE = (1e-20, 5.0, 1.0000001)
 
 
 def eps_fixture() -> dict:
-    """The eps rule (gradkit.widgets.base.eps) on :data:`EPS_VALUES` and :data:`EPS_TEXTS`."""
+    """The eps grid, snapping and labels (gradkit.widgets.base.eps) on :data:`EPS_VALUES`, and
+    gradkit's words for each of :data:`EPS_OUTSIDE`."""
     sys.path.insert(0, str(ROOT))
+    from gradkit._args import check_control_eps
     from gradkit.widgets.base import eps
-    from gradkit.widgets.base.guard import InputError
 
-    def parsed(text: str) -> dict:
+    def refused(value: float) -> str:
         try:
-            return {"value": eps.parse_eps(text)}
-        except InputError as error:
-            return {"error": str(error)}
+            check_control_eps(value)
+        except ValueError as error:
+            return str(error)
+        raise AssertionError(f"{value} is inside the eps controls' range")
 
     return {
         "grid": list(eps.EPS_GRID),
-        "decade": eps.EPS_DECADE,
         "values": [
-            {
-                "eps": v,
-                "label": eps.eps_label(v),
-                "state": eps.eps_state(v),
-                "down": eps.step_eps(eps.eps_state(v), -1),
-                "up": eps.step_eps(eps.eps_state(v), 1),
-            }
-            for v in EPS_VALUES
+            {"eps": v, "label": eps.eps_label(v), "state": eps.eps_state(v)} for v in EPS_VALUES
         ],
-        "texts": [{"text": t, **parsed(t)} for t in EPS_TEXTS],
+        "outside": [{"text": repr(v), "error": refused(v)} for v in EPS_OUTSIDE],
     }
 
 
@@ -589,7 +584,7 @@ def lab_fixture() -> dict:
             w = GradcheckLab(name)
             out[name] = {**_sent(w), "failing": _failing(w), "worst_said": _worst_said(w)}
             if name == "WrongSquareFn":
-                w.eps_text.value = "3e-7"
+                w.eps_slider.value = 3e-7  # as typed: kept exactly
                 out["typed"] = _changed(_sent(w), out[name])
             w.close()
     finally:

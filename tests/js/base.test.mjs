@@ -30,25 +30,39 @@ const fixture = readFixture("eps");
 
 test("the eps grid is Python's, value for value", () => {
   assert.deepEqual([...EPS_GRID], fixture.grid);
-  assert.equal(EPS_DECADE, fixture.decade);
 });
 
-test("eps snapping, labels and ÷10 / ×10 agree with Python", () => {
+test("eps snapping and labels agree with Python", () => {
   for (const row of fixture.values) {
     assert.equal(epsLabel(row.eps), row.label, `label of ${row.eps}`);
     assert.deepEqual(epsState(row.eps), row.state, `state of ${row.eps}`);
-    assert.equal(stepEps(row.state, -1), row.down, `÷10 from ${row.eps}`);
-    assert.equal(stepEps(row.state, 1), row.up, `×10 from ${row.eps}`);
     assert.equal(epsOf(row.state), row.eps);
   }
 });
 
-test("typed eps: the same values and the same messages as Python", () => {
-  for (const row of fixture.texts) {
-    const got = parseEps(row.text);
-    if ("value" in row) assert.equal(got.value, row.value, row.text);
-    else assert.equal(got.error, row.error, row.text);
+test("÷10 / ×10 move a decade from the nearest grid value; the ends clamp", () => {
+  const at = (eps) => EPS_GRID.indexOf(eps);
+  const cases = [ // [eps, ÷10's grid value, ×10's]
+    [1e-6, 1e-7, 1e-5], [2e-6, 2e-7, 2e-5], [3e-7, 2e-8, 2e-6], [3.16e-7, 2e-8, 2e-6],
+    [7e-4, 5e-5, 5e-3], [1.4e-12, 1e-12, 1e-11], [2e-12, 1e-12, 2e-11], [0.35, 0.05, 1], [1, 0.1, 1],
+  ];
+  assert.equal(EPS_DECADE, 3);
+  for (const [eps, down, up] of cases) {
+    assert.equal(stepEps(epsState(eps), -1), at(down), `÷10 from ${eps}`);
+    assert.equal(stepEps(epsState(eps), 1), at(up), `×10 from ${eps}`);
   }
+});
+
+test("typed eps: its value, or the words for the slip (the range's words are Python's)", () => {
+  const values = [["1e-6", 1e-6], [" 0.001 ", 0.001], ["3e-7", 3e-7], ["2E-3", 0.002], ["1", 1]];
+  for (const [text, value] of values) assert.deepEqual(parseEps(text), { value }, text);
+  const notOne = (text) => `eps must be a number written like 1e-6 or 0.001; “${text}” is not one`;
+  for (const text of ["abc", "nan", "inf", "", "1e-6x", "<b>"]) {
+    assert.deepEqual(parseEps(text), { error: notOne(text.replace("<", "&lt;").replace(">", "&gt;")) });
+  }
+  assert.deepEqual(parseEps("0"), { error: "eps must be a number > 0 (e.g. 1e-6), got 0" });
+  assert.deepEqual(parseEps("−1e-6"), { error: "eps must be a number > 0 (e.g. 1e-6), got -1e-6" });
+  for (const row of fixture.outside) assert.deepEqual(parseEps(row.text), { error: row.error }, row.text);
 });
 
 test("ties snap to the smaller grid value; the ends clamp", () => {

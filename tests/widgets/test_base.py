@@ -37,18 +37,23 @@ def test_eps_state_keeps_a_value_off_the_grid_exactly():
     assert eps.eps_state(1e-6) == {"eps": EPS_GRID.index(1e-6), "eps_exact": None}
     assert eps.eps_state(3e-7) == {"eps": EPS_GRID.index(2e-7), "eps_exact": 3e-7}
     assert eps.eps_of(eps.eps_state(3e-7)) == 3e-7
-    assert eps.step_eps(eps.eps_state(3e-7), -1) == EPS_GRID.index(2e-8)
-    assert eps.step_eps({"eps": 0, "eps_exact": None}, -1) == 0
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
-    [("abc", "is not one"), ("nan", "is not one"), ("-1e-6", "> 0"), ("1e-20", "outside")],
+    ("sent", "message"),
+    [
+        ("1e-6", "must be a number"),
+        (True, "must be a number"),
+        (-1e-6, "finite number > 0"),
+        (0.0, "finite number > 0"),
+        (1e-20, "outside"),
+        (math.nan, "finite number > 0"),
+    ],
 )
-def test_typed_eps_slips_get_messages(text, message):
+def test_an_eps_the_page_sends_is_checked_with_gradkits_words(sent, message):
     with pytest.raises(InputError, match=message):
-        eps.parse_eps(text)
-    assert eps.parse_eps(" 2E-3 ") == 0.002 and eps.parse_eps("−1e-6".replace("−", "")) == 1e-6
+        eps.page_eps(sent)
+    assert eps.page_eps(3e-7) == 3e-7 and eps.page_eps(1) == 1.0
 
 
 def test_the_javascript_fixtures_are_what_python_gives_now():
@@ -292,7 +297,7 @@ def test_a_bad_page_state_is_refused_with_a_message(make, changes, message):
     page_sends(w, **changes)
     assert message in w.error
     assert {k: w.state[k] for k in changes} == {k: before[k] for k in changes}
-    w.eps_down.click()  # the widget keeps working
+    page_sends(w, eps=EPS_GRID.index(1e-4))  # the widget keeps working
     assert w.error == "" and w.eps_slider.value == 1e-4
 
 
@@ -365,7 +370,7 @@ def test_callback_errors_land_in_the_error_area(make):
 
     w = make(SlopeExplorer, f=fragile, x=2.0)
     for _ in range(12):
-        w.x_up.click()
+        page_sends(w, x=w.x + 1)
     assert "RuntimeError: boom at large x" in w.error
     assert isinstance(w.last_error, RuntimeError)
     assert "traceback" in w.error
@@ -373,11 +378,20 @@ def test_callback_errors_land_in_the_error_area(make):
     assert w.error == "" and w.numeric == pytest.approx(2.0)
 
 
-def test_input_errors_read_as_one_line(make):
+def test_the_page_alone_steps_and_reads_typed_eps_python_sets_values(make):
+    """÷10, ×10, − / + and the typed box have one copy, the page's (eps.js, controls.js):
+    from Python they raise a TypeError naming the value to set, and change nothing."""
     w = make(SlopeExplorer)
-    w.eps_text.value = "abc"
-    assert "“abc” is not one" in w.error and "traceback" not in w.error
-    assert w.eps_slider.value == 1e-3
+    before = dict(w.state)
+    presses = [w.eps_down.click, w.eps_up.click, w.x_down.click, w.x_up.click]
+    for press, instead in zip(presses, ["w.eps_slider.value"] * 2 + ["w.x"] * 2, strict=True):
+        with pytest.raises(TypeError, match=re.escape(f"presses; from Python set {instead}")):
+            press()
+    with pytest.raises(TypeError, match=r"'eps_text' is a box the page reads; from Python set w\."):
+        w.eps_text.value = "3e-7"
+    assert w.state == before and w.eps_text.value == "0.001"
+    w.eps_slider.value = 3e-7  # any eps in range, kept exactly, as a typed one is
+    assert w.eps_text.value == "3e-07" and (w.eps, w.eps_exact) == (EPS_GRID.index(2e-7), 3e-7)
 
 
 def test_panels_are_checked_and_can_change(make):

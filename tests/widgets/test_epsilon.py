@@ -77,15 +77,15 @@ def test_every_number_sent_is_gradkit_sweeps(make, f, x):
 def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
     w = make(EpsilonLab)
     scene_id, key = w.scene["id"], w.scene["key"]
-    w.eps_down.click()
+    page_sends(w, eps=w.eps - 3)
     w.dtype_buttons.value = "float16"
     w.scheme_buttons.value = "forward"
     w.theory_checkbox.value = False
     w.reveal("float16")
     for _ in range(EpsilonLab.RADIUS - EpsilonLab.RADIUS // 2):  # up to the refill margin
-        w.x_down.click()
+        page_sends(w, x=w.x - 1)
     assert w.scene["id"] == scene_id and w.request_here() is None  # on the grid: nothing to ask
-    w.x_down.click()  # within RADIUS // 2 of the edge: the kernel refills around x
+    page_sends(w, x=w.x - 1)  # within RADIUS // 2 of the edge: the kernel refills around x
     assert w.scene["id"] > scene_id and w.scene["key"] == key
     assert _slot(w, w.x) == EpsilonLab.RADIUS
     assert w.sweep.scheme == "forward" and set(w.sweeps) == set(WIDGET_SCHEMES)
@@ -96,7 +96,7 @@ def test_moves_on_the_grid_send_nothing_and_x_refills_near_the_edge(make):
 
 def test_a_typed_eps_off_the_grid_is_measured_at_this_x(make):
     w = make(EpsilonLab, f="sin(x)", x=0.7)
-    w.eps_text.value = "3e-7"
+    w.eps_slider.value = 3e-7
     assert w.eps_slider.value == 3e-7 and w.request_here() == {
         "key": w.scene["key"],
         "eps": 3e-7,
@@ -147,7 +147,7 @@ def test_where_f_has_no_slope_the_page_is_told_with_numbers_not_an_error(make, f
     assert not math.isfinite(fx) and math.isnan(tolerance)
     assert np.isnan(arrays["error"][k]).all() and w.sweep is None
     assert w.error == ""
-    w.eps_text.value = "3e-7"  # nothing to measure: the answer holds no arrays
+    w.eps_slider.value = 3e-7  # nothing to measure: the answer holds no arrays
     assert numbers_asked(w) == ({"tables": {}}, {}) and w.error == ""
     w.function_dropdown.value = "x²"  # a slope everywhere: measured again
     assert w.sweep is not None and numbers_asked(w)[1]["error"].shape == (1, 2, len(DTYPES), 1)
@@ -199,10 +199,11 @@ def test_random_moves_keep_the_scene_equal_to_a_fresh_measurement(make):
     w = make(EpsilonLab, f="sin(x)", x=0.4)
     rng = random.Random(5)
     moves = [
-        w.eps_down.click, w.eps_up.click, w.x_up.click, w.x_down.click,
+        lambda: page_sends(w, eps=rng.randrange(len(EPS_GRID)), eps_exact=None),
+        lambda: page_sends(w, x=rng.randint(w.x_slider.spec["lo"], w.x_slider.spec["hi"])),
         lambda: setattr(w.x_slider, "value", rng.uniform(-3, 3)),
         lambda: setattr(w.scheme_buttons, "value", rng.choice(WIDGET_SCHEMES)),
-        lambda: setattr(w.eps_text, "value", rng.choice(["1e-6", "3e-5", "x", "0.2"])),
+        lambda: setattr(w.eps_slider, "value", rng.choice([1e-6, 3e-5, 0.2])),
         lambda: setattr(w.function_dropdown, "value", rng.choice(["sin(x)", "x³", "exp(x)"])),
     ]  # fmt: skip
     for _ in range(40):
@@ -227,9 +228,9 @@ def test_readouts_read_what_was_sent_and_never_measure_again(make):
         return v**3
 
     w = make(EpsilonLab, f=f, x=0.5)
-    for typed in (None, "3e-7"):
+    for typed in (None, 3e-7):
         if typed:
-            w.eps_text.value = typed
+            w.eps_slider.value = typed
             numbers_asked(w)  # the page asks: f is measured
         before = len(calls)
         read = [(w.sweeps, w.sweep, w.at_eps) for _ in range(3)]

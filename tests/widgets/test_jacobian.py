@@ -301,7 +301,7 @@ def test_monkey(build):
     rng = random.Random(3)
     actions = [
         lambda: b.next_step(), lambda: b.run_all(), lambda: b.reset(),
-        lambda: setattr(b, "n", rng.randint(1, 6)), lambda: b.n_up.click(),
+        lambda: setattr(b, "n", rng.randint(1, 6)), lambda: page_sends(b, n=rng.randint(1, 6)),
     ]  # fmt: skip
     for _ in range(120):
         rng.choice(actions)()

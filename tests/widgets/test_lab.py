@@ -15,7 +15,7 @@ from planted import planted_matmul
 from gradkit import check
 from gradkit._args import DTYPES, EPS_GRID
 from gradkit.widgets import GradcheckLab
-from gradkit.widgets.base import schedule
+from gradkit.widgets.base import InputError, schedule
 from gradkit.widgets.base.tables import unpack
 from gradkit.widgets.lab import lab as lab_module
 from gradkit.widgets.lab import states as states_module
@@ -163,9 +163,9 @@ def test_clicks_land_on_states_sent_and_refill_around_them(make):
     key = w.scene["key"]
     sent = set(w.scene["states"])
     for move in (
-        lambda: w.eps_down.click(),
+        lambda: page_sends(w, eps=w.eps - 3),
         lambda: setattr(w.dtype_buttons, "value", "float32"),
-        lambda: w.eps_up.click(),
+        lambda: page_sends(w, eps=w.eps + 3),
         lambda: setattr(w.fast_mode_checkbox, "value", True),
     ):
         before = set(w.scene["states"])
@@ -196,14 +196,14 @@ def test_a_verdict_torch_does_not_give_is_redrawn(make, monkeypatch):
     w._states._kept[target] = wrong
     w._sent[_key(w, eps=G6 - 3)] = wrong
     key = w.scene["key"]
-    w.eps_down.click()
+    page_sends(w, eps=G6 - 3)
     assert w.scene["key"] != key
     assert _shown(w)[0]["passed"] is True and w.report.passed
 
 
 def test_a_typed_eps_off_the_grid_is_checked_by_the_kernel(make, quiet_gradcheck):
     w = make(GradcheckLab, "WrongSquareFn")
-    w.eps_text.value = "3e-7"
+    w.eps_slider.value = 3e-7
     assert w.eps_slider.value == 3e-7
     request = {"key": w.scene["key"], "eps": 3e-7, "dtype": "float64", "fast_mode": False}
     assert w.request_here() == request
@@ -220,7 +220,7 @@ def test_a_typed_eps_off_the_grid_is_checked_by_the_kernel(make, quiet_gradcheck
     assert w.request_here() == {**request, "dtype": "float32"}
     assert set(numbers_asked(w)[0]["states"]) == {"0|float32"}
     assert numbers_asked(w, {**request, "dtype": "float128"})[0]["error"]  # no such dtype
-    w.eps_down.click()  # back on the grid
+    page_sends(w, eps=EPS_GRID.index(2e-8), eps_exact=None)  # ÷10: back on the grid
     assert w.state["eps_exact"] is None and _key(w) in w.scene["states"]
 
 
@@ -271,7 +271,7 @@ def test_the_fill_keeps_to_its_time_budget(make, monkeypatch):
     monkeypatch.setattr(states_module, "AHEAD_BUDGET_S", 0.0)
     w = make(GradcheckLab, "SquareFn")
     assert list(w.scene["states"]) == [_key(w)]  # the state shown, nothing ahead
-    w.eps_down.click()  # the kernel answers the move: the page waited, then drew it
+    page_sends(w, eps=w.eps - 3)  # the kernel answers the move: the page waited, then drew it
     assert _key(w) in w.scene["states"]
 
 
@@ -280,7 +280,7 @@ def test_large_jacobians_are_not_sent_ahead(make, monkeypatch):
     w = make(GradcheckLab, "SquareFn")  # 2 x 2 = 4 entries > 3
     first = _key(w)
     assert list(w.scene["states"]) == [first]
-    w.eps_down.click()  # each move asks the kernel; only states seen are sent again
+    page_sends(w, eps=w.eps - 3)  # each move asks the kernel; only states seen are sent again
     assert set(w.scene["states"]) == {_key(w), first}
 
 
@@ -339,8 +339,9 @@ def test_a_bad_page_state_is_refused(make, changes, message):
 def test_parse_tolerance_is_one_rule():
     assert lab_module.parse_tolerance(" 1e-5 ", "atol") == 1e-5
     assert lab_module.parse_tolerance("−0", "atol") == 0.0
-    for bad in ("nan", "-1", "1e7", "x"):
-        with pytest.raises(ValueError, match="atol"):
+    slips = {"nan": "“nan” is not one", "inf": "“inf” is not one", "x": "written like 1e-5"}
+    for bad, words in {**slips, "-1": "between 0 and", "1e7": "between 0 and"}.items():
+        with pytest.raises(InputError, match=f"atol must be .*{words}"):
             lab_module.parse_tolerance(bad, "atol")
 
 
@@ -349,9 +350,9 @@ def test_monkey_random_moves_never_break_it(make, quiet_gradcheck, monkeypatch):
     w = make(GradcheckLab)
     rng = random.Random(4)
     moves = [
-        lambda: w.eps_down.click(), lambda: w.eps_up.click(),
+        lambda: page_sends(w, eps=rng.randrange(len(EPS_GRID)), eps_exact=None),
         lambda: setattr(w.dtype_buttons, "value", rng.choice(list(DTYPES))),
-        lambda: setattr(w.eps_text, "value", rng.choice(["1e-6", "3e-5", "x"])),
+        lambda: setattr(w.eps_slider, "value", rng.choice([1e-6, 3e-5])),
         lambda: setattr(w.function_dropdown, "value", rng.choice(w.function_dropdown.options)),
         lambda: setattr(w.atol_text, "value", rng.choice(["1e-5", "0", "bad"])),
         lambda: setattr(w.fast_mode_checkbox, "value", rng.random() < 0.5),

@@ -92,14 +92,14 @@ def test_the_neighbours_sent_are_the_next_representable_numbers(make, dtype):
 def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
     w = make(FloatRuler)
     scene_id, key = w.scene["id"], w.scene["key"]
-    w.eps_down.click()
-    w.eps_up.click()
+    page_sends(w, eps=w.eps - 3)
+    page_sends(w, eps=w.eps + 3)
     w.dtype_buttons.value = "float16"
     w.eps_slider.value = 1e-3
     for _ in range(FloatRuler.RADIUS - FloatRuler.RADIUS // 2):  # up to the refill margin
-        w.x_up.click()
+        page_sends(w, x=w.x + 1)
     assert w.scene["id"] == scene_id and w.request_here() is None  # all of it was sent ahead
-    w.x_up.click()  # within RADIUS // 2 of the edge: the kernel refills around x
+    page_sends(w, x=w.x + 1)  # within RADIUS // 2 of the edge: the kernel refills around x
     assert w.scene["id"] > scene_id and w.scene["key"] == key  # more of the same scene
     assert _slot(w, w.x) == FloatRuler.RADIUS
     w.x_slider.value = -3.9
@@ -108,7 +108,7 @@ def test_eps_dtype_and_near_x_moves_send_nothing_and_a_far_x_refills(make):
 
 def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
     w = make(FloatRuler)
-    w.eps_text.value = "3e-7"
+    w.eps_slider.value = 3e-7
     assert w.eps_slider.value == 3e-7 and w.request_here() == {
         "key": w.scene["key"],
         "eps": 3e-7,
@@ -117,7 +117,7 @@ def test_a_typed_eps_off_the_grid_is_measured_for_every_dtype_at_this_x(make):
     landing = numbers_asked(w)[1]["landing"]  # one x position, every dtype, one eps
     for d, dtype in enumerate(DTYPES.values()):
         assert list(landing[0, d, 0]) == _torch_landing(0.5, 3e-7, dtype)
-    w.x_up.click()  # the page asks for this x's answer: the kernel sends it
+    page_sends(w, x=w.x + 1)  # the page asks for this x's answer: the kernel sends it
     assert w.request_here()["x"] == w.x == 1
     landing = numbers_asked(w)[1]["landing"]
     assert list(landing[0, 1, 0]) == _torch_landing(w.x_value, 3e-7, torch.float32)
@@ -189,7 +189,7 @@ def test_a_bad_page_state_is_refused_by_the_ruler_and_the_lab(make, cls, changes
     before = {k: w.state[k] for k in changes}
     page_sends(w, **changes)
     assert message in w.error and {k: w.state[k] for k in changes} == before
-    w.eps_down.click()  # the widget keeps working
+    page_sends(w, eps=EPS_GRID.index(1e-7))  # the widget keeps working
     assert w.error == "" and w.eps_slider.value == 1e-7
 
 
@@ -220,10 +220,11 @@ def test_monkey_moves_always_leave_the_scene_row_equal_to_torch(make):
     w = make(FloatRuler)
     rng = random.Random(3)
     moves = [
-        lambda: w.eps_down.click(), lambda: w.eps_up.click(), lambda: w.x_up.click(),
-        lambda: w.x_down.click(), lambda: setattr(w.x_slider, "value", rng.uniform(-4, 4)),
+        lambda: page_sends(w, eps=rng.randrange(len(EPS_GRID)), eps_exact=None),
+        lambda: page_sends(w, x=rng.randint(w.x_slider.spec["lo"], w.x_slider.spec["hi"])),
+        lambda: setattr(w.x_slider, "value", rng.uniform(-4, 4)),
         lambda: setattr(w.dtype_buttons, "value", rng.choice(list(DTYPES))),
-        lambda: setattr(w.eps_text, "value", rng.choice(["1e-6", "3e-5", "x", "0.2", "5"])),
+        lambda: setattr(w.eps_slider, "value", rng.choice([1e-6, 3e-5, 0.2])),
     ]  # fmt: skip
     for _ in range(80):
         rng.choice(moves)()
@@ -246,12 +247,12 @@ def test_the_ruler_readout_reads_what_was_sent_and_is_torchs(make, monkeypatch):
     from gradkit.widgets.ruler import scene
 
     w = make(FloatRuler, x=0.5)
-    states = [("float32", None, 0.5), ("float16", None, 0.5), ("bfloat16", "3e-3", 0.5)]
-    states += [("float64", "1e-9", 0.5), ("float32", None, 1.25)]
+    states = [("float32", None, 0.5), ("float16", None, 0.5), ("bfloat16", 3e-3, 0.5)]
+    states += [("float64", 1e-9, 0.5), ("float32", None, 1.25)]
     for dtype, typed, x in states:
         w.dtype_buttons.value = dtype
         if typed:
-            w.eps_text.value = typed
+            w.eps_slider.value = typed
         w.x_slider.value = x
         landing = _torch_landing(w.x_value, w.eps_slider.value, DTYPES[dtype])
         fresh = scene.Ruler.of(scene.neighbours(w.x_value, DTYPES[dtype], 1)[:3], landing)

@@ -192,7 +192,7 @@ def test_the_guides_page_half_reads_what_python_sent(guide_family):
         grid = {**w.state}
         moved = {**w.state, "x": 1, "dtype": "float64"}  # one position up: x = 1.5
         beyond = {**w.state, "x": 9}
-        w.eps_text.value = "3e-7"
+        w.eps_slider.value = 3e-7
         typed = dict(w.state)
         answer, buffers = w.numbers_at(w.request_here(), [])  # what the page gets for it
         expected = [

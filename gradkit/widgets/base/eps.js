@@ -1,5 +1,6 @@
-// The eps rule of the browser side (base/eps.py is its Python twin; a fixture written by Python
-// keeps the two equal): the decimal 1-2-5 grid from 1e-12 to 1, snapping, labels, parsing.
+// eps in the page: the decimal 1-2-5 grid from 1e-12 to 1, snapping and labels (base/eps.py holds
+// Python's half; a fixture written by Python keeps the two equal), and the rules only the page
+// has: ÷10 / ×10 (stepEps) and reading a typed eps (parseEps).
 import { escapeHtml, pyFormat } from "./format.js";
 
 export const EPS_MIN = 1e-12;

@@ -8,7 +8,6 @@ sends the specs to the page.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ import traitlets
 from ..._args import DTYPES, EPS_MAX, EPS_MIN, WIDGET_SCHEMES
 from ...numerics import unit_roundoff
 from .controls import Control, Slider, grid_value
-from .eps import eps_of, eps_state, parse_eps, step_eps
+from .eps import eps_label, eps_of, eps_state
 
 if TYPE_CHECKING:
     from .host import GradkitWidget
@@ -56,15 +55,15 @@ def _spec(kind: str, name: str, label: str, css: str, **more: Any) -> dict:
     return {"kind": kind, "name": name, "label": label, "css": css, **more}
 
 
-def _step_buttons(
-    w: GradkitWidget, names: Sequence[str], parts: Sequence[dict], move: Callable[[int], None]
-) -> None:
-    """The down / up buttons beside a slider (``parts``: ``css``, ``label``, ``tooltip``): the
-    page moves by itself; Python's ``.click()`` makes the same ``move(-1)`` or ``move(1)``."""
-    for name, part, direction in zip(names, parts, (-1, 1), strict=True):
-        spec = {"kind": "button", "name": name, "text": part["label"]}
+def _step_buttons(w: GradkitWidget, parts: Sequence[dict], instead: str) -> None:
+    """The down / up buttons beside a slider (``parts``: ``name``, ``css``, ``label``,
+    ``tooltip``): the page moves by itself (``stepped`` in ``controls.js``); from Python,
+    ``.click()`` raises a TypeError naming ``instead``, the value to set."""
+    for part in parts:
+        spec = {"kind": "button", "name": part["name"], "text": part["label"]}
         spec.update(css=part["css"], tooltip=part["tooltip"])
-        w.add_control(Control(w, spec, click=functools.partial(move, direction)), has_value=False)
+        click = _page_only(w, part["name"], [instead])
+        w.add_control(Control(w, spec, click=click), has_value=False)
 
 
 def toggle(  # noqa: PLR0913 - one keyword per part of the page's toggle spec
@@ -145,11 +144,7 @@ def slider(  # noqa: PLR0913 - one keyword per part of the page's slider spec
     w.add_control(made, made.to_state(value))
     if steps is not None:
         spec["down"], spec["up"] = steps
-
-        def move(direction: int) -> None:
-            w.update_state({name: min(hi, max(lo, w.current(name) + direction))})
-
-        _step_buttons(w, [part["name"] for part in steps], steps, move)
+        _step_buttons(w, steps, name)
     return made
 
 
@@ -227,7 +222,7 @@ def button(  # noqa: PLR0913 - one keyword per form of the page's button spec
     if by_page:
         spec["by_page"] = True
     keys = list(by_page) or ([sets[0]] if sets is not None else [])
-    click = _pressed_in_page(w, spec["name"], keys) if keys else None
+    click = _page_only(w, spec["name"], keys) if keys else None
     return w.add_control(Control(w, spec, click=click), has_value=False)
 
 
@@ -244,21 +239,24 @@ def _counter(w: GradkitWidget, spec: dict, counts: tuple[str, int], texts: Mappi
     spec["texts"] = {str(k): str(v) for k, v in texts.items()}  # JSON's keys are texts
     w.start_value(key, 0, "count")
     return w.add_control(
-        Control(w, spec, click=_pressed_in_page(w, spec["name"], [key])), has_value=False
+        Control(w, spec, click=_page_only(w, spec["name"], [key])), has_value=False
     )
 
 
-def _pressed_in_page(w: GradkitWidget, name: str, keys: Sequence[str]) -> Callable[[], None]:
-    """``.click()`` of a button only the page presses (its press has one copy, the page's:
-    ``buttonPress`` in ``controls.js``, or the view's ``press``): a TypeError naming the values
-    Python sets instead."""
+def _page_only(
+    w: GradkitWidget, name: str, keys: Sequence[str], what: str = "a button the page presses"
+) -> Callable[..., None]:
+    """``.click()`` of a button only the page presses, or the setter of a box only the page
+    reads (the rule has one copy, the page's: ``buttonPress`` or ``stepped`` in
+    ``controls.js``, ``parseEps`` in ``eps.js``, the view's ``press``): a TypeError naming the
+    values Python sets instead."""
     values = " and ".join(f"w.{key}" for key in keys)
-    words = f"{name!r} is a button the page presses; from Python set {values} instead"
+    words = f"{name!r} is {what}; from Python set {values} instead"
 
-    def click() -> None:
+    def refuse(*_args: Any) -> None:
         raise TypeError(f"{type(w).__name__}: {words}")
 
-    return click
+    return refuse
 
 
 def dtype_toggle(w: GradkitWidget, value: torch.dtype, label: str = "dtype") -> Control:
@@ -307,19 +305,16 @@ class EpsDtypeTraits(traitlets.HasTraits):
 def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     """eps on the grid with ÷10 / ×10 (``eps_down``, ``eps_up``) and a typed box.
 
-    The page moves along the grid by itself; a typed eps off the grid is kept exactly
-    (the value ``eps_exact``) and measured by the kernel. Returns (slider, text box): the
-    slider's ``.value`` is the float eps, the box's the text (set, it is parsed as the page
-    parses it), both through the one eps rule (:mod:`.eps`).
+    The page moves along the grid and reads typed text by itself (``eps.js``); a typed eps off
+    the grid is kept exactly (the value ``eps_exact``) and measured by the kernel. Returns
+    (slider, text box): the slider's ``.value`` is the float eps (set, any eps in range, kept
+    exactly: :func:`~.eps.eps_state`), the box's the eps as it prints.
     """
     down = {"css": "gradkit-eps-down", "label": "÷10", "tooltip": "make eps 10 times smaller"}
     up = {"css": "gradkit-eps-up", "label": "×10", "tooltip": "make eps 10 times larger"}
     tip = f"the nudge eps, on a log scale ({EPS_MIN:g} … {EPS_MAX:g})"
     spec = _spec("grid", "eps", "eps", "gradkit-eps", tooltip=tip, short=True, aria="eps")
     spec.update(down=down, up=up)
-
-    def move(direction: int) -> None:
-        w.update_state({"eps": step_eps(w.state, direction), "eps_exact": None})
 
     def write(value: float) -> None:
         w.update_state(eps_state(value))
@@ -328,11 +323,11 @@ def eps_row(w: GradkitWidget, eps: float) -> tuple[Control, Control]:
     made = Control(w, spec, read=lambda: eps_of(w.state), write=write)
     w.add_control(made, state["eps"])
     w.start_value("eps_exact", state["eps_exact"])
-    _step_buttons(w, ("eps_down", "eps_up"), (down, up), move)
+    instead = "eps_slider.value"
+    _step_buttons(w, [{"name": "eps_down", **down}, {"name": "eps_up", **up}], instead)
     tip = "type eps (e.g. 1e-6) and press Enter"
     box = _spec("text", "eps_text", "type eps", "gradkit-eps-text", tooltip=tip, parse="eps")
     box["placeholder"] = "e.g. 1e-6"
-    # a typed slip lands in the error area (guard), as the page's own message does
-    typed = w.guard(lambda text: w.update_state(eps_state(parse_eps(text))))
-    shown = Control(w, box, read=lambda: f"{eps_of(w.state):.3g}", write=typed)
+    typed = _page_only(w, "eps_text", [instead], "a box the page reads")
+    shown = Control(w, box, read=lambda: eps_label(eps_of(w.state)), write=typed)
     return made, w.add_control(shown, has_value=False)

@@ -78,7 +78,8 @@ class EpsilonLab(PointWidget, MenuSchemeTraits):
     dtype_buttons, scheme_buttons, theory_checkbox, reveal_button : Control
         Handles onto the page's controls: ``.value``, ``.click()``; the page presses
         ``reveal_button`` itself (its ``.click()`` raises a TypeError: set ``shown`` or call
-        :meth:`reveal` instead).
+        :meth:`reveal` instead), and alone presses − / + and ÷10 / ×10 and reads ``eps_text``:
+        their ``.click()`` and ``eps_text.value = ...`` raise a TypeError naming the value to set.
     function, x, eps, eps_exact, dtype, scheme, theory, shown, panels
         The values the page shows (``state`` holds them all; ``shown``: the dtypes on screen;
         see :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).

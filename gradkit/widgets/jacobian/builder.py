@@ -88,6 +88,8 @@ class JacobianBuilder(GradkitWidget):
     history : list of dict
         One row per n built: n, forward, backward, seconds, gradcheck's forward and backward.
     n_slider, n_down, n_up, step_button, run_button, reset_button : Control
+        Handles onto the page's controls: ``.value``, ``.click()``; the page alone presses
+        − / + (``n_down.click()`` raises a TypeError: set ``n`` instead).
     """
 
     css = "gradkit-jacobian-builder"

@@ -7,6 +7,7 @@ kernel message; a new Function or tolerance, and a typed eps off the grid, do.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
@@ -18,7 +19,7 @@ from ..._args import EPS_GRID, GRADCHECK_DEFAULTS, as_dtype, check_tolerance
 from ...report import CheckReport
 from ...zoo.checks import OTHER_CHECKS
 from ..base import GradkitWidget, InputError
-from ..base.eps import eps_of, eps_state, parse_number
+from ..base.eps import eps_of, eps_state
 from ..base.rows import EpsDtypeTraits, button, checkbox, dropdown, dtype_toggle, eps_row, text
 from .states import Grid, LabState, LabStates, state_key
 from .target import LabTargets
@@ -34,8 +35,17 @@ _TOLERANCE_TIPS = tuple(
 
 
 def parse_tolerance(typed: object, name: str) -> float:
-    """A typed tolerance (``"1e-5"``, ``" 0 "``) as a float in 0 … 1e6; InputError otherwise."""
-    value, cleaned = parse_number(typed, name, "1e-5")
+    """A typed tolerance (``"1e-5"``, ``" 0 "``, ``"−0"``) as a float in 0 … 1e6; InputError
+    otherwise (``"abc"``, ``"nan"``, ``"inf"``, ``"-1"``)."""
+    cleaned = str(typed).strip().replace("−", "-").replace(" ", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputError(
+            f"{name} must be a number written like 1e-5 or 0.001; “{typed}” is not one"
+        )
     if not 0.0 <= value <= 1e6:
         raise InputError(f"{name} must be between 0 and 1e+06; got {cleaned}")
     return check_tolerance(value, name)
@@ -88,7 +98,9 @@ class GradcheckLab(GradkitWidget, EpsDtypeTraits):
     function_dropdown, dtype_buttons, eps_slider, eps_down, eps_up, eps_text, atol_text,
     rtol_text, fast_mode_checkbox, retry_button : gradkit.widgets.base.Control
         Python handles onto the page's controls (``.value``, ``.click()``); the page presses
-        ``retry_button`` itself (its ``.click()`` raises a TypeError: set ``dtype`` instead).
+        ``retry_button`` itself (its ``.click()`` raises a TypeError: set ``dtype`` instead),
+        and alone presses ÷10 / ×10 and reads ``eps_text``: their ``.click()`` and
+        ``eps_text.value = ...`` raise a TypeError naming the value to set.
     function, dtype, eps, eps_exact, atol, rtol, fast_mode, panels
         The values the page shows (``eps`` a grid position, ``dtype`` a name); ``state`` holds
         them all.

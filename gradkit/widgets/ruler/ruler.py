@@ -50,7 +50,9 @@ class FloatRuler(PointWidget):
     Attributes
     ----------
     x_slider, x_down, x_up, eps_slider, eps_down, eps_up, eps_text, dtype_buttons : Control
-        Handles onto the page's controls: ``.value``, ``.click()``.
+        Handles onto the page's controls: ``.value``, ``.click()``; the page alone presses
+        − / + and ÷10 / ×10 and reads ``eps_text``: their ``.click()`` and
+        ``eps_text.value = ...`` raise a TypeError naming the value to set.
     x, eps, eps_exact, dtype, panels
         The values the page shows (``state`` holds them all; see
         :class:`~gradkit.widgets.base.point.PointWidget` for x, eps and dtype).
