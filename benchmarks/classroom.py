@@ -2,11 +2,14 @@
 
 Each learner is one kernel (nbclient), started and idle before the start signal, as a notebook
 a learner has open. At the signal every kernel runs the lesson top to bottom; a learner's time is
-from the signal to its last cell's reply. Four runs per N, back to back:
+from the signal to its last cell's reply. Five runs per N, back to back:
 
 - **anchor**: N kernels that only ``import torch`` (the floor no lesson can beat);
 - **anchor+grad**: N kernels that import torch and take one gradient as gradcheck does (torch's
   first ``autograd.grad`` with ``grad_outputs`` imports sympy: any lesson with a gradient pays it);
+- **no widgets**: the lesson with its gradkit widgets left out (:func:`cells_without_widgets`):
+  what the lesson's own cells cost (its prints, gradcheck, ``gradkit.check``), so that the warm
+  lesson against it is what the widgets alone cost;
 - **cold**: the lesson with an empty scene cache (every kernel computes its own scenes);
 - **warm**: the lesson with the cache that ``gradkit warm`` filled
   (:func:`gradkit.cli.warm.warm_lesson`).
@@ -26,13 +29,15 @@ a kernel imports what a class's server holds: from a source checkout with
 ``python -m benchmarks.classroom --learners 1,10,20 [--lesson 00]`` prints the detailed table;
 ``make bench ARGS='--only classroom'`` runs N = 1, 2 (``--full``: 1, 10, 20). At N = 20 the
 machine's speed drifts between runs by more than gradkit costs: ``--rounds 5`` then runs the warm
-lesson and the anchor with a gradient five times more, each pair back to back in alternating
-order (:func:`paired_rounds`), and prints the median ratio with its range.
+lesson, the anchor with a gradient and the lesson without widgets five times more, each round's
+three back to back in a rotating order (:func:`paired_rounds`), and prints the median ratios with
+their range.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import compileall
 import contextlib
@@ -52,7 +57,7 @@ from gradkit.cli.runner import notebook_client
 
 from . import Row
 
-__all__ = ["compile_gradkit", "paired_rounds", "run", "run_class"]
+__all__ = ["cells_without_widgets", "compile_gradkit", "paired_rounds", "run", "run_class"]
 
 LESSON = "03_why_float32_fails"
 _ANCHOR = "N kernels: import torch only"
@@ -61,6 +66,7 @@ _FIRST_GRADIENT = (  # as gradcheck asks for one: with grad_outputs (which loads
     "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * x\n"
     "torch.autograd.grad(y, x, torch.ones_like(y))"
 )
+_NO_WIDGETS = "N kernels: the lesson less its widgets"
 _CPU_NOTE = "(kernel CPU s: robust to a busy machine)"
 _SHARE_NOTE = "(gradkit's imports, widgets, later work)"
 _MARK = "GRADKIT-CLASS "
@@ -117,6 +123,53 @@ _mem = dict(l.split(":", 1) for l in open("/proc/self/smaps_rollup").read().spli
 print({_MARK!r} + _json.dumps({{"spans": _sys.meta_path[0].spans, "cpu": _cpu,
       "rss": int(_mem["Rss"].split()[0]) / 1024, "pss": int(_mem["Pss"].split()[0]) / 1024}}))
 """
+
+
+def cells_without_widgets(source: nbformat.NotebookNode) -> list[str]:
+    """The lesson's code cells with its gradkit widgets left out: each ``from gradkit.widgets
+    import``, each statement that builds a widget it imported (``ruler = FloatRuler(...)`` or a
+    bare ``FloatRuler(...)``) and each bare display of one (``ruler``). What is left is
+    re-written by ``ast`` (comments go); a cell left empty goes.
+
+    Raises
+    ------
+    ValueError
+        When a cell is not Python (magics are, as a kernel reads them), or uses a widget
+        otherwise (``ruler.eps = 3``): then the lesson's work and its widgets' cannot be timed
+        apart.
+    """
+    from IPython.core.inputtransformer2 import TransformerManager  # magics, as a kernel reads
+
+    widgets: set[str] = set()  # the classes imported, then the names bound to widgets too
+    cells = []
+    for index, cell in enumerate(c for c in source.cells if c.cell_type == "code"):
+        try:
+            body = ast.parse(TransformerManager().transform_cell(cell.source)).body
+        except SyntaxError as error:
+            raise ValueError(f"code cell {index} is not Python ({error.msg})") from None
+        kept = []
+        for node in body:
+            value = getattr(node, "value", None)
+            built = isinstance(value, ast.Call) and getattr(value.func, "id", None) in widgets
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "gradkit.widgets"
+            ):
+                widgets |= {alias.asname or alias.name for alias in node.names}
+            elif isinstance(node, ast.Assign) and built:
+                widgets |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Expr) and (built or getattr(value, "id", None) in widgets):
+                pass  # building a widget to show it, or showing one
+            elif used := {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & widgets:
+                line = ast.unparse(node).splitlines()[0]
+                raise ValueError(
+                    f"code cell {index} uses {', '.join(sorted(used))} beyond building and "
+                    f"showing it ({line!r}): its work and the widget's cannot be timed apart"
+                )
+            else:
+                kept.append(node)
+        if kept:
+            cells.append(ast.unparse(ast.Module(kept, type_ignores=[])))
+    return cells
 
 
 def _merged(spans: list[tuple[float, float]]) -> float:
@@ -190,12 +243,13 @@ def _stats(runs: list[dict], key: str) -> tuple[float, float]:
     return statistics.median(values), max(values)
 
 
-def _warm_and_anchor(results: dict[str, list[dict]]) -> tuple[tuple[float, float], ...]:
-    """(p50 seconds, p50 CPU seconds) of the warm lesson, then of the anchor with a gradient."""
-    return tuple(
-        (_stats(results[m], "seconds")[0], _stats(results[m], "cpu")[0])
-        for m in ("warm", "anchor+grad")
-    )
+#: The comparisons a class run prints: (run, against), each as p50 wall and CPU ratios.
+VERSUS = (("warm", "anchor+grad"), ("no widgets", "anchor+grad"), ("warm", "no widgets"))
+
+
+def _p50s(results: dict[str, list[dict]], mode: str) -> tuple[float, float]:
+    """(p50 seconds, p50 CPU seconds) of one run."""
+    return _stats(results[mode], "seconds")[0], _stats(results[mode], "cpu")[0]
 
 
 def _lesson(name: str) -> Path:
@@ -224,6 +278,8 @@ def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[d
     # torch's own first gradient imports sympy (torch.fx's symbolic shapes, ~0.45 s): any lesson
     # that takes a gradient pays it, gradkit or not; this anchor shows what is left for gradkit
     results["anchor+grad"] = asyncio.run(_class(n, [_FIRST_GRADIENT], cold, work, lesson.stem))
+    bare = cells_without_widgets(nbformat.read(lesson, as_version=4))
+    results["no widgets"] = asyncio.run(_class(n, bare, cold, work, lesson.stem))
     results["cold"] = asyncio.run(_class(n, None, cold, work, lesson.stem))
     with open(os.devnull, "w") as quiet:  # what `gradkit warm --cache` does
         warm_lesson(lesson, 1800, Progress([lesson.stem], quiet), env={"GRADKIT_CACHE": str(warm)})
@@ -233,31 +289,36 @@ def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[d
 
 def paired_rounds(
     n: int, work: Path, rounds: int, lesson_name: str = LESSON
-) -> list[tuple[float, float]]:
-    """The warm lesson against the anchor with a gradient, ``rounds`` times: per round the p50
-    wall-time ratio and the p50 CPU ratio, the two runs of a round back to back, the order
-    alternating from round to round, so that a drift of the machine's speed reaches both sides.
-    Uses the warm cache :func:`run_class` filled in ``work``."""
+) -> list[dict[str, tuple[float, float]]]:
+    """The warm lesson, the anchor with a gradient and the lesson without widgets, ``rounds``
+    times: per round each one's p50 seconds and p50 CPU seconds (:func:`_p50s`), the three runs
+    of a round back to back, the order rotating from round to round, so that a drift of the
+    machine's speed reaches every side. Uses the warm cache :func:`run_class` filled in ``work``."""
     lesson = _lesson(lesson_name)
     warm = work / f"warm-{n}"
-    ratios = []
-    for k in range(rounds):
-        sides = {}
-        for side in ("warm", "anchor+grad") if k % 2 == 0 else ("anchor+grad", "warm"):
-            cells = None if side == "warm" else [_FIRST_GRADIENT]
-            sides[side] = asyncio.run(_class(n, cells, warm, work, lesson.stem))
-        (w, wcpu), (g, gcpu) = _warm_and_anchor(sides)
-        ratios.append((w / g, wcpu / gcpu))
-    return ratios
+    cells = {
+        "warm": None,
+        "anchor+grad": [_FIRST_GRADIENT],
+        "no widgets": cells_without_widgets(nbformat.read(lesson, as_version=4)),
+    }
+    order, measured = list(cells), []
+    for _ in range(rounds):
+        sides = {m: asyncio.run(_class(n, cells[m], warm, work, lesson.stem)) for m in order}
+        measured.append({m: _p50s(sides, m) for m in cells})
+        order = order[1:] + order[:1]
+    return measured
 
 
-def rounds_line(n: int, ratios: list[tuple[float, float]]) -> str:
-    """The paired rounds' median ratios and their range, wall and CPU."""
-    wall, cpu = (
-        f"{statistics.median(v):.2f}x ({min(v):.2f}–{max(v):.2f})"
-        for v in ([r[i] for r in ratios] for i in (0, 1))
-    )
-    return f"N={n:<3} warm against anchor+grad, {len(ratios)} paired rounds: p50 {wall}, CPU {cpu}"
+def rounds_line(n: int, measured: list[dict[str, tuple[float, float]]]) -> str:
+    """Per comparison of :data:`VERSUS`, the rounds' median ratio and its range, wall and CPU."""
+    parts = []
+    for a, b in VERSUS:
+        wall, cpu = (
+            f"{statistics.median(v):.2f}x ({min(v):.2f}–{max(v):.2f})"
+            for v in ([r[a][i] / r[b][i] for r in measured] for i in (0, 1))
+        )
+        parts.append(f"N={n:<3} {a} against {b}: p50 {wall}, CPU {cpu}")
+    return f"{len(measured)} rounds, each of the three back to back:\n" + "\n".join(parts)
 
 
 def _rows(n: int, results: dict[str, list[dict]]) -> list[Row]:
@@ -283,6 +344,11 @@ def _rows(n: int, results: dict[str, list[dict]]) -> list[Row]:
     name = f"lesson 03, {n} learner(s), warm cache: p50|max"
     ms = (p50 * 1000, top * 1000, _ANCHOR_GRAD, g50 * 1000, gmax * 1000)
     rows.append(Row("classroom", name, *ms, goal, met))
+    if "no widgets" in results:  # what the widgets alone cost: the lesson less its widgets
+        b50, bmax = _stats(results["no widgets"], "seconds")
+        name = f"lesson 03, {n} learner(s), warm cache, against itself less its widgets: p50|max"
+        ms = (p50 * 1000, top * 1000, _NO_WIDGETS, b50 * 1000, bmax * 1000)
+        rows.append(Row("classroom", name, *ms, "(what the widgets add)", None))
     # the same comparison in CPU seconds, and gradkit's own CPU share against the same anchor
     c50, cmax = _stats(results["anchor+grad"], "cpu")
     anchor = (_ANCHOR_GRAD + ", CPU", c50 * 1000, cmax * 1000)
@@ -298,7 +364,7 @@ def _rows(n: int, results: dict[str, list[dict]]) -> list[Row]:
 
 def detail(n: int, results: dict[str, list[dict]]) -> str:
     """One line per run: p50 / max to the last cell, the kernel's CPU, gradkit's share (wall
-    p50 / max, CPU), memory per kernel; then the warm lesson against the anchor+grad."""
+    p50 / max, CPU), memory per kernel; then the comparisons of :data:`VERSUS`."""
     lines = []
     for mode, runs in results.items():
         (p50, top), (g50, gmax) = _stats(runs, "seconds"), _stats(runs, "gradkit")
@@ -310,10 +376,10 @@ def detail(n: int, results: dict[str, list[dict]]) -> str:
             f"{'' if mode.startswith('anchor') else share}"
             f"  kernel RSS {rss:4.0f} MiB  PSS {pss:4.0f} MiB"
         )
-    if {"warm", "anchor+grad"} <= set(results):
-        (w, wcpu), (g, gcpu) = _warm_and_anchor(results)
+    for a, b in (v for v in VERSUS if set(v) <= set(results)):
+        (w, wcpu), (g, gcpu) = _p50s(results, a), _p50s(results, b)
         lines.append(
-            f"N={n:<3} warm against anchor+grad: p50 {w - g:+.2f} s ({w / g:.2f}x), "
+            f"N={n:<3} {a} against {b}: p50 {w - g:+.2f} s ({w / g:.2f}x), "
             f"CPU {wcpu - gcpu:+.2f} s ({wcpu / gcpu:.2f}x)"
         )
     return "\n".join(lines)
@@ -337,7 +403,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learners", default="1,2", help="comma-separated N (default 1,2)")
     parser.add_argument("--lesson", default=LESSON, help=f"a lesson's name or start ({LESSON})")
     parser.add_argument(
-        "--rounds", type=int, default=0, help="paired rounds of warm and anchor+grad after each N"
+        "--rounds",
+        type=int,
+        default=0,
+        help="rounds of warm, anchor+grad and no widgets after each N, back to back",
     )
     args = parser.parse_args(argv)
     if args.rounds < 0:
@@ -347,8 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         for n in [int(v) for v in args.learners.split(",")]:
             print(detail(n, run_class(n, Path(work), args.lesson)), flush=True)
             if args.rounds:
-                ratios = paired_rounds(n, Path(work), args.rounds, args.lesson)
-                print(rounds_line(n, ratios), flush=True)
+                measured = paired_rounds(n, Path(work), args.rounds, args.lesson)
+                print(rounds_line(n, measured), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -185,7 +185,8 @@ def _class_run(seconds: float, cpu: float, gradkit_cpu: float = 0.0) -> dict:
 
 
 def _class_results(warm: float, anchor_grad: float = 2.0) -> dict[str, list[dict]]:
-    runs = {"anchor": 1.5, "anchor+grad": anchor_grad, "cold": warm, "warm": warm}
+    runs = {"anchor": 1.5, "anchor+grad": anchor_grad, "no widgets": 2.25, "cold": warm}
+    runs["warm"] = warm
     out = {
         m: [_class_run(s, s - 0.1, 0.1 if m in ("cold", "warm") else 0.0)] for m, s in runs.items()
     }
@@ -210,6 +211,8 @@ def test_classroom_judges_the_warm_lesson_against_the_anchor_with_a_gradient(n, 
     rows = {r.name.split("), ", 1)[1]: r for r in _rows(n, _class_results(warm))}
     judged = [r for r in rows.values() if r.anchor == _ANCHOR_GRAD]
     assert len(judged) == 1 and (judged[0].goal, judged[0].met) == (goal, met)
+    alone = rows["warm cache, against itself less its widgets: p50|max"]  # the widgets' share
+    assert (alone.median_ms, alone.anchor_median_ms, alone.met) == (1000 * warm, 2250.0, None)
     cpu, share = rows["warm: kernel CPU"], rows["warm: gradkit CPU"]  # CPU against CPU
     assert cpu.anchor == share.anchor == _ANCHOR_GRAD + ", CPU" and cpu.met is share.met is None
     assert (cpu.median_ms, cpu.anchor_median_ms, share.median_ms) == pytest.approx(
@@ -222,18 +225,48 @@ def test_classroom_detail_sets_the_warm_lesson_beside_the_anchor_with_a_gradient
 
     text = detail(1, _class_results(2.5))
     assert "N=1   warm against anchor+grad: p50 +0.50 s (1.25x), CPU +0.50 s (1.26x)" in text
+    assert "N=1   no widgets against anchor+grad: p50 +0.25 s (1.12x), CPU +0.25 s (1.13x)" in text
+    assert "N=1   warm against no widgets: p50 +0.25 s (1.11x), CPU +0.25 s (1.12x)" in text
     anchor_line = next(line for line in text.splitlines() if " anchor+grad " in line)
     assert "gradkit" not in anchor_line and "CPU  1.90 s" in anchor_line
 
 
-def test_classroom_rounds_say_the_median_ratio_and_its_range():
+def test_classroom_rounds_say_each_median_ratio_and_its_range():
     from benchmarks.classroom import rounds_line
 
-    said = rounds_line(20, [(1.12, 1.10), (1.30, 1.25), (1.05, 1.04)])
-    assert said == (
-        "N=20  warm against anchor+grad, 3 paired rounds: p50 1.12x (1.05–1.30), "
-        "CPU 1.10x (1.04–1.25)"
-    )
+    rounds = [(2.24, 2.2, 2.0), (2.6, 2.5, 2.0), (2.1, 2.08, 2.0)]  # warm, no widgets, anchor+grad
+    measured = [
+        {"warm": (w, w / 2), "no widgets": (b, b / 2), "anchor+grad": (a, a / 4)}
+        for w, b, a in rounds
+    ]
+    assert rounds_line(20, measured).splitlines() == [
+        "3 rounds, each of the three back to back:",
+        "N=20  warm against anchor+grad: p50 1.12x (1.05–1.30), CPU 2.24x (2.10–2.60)",
+        "N=20  no widgets against anchor+grad: p50 1.10x (1.04–1.25), CPU 2.20x (2.08–2.50)",
+        "N=20  warm against no widgets: p50 1.02x (1.01–1.04), CPU 1.02x (1.01–1.04)",
+    ]
+
+
+def test_classroom_leaves_a_lessons_widgets_out_and_keeps_its_own_work():
+    """The lesson less its widgets keeps every statement of its own; a widget used beyond being
+    built and shown is refused (its work and the lesson's could not be timed apart)."""
+    import nbformat
+
+    from benchmarks.classroom import cells_without_widgets
+
+    def lesson(*cells: str) -> nbformat.NotebookNode:
+        return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+
+    first = "import torch\nfrom gradkit.widgets import FloatRuler as Ruler, Quiz\nx = 1"
+    shown = "%time y = torch.ones(2)\nruler = Ruler(x=0.5)\nruler\nQuiz('q')\nprint(y)"
+    assert cells_without_widgets(lesson(first, shown, "ruler", "Quiz('q')")) == [
+        "import torch\nx = 1",
+        "get_ipython().run_line_magic('time', 'y = torch.ones(2)')\nprint(y)",
+    ]
+    with pytest.raises(ValueError, match=r"code cell 1 uses ruler beyond building and showing"):
+        cells_without_widgets(lesson(first, "ruler = Ruler()\nprint(ruler.eps)"))
+    with pytest.raises(ValueError, match="code cell 0 is not Python"):
+        cells_without_widgets(lesson("def f(:"))
 
 
 def test_classroom_compiles_the_package_it_times(tmp_path):
