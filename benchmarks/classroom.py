@@ -267,20 +267,32 @@ def compile_gradkit(package: Path | None = None) -> None:
     compileall.compile_dir(package, quiet=2)
 
 
+def _cells_of(lesson: Path) -> dict[str, list[str] | None]:
+    """What each run's kernels execute (None: the lesson itself, cold or warm)."""
+    return {
+        "anchor": ["import torch"],
+        # torch's own first gradient imports sympy (torch.fx's symbolic shapes, ~0.45 s): any
+        # lesson that takes a gradient pays it, gradkit or not; this anchor shows what is left
+        "anchor+grad": [_FIRST_GRADIENT],
+        "no widgets": cells_without_widgets(nbformat.read(lesson, as_version=4)),
+        "cold": None,
+        "warm": None,
+    }
+
+
 def run_class(n: int, work: Path, lesson_name: str = LESSON) -> dict[str, list[dict]]:
-    """Anchor, anchor+grad, cold and warm runs of N learners, back to back."""
+    """Anchor, anchor+grad, no widgets, cold and warm runs of N learners, back to back."""
     from gradkit.cli.warm import Progress, warm_lesson
 
     compile_gradkit()
     lesson = _lesson(lesson_name)
     cold, warm = work / f"cold-{n}", work / f"warm-{n}"
-    results = {"anchor": asyncio.run(_class(n, ["import torch"], cold, work, lesson.stem))}
-    # torch's own first gradient imports sympy (torch.fx's symbolic shapes, ~0.45 s): any lesson
-    # that takes a gradient pays it, gradkit or not; this anchor shows what is left for gradkit
-    results["anchor+grad"] = asyncio.run(_class(n, [_FIRST_GRADIENT], cold, work, lesson.stem))
-    bare = cells_without_widgets(nbformat.read(lesson, as_version=4))
-    results["no widgets"] = asyncio.run(_class(n, bare, cold, work, lesson.stem))
-    results["cold"] = asyncio.run(_class(n, None, cold, work, lesson.stem))
+    cells = _cells_of(lesson)
+    results = {  # the warm run goes last, once `gradkit warm` has filled its cache
+        mode: asyncio.run(_class(n, run, cold, work, lesson.stem))
+        for mode, run in cells.items()
+        if mode != "warm"
+    }
     with open(os.devnull, "w") as quiet:  # what `gradkit warm --cache` does
         warm_lesson(lesson, 1800, Progress([lesson.stem], quiet), env={"GRADKIT_CACHE": str(warm)})
     results["warm"] = asyncio.run(_class(n, None, warm, work, lesson.stem))
@@ -296,15 +308,11 @@ def paired_rounds(
     machine's speed reaches every side. Uses the warm cache :func:`run_class` filled in ``work``."""
     lesson = _lesson(lesson_name)
     warm = work / f"warm-{n}"
-    cells = {
-        "warm": None,
-        "anchor+grad": [_FIRST_GRADIENT],
-        "no widgets": cells_without_widgets(nbformat.read(lesson, as_version=4)),
-    }
-    order, measured = list(cells), []
+    cells = _cells_of(lesson)
+    order, measured = ["warm", "anchor+grad", "no widgets"], []
     for _ in range(rounds):
         sides = {m: asyncio.run(_class(n, cells[m], warm, work, lesson.stem)) for m in order}
-        measured.append({m: _p50s(sides, m) for m in cells})
+        measured.append({m: _p50s(sides, m) for m in sides})
         order = order[1:] + order[:1]
     return measured
 
